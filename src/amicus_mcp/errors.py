@@ -1,0 +1,107 @@
+"""One error hierarchy for every front.
+
+Every error a user can see is an `AmicusError`: it carries a stable `code` (the error
+envelope's `error.code`), a message, an optional hint, and the process exit code a CLI
+command ends with. Fronts never format tracebacks; they render `to_envelope()`.
+
+    AmicusError
+    ├── BadArgs            BAD_ARGS       — a flag, path or input document is wrong
+    ├── MissingPrompt      MISSING_PROMPT — the briefing file is missing or empty
+    ├── BadModel           BAD_MODEL      — a model id or alias does not resolve
+    ├── MissingKey         MISSING_KEY    — a provider needs a key that is not set
+    ├── BadSession         BAD_SESSION    — an unknown or malformed run/wave/leg id
+    ├── BudgetExceeded     BUDGET_EXCEEDED
+    ├── CouncilQuorum      COUNCIL_QUORUM
+    ├── CostExceeded       COST_EXCEEDED
+    ├── ClaudeReviewInvalid COUNCIL_CLAUDE_REVIEW_INVALID
+    └── InternalError      INTERNAL       — a bug; the message says what was being done
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ERROR_SCHEMA_VERSION = 2
+
+# Exit codes shared by every CLI command (documented in the README).
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_DEGRADED = 2  # also `council validate`'s "parsed, but invalid" outcome
+
+
+class AmicusError(Exception):
+    code = "INTERNAL"
+    exit_code = EXIT_ERROR
+
+    def __init__(self, message: str, *, hint: str | None = None, command: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.command = command
+
+    def to_envelope(self) -> dict[str, Any]:
+        return {
+            "schemaVersion": ERROR_SCHEMA_VERSION,
+            "type": "error",
+            "ok": False,
+            "error": {
+                "code": self.code,
+                "message": self.message,
+                "hint": self.hint,
+                "command": self.command,
+            },
+        }
+
+
+class BadArgs(AmicusError):
+    code = "BAD_ARGS"
+
+
+class MissingPrompt(AmicusError):
+    code = "MISSING_PROMPT"
+
+
+class BadModel(AmicusError):
+    code = "BAD_MODEL"
+
+
+class MissingKey(AmicusError):
+    code = "MISSING_KEY"
+
+
+class BadSession(AmicusError):
+    code = "BAD_SESSION"
+
+
+class BudgetExceeded(AmicusError):
+    code = "BUDGET_EXCEEDED"
+
+
+class CouncilQuorum(AmicusError):
+    code = "COUNCIL_QUORUM"
+
+
+class CostExceeded(AmicusError):
+    code = "COST_EXCEEDED"
+
+
+class ClaudeReviewInvalid(AmicusError):
+    code = "COUNCIL_CLAUDE_REVIEW_INVALID"
+
+
+class InternalError(AmicusError):
+    code = "INTERNAL"
+
+
+ERROR_CODES = (
+    "BAD_ARGS",
+    "MISSING_PROMPT",
+    "BAD_MODEL",
+    "MISSING_KEY",
+    "BAD_SESSION",
+    "BUDGET_EXCEEDED",
+    "INTERNAL",
+    "COUNCIL_QUORUM",
+    "COST_EXCEEDED",
+    "COUNCIL_CLAUDE_REVIEW_INVALID",
+)

@@ -1,0 +1,119 @@
+"""Named councils: saved `--models` lists in config.json, plus the built-in benches.
+
+A saved council shadows a built-in one of the same name. Members resolve like any model
+argument: a raw `vendor/model` id stands for itself, anything else must be a known alias.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .config import effective_aliases, load_config, save_config
+from .errors import BadArgs
+
+BUILTIN_COUNCILS: dict[str, list[str]] = {
+    # Zero-cost `:free` OpenRouter models; resolved from the live catalog once one is
+    # reachable, this offline list otherwise.
+    "free": [
+        "openrouter/deepseek/deepseek-r1:free",
+        "openrouter/google/gemini-2.0-flash-exp:free",
+        "openrouter/qwen/qwen3-coder:free",
+    ],
+    "budget": ["minimax", "qwen-coder", "deepseek"],
+    "frontier": ["gpt-pro", "opus", "gemini-pro"],
+}
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+@dataclass
+class Resolution:
+    resolved: list[str] = field(default_factory=list)
+    dropped: list[dict[str, str]] = field(default_factory=list)
+
+
+def resolve_members(members: list[str], aliases: dict[str, str]) -> Resolution:
+    """Split members into those that resolve and those dropped (with a reason each)."""
+    out = Resolution()
+    for member in members:
+        if "/" in member:
+            out.resolved.append(member)
+        elif member in aliases:
+            out.resolved.append(member)
+        else:
+            out.dropped.append({"member": member, "reason": f"unknown alias '{member}'"})
+    return out
+
+
+def parse_models_arg(raw: str) -> list[str]:
+    members = [m.strip() for m in raw.split(",")]
+    if not raw.strip() or any(not m for m in members):
+        raise BadArgs(f"--models '{raw}' has an empty member", hint="pass a comma-separated list like deepseek,gpt,gemini")
+    return members
+
+
+def save_council(name: str, members: list[str]) -> dict[str, Any]:
+    if not _NAME.match(name):
+        raise BadArgs(
+            f"council name '{name}' is not allowed",
+            hint="use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+        )
+    cfg = load_config()
+    aliases = effective_aliases(cfg)
+    res = resolve_members(members, aliases)
+    if res.dropped:
+        bad = ", ".join(d["member"] for d in res.dropped)
+        raise BadArgs(
+            f"cannot save council '{name}': {bad} does not resolve",
+            hint="use a known alias (see config.json 'aliases') or a raw vendor/model id",
+        )
+    if len(members) < 2:
+        raise BadArgs(f"a council needs at least 2 members; got {len(members)}", hint="pass --models a,b[,c…]")
+    councils = cfg.get("councils") if isinstance(cfg.get("councils"), dict) else {}
+    overwritten = name in councils
+    councils[name] = list(members)
+    cfg["councils"] = councils
+    save_config(cfg)
+    return {"schemaVersion": 2, "type": "council-save", "name": name, "members": list(members), "overwritten": overwritten}
+
+
+def list_councils() -> dict[str, Any]:
+    cfg = load_config()
+    saved = cfg.get("councils") if isinstance(cfg.get("councils"), dict) else {}
+    rows: list[dict[str, Any]] = []
+    for name, members in saved.items():
+        rows.append({"name": name, "members": _member_list(members), "builtin": False})
+    for name, members in BUILTIN_COUNCILS.items():
+        row: dict[str, Any] = {"name": name, "members": list(members), "builtin": True}
+        if name in saved:
+            row["shadowed"] = True
+        rows.append(row)
+    return {"schemaVersion": 2, "type": "council-list", "councils": rows}
+
+
+def show_council(name: str) -> dict[str, Any]:
+    """Resolve a name exactly like `--council` does; reports even below the 2-member minimum."""
+    cfg = load_config()
+    saved = cfg.get("councils") if isinstance(cfg.get("councils"), dict) else {}
+    if name in saved:
+        members, builtin = _member_list(saved[name]), False
+    elif name in BUILTIN_COUNCILS:
+        members, builtin = list(BUILTIN_COUNCILS[name]), True
+    else:
+        raise BadArgs(f"unknown council '{name}'", hint="'amicus council list' shows the councils you can use")
+    res = resolve_members(members, effective_aliases(cfg))
+    return {
+        "schemaVersion": 2,
+        "type": "council-show",
+        "name": name,
+        "builtin": builtin,
+        "members": members,
+        "resolved": res.resolved,
+        "dropped": res.dropped,
+    }
+
+
+def _member_list(raw: Any) -> list[str]:
+    return [m for m in raw if isinstance(m, str)] if isinstance(raw, list) else []

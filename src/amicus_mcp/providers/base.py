@@ -1,0 +1,76 @@
+"""The one interface every council leg goes through.
+
+A provider turns a `CompletionRequest` into a `Completion`. Implementations live beside
+this module (OpenAI-compatible HTTP APIs, OpenRouter, the embedded GGUF model); the engine
+only ever sees this interface.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+CostSource = Literal["reported", "estimated", "unknown"]
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    model: str  # the provider-side model id (already resolved from an alias)
+    messages: tuple[Message, ...]
+    json_schema: dict[str, Any] | None = None  # ask for structured output when supported
+    timeout_s: float = 900.0
+    max_tokens: int | None = None
+    temperature: float | None = None
+
+
+@dataclass(frozen=True)
+class Tokens:
+    input: int | None = None
+    output: int | None = None
+    reasoning: int | None = None
+    cache_read: int | None = None
+    cache_write: int | None = None
+
+    def to_doc(self) -> dict[str, int | None]:
+        return {
+            "input": self.input,
+            "output": self.output,
+            "reasoning": self.reasoning,
+            "cacheRead": self.cache_read,
+            "cacheWrite": self.cache_write,
+        }
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a leg consumed. Unknown cost is `None` with source "unknown" — never 0."""
+
+    tokens: Tokens = field(default_factory=Tokens)
+    cost_amount: float | None = None
+    cost_source: CostSource = "unknown"
+
+    def to_doc(self) -> dict[str, Any]:
+        return {
+            "tokens": self.tokens.to_doc(),
+            "cost": {"amount": self.cost_amount, "currency": "USD", "source": self.cost_source},
+        }
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    finish_reason: str | None
+    resolved_model: str | None  # the executable id that actually served the request
+    usage: Usage
+
+
+class Provider(Protocol):
+    name: str
+
+    async def complete(self, request: CompletionRequest) -> Completion: ...

@@ -1,0 +1,37 @@
+"""The JSON Schemas every document is checked against, loaded from inside the package."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib.resources import files
+from typing import Any
+
+SCHEMA_NAMES = (
+    "council-tally",
+    "council-tally-input",
+    "council-verdict",
+    "council-validate",
+    "council-stats",
+    "council-ledger-row",
+    "council-presets",
+    "error",
+)
+
+
+@lru_cache(maxsize=None)
+def load_schema(name: str) -> dict[str, Any]:
+    text = files("amicus_mcp").joinpath("schemas", f"{name}.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def schema_errors(doc: Any, name: str) -> list[str]:
+    """Every way `doc` breaks schema `name`, as `path: message` lines (empty when valid)."""
+    from jsonschema import Draft202012Validator  # imported lazily: keeps CLI start-up small
+
+    validator = Draft202012Validator(load_schema(name))
+    out = []
+    for err in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path)):
+        where = "/".join(str(p) for p in err.absolute_path) or "(root)"
+        out.append(f"{where}: {err.message}")
+    return out
