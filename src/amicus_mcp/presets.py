@@ -60,17 +60,16 @@ def save_council(name: str, members: list[str]) -> dict[str, Any]:
             f"council name '{name}' is not allowed",
             hint="use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
         )
+    if len(members) < 2:
+        raise BadArgs(f"a council needs at least 2 members; got {len(members)}", hint="pass --models a,b[,c…]")
     cfg = load_config()
-    aliases = effective_aliases(cfg)
-    res = resolve_members(members, aliases)
+    res = resolve_members(members, effective_aliases(cfg))
     if res.dropped:
         bad = ", ".join(d["member"] for d in res.dropped)
         raise BadArgs(
             f"cannot save council '{name}': {bad} does not resolve",
             hint="use a known alias (see config.json 'aliases') or a raw vendor/model id",
         )
-    if len(members) < 2:
-        raise BadArgs(f"a council needs at least 2 members; got {len(members)}", hint="pass --models a,b[,c…]")
     councils = cfg.get("councils") if isinstance(cfg.get("councils"), dict) else {}
     overwritten = name in councils
     councils[name] = list(members)

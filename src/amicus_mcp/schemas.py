@@ -25,13 +25,17 @@ def load_schema(name: str) -> dict[str, Any]:
     return json.loads(text)
 
 
-def schema_errors(doc: Any, name: str) -> list[str]:
-    """Every way `doc` breaks schema `name`, as `path: message` lines (empty when valid)."""
+@lru_cache(maxsize=None)
+def _validator(name: str) -> Any:
     from jsonschema import Draft202012Validator  # imported lazily: keeps CLI start-up small
 
-    validator = Draft202012Validator(load_schema(name))
+    return Draft202012Validator(load_schema(name))
+
+
+def schema_errors(doc: Any, name: str) -> list[str]:
+    """Every way `doc` breaks schema `name`, as `path: message` lines (empty when valid)."""
     out = []
-    for err in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path)):
+    for err in sorted(_validator(name).iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path]):
         where = "/".join(str(p) for p in err.absolute_path) or "(root)"
         out.append(f"{where}: {err.message}")
     return out

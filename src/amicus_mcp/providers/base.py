@@ -68,6 +68,9 @@ class Completion:
     finish_reason: str | None
     resolved_model: str | None  # the executable id that actually served the request
     usage: Usage
+    reasoning: str | None = None  # the model's visible reasoning, when the server returns it apart
+    structured: Any = None  # the parsed, schema-valid JSON when the request set json_schema
+    response_id: str | None = None  # the server's id for this completion (OpenRouter: gen-…)
 
 
 class Provider(Protocol):

@@ -1,0 +1,72 @@
+"""`amicus` — the command line. Parses arguments, calls the library, formats the result.
+
+Every failure leaves through one place (`main`): an `AmicusError` becomes the error envelope
+on stdout under `--json`, or `message` + `  → hint` on stderr otherwise, and the process exits
+with the error's documented code. Nothing here prints a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+from .. import __version__
+from ..errors import AmicusError, BadArgs, InternalError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class ArgParser(argparse.ArgumentParser):
+    """argparse that reports usage errors as BAD_ARGS instead of exiting with its own code 2
+    (2 means "degraded" / "invalid" in this CLI's exit-code contract)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise BadArgs(message, hint=f"see '{self.prog} --help'", command=self.prog.removeprefix("amicus").strip() or None)
+
+
+def build_parser() -> ArgParser:
+    from . import council
+
+    parser = ArgParser(prog="amicus", description="Convene a council of other LLMs to review an artifact.")
+    parser.add_argument("--version", action="version", version=f"amicus {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgParser)
+    commands.required = True
+    council.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in argv
+    try:
+        args = build_parser().parse_args(argv)
+        handler: Handler = args.handler
+        return handler(args)
+    except AmicusError as err:
+        return report_error(err, as_json=as_json, command=_command_name(argv))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug: say what happened, never dump a traceback on the user
+        err = InternalError(f"{type(exc).__name__}: {exc}", hint="this is a bug in amicus; please report it with the command you ran")
+        return report_error(err, as_json=as_json, command=_command_name(argv))
+
+
+def report_error(err: AmicusError, *, as_json: bool, command: str | None) -> int:
+    from ..fsio import dumps_json
+
+    if err.command is None:
+        err.command = command
+    if as_json:
+        print(dumps_json(err.to_envelope()))
+    else:
+        print(f"Error: {err.message}", file=sys.stderr)
+        if err.hint:
+            print(f"  → {err.hint}", file=sys.stderr)
+    return err.exit_code
+
+
+def _command_name(argv: list[str]) -> str | None:
+    words = [a for a in argv[:2] if not a.startswith("-")]
+    return " ".join(words) or None

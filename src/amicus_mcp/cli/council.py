@@ -1,0 +1,212 @@
+"""`amicus council …` — the deterministic subcommands. None of them calls a model."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
+from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    council = commands.add_parser("council", help="council documents: validate, tally, verdict, report, stats, presets")
+    sub = council.add_subparsers(dest="council_command", metavar="SUBCOMMAND", parser_class=type(council))
+    sub.required = True
+
+    p = sub.add_parser("validate", help="check a Stage-1 review's findings block (exit 0 ok, 2 invalid, 1 bad args)")
+    p.add_argument("file", help="the review file (prose + trailing ```json block)")
+    p.add_argument("--json", action="store_true", help="print the council-validate document")
+    p.set_defaults(handler=cmd_validate)
+
+    p = sub.add_parser("tally", help="compute the deterministic tally record and append the ledger")
+    p.add_argument("file", help="the tally-input JSON file")
+    p.add_argument("--json", action="store_true", help="print the full council-tally record")
+    p.add_argument("--no-ledger", action="store_true", help="do not append to the reliability ledger (re-tallies, debate provisional, lens runs)")
+    p.set_defaults(handler=cmd_tally)
+
+    p = sub.add_parser("verdict", help="merge a tally record with Stage-4 decisions into verdict.json")
+    p.add_argument("file", help="the tally record (tally.json from 'council tally --json')")
+    p.add_argument("--decisions", help="JSON array of {id, decision, applied?, duplicateOf?, tierOverride?}")
+    p.add_argument("-o", "--out", default="verdict.json", help="where to write the verdict (default ./verdict.json)")
+    p.add_argument("--overall-verdict", choices=("Ship it", "Fix these first", "Fundamental rethink"),
+                   help="the chair's VERDICT line, carried through verbatim (never invented)")
+    p.add_argument("--render", action="store_true", help="also refresh report.html next to the verdict")
+    p.add_argument("--json", action="store_true", help="print the verdict document")
+    p.set_defaults(handler=cmd_verdict)
+
+    p = sub.add_parser("report", help="render verdict.json as Markdown (default) or a self-contained HTML page")
+    p.add_argument("file", help="the verdict.json to render")
+    p.add_argument("--wave", help="a wave.json whose usage total is the cost table's total")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--md", dest="fmt", action="store_const", const="md", help="Markdown (default)")
+    fmt.add_argument("--html", dest="fmt", action="store_const", const="html", help="self-contained HTML")
+    p.add_argument("-o", "--out", help="write to this file (atomically) instead of stdout")
+    p.set_defaults(handler=cmd_report, fmt="md")
+
+    p = sub.add_parser("stats", help="reviewer reliability across all past runs, from the ledger")
+    p.add_argument("--json", action="store_true", help="print the council-stats document")
+    p.set_defaults(handler=cmd_stats)
+
+    p = sub.add_parser("save", help="save a named council (a --models list) in config.json")
+    p.add_argument("name")
+    p.add_argument("--models", required=True, help="comma-separated aliases or vendor/model ids (at least 2)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_save)
+
+    p = sub.add_parser("list", help="saved councils and the built-in benches")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_list)
+
+    p = sub.add_parser("show", help="resolve a council name the way --council does")
+    p.add_argument("name")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_show)
+
+
+def _print_json(doc: Any) -> None:
+    print(dumps_json(doc))
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from ..council.findings import validate_document, validate_findings
+
+    result = validate_findings(read_text(args.file, what="review file"))
+    if args.json:
+        _print_json(validate_document(result))
+    elif result["ok"]:
+        print(f"ok: {len(result['findings'])} finding(s) — {args.file}")
+    else:
+        print(f"invalid: {args.file}")
+        for err in result["errors"]:
+            print(f"  {err['code']}: {err['detail']}")
+    return EXIT_OK if result["ok"] else EXIT_DEGRADED
+
+
+def cmd_tally(args: argparse.Namespace) -> int:
+    from ..council.ledger import append_ledger
+    from ..council.tally import render_tally_summary, tally
+
+    record = tally(read_json(args.file, what="tally input"))
+    if not args.no_ledger:
+        warning = append_ledger(record)
+        if warning:
+            print(f"Notice: {warning}", file=sys.stderr)
+    if args.json:
+        _print_json(record)
+    else:
+        print(render_tally_summary(record))
+    return EXIT_OK
+
+
+def cmd_verdict(args: argparse.Namespace) -> int:
+    from ..council.verdict import build_verdict, render_verdict_summary
+
+    record = read_json(args.file, what="tally record")
+    decisions = read_json(args.decisions, what="decisions file") if args.decisions else []
+    verdict = build_verdict(record, decisions, overall_verdict=args.overall_verdict)
+    out = Path(args.out)
+    if out.is_dir():
+        raise BadArgs(f"--out '{out}' is a directory", hint="name the verdict file, e.g. -o run/verdict.json")
+    atomic_write_json(out, verdict)
+    if args.render:
+        _render_next_to(verdict, out)
+    if args.json:
+        _print_json(verdict)
+    else:
+        print(render_verdict_summary(verdict, args.out))
+    return EXIT_OK
+
+
+def _render_next_to(verdict: dict[str, Any], out: Path) -> None:
+    """Refresh report.html beside a freshly decided verdict; the verdict is already safe."""
+    from ..council.report import build_report
+
+    target = out.parent / "report.html"
+    try:
+        atomic_write_text(target, build_report(verdict, fmt="html"))
+    except OSError as exc:
+        raise BadArgs(
+            f"verdict written to {out}, but report.html could not be written: {exc.strerror or exc}",
+            hint=f"re-run 'amicus council report {out} --html -o {target}'",
+        ) from None
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ..council.report import build_report
+
+    verdict = read_json(args.file, what="verdict file")
+    if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
+        raise BadArgs(f"'{args.file}' is not a council-verdict document", hint="render the verdict.json written by 'amicus council verdict'")
+    wave = read_json(args.wave, what="wave file") if args.wave else None
+    text = build_report(verdict, fmt=args.fmt, wave=wave)
+    if args.out:
+        atomic_write_text(args.out, text)
+        print(f"Report written to {args.out}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from ..config import ledger_path
+    from ..council.ledger import derive_stats, read_ledger, render_stats
+
+    path = ledger_path()
+    stats = derive_stats(read_ledger(path))
+    if args.json:
+        _print_json(stats)
+    else:
+        print(render_stats(stats, path))
+    return EXIT_OK
+
+
+def cmd_save(args: argparse.Namespace) -> int:
+    from ..presets import parse_models_arg, save_council
+
+    doc = save_council(args.name, parse_models_arg(args.models))
+    if args.json:
+        _print_json(doc)
+    else:
+        verb = "Overwrote" if doc["overwritten"] else "Saved"
+        print(f"{verb} council '{doc['name']}': {', '.join(doc['members'])}")
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from ..presets import list_councils
+
+    doc = list_councils()
+    if args.json:
+        _print_json(doc)
+        return EXIT_OK
+    rows = doc["councils"]
+    width = max(len(r["name"]) for r in rows)
+    print("Councils:")
+    for row in rows:
+        if row["builtin"]:
+            tag = "[built-in, shadowed]" if row.get("shadowed") else "[built-in]"
+            print(f"  {row['name'].ljust(width)}  {tag}")
+        else:
+            print(f"  {row['name'].ljust(width)}  {', '.join(row['members'])}")
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from ..presets import show_council
+
+    doc = show_council(args.name)
+    if args.json:
+        _print_json(doc)
+        return EXIT_OK
+    kind = " [built-in]" if doc["builtin"] else ""
+    print(f"Council '{doc['name']}'{kind}")
+    print(f"  members:  {', '.join(doc['members'])}")
+    print(f"  resolved: {', '.join(doc['resolved']) or '(none)'}")
+    if doc["dropped"]:
+        print(f"  dropped:  {', '.join(d['member'] + ' (' + d['reason'] + ')' for d in doc['dropped'])}")
+    if len(doc["resolved"]) < 2:
+        print("  note: fewer than 2 usable members — a run with this council would be refused")
+    return EXIT_OK

@@ -1,0 +1,433 @@
+"""The reliability ledger: rows appended per tally, and the stats derived from them.
+
+This is the only `amicus_mcp.council` module that touches files. Everything except
+`append_ledger` and `read_ledger` is a pure function of its arguments.
+
+Ledger rows (`council-ledger-row.schema.json`, one JSON object per line of the append-only
+`<configDir>/council-ledger.jsonl`) are produced from a tally RECORD by `ledger_rows`:
+
+* One block per distinct alias of `meta.models`, blocks ordered by each alias's LAST index
+  (the original tool's order); non-string and empty aliases are not models and are skipped.
+* Within a block, one row per distinct `resolvedModel` among the alias's JOINABLE
+  `runStats` rows, or a single row when none is resolved. Joinable roles form a fail-closed
+  allowlist: seat, critic, chair, claude, council, redteam, `lens:*`, or no role at all
+  (missing, null or ""). judge / chair-attempt / repair / superseded / rebuttal / revote and
+  any other label never reach the ledger.
+* Joinable rows WITHOUT a resolvedModel (dead seats, a give-up chair, the claude row) are
+  folded into the block's first row: their resolution is unknowable and must not be
+  invented, and a separate unresolved row would create a phantom alias-keyed "legacy"
+  group in the stats.
+* The block's first row is the executable that did the reviewing: the resolvedModel of
+  the first resolved joinable row whose role is not `chair` (a chair that is also a bench
+  model but was served by a different executable must not take the alias's review
+  figures); failing that, the first resolvedModel seen. Only that row carries the
+  alias's figures — street cred, findingsRaised, bySeverity, confirmRate, factErrorRate;
+  other rows carry 0 / null so `council stats` never counts one alias's review twice.
+* Per row: role = the last folded joinable row that names a role (default "council");
+  wasChair = any folded row's wasChair; conformance = worst of clean < repaired <
+  unstructured (default clean; unknown labels ignored).
+* Street cred only when `judged` (else null). On a twin bench the alias has one streetCred
+  row per seat; the ledger row takes the MEAN of the seats' non-null values.
+* confirmRate / factErrorRate = the Confirmed / Disputed share (by computed `tier`) of the
+  findings whose `raiser` is this alias; null when not judged or nothing was raised.
+* runId is copied when it is a string or a finite number, date / runType when they are
+  strings; anything else (absent included) is written as null so every row has every key.
+* resolvedModel appears only when known (emit-when-set, never derived from the alias).
+
+`derive_stats` folds rows into `{schemaVersion:2, type:"council-stats", models:[...]}`
+(`council-stats.schema.json`): one entry per `resolvedModel or model`, in order of first
+appearance in the ledger. See its docstring for the per-field rules.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import unicodedata
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .. import config, fsio
+from ..errors import BadArgs
+
+LEDGER_SCHEMA_VERSION = 2
+STATS_SCHEMA_VERSION = 2
+
+SEVERITIES = ("blocker", "major", "minor", "nit")
+CONFORMANCE_ORDER = ("clean", "repaired", "unstructured")  # worst last
+JOINABLE_ROLES = frozenset({"seat", "critic", "chair", "claude", "council", "redteam"})
+DEFAULT_ROLE = "council"
+LOW_N_THRESHOLD = 3
+
+STATS_COLUMNS = ("model", "runs", "avg-cred", "confirm", "fact-err", "notes")
+NULL_CELL = "—"
+
+
+# ---------------------------------------------------------------------------
+# small value helpers
+
+
+def _number(value: Any) -> float | int | None:
+    """`value` when it is a real, finite JSON number; otherwise None.
+
+    bool is excluded (it is an int in Python but not a number in JSON), and NaN/inf are
+    excluded because they cannot be written as JSON.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _text(value: Any) -> str | None:
+    """`value` when it is a non-empty string; otherwise None."""
+    return value if isinstance(value, str) and value else None
+
+
+def _mean(values: Iterable[float | int]) -> float | None:
+    items = list(values)
+    return math.fsum(items) / len(items) if items else None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+# ---------------------------------------------------------------------------
+# ledger rows (pure)
+
+
+def is_joinable_role(role: Any) -> bool:
+    """Whether a runStats row with this role may feed the ledger (fail-closed allowlist)."""
+    if role is None or role == "":
+        return True  # legacy / hand-assembled rows that never set a role
+    if not isinstance(role, str):
+        return False
+    return role in JOINABLE_ROLES or role.startswith("lens:")
+
+
+def _bench_aliases(models: list[Any]) -> list[str]:
+    """Distinct aliases ordered by their last index in meta.models."""
+    last_index: dict[str, int] = {}
+    for index, alias in enumerate(models):
+        if _text(alias) is not None:
+            last_index[alias] = index
+    return sorted(last_index, key=last_index.__getitem__)
+
+
+def _buckets(joinable: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Split an alias's joinable runStats rows into one bucket per resolvedModel.
+
+    Unresolved rows join the primary (first) bucket; with no resolved row at all there is
+    a single bucket (possibly empty, when the alias has no joinable row).
+    """
+    by_resolved: dict[str, list[dict[str, Any]]] = {}
+    primary_key: str | None = None
+    for row in joinable:
+        resolved = _text(row.get("resolvedModel"))
+        if resolved is None:
+            continue
+        by_resolved.setdefault(resolved, [])
+        # The reviewing executable leads the block; a chair-only executable never does.
+        if primary_key is None and row.get("role") != "chair":
+            primary_key = resolved
+    if not by_resolved:
+        return [list(joinable)]
+    order = list(by_resolved)
+    if primary_key is not None:
+        order.remove(primary_key)
+        order.insert(0, primary_key)
+    for row in joinable:
+        resolved = _text(row.get("resolvedModel"))
+        by_resolved[resolved if resolved is not None else order[0]].append(row)
+    return [by_resolved[key] for key in order]
+
+
+def _fold_run_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """role / wasChair / conformance / resolvedModel of one ledger row."""
+    role = DEFAULT_ROLE
+    worst = 0
+    for row in rows:
+        named = _text(row.get("role"))
+        if named is not None:
+            role = named
+        conformance = row.get("conformance")
+        if conformance in CONFORMANCE_ORDER:
+            worst = max(worst, CONFORMANCE_ORDER.index(conformance))
+    folded: dict[str, Any] = {
+        "role": role,
+        "wasChair": any(row.get("wasChair") is True for row in rows),
+        "conformance": CONFORMANCE_ORDER[worst],
+    }
+    resolved = next((r for r in (_text(row.get("resolvedModel")) for row in rows) if r), None)
+    if resolved is not None:
+        folded["resolvedModel"] = resolved
+    return folded
+
+
+def _street_cred(record: dict[str, Any], alias: str, judged: bool) -> tuple[float | None, float | None]:
+    """(withSelf, peersOnly) for an alias: the mean over its seats' non-null values."""
+    if not judged:
+        return None, None
+    seats = [_dict(r) for r in _list(record.get("streetCred")) if _dict(r).get("model") == alias]
+    with_self = _mean(v for v in (_number(s.get("withSelf")) for s in seats) if v is not None)
+    peers_only = _mean(v for v in (_number(s.get("peersOnly")) for s in seats) if v is not None)
+    return with_self, peers_only
+
+
+def _findings_stats(record: dict[str, Any], alias: str, judged: bool) -> dict[str, Any]:
+    raised = [_dict(f) for f in _list(record.get("findings")) if _dict(f).get("raiser") == alias]
+    by_severity = {sev: sum(1 for f in raised if f.get("severity") == sev) for sev in SEVERITIES}
+    rated = judged and len(raised) > 0
+    return {
+        "findingsRaised": len(raised),
+        "bySeverity": by_severity,
+        "confirmRate": sum(f.get("tier") == "Confirmed" for f in raised) / len(raised) if rated else None,
+        "factErrorRate": sum(f.get("tier") == "Disputed" for f in raised) / len(raised) if rated else None,
+    }
+
+
+def _empty_findings_stats() -> dict[str, Any]:
+    return {
+        "findingsRaised": 0,
+        "bySeverity": {sev: 0 for sev in SEVERITIES},
+        "confirmRate": None,
+        "factErrorRate": None,
+    }
+
+
+def _run_fields(meta: dict[str, Any]) -> dict[str, Any]:
+    run_id = meta.get("runId")
+    if not isinstance(run_id, str) and _number(run_id) is None:
+        run_id = None
+    date, run_type = meta.get("date"), meta.get("runType")
+    return {
+        "schemaVersion": LEDGER_SCHEMA_VERSION,
+        "runId": run_id,
+        "date": date if isinstance(date, str) else None,
+        "runType": run_type if isinstance(run_type, str) else None,
+    }
+
+
+def _alias_rows(record: dict[str, Any], alias: str, run: dict[str, Any]) -> list[dict[str, Any]]:
+    judged = record.get("judged") is True
+    joinable = [
+        _dict(r)
+        for r in _list(record.get("runStats"))
+        if _dict(r).get("model") == alias and is_joinable_role(_dict(r).get("role"))
+    ]
+    with_self, peers_only = _street_cred(record, alias, judged)
+    out = []
+    for position, bucket in enumerate(_buckets(joinable)):
+        folded = _fold_run_stats(bucket)
+        primary = position == 0
+        row = {
+            **run,
+            "model": alias,
+            "role": folded["role"],
+            "wasChair": folded["wasChair"],
+            "judged": judged,
+            "streetCredWithSelf": with_self if primary else None,
+            "streetCredPeersOnly": peers_only if primary else None,
+            **(_findings_stats(record, alias, judged) if primary else _empty_findings_stats()),
+            "conformance": folded["conformance"],
+        }
+        if "resolvedModel" in folded:
+            row["resolvedModel"] = folded["resolvedModel"]
+        out.append(row)
+    return out
+
+
+def ledger_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ledger rows one tally record contributes (pure; see the module docstring)."""
+    record = _dict(record)
+    meta = _dict(record.get("meta"))
+    run = _run_fields(meta)
+    rows: list[dict[str, Any]] = []
+    for alias in _bench_aliases(_list(meta.get("models"))):
+        rows.extend(_alias_rows(record, alias, run))
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# file I/O (the only file access in amicus_mcp.council)
+
+
+def append_ledger(record: dict[str, Any], path: Path | None = None) -> str | None:
+    """Append `ledger_rows(record)` to the ledger; best effort.
+
+    Returns None on success (or when there is nothing to append) and a one-line warning
+    on ANY failure — a ledger problem must never fail the tally that triggered it. The
+    warning names the exception type, the OS reason and the path only: exception messages
+    can echo record content, so they are never copied.
+    """
+    target: Path | None = None
+    try:
+        target = Path(path) if path is not None else config.ledger_path()
+        rows = ledger_rows(record)
+        if rows:
+            fsio.append_jsonl(target, rows)
+        return None
+    except Exception as exc:  # noqa: BLE001 — best effort by contract
+        return _append_warning(exc, target)
+
+
+def _append_warning(exc: Exception, target: Path | None) -> str:
+    reason = type(exc).__name__
+    if isinstance(exc, OSError) and exc.strerror:
+        reason = f"{reason}: {exc.strerror}"
+    where = f" ({target})" if target is not None else ""
+    return " ".join(f"council ledger append failed{where}: {reason}; the tally itself is unaffected".split())
+
+
+def read_ledger(path: Path | None = None) -> list[dict[str, Any]]:
+    """Every readable object row of the ledger, in file order.
+
+    A missing ledger is empty. Lines that are blank, not UTF-8, not JSON, or not a JSON
+    object (e.g. a line torn by a crash mid-write) are skipped. A ledger that exists but
+    cannot be read at all (a directory, no permission) raises BadArgs.
+    """
+    target = Path(path) if path is not None else config.ledger_path()
+    try:
+        raw = target.read_bytes()
+    except FileNotFoundError:
+        return []
+    except IsADirectoryError:
+        raise BadArgs(f"council ledger '{target}' is a directory, not a file", hint="move it aside") from None
+    except OSError as exc:
+        raise BadArgs(
+            f"cannot read council ledger '{target}': {exc.strerror or type(exc).__name__}",
+            hint="check the file's permissions",
+        ) from None
+    return [row for row in (_parse_line(line) for line in raw.split(b"\n")) if row is not None]
+
+
+def _parse_line(line: bytes) -> dict[str, Any] | None:
+    try:
+        text = line.decode("utf-8").lstrip("\ufeff").strip()
+        doc = json.loads(text) if text else None
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+# ---------------------------------------------------------------------------
+# stats (pure)
+
+
+def _group_key(row: dict[str, Any]) -> str:
+    return _text(row.get("resolvedModel")) or row["model"]
+
+
+def _count_runs(rows: list[dict[str, Any]]) -> int:
+    """Distinct non-empty string runIds, plus one per row without such an id.
+
+    A re-tally of the same run repeats its runId and so does not inflate `runs`; an empty
+    or numeric runId is not an identity, so each such row counts on its own.
+    """
+    named = {row["runId"] for row in rows if _text(row.get("runId")) is not None}
+    anonymous = sum(1 for row in rows if _text(row.get("runId")) is None)
+    return len(named) + anonymous
+
+
+def _rate(value: Any) -> float | int | None:
+    """A usable rate: a finite number within [0, 1] (anything else is a hand-edited value)."""
+    number = _number(value)
+    return number if number is not None and 0 <= number <= 1 else None
+
+
+def _model_stats(key: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    conformance = {label: sum(1 for row in rows if row.get("conformance") == label) for label in CONFORMANCE_ORDER}
+    aliases: list[str] = []
+    for row in reversed(rows):  # the ledger is append-only, so later lines are more recent
+        if row["model"] not in aliases:
+            aliases.append(row["model"])
+    runs = _count_runs(rows)
+    entry: dict[str, Any] = {
+        "model": key,
+        "runs": runs,
+        "lowN": runs < LOW_N_THRESHOLD,
+        "avgStreetCredPeersOnly": _mean(v for v in (_number(r.get("streetCredPeersOnly")) for r in rows) if v is not None),
+        "lifetimeConfirmRate": _mean(v for v in (_rate(r.get("confirmRate")) for r in rows) if v is not None),
+        "lifetimeFactErrorRate": _mean(v for v in (_rate(r.get("factErrorRate")) for r in rows) if v is not None),
+        "conformance": conformance,
+        "aliases": aliases,
+    }
+    if not any(_text(row.get("resolvedModel")) for row in rows):
+        entry["legacy"] = True
+    return entry
+
+
+def derive_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-model reliability over ledger rows, as the `council-stats` envelope.
+
+    Rows are grouped by `resolvedModel or model`; groups appear in order of first
+    appearance. Rows that are not objects or have no non-empty string `model` are not
+    ledger rows and are ignored. Per group: `runs` (see `_count_runs`), `lowN` (runs < 3),
+    `avgStreetCredPeersOnly` and the two lifetime rates (means over rows of their numeric
+    values, null when there are none — so duplicated rows do not move them),
+    `conformance` (counts of clean / repaired / unstructured; other labels are not
+    counted), `aliases` (most recently seen first) and `legacy: true` only when no row of
+    the group carries a resolvedModel.
+    """
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        if isinstance(row, dict) and _text(row.get("model")) is not None:
+            groups.setdefault(_group_key(row), []).append(row)
+    return {
+        "schemaVersion": STATS_SCHEMA_VERSION,
+        "type": "council-stats",
+        "models": [_model_stats(key, members) for key, members in groups.items()],
+    }
+
+
+def _cell(text: str) -> str:
+    """One table cell: control characters (a newline in a model id) cannot break a line."""
+    return "".join("?" if unicodedata.category(ch) == "Cc" else ch for ch in text)
+
+
+def _fixed(value: Any) -> str:
+    number = _number(value)
+    return NULL_CELL if number is None else f"{number:.2f}"
+
+
+def _stats_cells(entry: dict[str, Any]) -> list[str]:
+    notes = [label for label, on in (("low-N", entry.get("lowN") is True), ("legacy", entry.get("legacy") is True)) if on]
+    return [
+        _cell(str(entry.get("model", ""))),
+        str(entry.get("runs", "")),
+        _fixed(entry.get("avgStreetCredPeersOnly")),
+        _fixed(entry.get("lifetimeConfirmRate")),
+        _fixed(entry.get("lifetimeFactErrorRate")),
+        " ".join(notes),
+    ]
+
+
+def render_stats(stats: dict[str, Any], ledger: Path | str | None = None) -> str:
+    """The human table of `amicus council stats` (no trailing newline).
+
+    Text columns (model, notes) are left-aligned, numeric columns right-aligned, columns
+    separated by two spaces, trailing spaces stripped. An empty stats document renders a
+    one-line notice naming the ledger path when one is given.
+    """
+    models = _list(_dict(stats).get("models"))
+    if not models:
+        where = f" (ledger: {ledger})" if ledger is not None else ""
+        return f"No council runs recorded yet{where}."
+    table = [list(STATS_COLUMNS)] + [_stats_cells(_dict(entry)) for entry in models]
+    widths = [max(len(row[col]) for row in table) for col in range(len(STATS_COLUMNS))]
+    left_aligned = {0, len(STATS_COLUMNS) - 1}
+    lines = []
+    for row in table:
+        cells = [
+            cell.ljust(widths[col]) if col in left_aligned else cell.rjust(widths[col])
+            for col, cell in enumerate(row)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)

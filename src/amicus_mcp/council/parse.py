@@ -1,0 +1,483 @@
+"""Parsing model output after Stage 1: judge blocks, rankings, verdict lines, debate.
+
+Every fenced-block read goes through `findings.read_last_json_block`, so all stages agree
+on which ```json block counts (the last one that parses). Model text is untrusted data:
+these functions never raise on any input text, and they never let model text pick a key
+the caller did not expect.
+
+Stage 2 — `parse_judge_output(text, labels, finding_ids)`. The judge ends with
+``{"ranking": [...], "adjudications": [{"id": "A1", "verdict": "agree"}, ...]}``. A ranking
+slot is a label string or a non-empty array of labels (a tie group). Error codes:
+
+- ``NO_FENCED_BLOCK`` / ``NOT_PARSEABLE``  no block / block is not JSON.
+- ``BAD_RANKING``      ranking missing, not an array or empty; the body is not an object
+                       (``null`` included); or a slot is neither a label string nor a
+                       non-empty array of label strings.
+- ``UNKNOWN_LABEL``    a label that is not in `labels` (matching is exact).
+- ``DUPLICATE_LABEL``  a label ranked twice (also across tie groups).
+- ``MISSING_LABEL``    a label that is never ranked. The judge must rank ALL reviews,
+                       its own included; a partial ranking would skew street cred, so it
+                       is an error (this code is ours; the JavaScript tool had none).
+- ``BAD_ADJUDICATIONS`` adjudications missing or not an array (use ``[]`` when there are
+                       no findings), or an entry that is not an object with a string id.
+- ``UNKNOWN_FINDING_ID`` an id not in `finding_ids` (exact match).
+- ``BAD_VERDICT``      a verdict that is not agree|dispute|neutral (exact lowercase).
+- ``DUPLICATE_ADJUDICATION`` one id adjudicated twice with different verdicts; we never
+                       pick between contradicting votes. An exact repeat (same verdict) is
+                       harmless and collapses into one vote without an error.
+
+Any error makes ``ok`` false and empties ``ranking`` and ``adjudications``. A judge need not
+adjudicate every finding: an absent vote is simply not counted by the tally.
+
+`ranking_to_order` maps labels to aliases (and seat ids) for the tally input.
+`parse_final_ranking` reads the manual path's ``FINAL RANKING:`` list.
+`parse_verdict_line` reads the chair's ``VERDICT:`` (or task ``ANSWER:``) line.
+
+Stage 2.5 (debate) — `parse_defense` / `parse_revote` read the raiser's and the judges'
+json blocks. Only a block-level failure is an error (``NO_FENCED_BLOCK``, ``NOT_PARSEABLE``,
+``BAD_RESPONSES`` / ``BAD_REVOTES``; the engine spends its one repair on it). A bad entry
+is not an error: that id is simply not answered, so the original claim or verdict stands.
+When one id is answered validly more than once, the last valid answer wins (a model
+correcting itself further down); invalid entries never displace a valid one. Action and
+verdict tokens are exact lowercase, as the briefing states them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar
+
+from amicus_mcp.council.findings import (
+    ErrorEntry,
+    json_type,
+    make_error,
+    read_last_json_block,
+    show,
+)
+
+VERDICTS: tuple[str, ...] = ("agree", "dispute", "neutral")
+REVIEW_VERDICTS: tuple[str, ...] = ("Ship it", "Fix these first", "Fundamental rethink")
+TASK_ANSWERS: tuple[str, ...] = ("Converged", "Split", "Insufficient")
+VERDICT_SCALES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "review": ("VERDICT", REVIEW_VERDICTS),
+    "task": ("ANSWER", TASK_ANSWERS),
+}
+JUDGE_ERROR_CODES: tuple[str, ...] = (
+    "NO_FENCED_BLOCK",
+    "NOT_PARSEABLE",
+    "BAD_RANKING",
+    "UNKNOWN_LABEL",
+    "DUPLICATE_LABEL",
+    "MISSING_LABEL",
+    "BAD_ADJUDICATIONS",
+    "UNKNOWN_FINDING_ID",
+    "BAD_VERDICT",
+    "DUPLICATE_ADJUDICATION",
+)
+DEFENSE_ACTIONS: dict[str, str] = {
+    "defend": "defended",
+    "amend": "amended",
+    "withdraw": "withdrawn",
+}
+NO_RESPONSE = "no-response"
+
+RankingSlot = str | list[str]
+_T = TypeVar("_T")
+
+
+class Adjudication(TypedDict):
+    id: str
+    verdict: str
+
+
+class JudgeResult(TypedDict):
+    ok: bool
+    ranking: list[RankingSlot]
+    adjudications: list[Adjudication]
+    errors: list[ErrorEntry]
+
+
+class DefenseResponse(TypedDict):
+    action: str  # defended | amended | withdrawn | no-response
+    argument: NotRequired[str]
+    claim: NotRequired[str]
+
+
+class DefenseResult(TypedDict):
+    ok: bool
+    errors: list[ErrorEntry]
+    responses: dict[str, DefenseResponse]
+
+
+class Revote(TypedDict):
+    verdict: str
+    reason: NotRequired[str]
+
+
+class RevoteResult(TypedDict):
+    ok: bool
+    errors: list[ErrorEntry]
+    revotes: dict[str, Revote]
+
+
+# ---------------------------------------------------------------- Stage 2: judge output
+
+
+def parse_judge_output(
+    text: str, labels: Sequence[str], finding_ids: Collection[str]
+) -> JudgeResult:
+    """Validate a judge's trailing ``{ranking, adjudications}`` block (see module docstring)."""
+    value, error = read_last_json_block(text)
+    if error:
+        return _judge_result([error], [], [])
+    if not isinstance(value, dict):
+        detail = f"the json block is {json_type(value)}, not an object with ranking, adjudications"
+        return _judge_result([make_error("BAD_RANKING", detail)], [], [])
+    errors = _ranking_errors(value, labels)
+    adjudication_errors, adjudications = _read_adjudications(value, frozenset(finding_ids))
+    errors.extend(adjudication_errors)
+    return _judge_result(errors, value.get("ranking", []), adjudications)
+
+
+def _judge_result(
+    errors: list[ErrorEntry], ranking: list[RankingSlot], adjudications: list[Adjudication]
+) -> JudgeResult:
+    ok = not errors
+    return {
+        "ok": ok,
+        "ranking": ranking if ok else [],
+        "adjudications": adjudications if ok else [],
+        "errors": errors,
+    }
+
+
+def _ranking_errors(block: Mapping[str, Any], labels: Sequence[str]) -> list[ErrorEntry]:
+    if "ranking" not in block:
+        return [make_error("BAD_RANKING", "ranking is missing; rank every review")]
+    ranking = block["ranking"]
+    if not isinstance(ranking, list):
+        return [make_error("BAD_RANKING", f"ranking must be an array, got {json_type(ranking)}")]
+    if not ranking:
+        return [make_error("BAD_RANKING", "ranking is empty; rank every review")]
+    errors: list[ErrorEntry] = []
+    ranked: set[str] = set()
+    for pos, slot in enumerate(ranking, start=1):
+        errors.extend(_slot_errors(pos, slot, labels, ranked))
+    missing = [label for label in dict.fromkeys(labels) if label not in ranked]
+    if missing:
+        detail = f"ranking leaves out {', '.join(missing)}; rank every review, your own included"
+        errors.append(make_error("MISSING_LABEL", detail))
+    return errors
+
+
+def _slot_members(slot: Any) -> list[str] | None:
+    """The labels in one ranking slot, or None when the slot is malformed."""
+    if isinstance(slot, str):
+        return [slot]
+    if isinstance(slot, list) and slot and all(isinstance(m, str) for m in slot):
+        return slot
+    return None
+
+
+def _slot_errors(pos: int, slot: Any, labels: Sequence[str], ranked: set[str]) -> list[ErrorEntry]:
+    members = _slot_members(slot)
+    if members is None:
+        detail = f"ranking slot {pos}: {show(slot)} is not a label or a non-empty array of labels"
+        return [make_error("BAD_RANKING", detail)]
+    errors = []
+    for label in members:
+        if label not in labels:
+            detail = f"ranking slot {pos}: {show(label)} is not one of {', '.join(labels)}"
+            errors.append(make_error("UNKNOWN_LABEL", detail))
+        elif label in ranked:
+            detail = f"ranking slot {pos}: '{label}' is ranked twice"
+            errors.append(make_error("DUPLICATE_LABEL", detail))
+        ranked.add(label)
+    return errors
+
+
+def _read_adjudications(
+    block: Mapping[str, Any], finding_ids: frozenset[str]
+) -> tuple[list[ErrorEntry], list[Adjudication]]:
+    if "adjudications" not in block:
+        detail = "adjudications is missing (use [] when there are no findings)"
+        return [make_error("BAD_ADJUDICATIONS", detail)], []
+    entries = block["adjudications"]
+    if not isinstance(entries, list):
+        detail = f"adjudications must be an array, got {json_type(entries)}"
+        return [make_error("BAD_ADJUDICATIONS", detail)], []
+    errors: list[ErrorEntry] = []
+    votes: dict[str, str] = {}  # insertion order = first-seen order of each finding id
+    for pos, entry in enumerate(entries, start=1):
+        errors.extend(_adjudication_errors(pos, entry, finding_ids, votes))
+    return errors, [{"id": fid, "verdict": verdict} for fid, verdict in votes.items()]
+
+
+def _adjudication_errors(
+    pos: int, entry: Any, finding_ids: frozenset[str], votes: dict[str, str]
+) -> list[ErrorEntry]:
+    """Check one entry; a clean entry's vote is recorded in `votes`."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+        detail = f"adjudication {pos}: {show(entry)} is not an object with a string id"
+        return [make_error("BAD_ADJUDICATIONS", detail)]
+    fid, verdict = entry["id"], entry.get("verdict")
+    errors = []
+    if fid not in finding_ids:
+        detail = f"adjudication {pos}: finding id {show(fid)} is not in the findings index"
+        errors.append(make_error("UNKNOWN_FINDING_ID", detail))
+    if not isinstance(verdict, str) or verdict not in VERDICTS:
+        allowed = ", ".join(VERDICTS)
+        if "verdict" not in entry:
+            problem = f"is missing (one of {allowed})"
+        else:
+            problem = f"{show(verdict)} is not one of {allowed}"
+        detail = f"adjudication {pos} ({show(fid)}): verdict {problem}"
+        errors.append(make_error("BAD_VERDICT", detail))
+    if errors:
+        return errors
+    if fid in votes and votes[fid] != verdict:
+        detail = f"adjudication {pos}: {fid} is adjudicated both '{votes[fid]}' and '{verdict}'"
+        return [make_error("DUPLICATE_ADJUDICATION", detail)]
+    votes.setdefault(fid, verdict)
+    return []
+
+
+def ranking_to_order(
+    ranking: Sequence[RankingSlot],
+    label_map: Mapping[str, str],
+    seat_map: Mapping[str, str] | None = None,
+) -> tuple[list[RankingSlot], list[Any] | None]:
+    """Translate a validated ranking to the tally's ``order`` and ``orderSeats``.
+
+    Labels map to aliases through `label_map`; a tie group stays a nested list. The seat
+    channel is the slot-for-slot parallel through `seat_map`, with ``None`` where a label
+    has no seat; it is None altogether when there is no `seat_map` or every slot is null
+    (the tally input emits ``orderSeats`` only when some slot is known). A label missing
+    from `label_map` is a caller bug (the ranking was validated against the same labels),
+    so it raises ValueError rather than inventing an alias.
+    """
+    order = [_map_slot(slot, lambda label: _alias(label_map, label)) for slot in ranking]
+    if seat_map is None:
+        return order, None
+    seats = [_map_slot(slot, seat_map.get) for slot in ranking]
+    known = any(seat is not None for seat in _flatten(seats))
+    return order, (seats if known else None)
+
+
+def _alias(label_map: Mapping[str, str], label: str) -> str:
+    if label not in label_map:
+        raise ValueError(f"ranking label {label!r} has no entry in label_map")
+    return label_map[label]
+
+
+def _map_slot(slot: RankingSlot, fn: Callable[[str], Any]) -> Any:
+    return [fn(label) for label in slot] if isinstance(slot, list) else fn(slot)
+
+
+def _flatten(slots: Iterable[Any]) -> list[Any]:
+    return [m for slot in slots for m in (slot if isinstance(slot, list) else [slot])]
+
+
+# ---------------------------------------------------------- manual path: FINAL RANKING
+
+
+# The marker may carry markdown (heading hashes, bold/italic) and text after the colon.
+_FINAL_RANKING = re.compile(r"^[ \t]*(?:#+[ \t]*)?[*_]*[ \t]*FINAL RANKING[ \t]*[*_]*[ \t]*:")
+_NUMBERED = re.compile(r"^[ \t]*[*_]*[ \t]*\d+[ \t]*[.)](?P<rest>.*)$")
+
+
+def parse_final_ranking(text: str, labels: Sequence[str]) -> list[str] | None:
+    """Labels in the order of the numbered list under the LAST ``FINAL RANKING:`` line.
+
+    Reads ``1. Review C`` / ``1) Review C`` lines (bold markers and trailing text after the
+    label tolerated; blank lines skipped) until the first other non-blank line. Line order
+    is the ranking (the printed numbers are not trusted); an item naming no known label is
+    skipped and a repeated label keeps its first place. None when there is no marker or no
+    valid label follows the last one.
+    """
+    lines = text.split("\n")
+    markers = [i for i, line in enumerate(lines) if _FINAL_RANKING.match(line)]
+    if not markers:
+        return None
+    found: list[str] = []
+    for line in lines[markers[-1] + 1 :]:
+        if not line.strip():
+            continue
+        item = _NUMBERED.match(line)
+        if not item:
+            break
+        label = _leading_label(item["rest"], labels)
+        if label is not None and label not in found:
+            found.append(label)
+    return found or None
+
+
+def _leading_label(rest: str, labels: Sequence[str]) -> str | None:
+    """The label `rest` starts with (after markup), ending at a non-alphanumeric boundary."""
+    rest = rest.lstrip(" \t*_")
+    for label in sorted(labels, key=len, reverse=True):  # longest first: "Review AB" > "Review A"
+        if _starts_with_phrase(rest, label):
+            return label
+    return None
+
+
+def _starts_with_phrase(rest: str, phrase: str) -> bool:
+    return rest.startswith(phrase) and (len(rest) == len(phrase) or not rest[len(phrase)].isalnum())
+
+
+# ------------------------------------------------------------------- chair verdict line
+
+
+def parse_verdict_line(text: str, scale: Literal["review", "task"] = "review") -> str | None:
+    """The canonical phrase on the LAST matching ``VERDICT:`` line (``ANSWER:`` for tasks).
+
+    A line matches when, after optional leading spaces/tabs, it reads ``VERDICT: <rest>``
+    and the trimmed rest equals a canonical phrase or starts with one followed by a
+    non-alphanumeric character ("Ship it." matches, "Ship itself" does not). Matching is
+    case-sensitive. None when no line matches.
+    """
+    if scale not in VERDICT_SCALES:
+        expected = ", ".join(VERDICT_SCALES)
+        raise ValueError(f"unknown verdict scale {scale!r}; expected one of {expected}")
+    prefix, phrases = VERDICT_SCALES[scale]
+    verdict = None
+    for line in text.split("\n"):
+        phrase = _line_phrase(line, prefix + ":", phrases)
+        if phrase is not None:
+            verdict = phrase  # keep scanning: the last matching line wins
+    return verdict
+
+
+def _line_phrase(line: str, marker: str, phrases: Sequence[str]) -> str | None:
+    stripped = line.lstrip(" \t")
+    if not stripped.startswith(marker):
+        return None
+    rest = stripped[len(marker) :].strip()
+    return next((p for p in phrases if _starts_with_phrase(rest, p)), None)
+
+
+# ------------------------------------------------------------ Stage 2.5: debate round
+
+
+def parse_defense(text: str, expected_ids: Collection[str]) -> DefenseResult:
+    """A raiser's DEFEND / AMEND / WITHDRAW answers, one per expected finding id.
+
+    Reads ``{"responses": [{"id", "action": "defend"|"amend"|"withdraw", "argument"?,
+    "claim"?}]}``. defend needs a non-empty argument, amend a non-empty claim (an amend's
+    non-empty argument is kept too); texts are trimmed. Ids not expected are ignored, and
+    every expected id without a valid answer is ``no-response`` (the claim stands
+    undefended). Ids come out in natural order (A2 before A10) whatever the input order.
+    """
+    entries, error = _block_entries(text, "responses", "BAD_RESPONSES")
+    ids = _ordered_ids(expected_ids)
+    answered = _last_valid(entries, frozenset(ids), _defense_response)
+    responses: dict[str, DefenseResponse] = {
+        fid: answered.get(fid) or {"action": NO_RESPONSE} for fid in ids
+    }
+    return {"ok": error is None, "errors": [error] if error else [], "responses": responses}
+
+
+def _defense_response(entry: Mapping[str, Any]) -> DefenseResponse | None:
+    verb = entry.get("action")
+    action = DEFENSE_ACTIONS.get(verb) if isinstance(verb, str) else None
+    argument, claim = _text(entry.get("argument")), _text(entry.get("claim"))
+    if action == "defended" and argument:
+        return {"action": action, "argument": argument}
+    if action == "amended" and claim:
+        amended: DefenseResponse = {"action": action, "claim": claim}
+        if argument:
+            amended["argument"] = argument
+        return amended
+    if action == "withdrawn":
+        return {"action": action}
+    return None
+
+
+def parse_revote(text: str, expected_ids: Collection[str]) -> RevoteResult:
+    """A judge's re-votes: ``{"revotes": [{"id", "verdict", "reason"?}]}``.
+
+    Only expected ids with a valid verdict appear in ``revotes`` (natural id order); an
+    absent id means the judge's original verdict stands (see `apply_revotes`).
+    """
+    entries, error = _block_entries(text, "revotes", "BAD_REVOTES")
+    ids = _ordered_ids(expected_ids)
+    valid = _last_valid(entries, frozenset(ids), _revote)
+    revotes = {fid: valid[fid] for fid in ids if fid in valid}
+    return {"ok": error is None, "errors": [error] if error else [], "revotes": revotes}
+
+
+def _revote(entry: Mapping[str, Any]) -> Revote | None:
+    verdict = entry.get("verdict")
+    if not isinstance(verdict, str) or verdict not in VERDICTS:
+        return None
+    revote: Revote = {"verdict": verdict}
+    reason = _text(entry.get("reason"))
+    if reason:
+        revote["reason"] = reason
+    return revote
+
+
+def apply_revotes(
+    original: Mapping[str, str], revotes: Mapping[str, Mapping[str, Any]]
+) -> dict[str, str]:
+    """One judge's verdicts by finding id after the re-vote round.
+
+    A valid re-vote replaces the original verdict; a missing or unparseable one leaves the
+    original standing. Re-votes on findings the judge never adjudicated are ignored: the
+    round re-asks disputing judges, it does not create new votes.
+    """
+    merged = dict(original)
+    for fid in merged:
+        revote = revotes.get(fid)
+        verdict = revote.get("verdict") if isinstance(revote, Mapping) else None
+        if isinstance(verdict, str) and verdict in VERDICTS:
+            merged[fid] = verdict
+    return merged
+
+
+def _block_entries(text: str, key: str, bad_code: str) -> tuple[list[Any], ErrorEntry | None]:
+    """The block's `key` array, or a block-level error (and no entries)."""
+    value, error = read_last_json_block(text)
+    if error:
+        return [], error
+    if not isinstance(value, dict):
+        detail = f"the json block is {json_type(value)}, not an object with {key}"
+        return [], make_error(bad_code, detail)
+    if not isinstance(value.get(key), list):
+        got = "missing" if key not in value else f"{json_type(value[key])}, not an array"
+        return [], make_error(bad_code, f"{key} is {got}")
+    return value[key], None
+
+
+def _last_valid(
+    entries: list[Any], ids: frozenset[str], read: Callable[[Mapping[str, Any]], _T | None]
+) -> dict[str, _T]:
+    """id -> the last valid reading of an entry for that id; invalid entries are skipped."""
+    out: dict[str, _T] = {}
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            continue
+        if entry["id"] not in ids:
+            continue
+        parsed = read(entry)
+        if parsed is not None:
+            out[entry["id"]] = parsed
+    return out
+
+
+def _text(value: Any) -> str:
+    """A trimmed string value, or "" for anything that is not a string."""
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _ordered_ids(ids: Collection[str]) -> list[str]:
+    return sorted(set(ids), key=finding_id_sort_key)
+
+
+def finding_id_sort_key(fid: str) -> tuple[str, int, str]:
+    """Natural order for run-global ids: A2 before A10 before B1; odd ids sort by text."""
+    match = re.fullmatch(r"([A-Za-z]*)(\d+)", fid)
+    if match:
+        return match[1], int(match[2]), fid
+    return fid, -1, fid

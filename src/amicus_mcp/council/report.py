@@ -1,0 +1,483 @@
+"""Council report: one neutral model of a verdict document, two string renderers.
+
+`build_report(verdict, fmt=..., wave=...)` is the whole public surface the fronts need
+(`amicus council report`, `amicus_verdict` with `render`). It is pure: it reads the
+verdict dict (and optionally a wave dict, used only for the wave's total cost), builds a
+`ReportModel` of frozen dataclasses, and hands it to `report_md.render_markdown` or
+`report_html.render_html`, which own the string formats.
+
+Every figure (durations, costs, street-cred scores) is formatted HERE, once, so the two
+renderers can never disagree about a number; they own structure and escaping only.
+Strings in the model are still raw model-derived text: escaping is the renderers' job,
+because what is "safe" differs between Markdown and HTML.
+
+Decisions where the contract (seed "amicus council report", v4.8) is silent:
+
+* An empty `seats` list, or a seat with an empty-string `id`, does not count as a usable
+  seat table, so the matrix stays in alias space (an empty seat column could never
+  receive a vote — the join refuses the empty key).
+* Alias space de-duplicates `council` (first occurrence wins the position); a repeated
+  alias with no seat table cannot be told apart anyway, and two identical headers would
+  only show the same last-wins vote twice.
+* A vote whose `verdict` is not agree/dispute/neutral renders `?` (a vote exists, its
+  meaning is unknown) and the legend explains `?` only when one occurs.
+* The raiser's `*` decorates a vote; an empty cell stays empty even in the raiser's column.
+* The cost label is `seat || model` (same rule as street-cred) so twin-bench rows differ.
+* A cost row with `usage: null`, or a `cost.amount` that is not a number, is unknown
+  (`?`). Without a wave document the total is the sum of the known amounts, prefixed
+  `≥ ` when any row is unknown and `?` when nothing is known; `~` marks a total that
+  includes an estimated amount (wave source `estimated`/`mixed` likewise).
+* Tier groups for a tier outside the four known ones are kept (after Singleton, in
+  first-seen order) rather than silently dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any, Literal
+
+from amicus_mcp.errors import BadArgs
+
+TIER_ORDER: tuple[str, ...] = ("Disputed", "Contested", "Confirmed", "Singleton")
+UNATTRIBUTED = "UNATTRIBUTED"
+RESERVED_CLAUDE = "claude"
+# Only these roles get a suffixed cost label; rebuttal/revote render unsuffixed (seed).
+SUFFIXED_ROLES = frozenset({"judge", "chair-attempt", "repair", "superseded"})
+
+VoteKind = Literal["agree", "dispute", "neutral", "unknown"]
+CostKind = Literal["reported", "estimated", "unknown"]
+
+
+# --------------------------------------------------------------------------- model
+
+
+@dataclass(frozen=True)
+class Header:
+    run_type: str
+    run_id: str
+    date: str
+    chair: str
+    council: tuple[str, ...]
+    overall_verdict: str | None
+
+
+@dataclass(frozen=True)
+class TierCount:
+    tier: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One matrix cell. `kind` None means the column's judge did not vote."""
+
+    kind: VoteKind | None
+    raiser: bool
+
+
+@dataclass(frozen=True)
+class Basis:
+    a: int | None
+    d: int | None
+    n: int | None
+
+    @property
+    def text(self) -> str:
+        return f"a{_count(self.a)}/d{_count(self.d)}/n{_count(self.n)}"
+
+    @property
+    def thin(self) -> bool:
+        # Workspace rule: at most one decisive peer vote means the tier rests on little.
+        if self.a is None or self.d is None:
+            return False
+        return self.a + self.d <= 1
+
+
+@dataclass(frozen=True)
+class Override:
+    from_tier: str
+    to_tier: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class DebateNote:
+    action: str
+    previous_tier: str
+
+
+@dataclass(frozen=True)
+class FindingView:
+    id: str
+    severity: str
+    raiser: str
+    tier: str
+    basis: Basis
+    decision: str | None
+    applied: bool
+    override: Override | None
+    duplicate_of: str | None
+    debate: DebateNote | None
+    same_model_only: bool
+    votes: tuple[Vote, ...]
+
+
+@dataclass(frozen=True)
+class Matrix:
+    columns: tuple[str, ...]
+    rows: tuple[FindingView, ...]
+    has_unattributed: bool
+    has_dagger: bool
+    has_unknown_vote: bool
+
+
+@dataclass(frozen=True)
+class StreetCredRow:
+    label: str
+    peers_only: str
+    with_self: str
+
+
+@dataclass(frozen=True)
+class TierGroup:
+    tier: str
+    findings: tuple[FindingView, ...]
+
+
+@dataclass(frozen=True)
+class CostRow:
+    label: str
+    status: str
+    duration: str
+    cost: str
+    kind: CostKind
+
+
+@dataclass(frozen=True)
+class ReportModel:
+    header: Header
+    tier_counts: tuple[TierCount, ...]
+    matrix: Matrix
+    street_cred: tuple[StreetCredRow, ...]
+    tier_groups: tuple[TierGroup, ...]
+    cost_rows: tuple[CostRow, ...]
+    wave_total: str
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def build_report(
+    verdict: dict[str, Any],
+    *,
+    fmt: Literal["md", "html"] = "md",
+    wave: dict[str, Any] | None = None,
+) -> str:
+    """Render a council-verdict document as Markdown (`md`) or a self-contained HTML page."""
+    model = build_model(verdict, wave=wave)
+    # Imported here, not at module top: the renderers import this module's dataclasses.
+    if fmt == "md":
+        from amicus_mcp.council.report_md import render_markdown
+
+        return render_markdown(model)
+    if fmt == "html":
+        from amicus_mcp.council.report_html import render_html
+
+        return render_html(model)
+    raise BadArgs(f"unknown report format {fmt!r}", hint="use 'md' or 'html'")
+
+
+def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = None) -> ReportModel:
+    """Project a verdict document (+ optional wave) onto the neutral report model."""
+    if not isinstance(verdict, Mapping):
+        raise BadArgs("a council verdict must be a JSON object")
+    if wave is not None and not isinstance(wave, Mapping):
+        raise BadArgs("a wave document must be a JSON object")
+    findings = [f for f in _list(verdict.get("findings")) if isinstance(f, Mapping)]
+    matrix = _build_matrix(verdict, findings)
+    stats = [r for r in _list(verdict.get("runStats")) if isinstance(r, Mapping)]
+    return ReportModel(
+        header=_build_header(verdict),
+        tier_counts=_build_tier_counts(verdict.get("tierCounts"), matrix.rows),
+        matrix=matrix,
+        street_cred=tuple(_street_cred_row(r) for r in _list(verdict.get("streetCred")) if isinstance(r, Mapping)),
+        tier_groups=_group_by_tier(matrix.rows),
+        cost_rows=tuple(_cost_row(r) for r in stats),
+        wave_total=_wave_total(stats, wave),
+    )
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def round_half_up(value: int | float | Decimal, places: int) -> Decimal:
+    """Round like a person would (2.5 → 3), not like binary floats / banker's rounding do."""
+    # str() first: Decimal(0.052) would carry the float's binary error into the rounding.
+    exact = value if isinstance(value, Decimal) else Decimal(str(value))
+    return exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def format_duration(duration_ms: Any) -> str:
+    """Whole seconds, half-up (37810 ms → "38s"); anything not a number → "—"."""
+    if not _is_number(duration_ms):
+        return "—"
+    return f"{round_half_up(Decimal(str(duration_ms)) / 1000, 0)}s"
+
+
+def format_money(amount: int | float | Decimal) -> str:
+    """USD per amicus-facts §3.4: under $1 four decimals, otherwise two."""
+    places = 4 if Decimal(str(amount)) < 1 else 2
+    return f"${round_half_up(amount, places)}"
+
+
+def format_score(value: Any) -> str:
+    """Street-cred score with two decimals; null (never judged) → "—"."""
+    if not _is_number(value):
+        return "—"
+    return str(round_half_up(value, 2))
+
+
+# --------------------------------------------------------------------------- header
+
+
+def _build_header(verdict: Mapping[str, Any]) -> Header:
+    council = tuple(_text(m) for m in _list(verdict.get("council")))
+    overall = verdict.get("overallVerdict")
+    return Header(
+        run_type=_text(verdict.get("runType"), "—"),
+        run_id=_text(verdict.get("runId"), "—"),
+        date=_text(verdict.get("date"), "—"),
+        chair=_text(verdict.get("chair"), "—"),
+        council=council,
+        overall_verdict=_text(overall) if overall is not None else None,
+    )
+
+
+def _build_tier_counts(raw: Any, rows: Sequence[FindingView]) -> tuple[TierCount, ...]:
+    counts = raw if isinstance(raw, Mapping) else {}
+    out = []
+    for tier in TIER_ORDER:
+        value = counts.get(tier)
+        if not isinstance(value, int) or isinstance(value, bool):
+            # Derived from the findings themselves, never guessed.
+            value = sum(1 for r in rows if r.tier == tier)
+        out.append(TierCount(tier, value))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- matrix
+
+
+def _usable_seats(seats: Any) -> list[str] | None:
+    """Seat ids when `seats` is a usable seat table, else None (→ alias space)."""
+    if not isinstance(seats, list) or not seats:
+        return None
+    if not all(isinstance(s, Mapping) and isinstance(s.get("id"), str) and s["id"] for s in seats):
+        return None
+    return _dedupe([s["id"] for s in seats])
+
+
+def _alias_columns(council: Any) -> list[str]:
+    # `claude` never votes, so it is not a judge column (its votes, if any, fold).
+    return _dedupe([m for m in _list(council) if isinstance(m, str) and m and m != RESERVED_CLAUDE])
+
+
+def _vote_key(adjudication: Mapping[str, Any], seat_space: bool) -> Any:
+    if seat_space and adjudication.get("seat") is not None:
+        return adjudication.get("seat")
+    return adjudication.get("judge")
+
+
+def _raiser_key(finding: Mapping[str, Any], seat_space: bool) -> str:
+    seat = finding.get("raiserSeat")
+    if seat_space and isinstance(seat, str) and seat:
+        return seat
+    return _text(finding.get("raiser"))
+
+
+def _join_votes(
+    finding: Mapping[str, Any], columns: Sequence[str], seat_space: bool
+) -> tuple[dict[str, VoteKind], bool]:
+    """Map column → vote (last wins); refused keys fold into UNATTRIBUTED."""
+    known = set(columns)
+    cells: dict[str, VoteKind] = {}
+    folded = False
+    for adj in _list(finding.get("adjudications")):
+        if not isinstance(adj, Mapping):
+            continue
+        key = _vote_key(adj, seat_space)
+        if not (isinstance(key, str) and key in known):
+            key, folded = UNATTRIBUTED, True
+        cells[key] = _vote_kind(adj.get("verdict"))
+    return cells, folded
+
+
+def _vote_kind(raw: Any) -> VoteKind:
+    if raw == "agree":
+        return "agree"
+    if raw == "dispute":
+        return "dispute"
+    if raw == "neutral":
+        return "neutral"
+    return "unknown"
+
+
+def _build_matrix(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]) -> Matrix:
+    seat_ids = _usable_seats(verdict.get("seats"))
+    seat_space = seat_ids is not None
+    columns = seat_ids if seat_ids is not None else _alias_columns(verdict.get("council"))
+    joined = [_join_votes(f, columns, seat_space) for f in findings]
+    # The extra column exists only when a vote folds, and never doubles a real
+    # bench column literally named UNATTRIBUTED (seed: disclosed residual).
+    if any(folded for _, folded in joined) and UNATTRIBUTED not in columns:
+        columns = [*columns, UNATTRIBUTED]
+    rows = tuple(
+        _finding_view(f, cells, columns, seat_space) for f, (cells, _) in zip(findings, joined, strict=True)
+    )
+    return Matrix(
+        columns=tuple(columns),
+        rows=rows,
+        has_unattributed=UNATTRIBUTED in columns and any(folded for _, folded in joined),
+        has_dagger=any(r.same_model_only for r in rows),
+        has_unknown_vote=any(v.kind == "unknown" for r in rows for v in r.votes),
+    )
+
+
+def _finding_view(
+    finding: Mapping[str, Any], cells: Mapping[str, VoteKind], columns: Sequence[str], seat_space: bool
+) -> FindingView:
+    raiser = _raiser_key(finding, seat_space)
+    votes = tuple(Vote(cells.get(col), cells.get(col) is not None and col == raiser) for col in columns)
+    override = _override(finding.get("tierOverride"))
+    decision = finding.get("decision")
+    duplicate = finding.get("duplicateOf")
+    return FindingView(
+        id=_text(finding.get("id"), "?"),
+        severity=_text(finding.get("severity")),
+        raiser=raiser,
+        tier=override.to_tier if override else _text(finding.get("tier"), "?"),
+        basis=_basis(finding.get("basis")),
+        decision=_text(decision) if decision is not None else None,
+        applied=finding.get("applied") is True,
+        override=override,
+        duplicate_of=_text(duplicate) if duplicate not in (None, "") else None,
+        debate=_debate(finding.get("debate")),
+        same_model_only=finding.get("sameModelCorroboration") is True,
+        votes=votes,
+    )
+
+
+def _basis(raw: Any) -> Basis:
+    b = raw if isinstance(raw, Mapping) else {}
+    return Basis(_int_or_none(b.get("a")), _int_or_none(b.get("d")), _int_or_none(b.get("n")))
+
+
+def _override(raw: Any) -> Override | None:
+    if not isinstance(raw, Mapping) or raw.get("to") in (None, ""):
+        return None
+    return Override(_text(raw.get("from"), "?"), _text(raw.get("to")), _text(raw.get("reason")))
+
+
+def _debate(raw: Any) -> DebateNote | None:
+    if not isinstance(raw, Mapping) or raw.get("action") in (None, ""):
+        return None
+    return DebateNote(_text(raw.get("action")), _text(raw.get("previousTier")))
+
+
+def _group_by_tier(rows: Sequence[FindingView]) -> tuple[TierGroup, ...]:
+    extra = _dedupe([r.tier for r in rows if r.tier not in TIER_ORDER])
+    groups = (TierGroup(t, tuple(r for r in rows if r.tier == t)) for t in (*TIER_ORDER, *extra))
+    return tuple(g for g in groups if g.findings)
+
+
+# --------------------------------------------------------------------------- street-cred
+
+
+def _street_cred_row(row: Mapping[str, Any]) -> StreetCredRow:
+    seat = row.get("seat")
+    label = seat if isinstance(seat, str) and seat else _text(row.get("model"), "?")
+    return StreetCredRow(label, format_score(row.get("peersOnly")), format_score(row.get("withSelf")))
+
+
+# --------------------------------------------------------------------------- cost
+
+
+def _known_cost(row: Mapping[str, Any]) -> tuple[Decimal | None, bool]:
+    """(amount, estimated) for a runStats row; amount None when the cost is unknown."""
+    usage = row.get("usage")
+    cost = usage.get("cost") if isinstance(usage, Mapping) else None
+    if not isinstance(cost, Mapping) or not _is_number(cost.get("amount")):
+        return None, False
+    return Decimal(str(cost["amount"])), cost.get("source") == "estimated"
+
+
+def _cost_row(row: Mapping[str, Any]) -> CostRow:
+    seat = row.get("seat")
+    label = seat if isinstance(seat, str) and seat else _text(row.get("model"), "?")
+    role = row.get("role")
+    if isinstance(role, str) and role in SUFFIXED_ROLES:
+        label = f"{label} ({role})"
+    status, duration = _text(row.get("status"), "—"), format_duration(row.get("durationMs"))
+    amount, estimated = _known_cost(row)
+    if amount is None:
+        return CostRow(label, status, duration, "?", "unknown")
+    if estimated:
+        return CostRow(label, status, duration, "~" + format_money(amount), "estimated")
+    return CostRow(label, status, duration, format_money(amount), "reported")
+
+
+def _wave_total(stats: Sequence[Mapping[str, Any]], wave: Mapping[str, Any] | None) -> str:
+    if wave is not None:
+        usage = wave.get("usage")
+        cost = usage.get("cost") if isinstance(usage, Mapping) else None
+        if not isinstance(cost, Mapping) or not _is_number(cost.get("amount")):
+            return "?"
+        approx = "~" if cost.get("source") in ("estimated", "mixed") else ""
+        return approx + format_money(Decimal(str(cost["amount"])))
+    known = [_known_cost(r) for r in stats]
+    amounts = [a for a, _ in known if a is not None]
+    if not amounts:
+        return "?"
+    lower_bound = "≥ " if len(amounts) < len(known) else ""
+    approx = "~" if any(est for _, est in known) else ""
+    return lower_bound + approx + format_money(sum(amounts, Decimal(0)))
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _dedupe(items: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _is_number(value: Any) -> bool:
+    # bool is an int subclass in Python; a JSON `true` is not a figure.
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        return False
+    try:
+        return Decimal(str(value)).is_finite()
+    except InvalidOperation:
+        return False
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else str(value)
+
+
+def _text(value: Any, missing: str = "") -> str:
+    """Display text for a document value; raw (unescaped) — renderers escape."""
+    if value is None:
+        return missing
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else str(value)

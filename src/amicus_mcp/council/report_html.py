@@ -1,0 +1,289 @@
+"""HTML renderer for the council report: one self-contained page, no external resources.
+
+Input is the neutral `ReportModel` from `report.py`. The page carries its styles inline,
+loads nothing (no scripts, links, images, fonts, `url(...)` or `@import`), and declares a
+`default-src 'none'` Content-Security-Policy so that even a renderer bug could not make it
+fetch or run anything. It reads in light and dark mode via `prefers-color-scheme`.
+
+Model-derived text is untrusted: every string taken from the model goes through `_e`
+(`html.escape(..., quote=True)`) before it touches markup, in text and attributes alike.
+Class names are never built from model text — they come from fixed lookup tables.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from amicus_mcp.council.report import (
+    TIER_ORDER,
+    UNATTRIBUTED,
+    CostRow,
+    FindingView,
+    Header,
+    Matrix,
+    ReportModel,
+    StreetCredRow,
+    TierCount,
+    TierGroup,
+    Vote,
+)
+
+GLYPHS = {"agree": "✓", "dispute": "✗", "neutral": "–", "unknown": "?"}
+# Fixed class per known tier; an unknown tier gets none rather than a class built from text.
+TIER_CLASS = {t: f"tier-{t.lower()}" for t in TIER_ORDER}
+VERDICT_CLASS = {
+    "Ship it": "good",
+    "Converged": "good",
+    "Fix these first": "warn",
+    "Split": "warn",
+    "Fundamental rethink": "bad",
+    "Insufficient": "bad",
+}
+DAGGER_TEXT = "corroborated only by another seat running the same model"
+UNATTRIBUTED_TEXT = "votes whose judge names no column on this bench (last vote wins per finding)"
+
+CSS = """
+:root{color-scheme:light dark;--bg:#fbfbfa;--fg:#1f2328;--muted:#59636e;--border:#d0d7de;
+--head:#f0f2f4;--card:#ffffff;--bad:#cf222e;--bad-bg:#ffebe9;--warn:#9a6700;--warn-bg:#fff8c5;
+--good:#1a7f37;--good-bg:#dafbe1;--single:#57606a;--single-bg:#f3f4f6;--accent:#0969da}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;
+--border:#30363d;--head:#161b22;--card:#11161d;--bad:#ff7b72;--bad-bg:rgba(248,81,73,.16);
+--warn:#e3b341;--warn-bg:rgba(210,153,34,.16);--good:#56d364;--good-bg:rgba(46,160,67,.16);
+--single:#9198a1;--single-bg:rgba(110,118,129,.14);--accent:#58a6ff}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);
+font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+main{max-width:980px;margin:0 auto;padding:32px 24px 48px}
+h1{font-size:1.6rem;line-height:1.25;margin:0 0 6px}
+h1 .run-id{color:var(--muted);font-weight:500}
+h2{font-size:1.15rem;margin:34px 0 10px;padding-bottom:6px;border-bottom:1px solid var(--border)}
+h3{font-size:1rem;margin:18px 0 6px;padding-left:8px;border-left:4px solid var(--single)}
+.meta{color:var(--muted);margin:0}
+.chair-verdict{display:inline-block;margin:14px 0 0;padding:6px 14px;border-radius:999px;
+border:1px solid var(--border);background:var(--card);font-weight:600}
+.chair-verdict.good{color:var(--good);background:var(--good-bg);border-color:var(--good)}
+.chair-verdict.warn{color:var(--warn);background:var(--warn-bg);border-color:var(--warn)}
+.chair-verdict.bad{color:var(--bad);background:var(--bad-bg);border-color:var(--bad)}
+.table-wrap{overflow-x:auto}
+table{border-collapse:collapse;background:var(--card);font-variant-numeric:tabular-nums}
+th,td{border:1px solid var(--border);padding:6px 10px;text-align:left;vertical-align:top}
+th{background:var(--head);font-weight:600;white-space:nowrap}
+td.num{text-align:right}
+td.vote{text-align:center;font-size:1.05rem;min-width:3.2em}
+td.vote.agree{color:var(--good)} td.vote.dispute{color:var(--bad)} td.vote.neutral{color:var(--muted)}
+.star{font-weight:700;color:var(--fg)}
+th.unattributed{color:var(--muted);font-style:italic}
+tr.tier-disputed td{background:var(--bad-bg)} tr.tier-disputed td:first-child{box-shadow:inset 4px 0 var(--bad)}
+tr.tier-contested td{background:var(--warn-bg)} tr.tier-contested td:first-child{box-shadow:inset 4px 0 var(--warn)}
+tr.tier-confirmed td{background:var(--good-bg)} tr.tier-confirmed td:first-child{box-shadow:inset 4px 0 var(--good)}
+tr.tier-singleton td{background:var(--single-bg)} tr.tier-singleton td:first-child{box-shadow:inset 4px 0 var(--single)}
+h3.tier-disputed{border-color:var(--bad)} h3.tier-contested{border-color:var(--warn)}
+h3.tier-confirmed{border-color:var(--good)} h3.tier-singleton{border-color:var(--single)}
+.badge{display:inline-block;margin-left:6px;padding:0 7px;border-radius:999px;font-size:.75rem;
+line-height:1.6;font-weight:600;border:1px solid var(--border);color:var(--muted);vertical-align:1px}
+.badge.override{color:var(--accent);border-color:var(--accent)}
+.legend{color:var(--muted);font-size:.9rem;margin:8px 0 0}
+.legend code{font-size:.85rem}
+.empty{color:var(--muted);font-style:italic}
+ul.findings{margin:0;padding-left:22px} ul.findings li{margin:3px 0}
+.basis{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem}
+.note{color:var(--muted)}
+td.cost.unknown{color:var(--muted)} td.cost.estimated{font-style:italic}
+tr.total td{font-weight:700;background:var(--head)}
+"""
+
+
+def render_html(model: ReportModel) -> str:
+    """Render the whole report as one self-contained HTML document."""
+    h = model.header
+    title = f"Council Report — {h.run_type} ({h.run_id})"
+    body = "\n".join(
+        [
+            _header(h),
+            _summary(model.tier_counts),
+            _matrix(model.matrix),
+            _street_cred(model.street_cred),
+            _findings(model.tier_groups),
+            _cost(model.cost_rows, model.wave_total),
+        ]
+    )
+    return (
+        "<!doctype html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        # Defence in depth: even an escaping bug could not load or run anything.
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="color-scheme" content="light dark">\n'
+        f"<title>{_e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
+        f"{body}\n</main>\n</body>\n</html>\n"
+    )
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _tr(cells: Sequence[str], cls: str = "") -> str:
+    attr = f' class="{cls}"' if cls else ""
+    return f"<tr{attr}>" + "".join(cells) + "</tr>"
+
+
+def _table(cls: str, headers: Sequence[str], rows: Sequence[str]) -> str:
+    head = "<thead><tr>" + "".join(headers) + "</tr></thead>"
+    return f'<div class="table-wrap"><table class="{cls}">{head}<tbody>\n' + "\n".join(rows) + "\n</tbody></table></div>"
+
+
+def _th(text: str, cls: str = "") -> str:
+    attr = f' class="{cls}"' if cls else ""
+    return f"<th{attr}>{_e(text)}</th>"
+
+
+def _badge(text: str, cls: str = "", title: str = "") -> str:
+    t = f' title="{_e(title)}"' if title else ""
+    return f'<span class="badge {cls}"{t}>{_e(text)}</span>'
+
+
+def _section(title: str, content: str) -> str:
+    return f"<section>\n<h2>{_e(title)}</h2>\n{content}\n</section>"
+
+
+def _empty(text: str) -> str:
+    return f'<p class="empty">{_e(text)}</p>'
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def _header(h: Header) -> str:
+    council = ", ".join(_e(m) for m in h.council)
+    lines = [
+        "<header>",
+        f'<h1>Council Report — {_e(h.run_type)} <span class="run-id">({_e(h.run_id)})</span></h1>',
+        f'<p class="meta">{_e(h.date)} · chair: <strong>{_e(h.chair)}</strong> · council: {council}</p>',
+    ]
+    if h.overall_verdict is not None:
+        cls = VERDICT_CLASS.get(h.overall_verdict, "")
+        lines.append(f'<p class="chair-verdict {cls}">Chair verdict: {_e(h.overall_verdict)}</p>')
+    lines.append("</header>")
+    return "\n".join(lines)
+
+
+def _summary(counts: Sequence[TierCount]) -> str:
+    rows = [
+        _tr([f"<td>{_e(c.tier)}</td>", f'<td class="num">{c.count}</td>'], TIER_CLASS.get(c.tier, ""))
+        for c in counts
+    ]
+    return _section("Verdict summary", _table("summary", [_th("Tier"), _th("Count")], rows))
+
+
+def _vote_cell(v: Vote) -> str:
+    if v.kind is None:
+        return '<td class="vote"></td>'
+    star = '<span class="star" title="raiser\'s own vote">*</span>' if v.raiser else ""
+    return f'<td class="vote {v.kind}" title="{v.kind}">{GLYPHS[v.kind]}{star}</td>'
+
+
+def _tier_badges(f: FindingView) -> str:
+    out = ""
+    if f.basis.thin:
+        out += _badge("thin", "thin", "a+d ≤ 1: the tier rests on at most one decisive peer vote")
+    if f.override is not None:
+        out += _badge("override", "override", f"tier overridden from {f.override.from_tier}")
+    return out
+
+
+def _matrix_row(f: FindingView, dagger: bool) -> str:
+    mark = f'<span class="dagger" title="{_e(DAGGER_TEXT)}">†</span>' if dagger and f.same_model_only else ""
+    decision = _e(f.decision) if f.decision is not None else ""
+    cells = [
+        f"<td><strong>{_e(f.id)}</strong>{mark}</td>",
+        f"<td>{_e(f.severity)}</td>",
+        f"<td>{_e(f.raiser)}</td>",
+        *(_vote_cell(v) for v in f.votes),
+        f"<td>{_e(f.tier)}{_tier_badges(f)}</td>",
+        f"<td>{decision}</td>",
+    ]
+    return _tr(cells, TIER_CLASS.get(f.tier, ""))
+
+
+def _legend(m: Matrix) -> str:
+    lines = ["Legend: ✓ agree · ✗ dispute · – neutral · <code>*</code> raiser's own vote"]
+    if m.has_unknown_vote:
+        lines.append("<code>?</code> a vote whose verdict is not agree, dispute or neutral")
+    if m.has_dagger:
+        lines.append(f"<code>†</code> {_e(DAGGER_TEXT)}")
+    if m.has_unattributed:
+        lines.append(f"<code>{UNATTRIBUTED}</code> {_e(UNATTRIBUTED_TEXT)}")
+    return "\n".join(f'<p class="legend">{line}</p>' for line in lines)
+
+
+def _matrix(m: Matrix) -> str:
+    if not m.rows:
+        return _section("Adjudication matrix", _empty("No findings."))
+    judges = [_th(c, "judge unattributed" if c == UNATTRIBUTED and m.has_unattributed else "judge") for c in m.columns]
+    headers = [_th("Finding"), _th("Sev"), _th("Raiser"), *judges, _th("Tier"), _th("Decision")]
+    table = _table("matrix", headers, [_matrix_row(f, m.has_dagger) for f in m.rows])
+    return _section("Adjudication matrix", table + "\n" + _legend(m))
+
+
+def _street_cred(rows: Sequence[StreetCredRow]) -> str:
+    title = "Street-cred (peers-only; lower = better)"
+    if not rows:
+        return _section(title, _empty("No street-cred rows."))
+    body = [
+        _tr([f"<td>{_e(r.label)}</td>", f'<td class="num">{_e(r.peers_only)}</td>', f'<td class="num">{_e(r.with_self)}</td>'])
+        for r in rows
+    ]
+    return _section(title, _table("street-cred", [_th("Model"), _th("peers-only"), _th("with-self")], body))
+
+
+def _finding_item(f: FindingView) -> str:
+    """Same text as the Markdown line, plus the thin / override badges."""
+    parts = [
+        f"<strong>{_e(f.id)}</strong> ({_e(f.severity)}, raiser {_e(f.raiser)})",
+        f'<span class="basis">{_e(f.basis.text)}</span>' + (_badge("thin", "thin") if f.basis.thin else ""),
+    ]
+    if f.decision is not None:
+        parts.append(_e(f.decision) + (" (applied)" if f.applied else ""))
+    if f.override is not None:
+        o = f.override
+        reason = f": {_e(o.reason)}" if o.reason else ""
+        parts.append(_badge("override", "override") + f' <span class="note">{_e(o.from_tier)} → {_e(o.to_tier)}{reason}</span>')
+    if f.debate is not None:
+        was = f" (was {_e(f.debate.previous_tier)})" if f.debate.previous_tier else ""
+        parts.append(f'<span class="note">debate: {_e(f.debate.action)}{was}</span>')
+    if f.duplicate_of is not None:
+        parts.append(f'<span class="note">duplicate of {_e(f.duplicate_of)}</span>')
+    return "<li>" + " — ".join(parts) + "</li>"
+
+
+def _findings(groups: Sequence[TierGroup]) -> str:
+    if not groups:
+        return _section("Findings by tier", _empty("No findings."))
+    blocks = []
+    for g in groups:
+        cls = TIER_CLASS.get(g.tier, "")
+        blocks.append(f'<h3 class="{cls}">{_e(g.tier)}</h3>' if cls else f"<h3>{_e(g.tier)}</h3>")
+        blocks.append('<ul class="findings">\n' + "\n".join(_finding_item(f) for f in g.findings) + "\n</ul>")
+    return _section("Findings by tier", "\n".join(blocks))
+
+
+def _cost(rows: Sequence[CostRow], wave_total: str) -> str:
+    body = [
+        _tr(
+            [
+                f"<td>{_e(r.label)}</td>",
+                f"<td>{_e(r.status)}</td>",
+                f'<td class="num">{_e(r.duration)}</td>',
+                f'<td class="num cost {r.kind}">{_e(r.cost)}</td>',
+            ]
+        )
+        for r in rows
+    ]
+    body.append(_tr(["<td>Wave total</td>", "<td></td>", "<td></td>", f'<td class="num">{_e(wave_total)}</td>'], "total"))
+    headers = [_th("Model"), _th("Status"), _th("Duration"), _th("Cost")]
+    return _section("Cost", _table("cost", headers, body))

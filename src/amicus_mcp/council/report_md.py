@@ -1,0 +1,168 @@
+"""Markdown renderer for the council report (owns the Markdown string format).
+
+Input is the neutral `ReportModel` from `report.py`; output is one string ending in a
+single newline. The worked example in seed "amicus council report" must reproduce byte
+for byte, so the layout here is deliberately literal.
+
+Model-derived text is untrusted: every such string passes through `_inline` (newlines
+collapsed, so a value cannot start a heading or a new table row) and, inside a table,
+through `_cell` (backslashes and pipes escaped, so it cannot add or shift a column).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from amicus_mcp.council.report import (
+    CostRow,
+    FindingView,
+    Header,
+    Matrix,
+    ReportModel,
+    StreetCredRow,
+    TierCount,
+    TierGroup,
+    Vote,
+)
+
+GLYPHS = {"agree": "✓", "dispute": "✗", "neutral": "–", "unknown": "?"}
+LEGEND = "_Legend: ✓ agree · ✗ dispute · – neutral · `*` raiser's own vote_"
+LEGEND_UNKNOWN = "_`?` a vote whose verdict is not agree, dispute or neutral_"
+LEGEND_DAGGER = "_`†` corroborated only by another seat running the same model_"
+LEGEND_UNATTRIBUTED = "_`UNATTRIBUTED` votes whose judge names no column on this bench (last vote wins per finding)_"
+NO_FINDINGS = "_No findings._"
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def render_markdown(model: ReportModel) -> str:
+    """Render the whole report; sections are separated by one blank line."""
+    blocks = [
+        _header(model.header),
+        _summary(model.tier_counts),
+        _matrix(model.matrix),
+        _street_cred(model.street_cred),
+        _findings(model.tier_groups),
+        _cost(model.cost_rows, model.wave_total),
+    ]
+    return "\n\n".join(blocks) + "\n"
+
+
+# --------------------------------------------------------------------------- escaping
+
+
+def _inline(text: str) -> str:
+    """One line of Markdown: a newline in model text must not start a new block."""
+    return _LINE_BREAK.sub(" ", text)
+
+
+def _cell(text: str) -> str:
+    # Backslash first, else an input `\|` would become `\\|` = literal `\` + column break.
+    return _inline(text).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _row(cells: Sequence[str]) -> str:
+    """A table row from already-escaped cells; an empty cell renders as `| |`."""
+    return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = [_row(headers), "|" + "---|" * len(headers)]
+    lines.extend(_row(r) for r in rows)
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def _header(h: Header) -> str:
+    council = ", ".join(_inline(m) for m in h.council)
+    lines = [
+        f"# Council Report — {_inline(h.run_type)} ({_inline(h.run_id)})",
+        "",
+        f"_{_inline(h.date)} · chair: {_inline(h.chair)} · council: {council}_",
+    ]
+    if h.overall_verdict is not None:
+        lines += ["", f"**Chair verdict: {_inline(h.overall_verdict)}**"]
+    return "\n".join(lines)
+
+
+def _summary(counts: Sequence[TierCount]) -> str:
+    return "## Verdict summary\n\n" + _table(["Tier", "Count"], [[c.tier, str(c.count)] for c in counts])
+
+
+def _vote(v: Vote) -> str:
+    if v.kind is None:
+        return ""
+    return GLYPHS[v.kind] + ("*" if v.raiser else "")
+
+
+def _tier_cell(f: FindingView) -> str:
+    return _cell(f.tier) + (" (override)" if f.override else "")
+
+
+def _matrix_row(f: FindingView, dagger: bool) -> list[str]:
+    fid = _cell(f.id) + ("†" if dagger and f.same_model_only else "")
+    votes = [_vote(v) for v in f.votes]
+    decision = _cell(f.decision) if f.decision is not None else ""
+    return [fid, _cell(f.severity), _cell(f.raiser), *votes, _tier_cell(f), decision]
+
+
+def _matrix(m: Matrix) -> str:
+    title = "## Adjudication matrix"
+    if not m.rows:
+        return f"{title}\n\n{NO_FINDINGS}"
+    headers = ["Finding", "Sev", "Raiser", *(_cell(c) for c in m.columns), "Tier", "Decision"]
+    table = _table(headers, [_matrix_row(f, m.has_dagger) for f in m.rows])
+    # Each legend line is its own paragraph so it stays on its own line when rendered.
+    legend = [LEGEND]
+    if m.has_unknown_vote:
+        legend.append(LEGEND_UNKNOWN)
+    if m.has_dagger:
+        legend.append(LEGEND_DAGGER)
+    if m.has_unattributed:
+        legend.append(LEGEND_UNATTRIBUTED)
+    return "\n\n".join([title, table, *legend])
+
+
+def _street_cred(rows: Sequence[StreetCredRow]) -> str:
+    title = "## Street-cred (peers-only; lower = better)"
+    if not rows:
+        return f"{title}\n\n_No street-cred rows._"
+    body = [[_cell(r.label), r.peers_only, r.with_self] for r in rows]
+    return f"{title}\n\n" + _table(["Model", "peers-only", "with-self"], body)
+
+
+def finding_line(f: FindingView) -> str:
+    """`- **B2** (blocker, raiser gpt) — a0/d1/n0 — accepted (applied)` plus annotations."""
+    parts = [f"- **{_inline(f.id)}** ({_inline(f.severity)}, raiser {_inline(f.raiser)})", f.basis.text]
+    if f.decision is not None:
+        parts.append(_inline(f.decision) + (" (applied)" if f.applied else ""))
+    if f.override is not None:
+        o = f.override
+        reason = f": {_inline(o.reason)}" if o.reason else ""
+        parts.append(f"tier overridden {_inline(o.from_tier)} → {_inline(o.to_tier)}{reason}")
+    if f.debate is not None:
+        was = f" (was {_inline(f.debate.previous_tier)})" if f.debate.previous_tier else ""
+        parts.append(f"debate: {_inline(f.debate.action)}{was}")
+    if f.duplicate_of is not None:
+        parts.append(f"duplicate of {_inline(f.duplicate_of)}")
+    return " — ".join(parts)
+
+
+def _findings(groups: Sequence[TierGroup]) -> str:
+    title = "## Findings by tier"
+    if not groups:
+        return f"{title}\n\n{NO_FINDINGS}"
+    blocks = [title]
+    for g in groups:
+        blocks.append(f"### {_inline(g.tier)}")
+        blocks.append("\n".join(finding_line(f) for f in g.findings))
+    return "\n\n".join(blocks)
+
+
+def _cost(rows: Sequence[CostRow], wave_total: str) -> str:
+    body = [[_cell(r.label), _cell(r.status), r.duration, r.cost] for r in rows]
+    body.append(["**Wave total**", "", "", wave_total])
+    return "## Cost\n\n" + _table(["Model", "Status", "Duration", "Cost"], body)

@@ -1,0 +1,131 @@
+"""The verdict: a pure merge of a tally record with the Stage-4 decisions.
+
+Nothing is recomputed. `build_verdict` is a *closed projection*: each literal below names
+every key it emits, so a key added to the tally record reaches `verdict.json` only when it
+is named here. The top level renames `meta.models` to `council` and promotes `meta.seats`
+to `seats`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..documents import check_decisions
+from ..errors import BadArgs
+from ..schemas import schema_errors
+
+VERDICT_SCHEMA_VERSION = 2
+OVERALL_VERDICTS = ("Ship it", "Fix these first", "Fundamental rethink")
+
+
+def build_verdict(
+    record: Any,
+    decisions: Any = (),
+    *,
+    overall_verdict: str | None = None,
+) -> dict[str, Any]:
+    """Merge `record` (a council-tally document) with `decisions` into a council-verdict."""
+    _check_record(record)
+    decisions = list(decisions) if isinstance(decisions, tuple) else decisions
+    check_decisions(decisions)
+    if overall_verdict is not None and overall_verdict not in OVERALL_VERDICTS:
+        raise BadArgs(
+            f"overallVerdict '{overall_verdict}' is not one of: {', '.join(OVERALL_VERDICTS)}",
+            hint="pass the chair's VERDICT line exactly, or null when there is none",
+        )
+    by_id = _decisions_by_id(decisions, {f["id"] for f in record["findings"]})
+    meta = record["meta"]
+
+    verdict: dict[str, Any] = {
+        "schemaVersion": VERDICT_SCHEMA_VERSION,
+        "type": "council-verdict",
+        "overallVerdict": overall_verdict,
+        "runId": meta["runId"],
+    }
+    for key in ("runType", "date", "chair"):
+        if key in meta:
+            verdict[key] = meta[key]
+    verdict["council"] = meta["models"]
+    if "claudeInCouncil" in meta:
+        verdict["claudeInCouncil"] = meta["claudeInCouncil"]
+    if meta.get("seats") is not None:
+        verdict["seats"] = meta["seats"]
+    verdict["findings"] = [_finding(f, by_id.get(f["id"], {})) for f in record["findings"]]
+    verdict["streetCred"] = [_street_cred_row(row) for row in record["streetCred"]]
+    verdict["runStats"] = record["runStats"]
+    verdict["tierCounts"] = record["tierCounts"]
+    return verdict
+
+
+def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any]) -> dict[str, Any]:
+    override = decision.get("tierOverride") or finding.get("tierOverride") or None
+    out: dict[str, Any] = {
+        "id": finding["id"],
+        "raiser": finding.get("raiser"),
+        "severity": finding.get("severity"),
+        "tier": override["to"] if override else finding["tier"],
+        "basis": finding["basis"],
+        "confidence": finding["confidence"],
+        "tierOverride": override,
+        "duplicateOf": decision.get("duplicateOf"),
+        "adjudications": finding.get("adjudications", []),
+        "decision": decision.get("decision"),
+        "applied": decision.get("applied", False),
+    }
+    if finding.get("raiserSeat") is not None:
+        out["raiserSeat"] = finding["raiserSeat"]
+    if finding.get("sameModelCorroboration") is True:
+        out["sameModelCorroboration"] = True
+    if isinstance(finding.get("debate"), dict):
+        out["debate"] = finding["debate"]
+    return out
+
+
+def _street_cred_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = {"model": row["model"], "withSelf": row.get("withSelf"), "peersOnly": row.get("peersOnly")}
+    if row.get("seat") is not None:
+        out["seat"] = row["seat"]
+    return out
+
+
+def _decisions_by_id(decisions: Sequence[Mapping[str, Any]], finding_ids: set[str]) -> dict[str, Mapping[str, Any]]:
+    by_id: dict[str, Mapping[str, Any]] = {}
+    for decision in decisions:
+        if decision["id"] not in finding_ids:
+            raise BadArgs(
+                f"decision for '{decision['id']}' names no finding in the tally record",
+                hint=f"finding ids in this record: {', '.join(sorted(finding_ids)) or '(none)'}",
+            )
+        if decision["id"] in by_id:
+            raise BadArgs(f"two decisions for finding '{decision['id']}'", hint="keep one decision per finding")
+        by_id[decision["id"]] = decision
+    return by_id
+
+
+def _check_record(record: Any) -> None:
+    if isinstance(record, dict) and record.get("type") != "council-tally" and "adjudications" in record and "meta" in record:
+        raise BadArgs(
+            "this is a tally input, not a tally record",
+            hint="run 'amicus council tally INPUT --json > tally.json' first and pass tally.json",
+        )
+    problems = schema_errors(record, "council-tally")
+    if problems:
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise BadArgs(
+            f"not a council-tally record: {'; '.join(problems[:3])}{more}",
+            hint="pass the record printed by 'amicus council tally --json'",
+        )
+
+
+def render_verdict_summary(verdict: Mapping[str, Any], out_path: str) -> str:
+    """The human summary `amicus council verdict` prints."""
+    counts: dict[str, int] = {}
+    for finding in verdict["findings"]:
+        label = finding["decision"] if finding["decision"] is not None else "undecided"
+        counts[label] = counts.get(label, 0) + 1
+    lines = [f"Verdict (schema v{verdict['schemaVersion']}, {verdict['runId']}) → {out_path}"]
+    lines += [f"  {label} {n}" for label, n in counts.items()]
+    if verdict.get("overallVerdict"):
+        lines.append(f"  chair: VERDICT: {verdict['overallVerdict']}")
+    return "\n".join(lines)

@@ -1,0 +1,143 @@
+"""API keys: where they come from, and how they are kept out of every message.
+
+Keys come from the process environment or from the keys file `.env` in the config dir
+(`$AMICUS_ENV_DIR/.env` when that is set, else `$AMICUS_CONFIG_DIR/.env`, else
+`~/.config/amicus/.env`). The process environment wins, so a key exported in a shell
+overrides the file without editing it.
+
+The file format is the usual one: `KEY=value` lines, `#` comments, blank lines, an
+optional `export ` prefix and optional matching quotes around the value. Nothing here
+logs or formats a value: a malformed line is reported by its line number only.
+
+`Secret` wraps a key so an accidental `repr`/`str`/f-string shows `***`, and `redact`
+scrubs known key values out of any text a server sends back before it reaches an error.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from ..config import config_dir
+from ..fsio import decode_text
+
+log = logging.getLogger(__name__)
+
+ENV_FILE = ".env"
+_KEY_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+REDACTED = "***"
+
+
+class Secret:
+    """A key value that never shows itself unless asked with `reveal()`."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"Secret({REDACTED})"
+
+    def __str__(self) -> str:
+        return REDACTED
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+
+def env_file_path() -> Path:
+    override = os.environ.get("AMICUS_ENV_DIR")
+    base = Path(override).expanduser() if override else config_dir()
+    return base / ENV_FILE
+
+
+def parse_env_text(text: str, *, source: str = ENV_FILE) -> dict[str, str]:
+    """Parse `.env` text into a dict; later lines win over earlier ones."""
+    values: dict[str, str] = {}
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        try:
+            parsed = _parse_env_line(raw)
+        except ValueError:
+            log.warning("%s line %d is not KEY=value; ignored", source, lineno)
+            continue
+        if parsed is not None:
+            values[parsed[0]] = parsed[1]
+    return values
+
+
+def _parse_env_line(raw: str) -> tuple[str, str] | None:
+    """(name, value), or None for a blank/comment line; ValueError when malformed."""
+    line = raw.strip()
+    if not line or line.startswith("#"):
+        return None
+    if line.startswith("export "):
+        line = line[len("export "):].lstrip()
+    name, sep, value = line.partition("=")
+    name = name.strip()
+    if not sep or not _KEY_NAME.match(name):
+        raise ValueError("not KEY=value")
+    return name, _unquote(value.strip())
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    # An unquoted value may carry a trailing " # comment".
+    hash_at = value.find(" #")
+    return value[:hash_at].rstrip() if hash_at >= 0 else value
+
+
+def load_env_file(path: Path | None = None) -> dict[str, str]:
+    """The keys file as a dict; `{}` when it does not exist or cannot be read."""
+    target = env_file_path() if path is None else path
+    try:
+        raw = target.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        log.warning("cannot read keys file %s (%s); ignoring it", target, exc.strerror or type(exc).__name__)
+        return {}
+    try:
+        text = decode_text(raw)
+    except UnicodeDecodeError:
+        log.warning("keys file %s is not text; ignoring it", target)
+        return {}
+    return parse_env_text(text, source=str(target))
+
+
+def get_key(*names: str, environ: Mapping[str, str] | None = None, env_file: Mapping[str, str] | None = None) -> Secret | None:
+    """The first non-empty value among `names`: process env first, then the keys file."""
+    env = os.environ if environ is None else environ
+    for name in names:
+        value = env.get(name, "").strip()
+        if value:
+            return Secret(value)
+    file_values = load_env_file() if env_file is None else env_file
+    for name in names:
+        value = file_values.get(name, "").strip()
+        if value:
+            return Secret(value)
+    return None
+
+
+def redact(text: str, secrets: Iterable[Secret | str | None]) -> str:
+    """`text` with every occurrence of each secret value replaced by `***`."""
+    for secret in secrets:
+        value = secret.reveal() if isinstance(secret, Secret) else secret
+        # Very short values would mangle ordinary words; real keys are long.
+        if value and len(value) >= 4:
+            text = text.replace(value, REDACTED)
+    return text

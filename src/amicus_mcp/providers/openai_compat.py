@@ -1,0 +1,453 @@
+"""Any OpenAI-compatible chat API: OpenRouter, OpenAI, DeepSeek, Google, Ollama, vLLM …
+
+Two halves, kept apart the way pydantic-ai splits models from providers:
+
+- request/response mapping — pure functions: `build_payload` turns a `CompletionRequest`
+  into a `/chat/completions` body; `parse_reply` turns a decoded body into a
+  `Completion` (or a typed error); `error_for_status` maps an HTTP failure to one.
+- plumbing — `OpenAICompatibleProvider`: base URL, key, headers, one shared
+  `httpx.AsyncClient`, explicit timeouts, retries under the leg's deadline, and how the
+  cost of a reply is worked out (`cost_mode`).
+
+Structured output is requested with `response_format: json_schema` (strict) *and* the
+reply is always validated here with `jsonschema`: a server that ignores the parameter
+still cannot hand the engine an invalid document.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+import httpx
+import jsonschema
+from jsonschema.validators import validator_for
+
+from .base import Completion, CompletionRequest, Tokens, Usage
+from .catalog import Pricing
+from .errors import (
+    AuthError,
+    MalformedReply,
+    ModelNotFound,
+    OutOfCredits,
+    ProviderDown,
+    ProviderError,
+    ProviderRejected,
+    ProviderTimeout,
+    RateLimited,
+)
+from .keys import Secret, redact
+from .retry import RetryPolicy, call_with_retries, parse_retry_after
+
+# How a provider prices a reply:
+#   reported — the reply's `usage.cost` (OpenRouter), else a catalog estimate, else unknown
+#   catalog  — a catalog estimate from the reply's tokens, else unknown (direct APIs)
+#   local    — 0.0 estimated when tokens are known (your own hardware), else unknown
+#   none     — always unknown
+CostMode = Literal["reported", "catalog", "local", "none"]
+PriceLookup = Callable[[str], Pricing | None]
+
+CONNECT_TIMEOUT_S = 10.0
+MAX_BODY_BYTES = 32 * 1024 * 1024  # a reply larger than this is not a chat completion
+_SNIPPET = 300
+_SCHEMA_NAME = re.compile(r"[^A-Za-z0-9_-]+")
+_MODEL_MISSING = re.compile(
+    r"not a valid model|model[^.]{0,80}?(not found|does not exist|not exist|unknown|unavailable)|"
+    r"unknown model|no such model|model_not_found|no endpoints found",
+    re.IGNORECASE,
+)
+_MODERATION = re.compile(r"moderat|flagged|guardrail|content (policy|filter)|safety", re.IGNORECASE)
+
+
+def make_client(transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
+    """The shared client: per-request timeouts are always passed explicitly."""
+    return httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(CONNECT_TIMEOUT_S), follow_redirects=False)
+
+
+# ---------------------------------------------------------------- request mapping
+
+
+def build_payload(request: CompletionRequest, *, extra: Mapping[str, Any] | None = None, max_tokens_field: str = "max_tokens") -> dict[str, Any]:
+    """The JSON body for POST /chat/completions."""
+    payload: dict[str, Any] = {
+        "model": request.model,
+        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+    }
+    if request.max_tokens is not None:
+        payload[max_tokens_field] = request.max_tokens
+    if request.temperature is not None:
+        payload["temperature"] = request.temperature
+    if request.json_schema is not None:
+        validator_for(request.json_schema).check_schema(request.json_schema)  # a bad schema is our bug
+        payload["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": schema_name(request.json_schema), "strict": True, "schema": request.json_schema},
+        }
+    payload.update(extra or {})
+    return payload
+
+
+def schema_name(schema: Mapping[str, Any]) -> str:
+    """OpenAI requires `^[A-Za-z0-9_-]{1,64}$`; derive it from the schema's title."""
+    title = schema.get("title")
+    cleaned = _SCHEMA_NAME.sub("_", title).strip("_")[:64] if isinstance(title, str) else ""
+    return cleaned or "reply"
+
+
+# --------------------------------------------------------------- response mapping
+
+
+def parse_reply(body: Any, request: CompletionRequest, *, provider: str) -> tuple[Completion, dict[str, Any]]:
+    """A decoded 2xx body → (Completion without cost, the raw usage object)."""
+    if not isinstance(body, dict):
+        raise MalformedReply(f"{provider}: reply for '{request.model}' is not a JSON object", provider=provider, model=request.model)
+    if body.get("error"):
+        raise error_from_body(body["error"], provider=provider, model=request.model)
+    choice = _first_choice(body, provider=provider, model=request.model)
+    if choice.get("finish_reason") == "error":
+        raise error_from_body(choice.get("error") or "generation failed after it started", provider=provider, model=request.model)
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise MalformedReply(f"{provider}: reply for '{request.model}' has no message", provider=provider, model=request.model)
+    text = _content_text(message, provider=provider, model=request.model)
+    structured = validate_structured(text, request.json_schema, provider=provider, model=request.model) if request.json_schema is not None else None
+    usage_obj = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    completion = Completion(
+        text=text,
+        finish_reason=_str_or_none(choice.get("finish_reason")),
+        resolved_model=_str_or_none(body.get("model")),
+        usage=Usage(tokens=parse_tokens(usage_obj)),
+        reasoning=_str_or_none(message.get("reasoning")) or _str_or_none(message.get("reasoning_content")),
+        structured=structured,
+        response_id=_str_or_none(body.get("id")),
+    )
+    return completion, usage_obj
+
+
+def _first_choice(body: dict[str, Any], *, provider: str, model: str) -> dict[str, Any]:
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise MalformedReply(f"{provider}: reply for '{model}' has no choices", provider=provider, model=model)
+    return choices[0]
+
+
+def _content_text(message: dict[str, Any], *, provider: str, model: str) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts: keep the text ones, in order
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    refusal = message.get("refusal")
+    if isinstance(refusal, str) and refusal:
+        raise ProviderRejected(f"{provider}: '{model}' refused: {_snippet(refusal)}", provider=provider, model=model)
+    if content is None:
+        return ""  # e.g. finish_reason "length" with nothing written; the engine judges it
+    raise MalformedReply(f"{provider}: reply for '{model}' has content of type {type(content).__name__}", provider=provider, model=model)
+
+
+def validate_structured(text: str, schema: Mapping[str, Any], *, provider: str, model: str) -> Any:
+    """The reply parsed as JSON and checked against `schema`; MalformedReply otherwise."""
+    try:
+        value = json.loads(_strip_fence(text))
+    except ValueError as exc:
+        raise MalformedReply(f"{provider}: structured reply from '{model}' is not JSON ({exc})", provider=provider, model=model) from exc
+    try:
+        jsonschema.validate(value, schema)
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        raise MalformedReply(
+            f"{provider}: structured reply from '{model}' does not match the schema at {where}: {_snippet(exc.message)}",
+            provider=provider,
+            model=model,
+        ) from exc
+    return value
+
+
+def _strip_fence(text: str) -> str:
+    # Some servers ignore response_format and wrap the JSON in a ``` fence anyway.
+    stripped = text.strip()
+    match = re.fullmatch(r"```[A-Za-z]*\s*\n(.*?)\n?```", stripped, re.DOTALL)
+    return match.group(1) if match else stripped
+
+
+def parse_tokens(usage: Mapping[str, Any]) -> Tokens:
+    prompt_details = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
+    completion_details = usage.get("completion_tokens_details") if isinstance(usage.get("completion_tokens_details"), dict) else {}
+    return Tokens(
+        input=_count(usage.get("prompt_tokens")),
+        output=_count(usage.get("completion_tokens")),
+        reasoning=_count(completion_details.get("reasoning_tokens")),
+        cache_read=_count(prompt_details.get("cached_tokens")),
+        cache_write=_count(prompt_details.get("cache_write_tokens")),
+    )
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if not math.isfinite(value) or value < 0 or value != int(value):
+        return None
+    return int(value)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        return None
+    return float(value)
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+# ------------------------------------------------------------------- error mapping
+
+
+def error_for_status(
+    status: int,
+    raw: bytes,
+    headers: httpx.Headers,
+    *,
+    provider: str,
+    model: str,
+    secrets: tuple[Secret | None, ...] = (),
+    auth_hint: str | None = None,
+) -> ProviderError:
+    """The typed error for a non-2xx reply."""
+    detail, code, metadata = _error_details(raw)
+    detail = redact(detail, secrets)
+    retry_after = parse_retry_after(headers.get("retry-after"))
+    cls, what = _classify(status, detail, code, metadata)
+    message = f"{provider}: {what} for model '{model}' (HTTP {status})" + (f": {detail}" if detail else "")
+    if cls is AuthError and auth_hint:
+        message += f" — {auth_hint}"
+    return cls(message, provider=provider, model=model, status=status, retry_after=retry_after)
+
+
+def _classify(status: int, detail: str, code: Any, metadata: Mapping[str, Any]) -> tuple[type[ProviderError], str]:
+    model_missing = code == "model_not_found" or bool(_MODEL_MISSING.search(detail))
+    if status == 401:
+        return AuthError, "the API key was rejected"
+    if status == 402:
+        return OutOfCredits, "out of credits or over the key's limit"
+    if status == 403:
+        if "reasons" in metadata or "flagged_input" in metadata or _MODERATION.search(detail):
+            return ProviderRejected, "the request was refused by moderation"
+        return AuthError, "the API key is not allowed to do this"
+    if status == 404 or (status == 400 and model_missing):
+        return ModelNotFound, "unknown model"
+    if status == 408:
+        return ProviderTimeout, "the provider timed out"
+    if status == 429:
+        return RateLimited, "rate limited"
+    if status >= 500:
+        return ProviderDown, "the provider failed"
+    if 300 <= status < 400:
+        return ProviderRejected, "unexpected redirect (check the base URL)"
+    return ProviderRejected, "the request was rejected"
+
+
+def error_from_body(error: Any, *, provider: str, model: str, secrets: tuple[Secret | None, ...] = ()) -> ProviderError:
+    """The typed error for an `error` object inside a 200 body (generation already started)."""
+    detail, code, metadata = _details_from_json({"error": error})
+    detail = redact(detail, secrets)
+    status = code if isinstance(code, int) and not isinstance(code, bool) and 400 <= code <= 599 else None
+    if status is None:
+        # Failed mid-generation with no usable code: the upstream broke, which is worth a retry.
+        return ProviderDown(f"{provider}: generation failed for model '{model}': {detail}", provider=provider, model=model)
+    cls, what = _classify(status, detail, code, metadata)
+    return cls(f"{provider}: {what} for model '{model}' (error {status} in a 200 reply): {detail}", provider=provider, model=model, status=status)
+
+
+def _error_details(raw: bytes) -> tuple[str, Any, Mapping[str, Any]]:
+    """(human message, error code, metadata) from whatever error body a server sent."""
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return _snippet(raw.decode("utf-8", errors="replace")), None, {}
+    return _details_from_json(body)
+
+
+def _details_from_json(body: Any) -> tuple[str, Any, Mapping[str, Any]]:
+    err = body.get("error", body) if isinstance(body, dict) else body
+    if isinstance(err, str):
+        return _snippet(err), None, {}
+    if not isinstance(err, dict):
+        return _snippet(json.dumps(body)), None, {}
+    message = err.get("message") if isinstance(err.get("message"), str) else json.dumps(err)
+    metadata = err.get("metadata") if isinstance(err.get("metadata"), dict) else {}
+    raw_detail = metadata.get("raw")
+    if isinstance(raw_detail, str) and raw_detail:
+        message = f"{message} ({raw_detail})"  # OpenRouter puts the upstream's words here
+    return _snippet(message), err.get("code"), metadata
+
+
+def _snippet(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _SNIPPET else flat[: _SNIPPET - 1] + "…"
+
+
+# ------------------------------------------------------------------------- cost
+
+
+def reported_cost(usage: Mapping[str, Any], tokens: Tokens, model: str, pricing: Pricing | None) -> float | None:
+    """The billed cost from an OpenRouter usage object, or None when it is not a real figure."""
+    cost = _number(usage.get("cost"))
+    if cost is None:
+        return None
+    details = usage.get("cost_details") if isinstance(usage.get("cost_details"), dict) else {}
+    upstream = _number(details.get("upstream_inference_cost"))
+    if usage.get("is_byok") is True and upstream is not None:
+        cost += upstream  # with your own upstream key, `cost` is only OpenRouter's fee
+    if cost > 0:
+        return cost
+    # A 0 is believed only where 0 is the price: a `:free` variant, or a catalog price of 0.
+    used = (tokens.input or 0) + (tokens.output or 0) > 0
+    free = model.endswith(":free") or (pricing is not None and pricing.is_free)
+    return 0.0 if used and free else None
+
+
+def estimate_from_tokens(tokens: Tokens, pricing: Pricing | None) -> float | None:
+    if pricing is None or (tokens.input or 0) + (tokens.output or 0) <= 0:
+        return None
+    return (tokens.input or 0) * pricing.prompt + (tokens.output or 0) * pricing.completion
+
+
+def price_usage(tokens: Tokens, usage: Mapping[str, Any], *, mode: CostMode, model: str, pricing: Pricing | None) -> Usage:
+    """A `Usage` whose cost follows `mode`; unknown stays None, never 0."""
+    if mode == "reported":
+        cost = reported_cost(usage, tokens, model, pricing)
+        if cost is not None:
+            return Usage(tokens=tokens, cost_amount=cost, cost_source="reported")
+    if mode in ("reported", "catalog"):
+        estimate = estimate_from_tokens(tokens, pricing)
+        if estimate is not None:
+            return Usage(tokens=tokens, cost_amount=estimate, cost_source="estimated")
+    if mode == "local" and (tokens.input or 0) + (tokens.output or 0) > 0:
+        return Usage(tokens=tokens, cost_amount=0.0, cost_source="estimated")
+    return Usage(tokens=tokens)
+
+
+# ---------------------------------------------------------------------- plumbing
+
+
+class OpenAICompatibleProvider:
+    """POST {base_url}/chat/completions with retries, deadlines and typed errors."""
+
+    def __init__(
+        self,
+        name: str,
+        base_url: str,
+        api_key: Secret | str | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        cost_mode: CostMode = "none",
+        pricing: PriceLookup | None = None,
+        pricing_prefix: str = "",
+        extra_body: Mapping[str, Any] | None = None,
+        max_tokens_field: str = "max_tokens",
+        key_name: str | None = None,
+        client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        retry: RetryPolicy | None = None,
+        connect_timeout_s: float = CONNECT_TIMEOUT_S,
+    ) -> None:
+        self.name = name
+        self.base_url = base_url.rstrip("/")
+        self._key = api_key if isinstance(api_key, Secret) or api_key is None else Secret(api_key)
+        self._headers = dict(headers or {})
+        self.cost_mode: CostMode = cost_mode
+        self._pricing = pricing
+        self._pricing_prefix = pricing_prefix  # catalog ids are `vendor/model`; direct APIs drop the vendor
+        self._extra_body = dict(extra_body or {})
+        self._max_tokens_field = max_tokens_field
+        self._key_name = key_name
+        self._owns_client = client is None
+        self._client = client if client is not None else make_client(transport)
+        self._retry = retry or RetryPolicy()
+        self._connect_timeout_s = connect_timeout_s
+
+    def __repr__(self) -> str:
+        key = "set" if self._key else "none"
+        return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r}, key={key}, cost_mode={self.cost_mode!r})"
+
+    async def __aenter__(self) -> OpenAICompatibleProvider:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        payload = build_payload(request, extra=self._extra_body, max_tokens_field=self._max_tokens_field)
+
+        async def attempt(seconds_left: float) -> Completion:
+            return await self._attempt(payload, request, seconds_left)
+
+        return await call_with_retries(attempt, budget_s=request.timeout_s, policy=self._retry, provider=self.name, model=request.model)
+
+    async def _attempt(self, payload: dict[str, Any], request: CompletionRequest, seconds_left: float) -> Completion:
+        body = await self._post_json(payload, request.model, seconds_left)
+        try:
+            completion, usage_obj = parse_reply(body, request, provider=self.name)
+        except ProviderError as exc:
+            self._scrub(exc)
+            raise
+        usage = price_usage(completion.usage.tokens, usage_obj, mode=self.cost_mode, model=request.model, pricing=self._price(request.model))
+        return dataclasses.replace(completion, usage=usage)
+
+    def _price(self, model: str) -> Pricing | None:
+        return self._pricing(self._pricing_prefix + model) if self._pricing is not None else None
+
+    async def _post_json(self, payload: dict[str, Any], model: str, seconds_left: float) -> Any:
+        status, raw, headers = await self._send(payload, model, seconds_left)
+        if not 200 <= status < 300:
+            hint = f"check {self._key_name}" if self._key_name else None
+            raise error_for_status(status, raw, headers, provider=self.name, model=model, secrets=(self._key,), auth_hint=hint)
+        try:
+            return json.loads(raw)
+        except ValueError as exc:
+            detail = redact(_snippet(raw.decode("utf-8", errors="replace")), (self._key,))
+            raise MalformedReply(f"{self.name}: reply for '{model}' is not JSON: {detail}", provider=self.name, model=model, status=status) from None
+
+    async def _send(self, payload: dict[str, Any], model: str, seconds_left: float) -> tuple[int, bytes, httpx.Headers]:
+        connect = min(self._connect_timeout_s, seconds_left)
+        timeout = httpx.Timeout(connect=connect, read=seconds_left, write=seconds_left, pool=connect)
+        url = f"{self.base_url}/chat/completions"
+        try:
+            async with self._client.stream("POST", url, json=payload, headers=self._request_headers(), timeout=timeout) as response:
+                raw = await _read_capped(response, provider=self.name, model=model)
+                return response.status_code, raw, response.headers
+        except httpx.TimeoutException as exc:
+            raise ProviderTimeout(f"{self.name}: {type(exc).__name__} talking to {self.base_url} for '{model}'", provider=self.name, model=model) from exc
+        except httpx.TransportError as exc:
+            raise ProviderDown(f"{self.name}: cannot reach {self.base_url} for '{model}': {type(exc).__name__}: {exc}", provider=self.name, model=model) from exc
+
+    def _request_headers(self) -> dict[str, str]:
+        headers = dict(self._headers)
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key.reveal()}"
+        return headers
+
+    def _scrub(self, exc: ProviderError) -> None:
+        # A server can echo anything back inside a 200 body; keep keys out of the message.
+        exc.message = redact(exc.message, (self._key,))
+        exc.args = (exc.message,)
+
+
+async def _read_capped(response: httpx.Response, *, provider: str, model: str) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise MalformedReply(f"{provider}: reply for '{model}' exceeds {MAX_BODY_BYTES} bytes", provider=provider, model=model, status=response.status_code)
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -1,0 +1,78 @@
+"""OpenRouter: one key, every vendor.
+
+An `OpenAICompatibleProvider` with OpenRouter's specifics:
+
+- base URL `https://openrouter.ai/api/v1`, moved by the `base_url` argument,
+  `AMICUS_OPENROUTER_BASE_URL` or config `providers.openrouter.baseUrl` (tests point it
+  at the fake server);
+- the key from `OPENROUTER_API_KEY` (environment, then the keys file) — a missing key is
+  `amicus_mcp.errors.MissingKey` at construction, before anything is sent;
+- attribution headers (`HTTP-Referer`, `X-OpenRouter-Title` and the older `X-Title`);
+- `usage: {"include": true}` in every body: current OpenRouter always returns usage and
+  ignores the flag, older deployments need it, so sending it is the robust choice;
+- cost: the reply's `usage.cost` (USD) as "reported"; a 0 counts only for a `:free` or
+  zero-priced model with real tokens; otherwise a catalog estimate; otherwise unknown.
+
+`provider.require_parameters` is deliberately not sent with structured output: it turns
+"this model ignores response_format" into a routing 404 that reads like a missing model,
+while our own schema check already turns an ignored format into `MalformedReply`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from ..errors import MissingKey
+from .endpoints import OPENROUTER, OPENROUTER_KEY_ENV, openrouter_base_url
+from .keys import Secret, env_file_path, get_key
+from .openai_compat import OpenAICompatibleProvider, PriceLookup
+from .retry import RetryPolicy
+
+APP_URL = "https://pypi.org/project/amicus-mcp/"
+APP_TITLE = "amicus-mcp"
+
+
+def attribution_headers(app_url: str = APP_URL, app_title: str = APP_TITLE) -> dict[str, str]:
+    return {"HTTP-Referer": app_url, "X-OpenRouter-Title": app_title, "X-Title": app_title}
+
+
+def missing_openrouter_key() -> MissingKey:
+    return MissingKey(
+        f"OpenRouter needs an API key and {OPENROUTER_KEY_ENV} is not set",
+        hint=f"export {OPENROUTER_KEY_ENV}=… or add a {OPENROUTER_KEY_ENV}= line to {env_file_path()}",
+    )
+
+
+class OpenRouterProvider(OpenAICompatibleProvider):
+    def __init__(
+        self,
+        api_key: Secret | str | None = None,
+        *,
+        base_url: str | None = None,
+        cfg: Mapping[str, Any] | None = None,
+        app_url: str = APP_URL,
+        app_title: str = APP_TITLE,
+        pricing: PriceLookup | None = None,
+        client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        key = api_key if api_key else get_key(OPENROUTER_KEY_ENV)
+        if not key:
+            raise missing_openrouter_key()
+        super().__init__(
+            OPENROUTER,
+            openrouter_base_url(base_url, cfg),
+            key,
+            headers=attribution_headers(app_url, app_title),
+            cost_mode="reported",
+            pricing=pricing,
+            extra_body={"usage": {"include": True}},
+            key_name=OPENROUTER_KEY_ENV,
+            client=client,
+            transport=transport,
+            retry=retry,
+        )
