@@ -639,7 +639,8 @@ MD_NASTY = "x|y\\|z\n## pwned\r\n| a | b |"
 def test_markdown_cells_cannot_break_table_structure() -> None:
     doc = twin_verdict()
     doc["seats"][1]["id"] = "deep|seek"
-    doc["findings"][0]["adjudications"][1]["seat"] = "deep|seek"
+    for f in doc["findings"]:
+        f["adjudications"][1]["seat"] = "deep|seek"
     doc["findings"][0].update(id=MD_NASTY, severity=MD_NASTY, decision=MD_NASTY, raiserSeat=MD_NASTY)
     doc["streetCred"][0]["seat"] = MD_NASTY
     doc["runStats"][0].update(model=MD_NASTY, status=MD_NASTY)

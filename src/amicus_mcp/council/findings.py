@@ -105,7 +105,10 @@ def json_type(value: Any) -> str:
 
 def show(value: Any) -> str:
     """A short, single-line rendering of a model-supplied value for an error detail."""
-    text = f"'{value}'" if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    try:
+        text = f"'{value}'" if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    except (ValueError, RecursionError):  # pathological nesting: name the type instead
+        text = f"<{json_type(value)}>"
     text = " ".join(text.split())  # keep details on one line whatever the model sent
     return text if len(text) <= _SHOW_LIMIT else text[: _SHOW_LIMIT - 3] + "..."
 
@@ -216,7 +219,10 @@ def _id_key(value: Any) -> str | None:
     """A type-exact identity for duplicate detection (so 1, 1.0 and true stay distinct)."""
     if value is None:
         return None  # a missing id is reported as non-sequential, not as a duplicate
-    return json.dumps(value, sort_keys=True)
+    try:
+        return json.dumps(value, sort_keys=True)
+    except (ValueError, RecursionError):  # pathological nesting: still non-sequential
+        return None
 
 
 def _id_error(pos: int, finding: Mapping[str, Any], seen: dict[str, int]) -> ErrorEntry | None:

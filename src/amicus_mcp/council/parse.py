@@ -2,8 +2,9 @@
 
 Every fenced-block read goes through `findings.read_last_json_block`, so all stages agree
 on which ```json block counts (the last one that parses). Model text is untrusted data:
-these functions never raise on any input text, and they never let model text pick a key
-the caller did not expect.
+these functions never raise on any model text, and they never let model text pick a key
+the caller did not expect (only caller mistakes raise: an unknown scale, a label with no
+alias).
 
 Stage 2 — `parse_judge_output(text, labels, finding_ids)`. The judge ends with
 ``{"ranking": [...], "adjudications": [{"id": "A1", "verdict": "agree"}, ...]}``. A ranking
@@ -323,6 +324,7 @@ def _leading_label(rest: str, labels: Sequence[str]) -> str | None:
 
 
 def _starts_with_phrase(rest: str, phrase: str) -> bool:
+    # The boundary keeps "Ship itself" from reading as "Ship it" (Unicode-aware isalnum).
     return rest.startswith(phrase) and (len(rest) == len(phrase) or not rest[len(phrase)].isalnum())
 
 

@@ -134,7 +134,8 @@ def _tr(cells: Sequence[str], cls: str = "") -> str:
 
 def _table(cls: str, headers: Sequence[str], rows: Sequence[str]) -> str:
     head = "<thead><tr>" + "".join(headers) + "</tr></thead>"
-    return f'<div class="table-wrap"><table class="{cls}">{head}<tbody>\n' + "\n".join(rows) + "\n</tbody></table></div>"
+    body = "\n".join(rows)
+    return f'<div class="table-wrap"><table class="{cls}">{head}<tbody>\n{body}\n</tbody></table></div>'
 
 
 def _th(text: str, cls: str = "") -> str:
@@ -235,7 +236,13 @@ def _street_cred(rows: Sequence[StreetCredRow]) -> str:
     if not rows:
         return _section(title, _empty("No street-cred rows."))
     body = [
-        _tr([f"<td>{_e(r.label)}</td>", f'<td class="num">{_e(r.peers_only)}</td>', f'<td class="num">{_e(r.with_self)}</td>'])
+        _tr(
+            [
+                f"<td>{_e(r.label)}</td>",
+                f'<td class="num">{_e(r.peers_only)}</td>',
+                f'<td class="num">{_e(r.with_self)}</td>',
+            ]
+        )
         for r in rows
     ]
     return _section(title, _table("street-cred", [_th("Model"), _th("peers-only"), _th("with-self")], body))
@@ -252,7 +259,8 @@ def _finding_item(f: FindingView) -> str:
     if f.override is not None:
         o = f.override
         reason = f": {_e(o.reason)}" if o.reason else ""
-        parts.append(_badge("override", "override") + f' <span class="note">{_e(o.from_tier)} → {_e(o.to_tier)}{reason}</span>')
+        note = f'<span class="note">{_e(o.from_tier)} → {_e(o.to_tier)}{reason}</span>'
+        parts.append(_badge("override", "override") + " " + note)
     if f.debate is not None:
         was = f" (was {_e(f.debate.previous_tier)})" if f.debate.previous_tier else ""
         parts.append(f'<span class="note">debate: {_e(f.debate.action)}{was}</span>')
@@ -284,6 +292,7 @@ def _cost(rows: Sequence[CostRow], wave_total: str) -> str:
         )
         for r in rows
     ]
-    body.append(_tr(["<td>Wave total</td>", "<td></td>", "<td></td>", f'<td class="num">{_e(wave_total)}</td>'], "total"))
+    total = f'<td class="num">{_e(wave_total)}</td>'
+    body.append(_tr(["<td>Wave total</td>", "<td></td>", "<td></td>", total], "total"))
     headers = [_th("Model"), _th("Status"), _th("Duration"), _th("Cost")]
     return _section("Cost", _table("cost", headers, body))
