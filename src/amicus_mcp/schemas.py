@@ -16,6 +16,8 @@ SCHEMA_NAMES = (
     "council-ledger-row",
     "council-presets",
     "error",
+    "run",
+    "wave",
 )
 
 
@@ -27,9 +29,15 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @lru_cache(maxsize=None)
 def _validator(name: str) -> Any:
-    from jsonschema import Draft202012Validator  # imported lazily: keeps CLI start-up small
+    # Imported lazily: keeps CLI and server start-up small.
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
 
-    return Draft202012Validator(load_schema(name))
+    # Every shipped schema is registered under its $id, so one may `$ref` another by name.
+    registry: Registry = Registry().with_resources(
+        (load_schema(other)["$id"], Resource.from_contents(load_schema(other))) for other in SCHEMA_NAMES
+    )
+    return Draft202012Validator(load_schema(name), registry=registry)
 
 
 def schema_errors(doc: Any, name: str) -> list[str]:

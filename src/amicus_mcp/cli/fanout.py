@@ -1,0 +1,92 @@
+"""`amicus fanout` and `amicus status` — one prompt to N models, and reading where it is."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import anyio
+
+from ..engine.fanout import DEFAULT_TIMEOUT_MIN
+from ..errors import EXIT_OK
+from ..fsio import dumps_json
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("fanout", help="send one prompt to several models at once (a wave)")
+    bench = p.add_mutually_exclusive_group()
+    bench.add_argument("--models", help="comma-separated aliases or vendor/model ids (repeats allowed)")
+    bench.add_argument("--council", help="a saved council or a built-in bench (free, budget, frontier)")
+    p.add_argument("--prompt-file", help="the prompt (required; prompts are never inline)")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_MIN, help="per-leg timeout in minutes (default 15)")
+    p.add_argument("--gateway", help="auto (default) | direct | openrouter")
+    p.add_argument("--no-cost-gate", action="store_true", help="allow models priced above the per-Mtok threshold")
+    p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
+    p.add_argument("--project", help="the project whose sessions dir holds the wave (default: cwd)")
+    p.add_argument("--wave-id", help=argparse.SUPPRESS)
+    p.add_argument("--json", action="store_true", help="print the wave document")
+    p.set_defaults(handler=cmd_fanout)
+
+    p = commands.add_parser("status", help="where a wave (or leg) is, from its on-disk state")
+    p.add_argument("id", help="a wave id or leg id")
+    p.add_argument("--project", help="the project the wave ran in (default: cwd)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_status)
+
+
+def cmd_fanout(args: argparse.Namespace) -> int:
+    from ..engine.fanout import fanout
+    from ..presets import parse_models_arg
+
+    models = parse_models_arg(args.models) if args.models else None
+
+    async def go() -> tuple[dict[str, Any], int]:
+        return await fanout(
+            prompt_file=args.prompt_file, models=models, council=args.council, timeout_min=args.timeout,
+            gateway=args.gateway, cost_gate=not args.no_cost_gate, validate=not args.no_validate_model,
+            project=args.project, wave_id=args.wave_id,
+        )
+
+    wave, code = anyio.run(go)
+    print(dumps_json(wave) if args.json else render_wave(wave))
+    return code
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from ..engine.status import status_of
+    from ..engine.store import SessionStore, resolve_project
+
+    doc = status_of(SessionStore(resolve_project(args.project)), args.id)
+    print(dumps_json(doc) if args.json else (render_wave(doc) if doc["type"] == "wave" else render_leg(doc)))
+    return EXIT_OK
+
+
+_MARK = {"complete": "✓", "error": "✗", "timeout": "⏱", "aborted": "■", "crashed": "✗", "running": "…"}
+
+
+def render_leg(leg: dict[str, Any]) -> str:
+    from ..providers.cost import format_cost
+
+    cost = leg.get("usage", {}) or {}
+    amount = (cost.get("cost") or {}).get("amount")
+    source = (cost.get("cost") or {}).get("source", "unknown")
+    seconds = f"{leg['durationMs'] / 1000:.1f}s" if isinstance(leg.get("durationMs"), int) else "—"
+    served = f" ({leg['model']})" if leg.get("model") and leg["model"] != leg["modelInput"] else ""
+    line = f"  {_MARK.get(leg['status'], '?')} {leg['taskId']}  {leg['modelInput']}{served}  {leg['status']}  {seconds}  {format_cost(amount, source)}"
+    if leg.get("error"):
+        line += f"\n      {leg['error']['code']}: {leg['error']['message']}"
+    return line
+
+
+def render_wave(wave: dict[str, Any]) -> str:
+    from ..providers.cost import format_cost
+
+    counts = wave["counts"]
+    cost = (wave.get("usage") or {}).get("cost") or {}
+    unpriced = cost.get("unpricedLegs") or 0
+    lines = [f"Wave {wave['waveId']}: {wave['status']} ({counts['complete']}/{counts['total']} complete)"]
+    lines += [render_leg(leg) for leg in wave["legs"]]
+    total = format_cost(cost.get("amount"), cost.get("source", "unknown"))
+    lines.append(f"  cost: {total}" + (f" (+{unpriced} unpriced)" if unpriced and cost.get("amount") is not None else ""))
+    lines += [f"  notice: {n}" for n in wave.get("notices", [])]
+    return "\n".join(lines)

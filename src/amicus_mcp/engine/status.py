@@ -1,0 +1,51 @@
+"""Reading where a wave or leg is, from disk — and noticing when its process died.
+
+A wave document that says `running` while the process that wrote it is gone is not running:
+it is rewritten as `crashed` (with every unfinished leg), so every reader sees the truth.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import BadSession
+from .store import SessionStore, now_iso, pid_alive
+
+CRASH_REASON = "the fan-out process exited unexpectedly"
+
+
+def status_of(store: SessionStore, task_id: str) -> dict[str, Any]:
+    if store.wave_path(task_id).exists():
+        return wave_status(store, task_id)
+    if (store.task_dir(task_id) / "run.json").exists():
+        return leg_status(store, task_id)
+    raise BadSession(f"no wave or leg '{task_id}' in {store.root}", hint="check the id, or pass the project it ran in with --project")
+
+
+def wave_status(store: SessionStore, wave_id: str) -> dict[str, Any]:
+    wave = store.read_wave(wave_id)
+    if wave["status"] == "running" and "pid" in wave and not pid_alive(wave["pid"]):
+        wave = mark_crashed(store, wave)
+    return wave
+
+
+def leg_status(store: SessionStore, leg_id: str) -> dict[str, Any]:
+    leg = store.read_leg(leg_id)
+    wave_id = leg.get("waveId")
+    if leg.get("status") == "running" and isinstance(wave_id, str) and store.wave_path(wave_id).exists():
+        wave = wave_status(store, wave_id)
+        leg = next((l for l in wave["legs"] if l["taskId"] == leg_id), leg)
+    return leg
+
+
+def mark_crashed(store: SessionStore, wave: dict[str, Any]) -> dict[str, Any]:
+    for leg in wave["legs"]:
+        if leg["status"] == "running":
+            leg["status"] = "crashed"
+            leg["completedAt"] = None
+            leg["error"] = {"code": "CRASHED", "message": "the fan-out process was killed before this leg finished"}
+            store.write_leg(leg)
+    wave["status"] = "crashed"
+    wave["error"] = {"code": "CRASHED", "message": CRASH_REASON, "detectedAt": now_iso()}
+    store.write_wave(wave)
+    return wave

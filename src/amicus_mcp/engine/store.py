@@ -1,0 +1,120 @@
+"""Where long work keeps its state: the per-project sessions directory.
+
+All state lives on disk so every front (CLI, MCP server, workspace) and every process sees the
+same truth, and a wave or run survives the process that started it:
+
+    <project>/.claude/amicus_sessions/
+        <waveId>/wave.json          the wave document, rewritten atomically as legs finish
+        <waveId>/briefing.md        the prompt every leg received
+        <waveId>-<n>/run.json       each leg's run document
+        <waveId>-<n>/output.md      the leg's output text, as the model wrote it
+
+Ids are 8 lowercase hex characters (leg ids add `-<n>`); nothing model-written ever names a
+file here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..errors import BadArgs, BadSession
+from ..fsio import atomic_write_json, atomic_write_text, read_json
+
+SESSIONS_DIR = Path(".claude") / "amicus_sessions"
+TASK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_task_id() -> str:
+    return secrets.token_hex(4)
+
+
+def resolve_project(project: str | os.PathLike[str] | None = None) -> Path:
+    """The project a command works in: the argument, else $AMICUS_PROJECT_DIR, else cwd."""
+    raw = project or os.environ.get("AMICUS_PROJECT_DIR") or os.getcwd()
+    path = Path(raw).expanduser().resolve()
+    if not path.is_dir():
+        raise BadArgs(f"project '{raw}' is not a directory", hint="pass --project DIR with an existing folder")
+    return path
+
+
+class SessionStore:
+    def __init__(self, project: Path):
+        self.project = project
+        self.root = project / SESSIONS_DIR
+
+    def task_dir(self, task_id: str) -> Path:
+        if not TASK_ID.match(task_id):
+            raise BadSession(f"'{task_id}' is not a valid id", hint="ids are letters, digits, '-' and '_' (at most 64)")
+        return self.root / task_id
+
+    # -- waves --------------------------------------------------------------------------
+
+    def wave_path(self, wave_id: str) -> Path:
+        return self.task_dir(wave_id) / "wave.json"
+
+    def write_wave(self, wave: dict[str, Any]) -> None:
+        atomic_write_json(self.wave_path(wave["waveId"]), wave)
+
+    def read_wave(self, wave_id: str) -> dict[str, Any]:
+        path = self.wave_path(wave_id)
+        if not path.exists():
+            raise BadSession(f"no wave '{wave_id}' in {self.root}", hint="check the id, or pass the project it ran in with --project")
+        doc = read_json(path, what="wave document")
+        if not isinstance(doc, dict) or doc.get("type") != "wave":
+            raise BadSession(f"'{path}' is not a wave document", hint="the file may have been edited by hand")
+        return doc
+
+    def write_briefing(self, wave_id: str, text: str) -> Path:
+        return atomic_write_text(self.task_dir(wave_id) / "briefing.md", text)
+
+    # -- legs ---------------------------------------------------------------------------
+
+    def write_leg(self, leg: dict[str, Any], output: str | None = None) -> None:
+        leg_dir = self.task_dir(leg["taskId"])
+        if output is not None:
+            atomic_write_text(leg_dir / "output.md", output)
+        atomic_write_json(leg_dir / "run.json", leg)
+
+    def read_leg(self, task_id: str) -> dict[str, Any]:
+        path = self.task_dir(task_id) / "run.json"
+        if not path.exists():
+            raise BadSession(f"no leg '{task_id}' in {self.root}", hint="check the id, or pass the project it ran in with --project")
+        return read_json(path, what="leg run document")
+
+    def list_waves(self) -> list[dict[str, Any]]:
+        """Every readable wave document, newest first."""
+        if not self.root.is_dir():
+            return []
+        waves = []
+        for child in self.root.iterdir():
+            path = child / "wave.json"
+            if path.is_file():
+                try:
+                    doc = read_json(path, what="wave document")
+                except BadArgs:
+                    continue
+                if isinstance(doc, dict) and doc.get("type") == "wave":
+                    waves.append(doc)
+        return sorted(waves, key=lambda w: str(w.get("createdAt") or ""), reverse=True)
+
+
+def pid_alive(pid: Any) -> bool:
+    """Whether a process with this pid exists (a pid we may not signal still exists)."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,236 @@
+"""Fanout waves: one prompt to N models at once.
+
+A wave is a set of legs launched together. Each leg is one provider call with its own run
+document; the wave document rolls them up. Both are written to the session store atomically
+as each leg finishes, so another process (`amicus status`, the MCP server, the workspace)
+can read progress at any moment.
+
+Leg status: complete | error | timeout | aborted (a leg that never finished because its
+process died is reported `crashed` by the readers). Wave status: running while any leg
+runs; complete when every leg completed; partial when some did; aborted when none did and
+one was aborted; error otherwise. An explicit abort (a signal) wins.
+
+A leg never takes longer than its timeout plus `LEG_GRACE_S`: the provider enforces the
+timeout itself, and an outer deadline catches anything that does not.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from ..errors import AmicusError
+from ..providers.base import Completion, CompletionRequest, Message
+from ..providers.cost import rollup
+from ..providers.errors import ProviderError
+from ..providers.routing import GatewayMode, ProviderRegistry, resolve_model
+from .store import SessionStore, now_iso
+
+LEG_GRACE_S = 5.0
+TERMINAL_LEG = ("complete", "error", "timeout", "aborted", "crashed")
+
+LegCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
+
+
+@dataclass
+class WavePlan:
+    wave_id: str
+    models: Sequence[str]  # what the user typed, one entry per leg (repeats allowed)
+    messages: tuple[Message, ...]
+    timeout_s: float
+    json_schema: dict[str, Any] | None = None
+    gateway: GatewayMode | None = None
+    prompt_meta: dict[str, Any] | None = None
+    notices: list[str] = field(default_factory=list)
+    pid: int | None = None
+
+    def leg_id(self, index: int) -> str:
+        return f"{self.wave_id}-{index + 1}"
+
+
+def new_leg(plan: WavePlan, index: int) -> dict[str, Any]:
+    return {
+        "schemaVersion": 2,
+        "type": "run",
+        "taskId": plan.leg_id(index),
+        "waveId": plan.wave_id,
+        "model": None,
+        "modelInput": plan.models[index],
+        "status": "running",
+        "summary": None,
+        "error": None,
+        "createdAt": now_iso(),
+        "completedAt": None,
+        "durationMs": None,
+        "usage": None,
+    }
+
+
+def wave_status(legs: Sequence[dict[str, Any]]) -> str:
+    statuses = [leg["status"] for leg in legs]
+    if any(s not in TERMINAL_LEG for s in statuses):
+        return "running"
+    complete = statuses.count("complete")
+    if statuses and complete == len(statuses):
+        return "complete"
+    if complete:
+        return "partial"
+    if "aborted" in statuses:
+        return "aborted"
+    return "error"
+
+
+def wave_exit_code(status: str) -> int:
+    return {"complete": 0, "partial": 2}.get(status, 1)
+
+
+def build_wave_doc(plan: WavePlan, legs: list[dict[str, Any]], *, created_at: str, status: str | None = None) -> dict[str, Any]:
+    status = status or wave_status(legs)
+    counts = {"total": len(legs)}
+    for bucket in ("complete", "error", "timeout", "aborted"):
+        counts[bucket] = sum(1 for leg in legs if leg["status"] == bucket)
+    finished = status != "running"
+    doc: dict[str, Any] = {
+        "schemaVersion": 2,
+        "type": "wave",
+        "waveId": plan.wave_id,
+        "status": status,
+        "error": None,
+        "counts": counts,
+        "legs": legs,
+        "prompt": plan.prompt_meta,
+        "createdAt": created_at,
+        "completedAt": now_iso() if finished else None,
+        "durationMs": _ms_since_iso(created_at) if finished else None,
+        "usage": rollup(leg["usage"] for leg in legs),
+        "notices": list(plan.notices),
+    }
+    if plan.pid is not None:
+        doc["pid"] = plan.pid
+    return doc
+
+
+def _ms_since_iso(iso: str) -> int | None:
+    from datetime import datetime
+
+    try:
+        started = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return max(0, int((time.time() - started.timestamp()) * 1000))
+
+
+async def call_leg(
+    registry: ProviderRegistry,
+    spec: str,
+    messages: tuple[Message, ...],
+    *,
+    timeout_s: float,
+    json_schema: dict[str, Any] | None = None,
+    gateway: GatewayMode | None = None,
+) -> Completion:
+    """One bounded provider call for what the user typed (`spec`)."""
+    route = resolve_model(spec, gateway=gateway)
+    provider = registry.provider_for(route)
+    request = CompletionRequest(model=route.model, messages=messages, json_schema=json_schema, timeout_s=timeout_s)
+    with anyio.fail_after(timeout_s + LEG_GRACE_S):
+        return await provider.complete(request)
+
+
+def finish_leg(leg: dict[str, Any], started: float, *, completion: Completion | None = None, error: BaseException | None = None, status: str | None = None) -> None:
+    """Fill a leg document from its outcome (a completion, an error, or an abort)."""
+    leg["completedAt"] = now_iso()
+    leg["durationMs"] = int((time.monotonic() - started) * 1000)
+    if completion is not None:
+        leg["status"] = "complete"
+        leg["model"] = completion.resolved_model
+        leg["summary"] = completion.text
+        leg["usage"] = completion.usage.to_doc()
+        if completion.finish_reason:
+            leg["finish"] = completion.finish_reason
+        return
+    if status == "aborted":
+        leg["status"] = "aborted"
+        leg["error"] = {"code": "ABORTED", "message": "the wave was aborted before this leg finished"}
+        return
+    leg["status"], leg["error"] = _classify(error)
+    usage = getattr(error, "usage", None)
+    if usage is not None:  # a failed call can still have been billed
+        leg["usage"] = usage.to_doc()
+
+
+def _classify(error: BaseException | None) -> tuple[str, dict[str, str]]:
+    if isinstance(error, ProviderError):
+        return error.leg_status, {"code": error.code, "message": error.message}
+    if isinstance(error, TimeoutError):
+        return "timeout", {"code": "TIMEOUT", "message": "the leg did not finish within its timeout"}
+    if isinstance(error, AmicusError):
+        return "error", {"code": error.code, "message": error.message}
+    return "error", {"code": "INTERNAL", "message": f"{type(error).__name__}: {error}"}
+
+
+async def run_wave(
+    plan: WavePlan,
+    store: SessionStore,
+    registry: ProviderRegistry,
+    *,
+    on_leg_done: LegCallback | None = None,
+) -> dict[str, Any]:
+    """Run every leg concurrently; return the final wave document (also on disk).
+
+    Cancelling the caller's scope (a signal, an abort) marks unfinished legs `aborted` and
+    writes the aborted wave document before the cancellation propagates.
+    """
+    created_at = now_iso()
+    legs = [new_leg(plan, i) for i in range(len(plan.models))]
+    started = [time.monotonic()] * len(legs)
+    write_lock = anyio.Lock()
+
+    async def checkpoint(status: str | None = None) -> dict[str, Any]:
+        async with write_lock:
+            doc = build_wave_doc(plan, legs, created_at=created_at, status=status)
+            store.write_wave(doc)
+            return doc
+
+    for leg in legs:
+        store.write_leg(leg)
+    await checkpoint()
+
+    async def run_one(index: int) -> None:
+        leg = legs[index]
+        started[index] = time.monotonic()
+        try:
+            completion = await call_leg(
+                registry, plan.models[index], plan.messages,
+                timeout_s=plan.timeout_s, json_schema=plan.json_schema, gateway=plan.gateway,
+            )
+        except anyio.get_cancelled_exc_class():
+            raise
+        except Exception as exc:  # every failure of one leg is that leg's outcome, not the wave's
+            finish_leg(leg, started[index], error=exc)
+        else:
+            finish_leg(leg, started[index], completion=completion)
+        store.write_leg(leg, leg["summary"])
+        await checkpoint()
+        if on_leg_done is not None:
+            result = on_leg_done(leg)
+            if result is not None:
+                await result
+
+    try:
+        async with anyio.create_task_group() as group:
+            for index in range(len(legs)):
+                group.start_soon(run_one, index)
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True):
+            for leg, leg_started in zip(legs, started):
+                if leg["status"] == "running":
+                    finish_leg(leg, leg_started, status="aborted")
+                    store.write_leg(leg)
+            await checkpoint(status="aborted")
+        raise
+    return await checkpoint()
