@@ -22,11 +22,13 @@ import pytest
 from amicus_mcp.errors import BadArgs, BadModel
 from amicus_mcp.providers import embedded, gguf_cache
 from amicus_mcp.providers.base import CompletionRequest, Message
+from amicus_mcp.providers.errors import MalformedReply, ProviderTimeout
 from amicus_mcp.providers.embedded import (
     EmbeddedProvider,
     LocalModelRef,
     LocalModelTimeout,
     LocalModelUnavailable,
+    LocalReplyInvalid,
     LocalSettings,
     check_gguf_file,
     fold_system_message,
@@ -142,7 +144,7 @@ def test_bad_local_config_is_bad_args(section: Any) -> None:
 
 def test_make_embedded_provider_reads_the_given_config() -> None:
     provider = make_embedded_provider({"local": {"maxTokens": 77}})
-    assert provider.name == "local"
+    assert provider.name == "embedded"  # the provider name routing gives `local` routes
     assert provider.settings.max_tokens == 77
 
 
@@ -152,6 +154,55 @@ def test_system_message_folds_into_the_first_user_turn() -> None:
     )
     assert folded == (Message("user", "Be brief.\n\nHi"), Message("assistant", "Hello"), Message("user", "Bye"))
     assert fold_system_message((Message("system", "Only me"),)) == (Message("user", "Only me"),)
+
+
+class FakeLlama:
+    """Just what the prompt formatter reads from a Llama."""
+
+    def __init__(self, metadata: dict[str, str]):
+        self.metadata = metadata
+
+    def token_eos(self) -> int:
+        return 1
+
+    def token_bos(self) -> int:
+        return 2
+
+    def detokenize(self, tokens: list[int], special: bool = False) -> bytes:
+        return {1: b"<eos>", 2: b"<bos>"}[tokens[0]]
+
+
+NO_SYSTEM_TEMPLATE = (
+    "{{ bos_token }}{% for m in messages %}"
+    "{% if m['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"
+    "<|{{ m['role'] }}|>{{ m['content'] }}{{ eos_token }}{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+def test_gguf_template_without_system_role_gets_the_system_text_folded_in() -> None:
+    pytest.importorskip("llama_cpp")
+    formatter = embedded._PromptFormatter(FakeLlama({"tokenizer.chat_template": NO_SYSTEM_TEMPLATE}))
+    prompt = formatter.render((Message("system", "Be brief."), Message("user", "Hi")))
+    assert prompt.text == "<bos><|user|>Be brief.\n\nHi<eos><|assistant|>"
+    assert prompt.stop == ("<eos>",)
+    assert prompt.add_bos is False  # the template already wrote <bos>
+
+
+def test_a_template_that_rejects_every_conversation_is_bad_model() -> None:
+    pytest.importorskip("llama_cpp")
+    formatter = embedded._PromptFormatter(FakeLlama({"tokenizer.chat_template": "{{ raise_exception('no') }}"}))
+    with pytest.raises(BadModel, match="chat template rejected the conversation: no"):
+        formatter.render((Message("user", "Hi"),))
+
+
+def test_gemma_without_template_uses_gemma_turns_and_others_a_transcript() -> None:
+    messages = (Message("system", "Be brief."), Message("user", "Hi"))
+    gemma = embedded._PromptFormatter(FakeLlama({"general.architecture": "gemma3"})).render(messages)
+    assert gemma.text == "<start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n<start_of_turn>model\n"
+    assert (gemma.stop, gemma.add_bos) == (("<end_of_turn>",), True)
+    other = embedded._PromptFormatter(FakeLlama({"general.architecture": "llama"})).render(messages)
+    assert other.text == "System: Be brief.\n\nUser: Hi\n\nAssistant:"
 
 
 @pytest.mark.parametrize(
@@ -166,6 +217,22 @@ def test_bad_gguf_paths_are_rejected_before_loading(tmp_path: Path, content: byt
         check_gguf_file(path)
     with pytest.raises(BadModel, match="is not a file"):
         check_gguf_file(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "finish", "message"),
+    [
+        ('{"overall": "ok", "findings": [', "length", r"cut off by max_tokens\): not JSON"),
+        ('{"overall": "ok", "findings": [{"id": 1}]}', "stop", "at findings/0: 'severity' is a required property"),
+    ],
+)
+def test_a_reply_that_breaks_the_schema_raises_with_the_raw_text(text: str, finish: str, message: str) -> None:
+    raw = embedded._Raw(text=text, finish_reason=finish, prompt_tokens=10, completion_tokens=5)
+    with pytest.raises(LocalReplyInvalid, match=message) as info:
+        embedded._validate_json(raw, FINDINGS_SCHEMA, "local/x")
+    assert isinstance(info.value, MalformedReply)  # the engine's repair path handles every provider alike
+    assert info.value.text == text
+    assert info.value.usage is not None and info.value.usage.tokens.output == 5
 
 
 # ----------------------------------------------------------------------------- assembly cache
@@ -248,6 +315,7 @@ async def test_real_completion_returns_schema_valid_findings(provider: EmbeddedP
     completion = await provider.complete(request(json_schema=FINDINGS_SCHEMA, max_tokens=400))
     doc = json.loads(completion.text)
     jsonschema.validate(doc, FINDINGS_SCHEMA)
+    assert completion.structured == doc
     assert completion.resolved_model == "local/gemma3-270m-q4_k_m"
     assert completion.finish_reason == "stop"
     usage = completion.usage.to_doc()
@@ -268,8 +336,8 @@ async def test_event_loop_keeps_running_during_generation(provider: EmbeddedProv
 
     async def generate() -> None:
         try:
-            completion = await provider.complete(request(json_schema=forced_text_schema(150), max_tokens=300))
-            assert len(json.loads(completion.text)["text"]) >= 150
+            completion = await provider.complete(request(json_schema=forced_text_schema(20), max_tokens=200))
+            assert len(json.loads(completion.text)["text"]) >= 20
         finally:
             done.set()
 
@@ -284,31 +352,32 @@ async def test_event_loop_keeps_running_during_generation(provider: EmbeddedProv
 async def test_timeout_stops_generation_and_the_model_stays_usable(
     provider: EmbeddedProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    seen: list[bool] = []
-    real_expired = embedded._Job.expired
+    verdicts: list[bool] = []  # what the stopping criterion answered, token after token
+    real_should_stop = embedded._Job.should_stop
 
-    def recording_expired(job: embedded._Job) -> bool:
-        result = real_expired(job)
-        seen.append(result)
-        return result
+    def recording_should_stop(job: embedded._Job, input_ids: Any, logits: Any) -> bool:
+        verdicts.append(real_should_stop(job, input_ids, logits))
+        return verdicts[-1]
 
-    monkeypatch.setattr(embedded._Job, "expired", recording_expired)
-    long_reply = request(json_schema=forced_text_schema(6000), max_tokens=4000, timeout_s=0.5)
-    with anyio.fail_after(60):  # the bound under test is 0.5 s; this only keeps a hang finite
-        with pytest.raises(LocalModelTimeout, match="did not answer within 0.5 s"):
+    monkeypatch.setattr(embedded._Job, "should_stop", recording_should_stop)
+    # The grammar demands 2000+ characters: hundreds of tokens, far more than 1.5 s allows.
+    long_reply = request(json_schema=forced_text_schema(2000), max_tokens=4000, timeout_s=1.5)
+    with anyio.fail_after(60):  # the bound under test is 1.5 s; this only keeps a hang finite
+        with pytest.raises(LocalModelTimeout, match="did not answer within 1.5 s") as info:
             await provider.complete(long_reply)
+    assert isinstance(info.value, ProviderTimeout) and isinstance(info.value, TimeoutError)
 
     model = loaded_model(provider)
     assert await anyio.to_thread.run_sync(model.lock.acquire, True, 60.0)  # the abandoned thread let go
     model.lock.release()
-    # The stopping criterion was consulted while generating (more than the pre-check) and
-    # ended generation right after the deadline, instead of running on to max_tokens.
-    assert seen.count(False) >= 2
-    assert seen.count(True) <= 3
-    assert len(seen) < 4000
+    # Generation was cut by the criterion: its first "stop" ended the loop (llama-cpp-python
+    # asks once more after the loop), instead of running on towards max_tokens.
+    assert True in verdicts
+    assert verdicts.count(True) <= 2
+    monkeypatch.undo()
 
-    again = await provider.complete(request(json_schema=FINDINGS_SCHEMA, max_tokens=400))
-    jsonschema.validate(json.loads(again.text), FINDINGS_SCHEMA)
+    again = await provider.complete(request(max_tokens=8))
+    assert again.usage.tokens.output is not None and 0 < again.usage.tokens.output <= 8
 
 
 @pytest.mark.anyio

@@ -27,7 +27,7 @@ class ArgParser(argparse.ArgumentParser):
 
 
 def build_parser() -> ArgParser:
-    from . import council, fanout
+    from . import council, fanout, sessions
 
     parser = ArgParser(prog="amicus", description="Convene a council of other LLMs to review an artifact.")
     parser.add_argument("--version", action="version", version=f"amicus {__version__}")
@@ -35,6 +35,7 @@ def build_parser() -> ArgParser:
     commands.required = True
     council.register(commands)
     fanout.register(commands)
+    sessions.register(commands)
     return parser
 
 

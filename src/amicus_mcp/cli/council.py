@@ -16,6 +16,23 @@ def register(commands: argparse._SubParsersAction) -> None:
     sub = council.add_subparsers(dest="council_command", metavar="SUBCOMMAND", parser_class=type(council))
     sub.required = True
 
+    p = sub.add_parser("run", help="the headless council: reviews, cross-review, tally, chair, verdict, report")
+    bench = p.add_mutually_exclusive_group()
+    bench.add_argument("--models", help="comma-separated bench (at least 2 seats; repeats make twin seats)")
+    bench.add_argument("--council", help="a saved council or a built-in bench")
+    p.add_argument("--prompt-file", help="the briefing: what to review and how (required)")
+    p.add_argument("--chair", default=None, help="the chair model; must not be a bench seat (default deepseek)")
+    p.add_argument("--out-dir", help="the run directory (default ./council-<runId>)")
+    p.add_argument("--max-cost", type=float, help="whole-run ceiling on known spend, USD")
+    p.add_argument("--timeout", type=float, default=15.0, help="per-leg timeout in minutes (default 15)")
+    p.add_argument("--gateway", help="auto (default) | direct | openrouter")
+    p.add_argument("--no-cost-gate", action="store_true", help="allow models priced above the per-Mtok threshold")
+    p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
+    p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
+    p.add_argument("--run-id", help=argparse.SUPPRESS)
+    p.add_argument("--json", action="store_true", help="print run.json (or the error envelope)")
+    p.set_defaults(handler=cmd_run)
+
     p = sub.add_parser("validate", help="check a Stage-1 review's findings block (exit 0 ok, 2 invalid, 1 bad args)")
     p.add_argument("file", help="the review file (prose + trailing ```json block)")
     p.add_argument("--json", action="store_true", help="print the council-validate document")
@@ -68,6 +85,48 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def _print_json(doc: Any) -> None:
     print(dumps_json(doc))
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from ..engine.council_run import DEFAULT_CHAIR, RunOptions, run_council
+    from ..errors import AmicusError
+    from ..presets import parse_models_arg
+
+    options = RunOptions(
+        prompt_file=args.prompt_file, models=parse_models_arg(args.models) if args.models else None,
+        council=args.council, chair=args.chair or DEFAULT_CHAIR, out_dir=args.out_dir, max_cost=args.max_cost,
+        timeout_min=args.timeout, gateway=args.gateway, cost_gate=not args.no_cost_gate,
+        validate=not args.no_validate_model, project=args.project, run_id=args.run_id,
+    )
+    run, code = anyio.run(run_council, options)
+    if code == 1 and isinstance(run.get("error"), dict):
+        err = AmicusError(run["error"]["message"], hint=f"the run directory is {run['options']['outDir']}", command="council run")
+        err.code = run["error"]["code"]
+        raise err
+    if args.json:
+        _print_json(run)
+    else:
+        print(render_run(run))
+    return code
+
+
+def render_run(run: dict[str, Any]) -> str:
+    from ..providers.cost import format_cost
+
+    lines = [f"Council run {run['runId']}: {run['status']} (exit {run['exitCode']})"]
+    verdict = run.get("overallVerdict")
+    lines.append(f"  chair: {run['chair']} — VERDICT: {verdict}" if verdict else f"  chair: {run['chair']} — no chair verdict")
+    counts = run.get("tierCounts") or {}
+    if counts:
+        lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in ("Disputed", "Contested", "Confirmed", "Singleton")))
+    cost = (run.get("usage") or {}).get("cost") or {}
+    unknown = (run.get("usage") or {}).get("unknownLegs") or 0
+    lines.append(f"  cost: {format_cost(cost.get('amount'), cost.get('source', 'unknown'))}" + (f" (+{unknown} unpriced)" if unknown else ""))
+    lines += [f"  notice: {n}" for n in run.get("notices", [])]
+    lines.append(f"  report: {Path(run['options']['outDir']) / 'report.html'}")
+    return "\n".join(lines)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""`amicus fanout` and `amicus status` — one prompt to N models, and reading where it is."""
+"""`amicus fanout` — one prompt to N models at once."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from typing import Any
 import anyio
 
 from ..engine.fanout import DEFAULT_TIMEOUT_MIN
-from ..errors import EXIT_OK
 from ..fsio import dumps_json
 
 
@@ -27,11 +26,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the wave document")
     p.set_defaults(handler=cmd_fanout)
 
-    p = commands.add_parser("status", help="where a wave (or leg) is, from its on-disk state")
-    p.add_argument("id", help="a wave id or leg id")
-    p.add_argument("--project", help="the project the wave ran in (default: cwd)")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(handler=cmd_status)
 
 
 def cmd_fanout(args: argparse.Namespace) -> int:
@@ -50,15 +44,6 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     wave, code = anyio.run(go)
     print(dumps_json(wave) if args.json else render_wave(wave))
     return code
-
-
-def cmd_status(args: argparse.Namespace) -> int:
-    from ..engine.status import status_of
-    from ..engine.store import SessionStore, resolve_project
-
-    doc = status_of(SessionStore(resolve_project(args.project)), args.id)
-    print(dumps_json(doc) if args.json else (render_wave(doc) if doc["type"] == "wave" else render_leg(doc)))
-    return EXIT_OK
 
 
 _MARK = {"complete": "✓", "error": "✗", "timeout": "⏱", "aborted": "■", "crashed": "✗", "running": "…"}

@@ -28,6 +28,7 @@ class Bench:
     routes: list[Route]
     dropped: list[dict[str, str]] = field(default_factory=list)
     council: str | None = None
+    catalog: Catalog = field(default_factory=Catalog)  # what pricing and validation were read from
 
 
 def max_legs() -> int:
@@ -108,4 +109,4 @@ async def prepare_bench(
     threshold = cost_gate_threshold(cfg, disabled=not cost_gate)
     for member, route in zip(members, routes):
         check_cost_gate(member, route_pricing(route, catalog), threshold=threshold)
-    return Bench(models=members, routes=routes, dropped=dropped, council=council)
+    return Bench(models=members, routes=routes, dropped=dropped, council=council, catalog=catalog)

@@ -27,7 +27,7 @@ from ..errors import AmicusError
 from ..providers.base import Completion, CompletionRequest, Message
 from ..providers.cost import rollup
 from ..providers.errors import ProviderError
-from ..providers.routing import GatewayMode, ProviderRegistry, resolve_model
+from ..providers.routing import GatewayMode, ProviderRegistry, Route, resolve_model
 from .store import SessionStore, now_iso
 
 LEG_GRACE_S = 5.0
@@ -135,6 +135,18 @@ async def call_leg(
 ) -> Completion:
     """One bounded provider call for what the user typed (`spec`)."""
     route = resolve_model(spec, gateway=gateway)
+    return await call_route(registry, route, messages, timeout_s=timeout_s, json_schema=json_schema)
+
+
+async def call_route(
+    registry: ProviderRegistry,
+    route: Route,
+    messages: tuple[Message, ...],
+    *,
+    timeout_s: float,
+    json_schema: dict[str, Any] | None = None,
+) -> Completion:
+    """One bounded provider call on an already-resolved route."""
     provider = registry.provider_for(route)
     request = CompletionRequest(model=route.model, messages=messages, json_schema=json_schema, timeout_s=timeout_s)
     with anyio.fail_after(timeout_s + LEG_GRACE_S):

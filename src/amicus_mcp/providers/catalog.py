@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -107,7 +107,8 @@ class ModelInfo:
         if not isinstance(doc, Mapping) or not isinstance(doc.get("id"), str) or not doc["id"].strip():
             return None
         model_id = doc["id"].strip()
-        name = doc.get("name") if isinstance(doc.get("name"), str) else model_id
+        raw_name = doc.get("name")
+        name = raw_name if isinstance(raw_name, str) else model_id
         length = doc.get("contextLength", doc.get("context_length"))
         context = length if isinstance(length, int) and not isinstance(length, bool) and length > 0 else None
         return cls(id=model_id, name=name, context_length=context, pricing=Pricing.parse(doc.get("pricing")))
@@ -139,7 +140,8 @@ class Catalog:
 def catalog_key(model_id: str) -> str:
     """Catalog ids are `vendor/model`; accept the `openrouter/`-prefixed route form too."""
     stripped = model_id.strip()
-    return stripped[len(OPENROUTER_PREFIX):] if stripped.startswith(OPENROUTER_PREFIX) else stripped
+    rest = stripped[len(OPENROUTER_PREFIX) :] if stripped.startswith(OPENROUTER_PREFIX) else ""
+    return rest if "/" in rest else stripped  # `openrouter/auto` is itself a catalog id
 
 
 def catalog_path() -> Path:
@@ -154,13 +156,19 @@ def read_cached_catalog(*, now: datetime | None = None, ttl: timedelta = CATALOG
     doc = _read_cache_doc()
     if doc is None:
         return Catalog()
-    rows = doc.get("models") if isinstance(doc.get("models"), list) else []
+    raw_rows = doc.get("models")
+    rows: list[Any] = raw_rows if isinstance(raw_rows, list) else []
     models = {info.id: info for info in (ModelInfo.from_doc(r) for r in rows) if info is not None}
     fetched_at = _parse_time(doc.get("fetchedAt"))
     if not models or fetched_at is None:
         return Catalog(error=_str(doc.get("lastRefreshError")))
     fresh = _utcnow(now) - fetched_at < ttl
-    return Catalog(models=models, fetched_at=fetched_at, state="cached" if fresh else "stale", error=_str(doc.get("lastRefreshError")))
+    return Catalog(
+        models=models,
+        fetched_at=fetched_at,
+        state="cached" if fresh else "stale",
+        error=_str(doc.get("lastRefreshError")),
+    )
 
 
 def _read_cache_doc() -> dict[str, Any] | None:
@@ -191,7 +199,12 @@ def write_catalog(models: Iterable[ModelInfo], *, now: datetime | None = None) -
 
 
 def _record_failed_refresh(error: str, now: datetime) -> None:
-    doc = _read_cache_doc() or {"schemaVersion": CATALOG_SCHEMA_VERSION, "type": "model-catalog", "fetchedAt": None, "models": []}
+    doc = _read_cache_doc() or {
+        "schemaVersion": CATALOG_SCHEMA_VERSION,
+        "type": "model-catalog",
+        "fetchedAt": None,
+        "models": [],
+    }
     doc["lastRefreshAttempt"] = _iso(now)
     doc["lastRefreshError"] = error
     _try_write(doc)
@@ -338,11 +351,11 @@ def free_models(limit: int = 3, *, catalog: Catalog | None = None) -> list[str]:
 
 
 def _utcnow(now: datetime | None) -> datetime:
-    return now if now is not None else datetime.now(timezone.utc)
+    return now if now is not None else datetime.now(UTC)
 
 
 def _iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _parse_time(value: Any) -> datetime | None:
@@ -352,7 +365,7 @@ def _parse_time(value: Any) -> datetime | None:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _str(value: Any) -> str | None:

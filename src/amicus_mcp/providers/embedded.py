@@ -40,6 +40,7 @@ install the extra when it is missing.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import importlib
 import json
@@ -47,6 +48,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,10 +61,11 @@ from ..config import config_dir, load_config
 from ..errors import BadArgs, BadModel
 from . import gguf_cache
 from .base import Completion, CompletionRequest, Message, Tokens, Usage
+from .errors import MalformedReply, ProviderTimeout
 
 log = logging.getLogger(__name__)
 
-PROVIDER_NAME = "local"
+PROVIDER_NAME = "embedded"  # the provider name routing gives `local` routes
 LOCAL_PREFIX = "local"
 EXTRA_HINT = "pip install 'amicus-mcp[local]'  (or run scripts/install-local-model.sh)"
 DEFAULT_N_CTX = 8192  # a council prompt (artifact + briefing + bundle) fits; Gemma 3 allows 32k
@@ -76,28 +79,29 @@ class LocalModelUnavailable(BadModel):
     """The `local` extra (llama-cpp-python) is not installed or cannot load."""
 
 
-class LocalModelTimeout(TimeoutError):
-    """The call did not finish within `request.timeout_s`.
-
-    A builtin `TimeoutError` on purpose: it is what `anyio.fail_after` raises too, so the
-    engine can treat every provider's timeout alike.
-    """
+class LocalModelTimeout(ProviderTimeout):
+    """The call did not finish within `request.timeout_s` (also a builtin `TimeoutError`)."""
 
     def __init__(self, model: str, timeout_s: float):
-        super().__init__(f"local model '{model}' did not answer within {timeout_s:g} s")
-        self.model = model
+        super().__init__(
+            f"local model '{model}' did not answer within {timeout_s:g} s", provider=PROVIDER_NAME, model=model
+        )
         self.timeout_s = timeout_s
 
 
-class LocalReplyInvalid(ValueError):
-    """The reply is not JSON valid against the requested schema; `text` is the raw reply."""
+class LocalReplyInvalid(MalformedReply):
+    """The reply is not JSON valid against the requested schema; keeps `text` and `usage`."""
 
-    def __init__(self, model: str, problem: str, *, text: str, finish_reason: str | None):
+    def __init__(self, model: str, problem: str, *, text: str, finish_reason: str | None, usage: Usage):
         cut = " (cut off by max_tokens)" if finish_reason == "length" else ""
-        super().__init__(f"local model '{model}' returned JSON that does not match the schema{cut}: {problem}")
-        self.model = model
+        super().__init__(
+            f"local model '{model}' returned JSON that does not match the schema{cut}: {problem}",
+            provider=PROVIDER_NAME,
+            model=model,
+        )
         self.text = text
         self.finish_reason = finish_reason
+        self.usage = usage  # a failed reply still took tokens; the leg's record stays honest
 
 
 # ----------------------------------------------------------------------------- settings
@@ -113,9 +117,10 @@ class LocalSettings:
     max_tokens: int = DEFAULT_MAX_TOKENS
 
     @classmethod
-    def from_config(cls, cfg: dict[str, Any] | None = None) -> LocalSettings:
+    def from_config(cls, cfg: Mapping[str, Any] | None = None) -> LocalSettings:
         cfg = load_config() if cfg is None else cfg
-        section = cfg.get("local") or {}
+        section = cfg.get("local")
+        section = {} if section is None else section
         if not isinstance(section, dict):
             raise BadArgs("config.json 'local' must be an object", hint='e.g. "local": {"modelPath": "/models/x.gguf"}')
         path = section.get("modelPath")
@@ -190,7 +195,7 @@ def resolve_local_model(model_id: str, settings: LocalSettings) -> LocalModelRef
 
 def _import_llama_cpp() -> Any:
     try:
-        return importlib.import_module("llama_cpp")
+        llama_cpp = importlib.import_module("llama_cpp")
     except ImportError as exc:
         raise LocalModelUnavailable(
             f"the embedded local model needs llama-cpp-python, which is not installed ({exc})",
@@ -201,6 +206,32 @@ def _import_llama_cpp() -> Any:
             f"llama-cpp-python is installed but cannot load its native library: {exc}",
             hint=f"reinstall it: {EXTRA_HINT}",
         ) from None
+    _route_native_logs(llama_cpp)
+    return llama_cpp
+
+
+_native_log_callback: Any = None  # the ctypes callback must stay referenced while installed
+_native_log_lock = threading.Lock()
+_llama_log = logging.getLogger(__name__ + ".llama_cpp")
+
+
+def _route_native_logs(llama_cpp: Any) -> None:
+    """Send llama.cpp's own log lines to Python logging (DEBUG) instead of raw stderr.
+
+    llama-cpp-python's default callback prints some context-creation lines straight to
+    stderr even with verbose=False; in the MCP server stderr is the operator log.
+    """
+    global _native_log_callback
+
+    def forward(_level: int, text: bytes | None, _user_data: Any) -> None:
+        line = (text or b"").decode("utf-8", errors="replace").rstrip()
+        if line:
+            _llama_log.debug("%s", line)
+
+    with _native_log_lock:
+        if _native_log_callback is None:
+            _native_log_callback = llama_cpp.llama_log_callback(forward)
+            llama_cpp.llama_log_set(_native_log_callback, None)
 
 
 def check_gguf_file(path: Path) -> None:
@@ -251,6 +282,26 @@ def _get_model(ref: LocalModelRef, settings: LocalSettings) -> _LoadedModel:
     return model
 
 
+def _close_all_models() -> None:
+    """Free every loaded model while the interpreter is still whole.
+
+    Left to garbage collection at exit, `Llama.__del__` runs after llama_cpp's module
+    globals are gone and prints a TypeError traceback to stderr on every exit.
+    """
+    with _models_lock:
+        models = list(_models.values())
+        _models.clear()
+    for model in models:
+        if model.lock.acquire(timeout=5.0):  # a generation still running keeps its model
+            try:
+                model.llama.close()
+            finally:
+                model.lock.release()
+
+
+atexit.register(_close_all_models)
+
+
 def _load_llama(llama_cpp: Any, path: Path, settings: LocalSettings) -> Any:
     started = time.monotonic()
     try:
@@ -283,37 +334,52 @@ class _Prompt:
 
 
 class _PromptFormatter:
-    """Renders messages with the GGUF's own chat template (or a plain transcript if none)."""
+    """Renders messages the way the model was trained to read them.
+
+    Order of preference: the GGUF's own chat template; for a Gemma GGUF without one (the
+    bundled 270M base conversion has none) Gemma's turn format; else a plain transcript.
+    """
 
     def __init__(self, llama: Any):
-        self._template: Any = None
+        self._render_one = self._pick(llama)
+
+    @staticmethod
+    def _pick(llama: Any) -> Callable[[tuple[Message, ...]], _Prompt]:
         template = llama.metadata.get("tokenizer.chat_template")
         if template:
-            chat_format = importlib.import_module("llama_cpp.llama_chat_format")
-            self._template = chat_format.Jinja2ChatFormatter(
-                template=template,
-                eos_token=_token_text(llama, llama.token_eos()),
-                bos_token=_token_text(llama, llama.token_bos()),
-            )
+            return _TemplateRenderer(llama, template)
+        if str(llama.metadata.get("general.architecture", "")).startswith("gemma"):
+            return _gemma_turns
+        return _plain_transcript
 
     def render(self, messages: tuple[Message, ...]) -> _Prompt:
-        if self._template is None:
-            return _plain_transcript(messages)
         try:
-            return self._render_template(messages)
+            return self._render_one(messages)
         except Exception:  # noqa: BLE001 - templates reject a conversation with any exception type
             pass
         # Some templates (Gemma 2, Mistral) have no system role: fold it into the first user turn.
         try:
-            return self._render_template(fold_system_message(messages))
+            return self._render_one(fold_system_message(messages))
         except Exception as exc:  # noqa: BLE001
             raise BadModel(
                 f"the model's chat template rejected the conversation: {exc}",
                 hint="send alternating user/assistant messages, or use a GGUF with another chat template",
             ) from None
 
-    def _render_template(self, messages: tuple[Message, ...]) -> _Prompt:
-        result = self._template(messages=[{"role": m.role, "content": m.content} for m in messages])
+
+class _TemplateRenderer:
+    """The GGUF's Jinja chat template, rendered by llama-cpp-python's own formatter."""
+
+    def __init__(self, llama: Any, template: str):
+        chat_format = importlib.import_module("llama_cpp.llama_chat_format")
+        self._formatter = chat_format.Jinja2ChatFormatter(
+            template=template,
+            eos_token=_token_text(llama, llama.token_eos()),
+            bos_token=_token_text(llama, llama.token_bos()),
+        )
+
+    def __call__(self, messages: tuple[Message, ...]) -> _Prompt:
+        result = self._formatter(messages=[{"role": m.role, "content": m.content} for m in messages])
         stop = result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []
         return _Prompt(text=result.prompt, stop=tuple(s for s in stop if s), add_bos=not result.added_special)
 
@@ -335,6 +401,16 @@ def fold_system_message(messages: tuple[Message, ...]) -> tuple[Message, ...]:
             rest[i] = Message(role="user", content=f"{system}\n\n{message.content}")
             return tuple(rest)
     return (Message(role="user", content=system), *rest)
+
+
+def _gemma_turns(messages: tuple[Message, ...]) -> _Prompt:
+    # Gemma's published template: no system role (folded into the first user turn), the
+    # assistant is "model", each turn ends with <end_of_turn>; the tokenizer adds <bos>.
+    roles = {"user": "user", "assistant": "model"}
+    turns = "".join(
+        f"<start_of_turn>{roles[m.role]}\n{m.content}<end_of_turn>\n" for m in fold_system_message(messages)
+    )
+    return _Prompt(text=f"{turns}<start_of_turn>model\n", stop=("<end_of_turn>",), add_bos=True)
 
 
 def _plain_transcript(messages: tuple[Message, ...]) -> _Prompt:
@@ -361,7 +437,7 @@ class _Expired(Exception):
     """Raised in the worker thread when the deadline passed or the caller gave up."""
 
 
-@dataclass
+@dataclass(eq=False)
 class _Job:
     """One request as the worker thread sees it, plus the flags it shares with the caller."""
 
@@ -376,6 +452,10 @@ class _Job:
 
     def expired(self) -> bool:
         return self.cancelled.is_set() or time.monotonic() >= self.deadline
+
+    def should_stop(self, _input_ids: Any, _logits: Any) -> bool:
+        """llama-cpp-python stopping criterion, called after every sampled token."""
+        return self.expired()
 
     def remaining(self) -> float:
         return max(0.0, self.deadline - time.monotonic())
@@ -410,7 +490,7 @@ def _generate(model: _LoadedModel, job: _Job) -> _Raw:
             f"the prompt has {len(tokens)} tokens; local model '{model.name}' has a context of {model.n_ctx}",
             hint='raise "local": {"nCtx": ...} in config.json, or shorten the artifact',
         )
-    stopping = importlib.import_module("llama_cpp").StoppingCriteriaList([lambda _ids, _logits: job.expired()])
+    stopping = importlib.import_module("llama_cpp").StoppingCriteriaList([job.should_stop])
     result = model.llama.create_completion(
         prompt=tokens,
         max_tokens=job.max_tokens,
@@ -432,16 +512,31 @@ def _generate(model: _LoadedModel, job: _Job) -> _Raw:
     )
 
 
-def _validate_json(raw: _Raw, schema: dict[str, Any], model: str) -> None:
+def _usage(raw: _Raw) -> Usage:
+    # Local inference has no API bill: 0.0, "estimated" because hardware and power are not counted.
+    return Usage(
+        tokens=Tokens(input=raw.prompt_tokens, output=raw.completion_tokens),
+        cost_amount=0.0,
+        cost_source="estimated",
+    )
+
+
+def _validate_json(raw: _Raw, schema: dict[str, Any], model: str) -> Any:
+    """The reply parsed and checked against `schema`; LocalReplyInvalid otherwise."""
+
+    def invalid(problem: str) -> LocalReplyInvalid:
+        return LocalReplyInvalid(model, problem, text=raw.text, finish_reason=raw.finish_reason, usage=_usage(raw))
+
     try:
         doc = json.loads(raw.text)
     except json.JSONDecodeError as exc:
-        raise LocalReplyInvalid(model, f"not JSON: {exc.msg}", text=raw.text, finish_reason=raw.finish_reason) from None
+        raise invalid(f"not JSON: {exc.msg}") from None
     validator_cls = jsonschema.validators.validator_for(schema)
     error = jsonschema.exceptions.best_match(validator_cls(schema).iter_errors(doc))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(root)"
-        raise LocalReplyInvalid(model, f"at {where}: {error.message}", text=raw.text, finish_reason=raw.finish_reason)
+        raise invalid(f"at {where}: {error.message}")
+    return doc
 
 
 # ----------------------------------------------------------------------------- provider
@@ -459,17 +554,15 @@ class EmbeddedProvider:
         ref = resolve_local_model(request.model, self.settings)
         job = self._job(request, ref)
         raw = await self._run(job, ref, request.timeout_s)
+        structured = None
         if request.json_schema is not None:
-            _validate_json(raw, request.json_schema, ref.resolved_model)
+            structured = _validate_json(raw, request.json_schema, ref.resolved_model)
         return Completion(
             text=raw.text,
             finish_reason=raw.finish_reason,
             resolved_model=ref.resolved_model,
-            usage=Usage(
-                tokens=Tokens(input=raw.prompt_tokens, output=raw.completion_tokens),
-                cost_amount=0.0,
-                cost_source="estimated",
-            ),
+            usage=_usage(raw),
+            structured=structured,
         )
 
     async def preload(self, model: str = LOCAL_PREFIX) -> str:
@@ -483,7 +576,7 @@ class EmbeddedProvider:
             ref=ref,
             settings=self.settings,
             messages=request.messages,
-            schema_json=json.dumps(request.json_schema, sort_keys=True) if request.json_schema is not None else None,
+            schema_json=json.dumps(request.json_schema) if request.json_schema is not None else None,
             max_tokens=request.max_tokens or self.settings.max_tokens,
             temperature=DEFAULT_TEMPERATURE if request.temperature is None else request.temperature,
             deadline=time.monotonic() + request.timeout_s,
@@ -502,6 +595,6 @@ class EmbeddedProvider:
             job.cancelled.set()  # no-op after success; stops the thread on timeout or cancellation
 
 
-def make_embedded_provider(config: dict[str, Any] | None = None) -> EmbeddedProvider:
+def make_embedded_provider(config: Mapping[str, Any] | None = None) -> EmbeddedProvider:
     """The constructor routing uses for `local` and `local/<name-or-path>` model ids."""
     return EmbeddedProvider(LocalSettings.from_config(config))

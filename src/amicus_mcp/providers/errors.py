@@ -12,6 +12,7 @@ the failure came from an HTTP reply — the status code and `Retry-After`.
     ├── RateLimited           429 (retry_after from the Retry-After header)
     ├── ProviderDown          5xx, or the server could not be reached at all
     ├── ProviderTimeout       408, a connect/read timeout, or the leg's deadline passed
+    │                         (also a builtin `TimeoutError`)
     ├── MalformedReply        non-JSON body, no choices, or structured output that is
     │                         not JSON / does not match the requested schema
     └── ProviderRejected      400, 413, 422, a moderation/guardrail 403, a refusal, and
@@ -25,6 +26,11 @@ are configuration errors and are raised as `AmicusError`s by the routing, catalo
 cost modules: a key that is not set → `MissingKey`, an unknown alias or an id missing
 from the catalog → `BadModel`, a model over the price threshold → `BudgetExceeded`.
 
+A failure that happens after the model has generated (a schema-invalid structured reply,
+a refusal, an error object inside a 200 body) still cost tokens: such an error carries
+`usage` (priced like a success) so the leg's usage record stays honest, and a
+`MalformedReply` keeps the raw `text` for a repair prompt.
+
 No message built here contains an API key: providers pass every server-supplied text
 through `keys.redact` before it reaches an exception.
 """
@@ -32,6 +38,8 @@ through `keys.redact` before it reaches an exception.
 from __future__ import annotations
 
 from typing import Literal
+
+from .base import Usage
 
 LegStatus = Literal["error", "timeout"]
 
@@ -42,6 +50,7 @@ class ProviderError(Exception):
     code = "PROVIDER_ERROR"
     retryable = False
     leg_status: LegStatus = "error"
+    usage: Usage | None = None  # what the failed call consumed, when the server said
 
     def __init__(
         self,
@@ -77,6 +86,7 @@ class ProviderError(Exception):
             "model": self.model,
             "status": self.status,
             "retryAfter": self.retry_after,
+            "usage": self.usage.to_doc() if self.usage is not None else None,
         }
 
 
@@ -103,7 +113,9 @@ class ProviderDown(ProviderError):
     retryable = True
 
 
-class ProviderTimeout(ProviderError):
+class ProviderTimeout(ProviderError, TimeoutError):
+    # Also a builtin TimeoutError, like anyio.fail_after's and the embedded model's
+    # LocalModelTimeout, so the engine can treat every provider's timeout alike.
     code = "PROVIDER_TIMEOUT"
     retryable = True
     leg_status: LegStatus = "timeout"
@@ -112,6 +124,7 @@ class ProviderTimeout(ProviderError):
 class MalformedReply(ProviderError):
     # Not retried here: the council's bounded repair re-prompt owns that decision.
     code = "MALFORMED_REPLY"
+    text: str | None = None  # the model's reply, when there was one, for a repair prompt
 
 
 class ProviderRejected(ProviderError):

@@ -122,7 +122,7 @@ def _assemble(model: ShippedModel, target: Path) -> None:
             )
         os.replace(tmp, target)
     except BaseException:
-        _unlink_quietly(Path(tmp))
+        Path(tmp).unlink(missing_ok=True)
         raise
 
 
@@ -134,10 +134,3 @@ def _concatenate(chunks: tuple[Path, ...], out: BinaryIO) -> str:
                 digest.update(block)
                 out.write(block)
     return digest.hexdigest()
-
-
-def _unlink_quietly(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass

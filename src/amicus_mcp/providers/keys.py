@@ -84,7 +84,7 @@ def _parse_env_line(raw: str) -> tuple[str, str] | None:
     if not line or line.startswith("#"):
         return None
     if line.startswith("export "):
-        line = line[len("export "):].lstrip()
+        line = line[len("export ") :].lstrip()
     name, sep, value = line.partition("=")
     name = name.strip()
     if not sep or not _KEY_NAME.match(name):
@@ -118,7 +118,9 @@ def load_env_file(path: Path | None = None) -> dict[str, str]:
     return parse_env_text(text, source=str(target))
 
 
-def get_key(*names: str, environ: Mapping[str, str] | None = None, env_file: Mapping[str, str] | None = None) -> Secret | None:
+def get_key(
+    *names: str, environ: Mapping[str, str] | None = None, env_file: Mapping[str, str] | None = None
+) -> Secret | None:
     """The first non-empty value among `names`: process env first, then the keys file."""
     env = os.environ if environ is None else environ
     for name in names:

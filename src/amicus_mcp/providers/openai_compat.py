@@ -4,30 +4,38 @@ Two halves, kept apart the way pydantic-ai splits models from providers:
 
 - request/response mapping — pure functions: `build_payload` turns a `CompletionRequest`
   into a `/chat/completions` body; `parse_reply` turns a decoded body into a
-  `Completion` (or a typed error); `error_for_status` maps an HTTP failure to one.
+  `Completion` (or a typed error); `with_structured` checks structured output;
+  `error_for_status` maps an HTTP failure to a typed error; `price_usage` decides cost.
 - plumbing — `OpenAICompatibleProvider`: base URL, key, headers, one shared
   `httpx.AsyncClient`, explicit timeouts, retries under the leg's deadline, and how the
   cost of a reply is worked out (`cost_mode`).
 
 Structured output is requested with `response_format: json_schema` (strict) *and* the
 reply is always validated here with `jsonschema`: a server that ignores the parameter
-still cannot hand the engine an invalid document.
+still cannot hand the engine an invalid document. Strict mode wants schemas whose objects
+list every property in `required` and set `additionalProperties: false`; OpenAI answers
+400 (ProviderRejected) to others.
+
+Usage stays honest across failures: tokens an attempt consumed before failing (an error
+inside a 200 body, a schema-invalid reply) are added to the final result or error.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 import httpx
-import jsonschema
+from jsonschema.exceptions import best_match
+from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 
-from .base import Completion, CompletionRequest, Tokens, Usage
+from .base import Completion, CompletionRequest, CostSource, Tokens, Usage
 from .catalog import Pricing
 from .errors import (
     AuthError,
@@ -71,7 +79,9 @@ def make_client(transport: httpx.AsyncBaseTransport | None = None) -> httpx.Asyn
 # ---------------------------------------------------------------- request mapping
 
 
-def build_payload(request: CompletionRequest, *, extra: Mapping[str, Any] | None = None, max_tokens_field: str = "max_tokens") -> dict[str, Any]:
+def build_payload(
+    request: CompletionRequest, *, extra: Mapping[str, Any] | None = None, max_tokens_field: str = "max_tokens"
+) -> dict[str, Any]:
     """The JSON body for POST /chat/completions."""
     payload: dict[str, Any] = {
         "model": request.model,
@@ -82,13 +92,28 @@ def build_payload(request: CompletionRequest, *, extra: Mapping[str, Any] | None
     if request.temperature is not None:
         payload["temperature"] = request.temperature
     if request.json_schema is not None:
-        validator_for(request.json_schema).check_schema(request.json_schema)  # a bad schema is our bug
+        schema_validator(request.json_schema)  # SchemaError here: a bad schema is our bug, not the model's
         payload["response_format"] = {
             "type": "json_schema",
             "json_schema": {"name": schema_name(request.json_schema), "strict": True, "schema": request.json_schema},
         }
     payload.update(extra or {})
     return payload
+
+
+def schema_validator(schema: Mapping[str, Any]) -> Validator:
+    """A checked validator for `schema`, compiled once per distinct schema."""
+    return _compiled(json.dumps(schema, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(schema_text: str) -> Validator:
+    # Keyed by the canonical JSON text: a council uses a handful of schemas many times,
+    # and checking a schema costs more than validating a reply against it.
+    schema = json.loads(schema_text)
+    cls = validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
 
 
 def schema_name(schema: Mapping[str, Any]) -> str:
@@ -104,28 +129,46 @@ def schema_name(schema: Mapping[str, Any]) -> str:
 def parse_reply(body: Any, request: CompletionRequest, *, provider: str) -> tuple[Completion, dict[str, Any]]:
     """A decoded 2xx body → (Completion without cost, the raw usage object)."""
     if not isinstance(body, dict):
-        raise MalformedReply(f"{provider}: reply for '{request.model}' is not a JSON object", provider=provider, model=request.model)
+        raise MalformedReply(
+            f"{provider}: reply for '{request.model}' is not a JSON object", provider=provider, model=request.model
+        )
     if body.get("error"):
         raise error_from_body(body["error"], provider=provider, model=request.model)
     choice = _first_choice(body, provider=provider, model=request.model)
     if choice.get("finish_reason") == "error":
-        raise error_from_body(choice.get("error") or "generation failed after it started", provider=provider, model=request.model)
+        raise error_from_body(
+            choice.get("error") or "generation failed after it started", provider=provider, model=request.model
+        )
     message = choice.get("message")
     if not isinstance(message, dict):
-        raise MalformedReply(f"{provider}: reply for '{request.model}' has no message", provider=provider, model=request.model)
-    text = _content_text(message, provider=provider, model=request.model)
-    structured = validate_structured(text, request.json_schema, provider=provider, model=request.model) if request.json_schema is not None else None
-    usage_obj = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+        raise MalformedReply(
+            f"{provider}: reply for '{request.model}' has no message", provider=provider, model=request.model
+        )
+    usage_obj = _object(body.get("usage"))
     completion = Completion(
-        text=text,
+        text=_content_text(message, provider=provider, model=request.model),
         finish_reason=_str_or_none(choice.get("finish_reason")),
         resolved_model=_str_or_none(body.get("model")),
         usage=Usage(tokens=parse_tokens(usage_obj)),
         reasoning=_str_or_none(message.get("reasoning")) or _str_or_none(message.get("reasoning_content")),
-        structured=structured,
         response_id=_str_or_none(body.get("id")),
     )
     return completion, usage_obj
+
+
+def with_structured(
+    completion: Completion, schema: Mapping[str, Any] | None, *, provider: str, model: str
+) -> Completion:
+    """`completion` with its schema-valid JSON attached; MalformedReply keeps text and usage."""
+    if schema is None:
+        return completion
+    try:
+        value = validate_structured(completion.text, schema, provider=provider, model=model)
+    except MalformedReply as exc:
+        exc.text = completion.text
+        exc.usage = completion.usage
+        raise
+    return dataclasses.replace(completion, structured=value)
 
 
 def _first_choice(body: dict[str, Any], *, provider: str, model: str) -> dict[str, Any]:
@@ -146,7 +189,9 @@ def _content_text(message: dict[str, Any], *, provider: str, model: str) -> str:
         raise ProviderRejected(f"{provider}: '{model}' refused: {_snippet(refusal)}", provider=provider, model=model)
     if content is None:
         return ""  # e.g. finish_reason "length" with nothing written; the engine judges it
-    raise MalformedReply(f"{provider}: reply for '{model}' has content of type {type(content).__name__}", provider=provider, model=model)
+    raise MalformedReply(
+        f"{provider}: reply for '{model}' has content of type {type(content).__name__}", provider=provider, model=model
+    )
 
 
 def validate_structured(text: str, schema: Mapping[str, Any], *, provider: str, model: str) -> Any:
@@ -154,16 +199,17 @@ def validate_structured(text: str, schema: Mapping[str, Any], *, provider: str, 
     try:
         value = json.loads(_strip_fence(text))
     except ValueError as exc:
-        raise MalformedReply(f"{provider}: structured reply from '{model}' is not JSON ({exc})", provider=provider, model=model) from exc
-    try:
-        jsonschema.validate(value, schema)
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
         raise MalformedReply(
-            f"{provider}: structured reply from '{model}' does not match the schema at {where}: {_snippet(exc.message)}",
+            f"{provider}: structured reply from '{model}' is not JSON ({exc})", provider=provider, model=model
+        ) from exc
+    problem = best_match(schema_validator(schema).iter_errors(value))
+    if problem is not None:
+        where = "/".join(str(p) for p in problem.absolute_path) or "(root)"
+        raise MalformedReply(
+            f"{provider}: structured reply from '{model}' does not match the schema at {where}: {_snippet(problem.message)}",
             provider=provider,
             model=model,
-        ) from exc
+        ) from problem
     return value
 
 
@@ -175,8 +221,8 @@ def _strip_fence(text: str) -> str:
 
 
 def parse_tokens(usage: Mapping[str, Any]) -> Tokens:
-    prompt_details = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
-    completion_details = usage.get("completion_tokens_details") if isinstance(usage.get("completion_tokens_details"), dict) else {}
+    prompt_details = _object(usage.get("prompt_tokens_details"))
+    completion_details = _object(usage.get("completion_tokens_details"))
     return Tokens(
         input=_count(usage.get("prompt_tokens")),
         output=_count(usage.get("completion_tokens")),
@@ -184,6 +230,11 @@ def parse_tokens(usage: Mapping[str, Any]) -> Tokens:
         cache_read=_count(prompt_details.get("cached_tokens")),
         cache_write=_count(prompt_details.get("cache_write_tokens")),
     )
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one (servers omit and vary fields)."""
+    return value if isinstance(value, dict) else {}
 
 
 def _count(value: Any) -> int | None:
@@ -258,9 +309,16 @@ def error_from_body(error: Any, *, provider: str, model: str, secrets: tuple[Sec
     status = code if isinstance(code, int) and not isinstance(code, bool) and 400 <= code <= 599 else None
     if status is None:
         # Failed mid-generation with no usable code: the upstream broke, which is worth a retry.
-        return ProviderDown(f"{provider}: generation failed for model '{model}': {detail}", provider=provider, model=model)
+        return ProviderDown(
+            f"{provider}: generation failed for model '{model}': {detail}", provider=provider, model=model
+        )
     cls, what = _classify(status, detail, code, metadata)
-    return cls(f"{provider}: {what} for model '{model}' (error {status} in a 200 reply): {detail}", provider=provider, model=model, status=status)
+    return cls(
+        f"{provider}: {what} for model '{model}' (error {status} in a 200 reply): {detail}",
+        provider=provider,
+        model=model,
+        status=status,
+    )
 
 
 def _error_details(raw: bytes) -> tuple[str, Any, Mapping[str, Any]]:
@@ -278,8 +336,8 @@ def _details_from_json(body: Any) -> tuple[str, Any, Mapping[str, Any]]:
         return _snippet(err), None, {}
     if not isinstance(err, dict):
         return _snippet(json.dumps(body)), None, {}
-    message = err.get("message") if isinstance(err.get("message"), str) else json.dumps(err)
-    metadata = err.get("metadata") if isinstance(err.get("metadata"), dict) else {}
+    message = err["message"] if isinstance(err.get("message"), str) else json.dumps(err)
+    metadata = _object(err.get("metadata"))
     raw_detail = metadata.get("raw")
     if isinstance(raw_detail, str) and raw_detail:
         message = f"{message} ({raw_detail})"  # OpenRouter puts the upstream's words here
@@ -299,7 +357,7 @@ def reported_cost(usage: Mapping[str, Any], tokens: Tokens, model: str, pricing:
     cost = _number(usage.get("cost"))
     if cost is None:
         return None
-    details = usage.get("cost_details") if isinstance(usage.get("cost_details"), dict) else {}
+    details = _object(usage.get("cost_details"))
     upstream = _number(details.get("upstream_inference_cost"))
     if usage.get("is_byok") is True and upstream is not None:
         cost += upstream  # with your own upstream key, `cost` is only OpenRouter's fee
@@ -317,7 +375,9 @@ def estimate_from_tokens(tokens: Tokens, pricing: Pricing | None) -> float | Non
     return (tokens.input or 0) * pricing.prompt + (tokens.output or 0) * pricing.completion
 
 
-def price_usage(tokens: Tokens, usage: Mapping[str, Any], *, mode: CostMode, model: str, pricing: Pricing | None) -> Usage:
+def price_usage(
+    tokens: Tokens, usage: Mapping[str, Any], *, mode: CostMode, model: str, pricing: Pricing | None
+) -> Usage:
     """A `Usage` whose cost follows `mode`; unknown stays None, never 0."""
     if mode == "reported":
         cost = reported_cost(usage, tokens, model, pricing)
@@ -330,6 +390,22 @@ def price_usage(tokens: Tokens, usage: Mapping[str, Any], *, mode: CostMode, mod
     if mode == "local" and (tokens.input or 0) + (tokens.output or 0) > 0:
         return Usage(tokens=tokens, cost_amount=0.0, cost_source="estimated")
     return Usage(tokens=tokens)
+
+
+def sum_usage(usages: list[Usage]) -> Usage:
+    """Several attempts' usage as one: a total cost only when every attempt's is known."""
+    fields = ("input", "output", "reasoning", "cache_read", "cache_write")
+    tokens = Tokens(**{f: _sum_known(getattr(u.tokens, f) for u in usages) for f in fields})
+    amounts = [u.cost_amount for u in usages]
+    if any(a is None for a in amounts) or any(u.cost_source == "unknown" for u in usages):
+        return Usage(tokens=tokens)
+    source: CostSource = "reported" if all(u.cost_source == "reported" for u in usages) else "estimated"
+    return Usage(tokens=tokens, cost_amount=sum(a or 0.0 for a in amounts), cost_source=source)
+
+
+def _sum_known(values: Iterable[int | None]) -> int | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
 
 
 # ---------------------------------------------------------------------- plumbing
@@ -366,8 +442,9 @@ class OpenAICompatibleProvider:
         self._extra_body = dict(extra_body or {})
         self._max_tokens_field = max_tokens_field
         self._key_name = key_name
-        self._owns_client = client is None
-        self._client = client if client is not None else make_client(transport)
+        self._client = client  # a shared client is never closed here
+        self._transport = transport
+        self._own_client: httpx.AsyncClient | None = None  # made on first use, closed by aclose()
         self._retry = retry or RetryPolicy()
         self._connect_timeout_s = connect_timeout_s
 
@@ -382,26 +459,54 @@ class OpenAICompatibleProvider:
         await self.aclose()
 
     async def aclose(self) -> None:
-        if self._owns_client:
-            await self._client.aclose()
+        if self._own_client is not None:
+            client, self._own_client = self._own_client, None
+            await client.aclose()
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is not None:
+            return self._client
+        if self._own_client is None:
+            self._own_client = make_client(self._transport)
+        return self._own_client
 
     async def complete(self, request: CompletionRequest) -> Completion:
         payload = build_payload(request, extra=self._extra_body, max_tokens_field=self._max_tokens_field)
+        failed: list[Usage] = []  # what attempts that failed after generating consumed
 
         async def attempt(seconds_left: float) -> Completion:
-            return await self._attempt(payload, request, seconds_left)
+            try:
+                return await self._attempt(payload, request, seconds_left)
+            except ProviderError as exc:
+                if exc.usage is not None:
+                    failed.append(exc.usage)
+                raise
 
-        return await call_with_retries(attempt, budget_s=request.timeout_s, policy=self._retry, provider=self.name, model=request.model)
+        try:
+            done = await call_with_retries(
+                attempt, budget_s=request.timeout_s, policy=self._retry, provider=self.name, model=request.model
+            )
+        except ProviderError as exc:
+            exc.usage = sum_usage(failed) if failed else exc.usage
+            raise
+        return dataclasses.replace(done, usage=sum_usage([*failed, done.usage])) if failed else done
 
     async def _attempt(self, payload: dict[str, Any], request: CompletionRequest, seconds_left: float) -> Completion:
         body = await self._post_json(payload, request.model, seconds_left)
         try:
             completion, usage_obj = parse_reply(body, request, provider=self.name)
+            priced = dataclasses.replace(completion, usage=self._usage(usage_obj, request.model))
+            return with_structured(priced, request.json_schema, provider=self.name, model=request.model)
         except ProviderError as exc:
+            if exc.usage is None and isinstance(body, dict) and isinstance(body.get("usage"), dict):
+                exc.usage = self._usage(body["usage"], request.model)  # a failure after generation still cost tokens
             self._scrub(exc)
             raise
-        usage = price_usage(completion.usage.tokens, usage_obj, mode=self.cost_mode, model=request.model, pricing=self._price(request.model))
-        return dataclasses.replace(completion, usage=usage)
+
+    def _usage(self, usage_obj: Mapping[str, Any], model: str) -> Usage:
+        return price_usage(
+            parse_tokens(usage_obj), usage_obj, mode=self.cost_mode, model=model, pricing=self._price(model)
+        )
 
     def _price(self, model: str) -> Pricing | None:
         return self._pricing(self._pricing_prefix + model) if self._pricing is not None else None
@@ -410,25 +515,42 @@ class OpenAICompatibleProvider:
         status, raw, headers = await self._send(payload, model, seconds_left)
         if not 200 <= status < 300:
             hint = f"check {self._key_name}" if self._key_name else None
-            raise error_for_status(status, raw, headers, provider=self.name, model=model, secrets=(self._key,), auth_hint=hint)
+            raise error_for_status(
+                status, raw, headers, provider=self.name, model=model, secrets=(self._key,), auth_hint=hint
+            )
         try:
             return json.loads(raw)
         except ValueError as exc:
             detail = redact(_snippet(raw.decode("utf-8", errors="replace")), (self._key,))
-            raise MalformedReply(f"{self.name}: reply for '{model}' is not JSON: {detail}", provider=self.name, model=model, status=status) from None
+            raise MalformedReply(
+                f"{self.name}: reply for '{model}' is not JSON: {detail}",
+                provider=self.name,
+                model=model,
+                status=status,
+            ) from exc
 
     async def _send(self, payload: dict[str, Any], model: str, seconds_left: float) -> tuple[int, bytes, httpx.Headers]:
         connect = min(self._connect_timeout_s, seconds_left)
         timeout = httpx.Timeout(connect=connect, read=seconds_left, write=seconds_left, pool=connect)
         url = f"{self.base_url}/chat/completions"
         try:
-            async with self._client.stream("POST", url, json=payload, headers=self._request_headers(), timeout=timeout) as response:
+            async with self._http().stream(
+                "POST", url, json=payload, headers=self._request_headers(), timeout=timeout
+            ) as response:
                 raw = await _read_capped(response, provider=self.name, model=model)
                 return response.status_code, raw, response.headers
         except httpx.TimeoutException as exc:
-            raise ProviderTimeout(f"{self.name}: {type(exc).__name__} talking to {self.base_url} for '{model}'", provider=self.name, model=model) from exc
+            raise ProviderTimeout(
+                f"{self.name}: {type(exc).__name__} talking to {self.base_url} for '{model}'",
+                provider=self.name,
+                model=model,
+            ) from exc
         except httpx.TransportError as exc:
-            raise ProviderDown(f"{self.name}: cannot reach {self.base_url} for '{model}': {type(exc).__name__}: {exc}", provider=self.name, model=model) from exc
+            raise ProviderDown(
+                f"{self.name}: cannot reach {self.base_url} for '{model}': {type(exc).__name__}: {exc}",
+                provider=self.name,
+                model=model,
+            ) from exc
 
     def _request_headers(self) -> dict[str, str]:
         headers = dict(self._headers)
@@ -448,6 +570,11 @@ async def _read_capped(response: httpx.Response, *, provider: str, model: str) -
     async for chunk in response.aiter_bytes():
         size += len(chunk)
         if size > MAX_BODY_BYTES:
-            raise MalformedReply(f"{provider}: reply for '{model}' exceeds {MAX_BODY_BYTES} bytes", provider=provider, model=model, status=response.status_code)
+            raise MalformedReply(
+                f"{provider}: reply for '{model}' exceeds {MAX_BODY_BYTES} bytes",
+                provider=provider,
+                model=model,
+                status=response.status_code,
+            )
         chunks.append(chunk)
     return b"".join(chunks)

@@ -21,7 +21,7 @@ import math
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import TypeVar
 
 import anyio
@@ -66,8 +66,8 @@ def _seconds_until_http_date(text: str, now: datetime | None) -> float | None:
     except (TypeError, ValueError, IndexError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    current = now or datetime.now(timezone.utc)
+        when = when.replace(tzinfo=UTC)
+    current = now or datetime.now(UTC)
     return max(0.0, (when - current).total_seconds())
 
 
@@ -77,7 +77,9 @@ def backoff_delay(policy: RetryPolicy, attempt: int, rng: random.Random | None =
     return (rng or random).uniform(0.0, ceiling)
 
 
-def delay_before_retry(error: ProviderError, policy: RetryPolicy, attempt: int, rng: random.Random | None = None) -> float | None:
+def delay_before_retry(
+    error: ProviderError, policy: RetryPolicy, attempt: int, rng: random.Random | None = None
+) -> float | None:
     """How long to wait before trying again after `error`, or None to give up."""
     if not error.retryable or attempt >= policy.max_attempts:
         return None
@@ -107,7 +109,15 @@ async def call_with_retries(
                 left_after_wait = deadline - anyio.current_time() - (wait or 0.0)
                 if wait is None or left_after_wait < policy.min_attempt_s:
                     raise
-                log.info("%s %s: %s; retrying in %.1fs (attempt %d of %d)", provider, model, exc.code, wait, number + 1, policy.max_attempts)
+                log.info(
+                    "%s %s: %s; retrying in %.1fs (attempt %d of %d)",
+                    provider,
+                    model,
+                    exc.code,
+                    wait,
+                    number + 1,
+                    policy.max_attempts,
+                )
                 await anyio.sleep(wait)
         if scope.cancelled_caught:
             break

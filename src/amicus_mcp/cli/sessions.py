@@ -1,0 +1,119 @@
+"""`amicus status | list | abort | wait` — council runs, waves and legs, from their on-disk state."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import anyio
+
+from ..errors import EXIT_OK, BadArgs
+from ..fsio import dumps_json
+from .fanout import render_leg, render_wave
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("status", help="where a council run, wave or leg is")
+    p.add_argument("id", help="a run id, wave id or leg id")
+    _common(p)
+    p.set_defaults(handler=cmd_status)
+
+    p = commands.add_parser("list", help="council runs and waves in this project, newest first")
+    _common(p)
+    p.set_defaults(handler=cmd_list)
+
+    p = commands.add_parser("abort", help="stop a running council run or wave (it records `aborted`)")
+    p.add_argument("id")
+    _common(p)
+    p.set_defaults(handler=cmd_abort)
+
+    p = commands.add_parser("wait", help="block until a run, wave or leg finishes, or the timeout passes")
+    p.add_argument("id")
+    p.add_argument("--timeout", type=float, default=50.0, help="seconds to wait at most (default 50)")
+    _common(p)
+    p.set_defaults(handler=cmd_wait)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--project", help="the project the work ran in (default: cwd)")
+    p.add_argument("--json", action="store_true")
+
+
+def _store(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from ..engine.store import SessionStore, resolve_project
+
+    return SessionStore(resolve_project(args.project))
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from ..engine.control import status
+
+    print(render(status(_store(args), args.id), as_json=args.json))
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from ..engine.control import list_all
+    from ..providers.cost import format_cost
+
+    rows = list_all(_store(args))
+    if args.json:
+        print(dumps_json({"schemaVersion": 2, "type": "session-list", "items": rows}))
+    elif not rows:
+        print("No council runs or waves in this project yet.")
+    else:
+        for row in rows:
+            verdict = f"  VERDICT: {row['overallVerdict']}" if row.get("overallVerdict") else ""
+            cost = format_cost(row.get("cost"), "reported" if row.get("cost") is not None else "unknown")
+            print(f"{row['id']}  {row['type']:<11}  {row['status']:<8}  {row['createdAt'] or '—'}  {cost}  "
+                  f"{', '.join(m for m in row['models'] if m)}{verdict}")
+    return EXIT_OK
+
+
+def cmd_abort(args: argparse.Namespace) -> int:
+    from ..engine.control import abort
+
+    result = abort(_store(args), args.id)
+    if args.json:
+        print(dumps_json(result))
+    elif result.get("alreadyTerminal"):
+        print(f"{args.id} is not running (status: {result['status']}).")
+    else:
+        print(f"{args.id}: abort requested" + ("" if result["signalled"] else " (its process was already gone)"))
+    return EXIT_OK
+
+
+def cmd_wait(args: argparse.Namespace) -> int:
+    from ..engine.control import wait
+
+    if not args.timeout > 0:
+        raise BadArgs(f"--timeout must be a positive number of seconds, got {args.timeout}", hint="e.g. --timeout 50")
+    snapshot = anyio.run(lambda: wait(_store(args), args.id, timeout_s=args.timeout))
+    print(render(snapshot, as_json=args.json))
+    if snapshot["timedOut"] and not args.json:
+        print(f"  still running after {snapshot['waitedMs'] / 1000:.0f}s — run 'amicus wait {args.id}' again")
+    return EXIT_OK
+
+
+def render(snapshot: dict[str, Any], *, as_json: bool) -> str:
+    if as_json:
+        return dumps_json(snapshot)
+    if snapshot.get("type") == "council-run":
+        return render_run_status(snapshot)
+    if snapshot.get("type") == "wave":
+        return render_wave(snapshot)
+    return render_leg(snapshot)
+
+
+def render_run_status(run: dict[str, Any]) -> str:
+    lines = [f"Council run {run['runId']}: {run['status']}"
+             + (f" — stage {run['currentStage']}" if run.get("currentStage") else "")
+             + f" ({run['legsComplete']}/{run['legsTotal']} legs done)"]
+    for leg in run.get("legs", []):
+        who = leg.get("seat") or leg["model"]
+        lines.append(f"  {leg['stage']:<7} {leg['role']:<13} {who:<24} {leg['status']}")
+    if run.get("error"):
+        lines.append(f"  error: {run['error']['code']}: {run['error']['message']}")
+    if run.get("overallVerdict"):
+        lines.append(f"  VERDICT: {run['overallVerdict']}")
+    return "\n".join(lines)

@@ -1,0 +1,126 @@
+"""Anonymization for Stage 2, and the way back for the tally.
+
+Reviews get labels `Review A`, `Review B`, … in bench order, and every finding a run-global id
+(the review's letter + its local id: `B2` is Review B's second finding). Judges see only
+labels; the label map (label → alias, label → seat) stays with the engine and goes into
+`run.json`, never into a prompt. `tally_input` turns the judges' label-space answers back into
+the model-space tally input.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .parse import ranking_to_order
+
+MAX_REVIEWS = len(string.ascii_uppercase)
+
+
+@dataclass(frozen=True)
+class StageOneReview:
+    """One seat's Stage-1 outcome, as the anonymizer needs it."""
+
+    seat_id: str
+    alias: str
+    text: str  # the review as written (after any repair)
+    findings: Sequence[Mapping[str, Any]]  # validated local findings; [] when unstructured
+    structured: bool  # False when the findings block never validated
+
+
+@dataclass
+class Anonymized:
+    labels: list[str]
+    label_map: dict[str, str]  # label → alias
+    seat_map: dict[str, str]  # label → seat id
+    prose: list[tuple[str, str]]  # (label, the review's prose without its findings block)
+    findings: list[dict[str, Any]] = field(default_factory=list)  # run-global findings
+
+    @property
+    def finding_ids(self) -> list[str]:
+        return [f["id"] for f in self.findings]
+
+
+def label(index: int) -> str:
+    return f"Review {string.ascii_uppercase[index]}"
+
+
+def strip_findings_block(text: str) -> str:
+    """The prose before the last ```json fence (the block itself is re-listed with global ids)."""
+    cut = text.rfind("```json")
+    return text[:cut].rstrip() if cut != -1 else text.rstrip()
+
+
+def anonymize(reviews: Sequence[StageOneReview]) -> Anonymized:
+    if len(reviews) > MAX_REVIEWS:
+        raise ValueError(f"at most {MAX_REVIEWS} reviews can be labelled, got {len(reviews)}")
+    out = Anonymized(labels=[], label_map={}, seat_map={}, prose=[])
+    for index, review in enumerate(reviews):
+        name = label(index)
+        letter = name[-1]
+        out.labels.append(name)
+        out.label_map[name] = review.alias
+        out.seat_map[name] = review.seat_id
+        out.prose.append((name, strip_findings_block(review.text) if review.structured else review.text.rstrip()))
+        for finding in review.findings:
+            out.findings.append(
+                {
+                    "id": f"{letter}{finding['id']}",
+                    "label": name,
+                    "raiser": review.alias,
+                    "raiserSeat": review.seat_id if review.seat_id != review.alias else None,
+                    "severity": finding["severity"],
+                    "claim": finding["claim"],
+                    "location": finding["location"],
+                    "rationale": finding["rationale"],
+                }
+            )
+    return out
+
+
+@dataclass(frozen=True)
+class JudgeAnswer:
+    """One judge's parsed Stage-2 answer (label space)."""
+
+    seat_id: str
+    alias: str
+    ranking: Sequence[Any]
+    adjudications: Sequence[Mapping[str, str]]
+
+
+def tally_input(
+    *,
+    meta: Mapping[str, Any],
+    anonymized: Anonymized,
+    judges: Sequence[JudgeAnswer],
+    run_stats: Sequence[Mapping[str, Any]],
+) -> dict[str, Any]:
+    """The five-key tally input, de-anonymized; seat ids only where they differ from aliases."""
+    seat_map = {lab: sid for lab, sid in anonymized.seat_map.items() if sid != anonymized.label_map[lab]}
+    findings = []
+    for f in anonymized.findings:
+        entry: dict[str, Any] = {"id": f["id"], "raiser": f["raiser"], "severity": f["severity"],
+                                 "claim": f["claim"], "location": f["location"]}
+        if f["raiserSeat"] is not None:
+            entry["raiserSeat"] = f["raiserSeat"]
+        findings.append(entry)
+    adjudications = []
+    rankings = []
+    for judge in judges:
+        seat = {"seat": judge.seat_id} if judge.seat_id != judge.alias else {}
+        for vote in judge.adjudications:
+            adjudications.append({"findingId": vote["id"], "judge": judge.alias, "verdict": vote["verdict"], **seat})
+        order, order_seats = ranking_to_order(judge.ranking, anonymized.label_map, seat_map or None)
+        ranking: dict[str, Any] = {"judge": judge.alias, "order": order, **seat}
+        if order_seats is not None:
+            ranking["orderSeats"] = order_seats
+        rankings.append(ranking)
+    return {
+        "meta": dict(meta),
+        "findings": findings,
+        "adjudications": adjudications,
+        "rankings": rankings,
+        "runStats": [dict(row) for row in run_stats],
+    }

@@ -1,0 +1,262 @@
+"""The prompts the engine sends, composed from the text templates in `amicus_mcp/prompts/`.
+
+Templates are readable Markdown files with `$name` placeholders (string.Template), so the
+words a model receives can be reviewed without reading code. Everything here is pure: it
+takes the run's data and returns strings (and, for structured-output providers, the JSON
+Schemas that stand in for the fenced-block contracts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from importlib.resources import files
+from string import Template
+from typing import Any
+
+from .findings import SEVERITIES
+from .parse import REVIEW_VERDICTS
+
+STAGE1_SEAT = "stage1-seat"
+
+
+@lru_cache(maxsize=None)
+def template(name: str) -> Template:
+    return Template(files("amicus_mcp").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8"))
+
+
+def render(name: str, **values: Any) -> str:
+    return template(name).substitute(**{k: str(v) for k, v in values.items()}).strip() + "\n"
+
+
+# --- Stage 1 ---------------------------------------------------------------------------
+
+def seat_briefing(briefing: str, *, date: str, stance: str = "stance-standard") -> str:
+    """The composed Stage-1 briefing: the user's briefing, today's date, the stance, the contract."""
+    return render(
+        STAGE1_SEAT,
+        date=date,
+        stance=template(stance).template.strip(),
+        contract=template("findings-contract").template.strip(),
+        briefing=briefing.strip(),
+    )
+
+
+def findings_repair_prompt(previous: str, errors: Sequence[Mapping[str, str]], attempted: int | None) -> str:
+    error_lines = "\n".join(f"- {e['code']}: {e['detail']}" for e in errors)
+    contract = template("findings-contract").template.strip()
+    if not previous.strip():
+        return render("stage1-repair-empty", errors=error_lines, contract=contract)
+    count_rule = (
+        f"exactly {attempted} finding(s), no more and no fewer" if attempted is not None
+        else "no findings added or removed"
+    )
+    return render("stage1-repair", previous=previous.strip(), errors=error_lines, count_rule=count_rule, contract=contract)
+
+
+# --- Stage 2 ---------------------------------------------------------------------------
+
+def judge_bundle(
+    *,
+    briefing: str,
+    date: str,
+    reviews: Sequence[tuple[str, str]],
+    findings: Sequence[Mapping[str, Any]],
+) -> str:
+    """The ONE anonymized bundle every judge receives. `reviews` are (label, prose) pairs;
+    `findings` carry run-global ids and never a model name."""
+    labels = [label for label, _ in reviews]
+    if findings:
+        index = "\n".join(_index_line(f) for f in findings)
+        empty_rule = ""
+    else:
+        index = "(no review raised any finding — there is nothing to vote on)"
+        empty_rule = "- The findings index is empty, so emit `\"adjudications\": []`.\n"
+    blocks = []
+    for label, prose in reviews:
+        own = [f for f in findings if f["label"] == label]
+        listing = "\n".join(_finding_block(f) for f in own) if own else "_This review raised no findings._"
+        blocks.append(f"### {label}\n\n{prose.strip() or '_(no prose)_'}\n\n#### Findings of {label}\n\n{listing}")
+    return render(
+        "stage2-judge",
+        date=date,
+        review_count=len(reviews),
+        label_list=", ".join(labels),
+        empty_index_rule=empty_rule,
+        briefing=briefing.strip(),
+        findings_index=index,
+        reviews="\n\n".join(blocks),
+    )
+
+
+def _index_line(f: Mapping[str, Any]) -> str:
+    return f"- **{f['id']}** ({f['severity']}) — {_one_line(f['claim'])}"
+
+
+def _finding_block(f: Mapping[str, Any]) -> str:
+    return (
+        f"- **{f['id']}** ({f['severity']}) {_one_line(f['claim'])}\n"
+        f"  - location: {_one_line(f['location'])}\n"
+        f"  - rationale: {_one_line(f['rationale'])}"
+    )
+
+
+def _one_line(text: Any) -> str:
+    return " ".join(str(text).split())
+
+
+def judge_repair_prompt(previous: str, errors: Sequence[Mapping[str, str]], labels: Sequence[str], finding_ids: Sequence[str]) -> str:
+    return render(
+        "stage2-repair",
+        previous=previous.strip(),
+        errors="\n".join(f"- {e['code']}: {e['detail']}" for e in errors),
+        label_list=", ".join(labels),
+        finding_ids=", ".join(finding_ids) if finding_ids else "(none — emit an empty adjudications list)",
+    )
+
+
+# --- the chair ---------------------------------------------------------------------------
+
+def chair_packet(
+    *,
+    briefing: str,
+    date: str,
+    record: Mapping[str, Any],
+    findings: Sequence[Mapping[str, Any]],
+    reviews: Sequence[tuple[str, str]],
+    rankings: Sequence[Mapping[str, Any]],
+) -> str:
+    """The de-anonymized chair packet with the verdict-scale addendum (always on)."""
+    tiers = {f["id"]: f for f in record["findings"]}
+    finding_lines = []
+    for f in findings:
+        scored = tiers.get(f["id"], {})
+        basis = scored.get("basis", {"a": 0, "d": 0, "n": 0})
+        finding_lines.append(
+            f"- **{f['id']}** ({f['severity']}, raised by {f['raiserSeat'] or f['raiser']}) — {_one_line(f['claim'])}\n"
+            f"  - tier: {scored.get('tier', '?')} ({scored.get('confidence', '?')}); peers a{basis['a']}/d{basis['d']}/n{basis['n']}\n"
+            f"  - location: {_one_line(f['location'])}\n"
+            f"  - rationale: {_one_line(f['rationale'])}"
+        )
+    cred_lines = [
+        f"- {row.get('seat') or row['model']}: peers-only {_score(row.get('peersOnly'))}, with-self {_score(row.get('withSelf'))}"
+        for row in record["streetCred"]
+    ]
+    ranking_lines = [f"- {r['judge']}: {_order_text(r)}" for r in rankings] or ["- (no judge produced a usable ranking)"]
+    review_blocks = [f"### {who}\n\n{text.strip()}" for who, text in reviews]
+    return render(
+        "chair",
+        date=date,
+        briefing=briefing.strip(),
+        findings="\n".join(finding_lines) or "(no findings were raised)",
+        street_cred="\n".join(cred_lines),
+        rankings="\n".join(ranking_lines),
+        reviews="\n\n".join(review_blocks),
+        verdict_scale=template("chair-verdict-scale").template.strip(),
+    )
+
+
+def _order_text(ranking: Mapping[str, Any]) -> str:
+    seats = ranking.get("orderSeats") or [None] * len(ranking["order"])
+    parts = []
+    for slot, seat_slot in zip(ranking["order"], seats):
+        if isinstance(slot, list):
+            members = [s or a for a, s in zip(slot, seat_slot if isinstance(seat_slot, list) else [None] * len(slot))]
+            parts.append("(" + " = ".join(members) + ")")
+        else:
+            parts.append(seat_slot or slot)
+    return " > ".join(parts)
+
+
+def _score(value: Any) -> str:
+    return f"{value:.2f}" if isinstance(value, (int, float)) else "—"
+
+
+def chair_repair_prompt(synthesis: str) -> str:
+    return render("chair-repair", synthesis=synthesis.strip())
+
+
+# --- structured output: the same contracts as JSON Schemas -----------------------------
+# Providers that can constrain their output (the embedded model's grammar) get these instead
+# of relying on a fenced block; the engine turns the JSON back into the same documents.
+
+def findings_output_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["review", "overall", "findings"],
+        "additionalProperties": False,
+        "properties": {
+            "review": {"type": "string", "minLength": 1},
+            "overall": {"type": "string", "minLength": 1},
+            "findings": {
+                "type": "array",
+                "maxItems": 12,
+                "items": {
+                    "type": "object",
+                    "required": ["id", "severity", "claim", "location", "rationale"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "id": {"type": "integer", "minimum": 1},
+                        "severity": {"enum": list(SEVERITIES)},
+                        "claim": {"type": "string", "minLength": 1},
+                        "location": {"type": "string", "minLength": 1},
+                        "rationale": {"type": "string", "minLength": 1},
+                    },
+                },
+            },
+        },
+    }
+
+
+def judge_output_schema(labels: Sequence[str], finding_ids: Sequence[str]) -> dict[str, Any]:
+    adjudication: dict[str, Any] = {
+        "type": "object",
+        "required": ["id", "verdict"],
+        "additionalProperties": False,
+        "properties": {"id": {"enum": list(finding_ids) or [""]}, "verdict": {"enum": ["agree", "dispute", "neutral"]}},
+    }
+    return {
+        "type": "object",
+        "required": ["analysis", "ranking", "adjudications"],
+        "additionalProperties": False,
+        "properties": {
+            "analysis": {"type": "string", "minLength": 1},
+            "ranking": {"type": "array", "items": {"enum": list(labels)}, "minItems": len(labels), "maxItems": len(labels)},
+            "adjudications": {"type": "array", "items": adjudication, "maxItems": len(finding_ids)},
+        },
+    }
+
+
+def chair_output_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["synthesis", "hardQuestions", "verdict"],
+        "additionalProperties": False,
+        "properties": {
+            "synthesis": {"type": "string", "minLength": 1},
+            "hardQuestions": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1, "maxItems": 5},
+            "verdict": {"enum": list(REVIEW_VERDICTS)},
+        },
+    }
+
+
+def review_from_structured(obj: Mapping[str, Any]) -> str:
+    """A structured Stage-1 reply as the review document every other path produces."""
+    block = {"overall": obj["overall"], "findings": obj["findings"]}
+    return f"{obj['review'].strip()}\n\n```json\n{_json(block)}\n```\n"
+
+
+def judge_from_structured(obj: Mapping[str, Any]) -> str:
+    block = {"ranking": obj["ranking"], "adjudications": obj["adjudications"]}
+    return f"{obj['analysis'].strip()}\n\n```json\n{_json(block)}\n```\n"
+
+
+def chair_from_structured(obj: Mapping[str, Any]) -> str:
+    questions = "\n".join(f"{i}. {q.strip()}" for i, q in enumerate(obj["hardQuestions"], 1))
+    return f"{obj['synthesis'].strip()}\n\n## Hard questions\n\n{questions}\n\nVERDICT: {obj['verdict']}\n"
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value, indent=2, ensure_ascii=False)

@@ -1,0 +1,59 @@
+"""The whole-run cost ceiling (`--max-cost`): it bounds KNOWN spend and never blocks a run.
+
+Every paid launch first *claims* its estimate against what is left (ceiling − known spend −
+claims of launches still in flight). Claiming is synchronous — no await between the check and
+the reservation — so two concurrent launches can never both spend the same remaining dollars.
+A refused launch is not made; the run goes on with what it has. A leg whose cost is unknown
+adds nothing to the known figure and is counted instead: with a ceiling set, an inexact total
+degrades the run (exit 2), because the figure it was checked against is only a floor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..providers.cost import rollup, usage_from_doc
+
+
+@dataclass
+class Claim:
+    amount: float
+    settled: bool = False
+
+
+@dataclass
+class Budget:
+    ceiling: float | None
+    known: float = 0.0
+    claimed: float = 0.0
+    usages: list[Any] = field(default_factory=list)  # every settled leg's usage doc (or None)
+
+    def claim(self, estimate: float | None) -> Claim | None:
+        """Reserve `estimate` (an unpriced launch reserves 0); None means refused."""
+        amount = estimate or 0.0
+        if self.ceiling is not None and self.known + self.claimed + amount > self.ceiling:
+            return None
+        self.claimed += amount
+        return Claim(amount)
+
+    def settle(self, claim: Claim | None, usage: dict[str, Any] | None) -> None:
+        """Replace a claim by what the leg really cost (once)."""
+        if claim is not None and not claim.settled:
+            self.claimed -= claim.amount
+            claim.settled = True
+        self.usages.append(usage)
+        parsed = usage_from_doc(usage)
+        if parsed is not None and parsed.cost_amount is not None:
+            self.known += parsed.cost_amount
+
+    @property
+    def exhausted(self) -> bool:
+        return self.ceiling is not None and self.known >= self.ceiling
+
+    def usage_block(self) -> dict[str, Any]:
+        """run.json `usage`: the rollup over every council leg, plus whether it is exact."""
+        total = rollup(self.usages)
+        unknown = total["cost"]["unpricedLegs"]
+        return {"cost": total["cost"], "tokens": total["tokens"], "unknownLegs": unknown,
+                "subtreeUnknownLegs": 0, "costExact": unknown == 0}

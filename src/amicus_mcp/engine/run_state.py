@@ -1,0 +1,132 @@
+"""`run.json`: the council run's manifest, checkpointed atomically after every step.
+
+A kill at any moment leaves a readable, honest manifest. Once a run is `aborted` it stays
+aborted (abort wins over any later write), with exit code 130/143.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import BadArgs, BadSession
+from ..fsio import atomic_write_json, read_json
+from .store import SessionStore, now_iso
+
+EXIT_STATUS = {0: "complete", 1: "error", 2: "partial", 130: "aborted", 143: "aborted"}
+STAGE_ORDER = ("stage1", "stage2", "tally", "chair", "verdict")
+
+
+class RunState:
+    def __init__(self, run_dir: Path, doc: dict[str, Any]):
+        self.run_dir = run_dir
+        self.doc = doc
+
+    @property
+    def path(self) -> Path:
+        return self.run_dir / "run.json"
+
+    def checkpoint(self) -> None:
+        on_disk = _read_if_present(self.path)
+        if on_disk is not None and on_disk.get("status") == "aborted" and self.doc.get("status") != "aborted":
+            # Someone (an abort from another process) got there first: keep their verdict.
+            self.doc["status"] = "aborted"
+            self.doc["exitCode"] = on_disk.get("exitCode", 143)
+        atomic_write_json(self.path, self.doc)
+
+    def stage(self, name: str, status: str, **extra: Any) -> None:
+        stages = self.doc["stages"]
+        entry = next((s for s in stages if s["name"] == name), None)
+        if entry is None:
+            entry = {"name": name, "status": status, "startedAt": now_iso()}
+            stages.append(entry)
+        entry["status"] = status
+        if status != "running":
+            entry["completedAt"] = now_iso()
+        entry.update(extra)
+        self.checkpoint()
+
+    def degrade(self, channel: str, what: str, why: str) -> None:
+        self.doc.setdefault("degrades", []).append({"kind": "degrade", "channel": channel, "what": what, "why": why})
+
+    def finalize(self, exit_code: int, *, error: dict[str, str] | None = None) -> None:
+        self.doc["exitCode"] = exit_code
+        self.doc["status"] = EXIT_STATUS.get(exit_code, "partial")
+        self.doc["completedAt"] = now_iso()
+        if error is not None:
+            self.doc["error"] = error
+        for stage in self.doc["stages"]:
+            if stage["status"] == "running":
+                stage["status"] = "aborted" if self.doc["status"] == "aborted" else "error"
+                stage["completedAt"] = now_iso()
+        self.checkpoint()
+
+
+def _read_if_present(path: Path) -> dict[str, Any] | None:
+    try:
+        doc = read_json(path, what="run manifest")
+    except BadArgs:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+# --- finding runs by id: pointer files in the project's sessions dir -----------------------
+
+def pointer_path(store: SessionStore, run_id: str) -> Path:
+    return store.root / f"council-{run_id.removeprefix('council-')}.json"
+
+
+def write_pointer(store: SessionStore, run_id: str, run_dir: Path) -> None:
+    store.task_dir(run_id)  # validates the id
+    atomic_write_json(pointer_path(store, run_id), {"runId": run_id, "runDir": str(run_dir)})
+
+
+def find_run_dir(store: SessionStore, run_id: str) -> Path | None:
+    path = pointer_path(store, run_id)
+    if not path.exists():
+        return None
+    doc = read_json(path, what="run pointer")
+    run_dir = Path(doc.get("runDir", "")) if isinstance(doc, dict) else None
+    if run_dir is None or not (run_dir / "run.json").exists():
+        return None
+    return run_dir
+
+
+def read_run(run_dir: Path) -> dict[str, Any]:
+    doc = read_json(run_dir / "run.json", what="run manifest")
+    if not isinstance(doc, dict) or doc.get("type") != "council-run":
+        raise BadSession(f"'{run_dir / 'run.json'}' is not a council-run manifest", hint="the file may have been edited by hand")
+    return doc
+
+
+def list_runs(store: SessionStore) -> list[dict[str, Any]]:
+    if not store.root.is_dir():
+        return []
+    runs = []
+    for pointer in store.root.glob("council-*.json"):
+        run_id = pointer.stem.removeprefix("council-")
+        run_dir = find_run_dir(store, run_id)
+        if run_dir is None:
+            continue
+        try:
+            runs.append(read_run(run_dir))
+        except (BadArgs, BadSession):
+            continue
+    return sorted(runs, key=lambda r: str(r.get("createdAt") or ""), reverse=True)
+
+
+def engine_pid(run_dir: Path, doc: dict[str, Any]) -> int | None:
+    """run.json's pid, else the MCP handler's spawn.pid."""
+    if isinstance(doc.get("pid"), int):
+        return doc["pid"]
+    spawn = run_dir / "spawn.pid"
+    try:
+        text = spawn.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def current_pid() -> int:
+    return os.getpid()

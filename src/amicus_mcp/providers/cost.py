@@ -1,0 +1,203 @@
+"""What a wave cost, what a plan will cost, and the gate on over-priced models.
+
+Honesty rules (amicus-facts §3.4): a leg whose cost is not known is `None` and counted
+as unpriced, never 0. A wave's source is "reported" when every leg was billed,
+"estimated" when every leg was estimated, "unknown" when no leg had a figure, and
+"mixed" otherwise. Estimates are marked `~` wherever they are shown.
+
+Pre-flight estimate per leg: prompt price × ceil(prompt chars / 4) + completion price ×
+4000 assumed output tokens. Legs on your own hardware are priced at 0; legs with no
+catalog price are listed as unpriced and add nothing (the total is then a floor).
+
+The cost gate refuses a model whose dearer price is above `maxCostPerMtok` USD per
+million tokens (default 60); config `noCostGate: true` (or `--no-cost-gate`) turns it off.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import BudgetExceeded
+from .base import CostSource, Tokens, Usage
+from .catalog import Catalog, Pricing
+from .routing import Route
+
+DEFAULT_MAX_COST_PER_MTOK = 60.0
+ASSUMED_OUTPUT_TOKENS = 4000
+CHARS_PER_TOKEN = 4
+FREE = Pricing(prompt=0.0, completion=0.0)
+_TOKEN_FIELDS = ("input", "output", "reasoning", "cache_read", "cache_write")
+
+
+# --------------------------------------------------------------------- rollup
+
+
+def usage_from_doc(doc: Mapping[str, Any] | None) -> Usage | None:
+    """A leg's `usage` document back into a `Usage` (None when there is none)."""
+    if not isinstance(doc, Mapping):
+        return None
+    tokens = _mapping(doc.get("tokens"))
+    cost = _mapping(doc.get("cost"))
+    raw_amount = cost.get("amount")
+    amount = float(raw_amount) if isinstance(raw_amount, (int, float)) and not isinstance(raw_amount, bool) else None
+    raw_source = cost.get("source")
+    source: CostSource = raw_source if raw_source in ("reported", "estimated") and amount is not None else "unknown"
+    return Usage(
+        tokens=Tokens(
+            input=_int(tokens.get("input")),
+            output=_int(tokens.get("output")),
+            reasoning=_int(tokens.get("reasoning")),
+            cache_read=_int(tokens.get("cacheRead")),
+            cache_write=_int(tokens.get("cacheWrite")),
+        ),
+        cost_amount=amount if source != "unknown" else None,
+        cost_source=source,
+    )
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def rollup(legs: Iterable[Usage | Mapping[str, Any] | None]) -> dict[str, Any]:
+    """The wave usage block: summed tokens and a cost whose source says how it was known."""
+    usages = [leg if isinstance(leg, Usage) or leg is None else usage_from_doc(leg) for leg in legs]
+    priced = [u for u in usages if u is not None and u.cost_amount is not None and u.cost_source != "unknown"]
+    reported = sum(1 for u in priced if u.cost_source == "reported")
+    estimated = len(priced) - reported
+    amount = round(sum(u.cost_amount or 0.0 for u in priced), 10) if priced else None
+    return {
+        "tokens": _sum_tokens(u.tokens for u in usages if u is not None),
+        "cost": {
+            "amount": amount,
+            "currency": "USD",
+            "source": _wave_source(reported, estimated, len(usages)),
+            "reportedLegs": reported,
+            "estimatedLegs": estimated,
+            "unpricedLegs": len(usages) - len(priced),
+        },
+    }
+
+
+def _wave_source(reported: int, estimated: int, legs: int) -> str:
+    if legs and reported == legs:
+        return "reported"
+    if legs and estimated == legs:
+        return "estimated"
+    return "unknown" if reported == 0 and estimated == 0 else "mixed"
+
+
+def _sum_tokens(all_tokens: Iterable[Tokens]) -> dict[str, int | None]:
+    """Field-wise sums; a field no leg reported stays None rather than becoming 0."""
+    totals: dict[str, int | None] = dict.fromkeys(_TOKEN_FIELDS)
+    for tokens in all_tokens:
+        for name in _TOKEN_FIELDS:
+            value = getattr(tokens, name)
+            if value is not None:
+                totals[name] = (totals[name] or 0) + value
+    return Tokens(**totals).to_doc()
+
+
+# ------------------------------------------------------------------ pre-flight
+
+
+@dataclass(frozen=True)
+class PlannedLeg:
+    model: str  # what to call the leg in messages (alias or id)
+    prompt_chars: int
+    pricing: Pricing | None  # None: no known price
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    amount: float | None  # None when no leg could be priced
+    priced_legs: int
+    unpriced: tuple[str, ...]
+
+    def to_doc(self) -> dict[str, Any]:
+        return {
+            "amount": self.amount,
+            "currency": "USD",
+            "source": "estimated" if self.amount is not None else "unknown",
+            "pricedLegs": self.priced_legs,
+            "unpricedLegs": list(self.unpriced),
+        }
+
+    def describe(self) -> str:
+        total = format_cost(self.amount, "estimated" if self.amount is not None else "unknown")
+        if not self.unpriced:
+            return total
+        floor = " at least" if self.amount is not None else ""
+        return f"{total}{floor} (cost unknown for {', '.join(self.unpriced)})"
+
+
+def leg_estimate(prompt_chars: int, pricing: Pricing | None) -> float | None:
+    if pricing is None:
+        return None
+    prompt_tokens = math.ceil(max(0, prompt_chars) / CHARS_PER_TOKEN)
+    return pricing.prompt * prompt_tokens + pricing.completion * ASSUMED_OUTPUT_TOKENS
+
+
+def preflight_estimate(legs: Iterable[PlannedLeg]) -> CostEstimate:
+    amounts: list[float] = []
+    unpriced: list[str] = []
+    for leg in legs:
+        estimate = leg_estimate(leg.prompt_chars, leg.pricing)
+        if estimate is None:
+            unpriced.append(leg.model)
+        else:
+            amounts.append(estimate)
+    amount = round(sum(amounts), 10) if amounts else None
+    return CostEstimate(amount=amount, priced_legs=len(amounts), unpriced=tuple(unpriced))
+
+
+def route_pricing(route: Route, catalog: Catalog) -> Pricing | None:
+    """Your own hardware is free; anything else is priced by the catalog, when it can be."""
+    if route.kind in ("embedded", "server"):
+        return FREE
+    return catalog.price(route.pricing_id) if route.pricing_id else None
+
+
+def plan_legs(routes: Iterable[Route], prompt_chars: int, catalog: Catalog) -> list[PlannedLeg]:
+    return [PlannedLeg(r.alias or r.canonical, prompt_chars, route_pricing(r, catalog)) for r in routes]
+
+
+# ------------------------------------------------------------------ cost gate
+
+
+def cost_gate_threshold(cfg: Mapping[str, Any], *, disabled: bool = False) -> float | None:
+    """USD per million tokens, or None when the gate is off (flag or config `noCostGate`)."""
+    if disabled or cfg.get("noCostGate") is True:
+        return None
+    value = cfg.get("maxCostPerMtok")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
+        return float(value)
+    return DEFAULT_MAX_COST_PER_MTOK
+
+
+def check_cost_gate(model: str, pricing: Pricing | None, *, threshold: float | None) -> None:
+    """BudgetExceeded when `model` is priced above `threshold`; unpriced models pass."""
+    if threshold is None or pricing is None or pricing.max_per_mtok <= threshold:
+        return
+    raise BudgetExceeded(
+        f"Model '{model}' costs ${pricing.max_per_mtok:,.2f} per million tokens, above the ${threshold:,.2f}/Mtok cost gate",
+        hint="pick a cheaper model, raise maxCostPerMtok in config.json, or pass --no-cost-gate",
+    )
+
+
+# ------------------------------------------------------------------ formatting
+
+
+def format_cost(amount: float | None, source: CostSource | str) -> str:
+    """`?` for unknown; four decimals under $1, two above; `~` marks estimates."""
+    if amount is None:
+        return "?"
+    figure = f"${amount:.4f}" if round(amount, 4) < 1 else f"${amount:,.2f}"  # $0.99996 reads "$1.00"
+    return f"~{figure}" if source in ("estimated", "mixed") else figure

@@ -1,0 +1,384 @@
+"""From what the user typed to the provider that will answer.
+
+`resolve_model(spec)` follows the model-string grammar:
+
+    local | local/<name>           the embedded GGUF model (provider "embedded")
+    <alias>                        a slash-free token: must be a known alias
+                                   (config.effective_aliases), else BadModel
+    openrouter/<vendor>/<model>    always OpenRouter
+    <server>/<model>               a server of your own named in config `providers`
+                                   (Ollama, llama.cpp, vLLM, LM Studio …): always that server
+    <vendor>/<model>               canonical; routed by the gateway policy:
+                                     auto       — the vendor's own API when its key is set,
+                                                  else OpenRouter
+                                     direct     — the vendor's own API; no key → MissingKey
+                                     openrouter — OpenRouter
+
+The policy is the `gateway` argument, else config `routing.prefer`, else "auto".
+Direct APIs exist for openai, deepseek and google (endpoints.DIRECT_VENDORS).
+
+`provider_for(route)` builds the provider for a route and caches it (one per target; the
+model id travels in each request). Providers share one `httpx.AsyncClient` per
+`ProviderRegistry`; the engine should own a registry for the life of its event loop
+(`async with ProviderRegistry() as reg`) — the module-level `provider_for` uses a
+process-wide default one, closed by `close_default_registry()`.
+
+The embedded model is imported only when a `local` route is first served: a factory
+registered with `register_provider_factory("embedded", …)` wins, else
+`amicus_mcp.providers.embedded.make_embedded_provider(cfg)` is called.
+
+Resolution reads keys (to choose direct vs OpenRouter) but never sends anything, and a
+provider is built from the cached catalog only: neither waits on the network.
+"""
+
+from __future__ import annotations
+
+import importlib
+import ipaddress
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+from urllib.parse import urlsplit
+
+import httpx
+
+from ..config import effective_aliases, load_config
+from ..errors import BadModel, MissingKey
+from .base import Provider
+from .catalog import Catalog, Pricing, read_cached_catalog
+from .endpoints import (
+    DIRECT_VENDORS,
+    OPENROUTER,
+    DirectVendor,
+    configured_base_url,
+    direct_base_url,
+    local_servers,
+    provider_settings,
+)
+from .keys import Secret, env_file_path, get_key
+from .openai_compat import CostMode, OpenAICompatibleProvider, make_client
+from .openrouter import OpenRouterProvider
+from .retry import RetryPolicy
+
+GatewayMode = Literal["auto", "direct", "openrouter"]
+RouteKind = Literal["gateway", "direct", "server", "embedded"]
+GATEWAY_MODES: tuple[GatewayMode, ...] = ("auto", "direct", "openrouter")
+EMBEDDED = "embedded"
+LOCAL_ALIAS = "local"
+_OPENROUTER_PREFIX = "openrouter/"
+_MAX_ALIAS_HOPS = 8
+_BAD_CHARS = re.compile(r"[\s\x00-\x1f\x7f]")
+
+# Canonical ids whose OpenRouter id is spelled differently (Anthropic dates vs dots).
+OPENROUTER_IDS: dict[str, str] = {
+    "anthropic/claude-haiku-4-5-20251001": "anthropic/claude-haiku-4.5",
+}
+
+
+@dataclass(frozen=True)
+class Route:
+    provider: str  # "openrouter", a direct vendor, "embedded", or a configured server's name
+    model: str  # the id sent to that provider
+    canonical: str  # vendor/model with no gateway prefix ("local…" for the embedded model)
+    kind: RouteKind
+    alias: str | None = None  # the alias typed, when one was
+
+    @property
+    def catalog_id(self) -> str | None:
+        """The id to check against the OpenRouter catalog; None when it does not apply."""
+        return self.model if self.kind == "gateway" else None
+
+    @property
+    def pricing_id(self) -> str | None:
+        """The catalog id whose price stands for this route; None for your own hardware."""
+        if self.kind == "gateway":
+            return self.model
+        return self.canonical if self.kind == "direct" else None
+
+
+# ----------------------------------------------------------------- resolution
+
+
+def gateway_mode(gateway: str | None, cfg: Mapping[str, Any]) -> GatewayMode:
+    """The explicit gateway, else config `routing.prefer`, else "auto"."""
+    if gateway is None:
+        routing = cfg.get("routing")
+        gateway = routing.get("prefer") if isinstance(routing, dict) else None
+        gateway = gateway if gateway in GATEWAY_MODES else "auto"
+    if gateway not in GATEWAY_MODES:
+        raise BadModel(f"Unknown gateway '{gateway}'", hint="use auto, direct or openrouter")
+    return cast(GatewayMode, gateway)
+
+
+def resolve_model(spec: str, *, gateway: GatewayMode | None = None, cfg: Mapping[str, Any] | None = None) -> Route:
+    """The route for a model alias or id (see the module docstring for the grammar)."""
+    config = load_config() if cfg is None else cfg
+    text = spec.strip()
+    if not text or _BAD_CHARS.search(text):
+        raise BadModel(
+            f"Model '{spec}' is not a model id or alias", hint="use an alias like 'gpt' or a vendor/model id"
+        )
+    model_id, alias = expand_alias(text, effective_aliases(dict(config)))
+    return _route_id(model_id, alias, gateway_mode(gateway, config), config)
+
+
+def expand_alias(text: str, aliases: Mapping[str, str]) -> tuple[str, str | None]:
+    """(model id, the alias typed or None). Aliases may name other aliases."""
+    current = text
+    for _ in range(_MAX_ALIAS_HOPS):
+        if "/" in current:
+            return current, (text if current != text else None)
+        target = aliases.get(current)
+        if target is None or target.strip() == current:
+            if current == LOCAL_ALIAS:
+                return current, (text if current != text else None)
+            raise BadModel(
+                f"Unknown model alias '{current}'",
+                hint=f"Run 'amicus setup', use a vendor/model id, or one of: {', '.join(sorted(aliases))}",
+            )
+        current = target.strip()
+    raise BadModel(
+        f"Model alias '{text}' does not resolve (aliases refer to each other in a loop)",
+        hint="fix 'aliases' in config.json",
+    )
+
+
+def _route_id(model_id: str, alias: str | None, mode: GatewayMode, cfg: Mapping[str, Any]) -> Route:
+    if model_id == LOCAL_ALIAS or model_id.startswith(LOCAL_ALIAS + "/"):
+        return Route(EMBEDDED, model_id, model_id, "embedded", alias)
+    if model_id.startswith(_OPENROUTER_PREFIX):
+        rest = model_id[len(_OPENROUTER_PREFIX) :]
+        # `openrouter/auto` and friends are OpenRouter's own ids, not a forced route.
+        or_id = rest if "/" in rest else model_id
+        _check_parts(or_id, model_id)
+        return Route(OPENROUTER, or_id, or_id, "gateway", alias)
+    vendor, model = _check_parts(model_id, model_id)
+    if vendor in local_servers(cfg):
+        return Route(vendor, model, model_id, "server", alias)
+    return _route_vendor(model_id, vendor, model, alias, mode)
+
+
+def _route_vendor(model_id: str, vendor: str, model: str, alias: str | None, mode: GatewayMode) -> Route:
+    direct = DIRECT_VENDORS.get(vendor)
+    via_openrouter = Route(OPENROUTER, OPENROUTER_IDS.get(model_id, model_id), model_id, "gateway", alias)
+    if mode == "openrouter" or (direct is None and mode == "auto"):
+        return via_openrouter
+    if direct is None:
+        raise BadModel(
+            f"Model '{model_id}' has no direct API (direct APIs: {', '.join(sorted(DIRECT_VENDORS))})",
+            hint="use --gateway auto or openrouter for this model",
+        )
+    if get_key(*direct.key_names):
+        return Route(vendor, model, model_id, "direct", alias)
+    if mode == "direct":
+        raise missing_direct_key(direct)
+    return via_openrouter
+
+
+def _check_parts(model_id: str, typed: str) -> tuple[str, str]:
+    vendor, _, model = model_id.partition("/")
+    if not vendor or not model:
+        raise BadModel(
+            f"Model '{typed}' is not a vendor/model id", hint="write it as vendor/model, e.g. openai/gpt-5.6-terra"
+        )
+    return vendor, model
+
+
+def missing_direct_key(direct: DirectVendor) -> MissingKey:
+    names = " or ".join(direct.key_names)
+    return MissingKey(
+        f"The {direct.vendor} API needs a key and {names} is not set",
+        hint=f"export {direct.key_names[0]}=… or add it to {env_file_path()}, or use --gateway auto/openrouter",
+    )
+
+
+# ------------------------------------------------------------------ providers
+
+ProviderFactory = Callable[[Route], Provider]
+_FACTORIES: dict[str, ProviderFactory] = {}
+
+
+def register_provider_factory(name: str, factory: ProviderFactory) -> None:
+    """Let a provider module (the embedded model) build its own instances for `name` routes."""
+    _FACTORIES[name] = factory
+
+
+class ProviderRegistry:
+    """Builds and caches one provider per route target, all sharing one HTTP client."""
+
+    def __init__(
+        self,
+        cfg: Mapping[str, Any] | None = None,
+        *,
+        client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        catalog: Catalog | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self._cfg = dict(load_config() if cfg is None else cfg)
+        self._given_client = client
+        self._transport = transport
+        self._own_client: httpx.AsyncClient | None = None
+        self._catalog = catalog
+        self._retry = retry
+        self._providers: dict[str, Provider] = {}  # one per target: the model travels in each request
+
+    def __repr__(self) -> str:
+        return f"ProviderRegistry(providers={sorted(self._providers)})"
+
+    async def __aenter__(self) -> ProviderRegistry:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        providers, self._providers = list(self._providers.values()), {}
+        for provider in providers:
+            close = getattr(provider, "aclose", None)
+            if close is not None:
+                await close()
+        if self._own_client is not None:
+            client, self._own_client = self._own_client, None
+            await client.aclose()
+
+    def provider_for(self, route: Route) -> Provider:
+        if route.provider not in self._providers:
+            self._providers[route.provider] = self._build(route)
+        return self._providers[route.provider]
+
+    def price(self, model_id: str) -> Pricing | None:
+        if self._catalog is None:
+            self._catalog = read_cached_catalog()  # cache only: building a provider never waits on the network
+        return self._catalog.price(model_id)
+
+    def _client(self) -> httpx.AsyncClient:
+        if self._given_client is not None:
+            return self._given_client
+        if self._own_client is None:
+            self._own_client = make_client(self._transport)
+        return self._own_client
+
+    def _build(self, route: Route) -> Provider:
+        if route.provider in _FACTORIES:
+            return _FACTORIES[route.provider](route)
+        if route.kind == "embedded":
+            return _embedded_provider(route, self._cfg)
+        if route.provider == OPENROUTER:
+            return OpenRouterProvider(cfg=self._cfg, pricing=self.price, client=self._client(), retry=self._retry)
+        if route.kind == "direct":
+            return self._direct(DIRECT_VENDORS[route.provider])
+        return self._server(route.provider)
+
+    def _direct(self, direct: DirectVendor) -> Provider:
+        key = get_key(*direct.key_names)
+        if not key:
+            raise missing_direct_key(direct)
+        return OpenAICompatibleProvider(
+            direct.vendor,
+            direct_base_url(direct, self._cfg),
+            key,
+            cost_mode="catalog",
+            pricing=self.price,
+            pricing_prefix=f"{direct.vendor}/",
+            max_tokens_field=direct.max_tokens_field,
+            key_name=" or ".join(direct.key_names),
+            client=self._client(),
+            retry=self._retry,
+        )
+
+    def _server(self, name: str) -> Provider:
+        settings = provider_settings(self._cfg, name)
+        base_url = configured_base_url(self._cfg, name)
+        if base_url is None:
+            raise BadModel(f"Provider '{name}' has no baseUrl in config.json", hint=f"set providers.{name}.baseUrl")
+        raw_headers = settings.get("headers")
+        headers: dict[str, Any] = raw_headers if isinstance(raw_headers, dict) else {}
+        return OpenAICompatibleProvider(
+            name,
+            base_url,
+            _server_key(name, settings),
+            headers={str(k): str(v) for k, v in headers.items()},
+            cost_mode=_server_cost_mode(settings, base_url),
+            pricing=self.price,
+            key_name=settings.get("apiKeyEnv") if isinstance(settings.get("apiKeyEnv"), str) else None,
+            client=self._client(),
+            retry=self._retry,
+        )
+
+
+def _server_key(name: str, settings: Mapping[str, Any]) -> Secret | None:
+    """A server needs a key only when config names the variable that holds it (`apiKeyEnv`)."""
+    env_name = settings.get("apiKeyEnv")
+    if not isinstance(env_name, str) or not env_name:
+        return None  # Ollama, llama.cpp, vLLM and LM Studio run without one by default
+    key = get_key(env_name)
+    if not key:
+        raise MissingKey(
+            f"Provider '{name}' needs a key and {env_name} is not set",
+            hint=f"export {env_name}=… or add it to {env_file_path()}",
+        )
+    return key
+
+
+def _server_cost_mode(settings: Mapping[str, Any], base_url: str) -> CostMode:
+    """`cost` from config; by default 0.0 on your own machine or LAN, unknown elsewhere."""
+    declared = settings.get("cost")
+    if declared in ("reported", "catalog", "local", "none"):
+        return cast(CostMode, declared)
+    return "local" if is_local_url(base_url) else "none"
+
+
+def is_local_url(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local or address.is_unspecified
+
+
+def _embedded_provider(route: Route, cfg: Mapping[str, Any]) -> Provider:
+    """The embedded model, imported only when a route needs it (it is heavy and optional)."""
+    try:
+        module = importlib.import_module("amicus_mcp.providers.embedded")
+    except ImportError as exc:
+        raise BadModel(
+            f"The embedded local model is not available ({exc})", hint="install amicus-mcp with its local-model extra"
+        ) from exc
+    if EMBEDDED in _FACTORIES:  # the module may register a factory when imported
+        return _FACTORIES[EMBEDDED](route)
+    make = getattr(module, "make_embedded_provider", None)
+    if make is None:
+        raise BadModel(
+            "The embedded local model is not available",
+            hint="amicus_mcp.providers.embedded has no make_embedded_provider",
+        )
+    return cast(Provider, make(dict(cfg)))
+
+
+# -------------------------------------------------------- process-wide default
+
+_default_registry: ProviderRegistry | None = None
+
+
+def default_registry() -> ProviderRegistry:
+    global _default_registry
+    if _default_registry is None:
+        _default_registry = ProviderRegistry()
+    return _default_registry
+
+
+def provider_for(route: Route, *, registry: ProviderRegistry | None = None) -> Provider:
+    """The (cached) provider that serves `route`."""
+    return (registry or default_registry()).provider_for(route)
+
+
+async def close_default_registry() -> None:
+    global _default_registry
+    registry, _default_registry = _default_registry, None
+    if registry is not None:
+        await registry.aclose()

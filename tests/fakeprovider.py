@@ -1,0 +1,322 @@
+"""A fake OpenAI-compatible provider: a real HTTP server on 127.0.0.1.
+
+The engine and the providers talk to it through their ordinary code and a base URL, so
+what is tested is the real request/response path: sockets, headers, timeouts, retries.
+
+Replies are scripted per model. `fake.script("m", rate_limited(1), chat("hi"))` makes
+the first request for model "m" get a 429 and every later one the chat reply (the last
+scripted reply repeats). Unscripted models get `default` (a 404 "model not found" unless
+set). Every request is recorded (method, path, lower-cased headers, JSON body) so tests
+can assert on what was actually sent.
+
+    with FakeProvider() as fake:
+        fake.script("vendor/model", chat("hello", usage=usage(10, 5, cost=0.001)))
+        provider = OpenAICompatibleProvider("fake", fake.base_url, "sk-test")
+
+A hung reply waits on the server's stop event, so stopping the server releases it at
+once; handler threads are daemons and the server never blocks on them when it closes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from amicus_mcp.providers.base import CompletionRequest, Message
+from amicus_mcp.providers.retry import RetryPolicy
+
+CHAT_PATH = "/v1/chat/completions"
+MODELS_PATH = "/v1/models"
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int = 200
+    body: Any = None  # dict/list → JSON; str/bytes → sent as is
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0  # latency before the reply is sent
+    hang_s: float | None = None  # accept the request, then send nothing for this long
+    echo_auth: bool = False  # put the received Authorization header into the error text
+
+
+@dataclass(frozen=True)
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+# Fast backoff so retry tests take milliseconds; Retry-After values still apply as sent.
+FAST_RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.05, min_attempt_s=0.2)
+
+
+def ask(model: str, *, timeout_s: float = 10.0, **kwargs: Any) -> CompletionRequest:
+    """A one-message request for `model` (kwargs: json_schema, max_tokens, temperature)."""
+    return CompletionRequest(model=model, messages=(Message("user", "Review this."),), timeout_s=timeout_s, **kwargs)
+
+
+# ------------------------------------------------------------------ reply builders
+
+
+def usage(
+    prompt: int | None = 10,
+    completion: int | None = 5,
+    *,
+    cost: float | None = None,
+    reasoning: int | None = None,
+    cached: int | None = None,
+    cache_write: int | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    doc: dict[str, Any] = {}
+    if prompt is not None:
+        doc["prompt_tokens"] = prompt
+    if completion is not None:
+        doc["completion_tokens"] = completion
+    if prompt is not None and completion is not None:
+        doc["total_tokens"] = prompt + completion
+    if cost is not None:
+        doc["cost"] = cost
+    if reasoning is not None:
+        doc["completion_tokens_details"] = {"reasoning_tokens": reasoning}
+    if cached is not None or cache_write is not None:
+        doc["prompt_tokens_details"] = {
+            k: v for k, v in (("cached_tokens", cached), ("cache_write_tokens", cache_write)) if v is not None
+        }
+    doc.update(extra)
+    return doc
+
+
+def chat(
+    text: str | None,
+    *,
+    model: str | None = "fake/served-model",
+    usage: dict[str, Any] | None = None,
+    finish: str = "stop",
+    reasoning: str | None = None,
+    delay_s: float = 0.0,
+) -> Reply:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if reasoning is not None:
+        message["reasoning"] = reasoning
+    body: dict[str, Any] = {
+        "id": "gen-fake-1",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+    }
+    if model is not None:
+        body["model"] = model
+    if usage is not None:
+        body["usage"] = usage
+    return Reply(body=body, delay_s=delay_s)
+
+
+def structured(value: Any, **kwargs: Any) -> Reply:
+    return chat(json.dumps(value), **kwargs)
+
+
+def error(
+    status: int,
+    message: str,
+    *,
+    code: Any = None,
+    metadata: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Reply:
+    err: dict[str, Any] = {"code": status if code is None else code, "message": message}
+    if metadata is not None:
+        err["metadata"] = metadata
+    return Reply(status=status, body={"error": err}, headers=headers or {})
+
+
+def rate_limited(retry_after: str | float | None = 1) -> Reply:
+    headers = {} if retry_after is None else {"Retry-After": str(retry_after)}
+    return error(429, "Rate limit exceeded", headers=headers)
+
+
+def malformed(status: int = 200) -> Reply:
+    return Reply(status=status, body="<html><body>Bad gateway</body></html>", headers={"Content-Type": "text/html"})
+
+
+def hang(seconds: float) -> Reply:
+    return Reply(hang_s=seconds)
+
+
+def error_in_body(code: int, message: str, *, usage: dict[str, Any] | None = None) -> Reply:
+    """OpenRouter's way of failing after generation started: status 200, an error body."""
+    body: dict[str, Any] = {"error": {"code": code, "message": message}}
+    if usage is not None:
+        body["usage"] = usage
+    return Reply(body=body)
+
+
+def failed_mid_generation(message: str = "upstream stream broke") -> Reply:
+    return Reply(
+        body={
+            "id": "gen-fake-err",
+            "model": "fake/served-model",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "partial"},
+                    "finish_reason": "error",
+                    "error": {"message": message},
+                }
+            ],
+        }
+    )
+
+
+def model_not_found(model: str) -> Reply:
+    return error(404, f"model '{model}' not found")
+
+
+# ----------------------------------------------------------------------- server
+
+
+class FakeProvider:
+    def __init__(self, *, default: Reply | None = None) -> None:
+        self.default = default
+        self.requests: list[Recorded] = []
+        self.catalog: list[dict[str, Any]] = []
+        self.catalog_reply: Reply | None = None  # overrides the catalog listing when set
+        self._scripts: dict[str, deque[Reply]] = {}
+        self._lock = threading.Lock()
+        self.stopping = threading.Event()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "the fake provider is not running"
+        return self._server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def script(self, model: str, *replies: Reply) -> None:
+        with self._lock:
+            self._scripts[model] = deque(replies)
+
+    def chat_requests(self, model: str | None = None) -> list[Recorded]:
+        with self._lock:
+            rows = [r for r in self.requests if r.path == CHAT_PATH]
+        return [r for r in rows if model is None or (isinstance(r.body, dict) and r.body.get("model") == model)]
+
+    def next_reply(self, model: str) -> Reply:
+        with self._lock:
+            queue = self._scripts.get(model)
+            if not queue:
+                return self.default or model_not_found(model)
+            return queue.popleft() if len(queue) > 1 else queue[0]
+
+    def record(self, row: Recorded) -> None:
+        with self._lock:
+            self.requests.append(row)
+
+    def start(self) -> FakeProvider:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server.daemon_threads = True
+        server.block_on_close = False  # hung handlers are released by `stopping`, never joined
+        server.fake = self  # type: ignore[attr-defined]
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeProvider:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    # One buffered write per reply and no Nagle: otherwise headers and body go out as two
+    # segments and loopback calls stall ~40 ms on delayed ACKs.
+    wbufsize = -1
+    disable_nagle_algorithm = True
+    server: ThreadingHTTPServer
+
+    @property
+    def fake(self) -> FakeProvider:
+        return self.server.fake  # type: ignore[attr-defined]
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        return  # keep test output clean
+
+    def do_GET(self) -> None:
+        self._record(None)
+        if self.path != MODELS_PATH:
+            self._send(Reply(status=404, body={"error": {"code": 404, "message": "no such path"}}))
+            return
+        self._send(self.fake.catalog_reply or Reply(body={"data": self.fake.catalog}))
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", errors="replace")
+        self._record(body)
+        if self.path != CHAT_PATH:
+            self._send(Reply(status=404, body={"error": {"code": 404, "message": "no such path"}}))
+            return
+        model = body.get("model") if isinstance(body, dict) else None
+        self._send(self.fake.next_reply(model if isinstance(model, str) else ""))
+
+    def _record(self, body: Any) -> None:
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self.fake.record(Recorded(self.command, self.path, headers, body))
+
+    def _send(self, reply: Reply) -> None:
+        if reply.hang_s is not None:
+            self.fake.stopping.wait(reply.hang_s)
+            self.close_connection = True
+            return
+        if reply.delay_s:
+            self.fake.stopping.wait(reply.delay_s)
+        payload = self._payload(reply)
+        try:
+            self.send_response(reply.status)
+            headers = {"Content-Type": "application/json", **reply.headers}
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (its timeout); nothing to tell it
+
+    def _payload(self, reply: Reply) -> bytes:
+        body = reply.body
+        if reply.echo_auth and isinstance(body, dict) and isinstance(body.get("error"), dict):
+            # Like a careless server that quotes the credential it rejected.
+            body = {
+                "error": {
+                    **body["error"],
+                    "message": f"{body['error'].get('message')}: got {self.headers.get('Authorization')}",
+                }
+            }
+        if isinstance(body, bytes):
+            return body
+        if isinstance(body, str):
+            return body.encode("utf-8")
+        return json.dumps(body).encode("utf-8")
