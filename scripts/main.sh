@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
-# The main job. For now: the offline council pipeline on the seed's worked example
-# (tally → verdict → report), using the real `amicus` CLI. No model, no key, no network.
-# The ledger goes to a config dir inside the output folder so a demo never pollutes yours.
+# The main job: a real council run over the sample design note in examples/rate-limiter.
+#
+# With no API key it runs the built-in `local` bench on the embedded model (installed once by
+# scripts/install-local-model.sh; the first build of llama-cpp-python takes ~10 minutes).
+# With OPENROUTER_API_KEY set, the same command runs a cloud bench instead.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$ROOT"
-IN="examples/worked-example"
-OUT="${1:-out/worked-example}"
+OUT="${1:-out/council-demo}"
 rm -rf "$OUT"
-mkdir -p "$OUT"
-export AMICUS_CONFIG_DIR="$OUT/config"
 
-amicus council validate "$IN/review-deepseek.md"
-amicus council tally "$IN/tally-input.json" --json > "$OUT/tally.json"
-amicus council tally "$IN/tally-input.json" --no-ledger
-amicus council verdict "$OUT/tally.json" --decisions "$IN/decisions.json" -o "$OUT/verdict.json" --render
-amicus council report "$OUT/verdict.json" --md -o "$OUT/report-render.md"
-amicus council stats
+if [ -n "${OPENROUTER_API_KEY:-}" ]; then
+  BENCH=(--council budget --chair gemini --max-cost 1.00)
+else
+  bash scripts/install-local-model.sh "$VENV"
+  BENCH=(--council local)
+fi
+
+set +e
+amicus council run "${BENCH[@]}" --prompt-file examples/rate-limiter/briefing.md --out-dir "$OUT"
+code=$?
+set -e
 echo
-echo "Report: $ROOT/$OUT/report.html"
-echo "        $ROOT/$OUT/report-render.md"
+echo "Run directory: $ROOT/$OUT"
+echo "Open the report: $ROOT/$OUT/report.html"
+# 0 = clean, 2 = finished but degraded (see run.json "degrades"); anything else failed.
+[ "$code" -eq 0 ] || [ "$code" -eq 2 ]

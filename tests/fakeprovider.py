@@ -13,6 +13,11 @@ can assert on what was actually sent.
         fake.script("vendor/model", chat("hello", usage=usage(10, 5, cost=0.001)))
         provider = OpenAICompatibleProvider("fake", fake.base_url, "sk-test")
 
+A model can also answer by what it is asked: `fake.respond("m", fn)` calls `fn(body)` for
+each request to "m" and sends the Reply it returns (None falls back to the script).
+`by_prompt(classify, {...})` builds such a function from a prompt classifier and one reply
+queue per kind, so one model can answer, say, review prompts and judge prompts differently.
+
 A hung reply waits on the server's stop event, so stopping the server releases it at
 once; handler threads are daemons and the server never blocks on them when it closes.
 """
@@ -22,6 +27,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -176,6 +182,51 @@ def model_not_found(model: str) -> Reply:
     return error(404, f"model '{model}' not found")
 
 
+# ------------------------------------------------------------- content-based replies
+
+Responder = Callable[[Any], "Reply | None"]
+ReplySource = Reply | Sequence[Reply] | Callable[[Any], Reply]
+
+
+def prompt_of(body: Any) -> str:
+    """The text of the last message of a chat request body ("" when there is none)."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+        return ""
+    content = messages[-1].get("content")
+    return content if isinstance(content, str) else ""
+
+
+def by_prompt(classify: Callable[[str], str], replies: Mapping[str, ReplySource]) -> Responder:
+    """A responder that answers by the kind of prompt it receives.
+
+    `classify(prompt text)` names the kind; `replies[kind]` is a Reply, a sequence of
+    Replies (a queue whose last reply repeats, like `script`), or a function of the request
+    body returning a Reply. A kind with no entry returns None: the model's script answers.
+    """
+    lock = threading.Lock()
+    queues: dict[str, deque[Reply]] = {
+        kind: deque(source) for kind, source in replies.items() if not isinstance(source, Reply) and not callable(source)
+    }
+
+    def respond(body: Any) -> Reply | None:
+        kind = classify(prompt_of(body))
+        source = replies.get(kind)
+        if source is None:
+            return None
+        if isinstance(source, Reply):
+            return source
+        if callable(source):
+            return source(body)
+        with lock:
+            queue = queues[kind]
+            if not queue:
+                return None
+            return queue.popleft() if len(queue) > 1 else queue[0]
+
+    return respond
+
+
 # ----------------------------------------------------------------------- server
 
 
@@ -186,6 +237,7 @@ class FakeProvider:
         self.catalog: list[dict[str, Any]] = []
         self.catalog_reply: Reply | None = None  # overrides the catalog listing when set
         self._scripts: dict[str, deque[Reply]] = {}
+        self._responders: dict[str, Responder] = {}
         self._lock = threading.Lock()
         self.stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
@@ -203,6 +255,24 @@ class FakeProvider:
     def script(self, model: str, *replies: Reply) -> None:
         with self._lock:
             self._scripts[model] = deque(replies)
+
+    def respond(self, model: str, responder: Responder) -> None:
+        """Answer requests for `model` with `responder(body)`; a None from it falls back to the script."""
+        with self._lock:
+            self._responders[model] = responder
+
+    def reply_for(self, model: str, body: Any) -> Reply:
+        with self._lock:
+            responder = self._responders.get(model)
+        if responder is not None:
+            reply = responder(body)
+            if reply is not None:
+                return reply
+        return self.next_reply(model)
+
+    def prompts(self, model: str | None = None) -> list[str]:
+        """The last message's text of every chat request (for `model`), in arrival order."""
+        return [prompt_of(r.body) for r in self.chat_requests(model)]
 
     def chat_requests(self, model: str | None = None) -> list[Recorded]:
         with self._lock:
@@ -279,7 +349,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(Reply(status=404, body={"error": {"code": 404, "message": "no such path"}}))
             return
         model = body.get("model") if isinstance(body, dict) else None
-        self._send(self.fake.next_reply(model if isinstance(model, str) else ""))
+        self._send(self.fake.reply_for(model if isinstance(model, str) else "", body))
 
     def _record(self, body: Any) -> None:
         headers = {k.lower(): v for k, v in self.headers.items()}

@@ -198,7 +198,10 @@ def test_presets_match_the_seed(amicus):
     assert saved.returncode == 0
     assert collapse(saved.stdout) == "Saved council 'my-bench': deepseek, gpt, gemini"
     listed = amicus("council", "list")
-    assert collapse(listed.stdout) == "Councils: my-bench deepseek, gpt, gemini free [built-in] budget [built-in] frontier [built-in]"
+    # The seed's list plus our offline `local` bench, which the JavaScript tool did not have.
+    assert collapse(listed.stdout) == (
+        "Councils: my-bench deepseek, gpt, gemini free [built-in] budget [built-in] frontier [built-in] local [built-in]"
+    )
     shown = amicus("council", "show", "my-bench")
     assert collapse(shown.stdout) == "Council 'my-bench' members: deepseek, gpt, gemini resolved: deepseek, gpt, gemini"
 

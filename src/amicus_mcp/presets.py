@@ -23,6 +23,8 @@ BUILTIN_COUNCILS: dict[str, list[str]] = {
     ],
     "budget": ["minimax", "qwen-coder", "deepseek"],
     "frontier": ["gpt-pro", "opus", "gemini-pro"],
+    # Offline, no key: two seats on the embedded GGUF model.
+    "local": ["local", "local"],
 }
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -38,7 +40,7 @@ def resolve_members(members: list[str], aliases: dict[str, str]) -> Resolution:
     """Split members into those that resolve and those dropped (with a reason each)."""
     out = Resolution()
     for member in members:
-        if "/" in member:
+        if "/" in member or member == "local":
             out.resolved.append(member)
         elif member in aliases:
             out.resolved.append(member)
@@ -84,8 +86,8 @@ def list_councils() -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     for name, members in saved.items():
         rows.append({"name": name, "members": _member_list(members), "builtin": False})
-    for name, members in BUILTIN_COUNCILS.items():
-        row: dict[str, Any] = {"name": name, "members": list(members), "builtin": True}
+    for name in BUILTIN_COUNCILS:
+        row: dict[str, Any] = {"name": name, "members": builtin_members(name), "builtin": True}
         if name in saved:
             row["shadowed"] = True
         rows.append(row)
@@ -99,7 +101,7 @@ def show_council(name: str) -> dict[str, Any]:
     if name in saved:
         members, builtin = _member_list(saved[name]), False
     elif name in BUILTIN_COUNCILS:
-        members, builtin = list(BUILTIN_COUNCILS[name]), True
+        members, builtin = builtin_members(name), True
     else:
         raise BadArgs(f"unknown council '{name}'", hint="'amicus council list' shows the councils you can use")
     res = resolve_members(members, effective_aliases(cfg))
@@ -112,6 +114,15 @@ def show_council(name: str) -> dict[str, Any]:
         "resolved": res.resolved,
         "dropped": res.dropped,
     }
+
+
+def builtin_members(name: str) -> list[str]:
+    """A built-in bench's members; `free` comes from the cached catalog when there is one."""
+    if name == "free":
+        from .providers.catalog import free_models  # lazy: reads only the local cache file
+
+        return free_models() or list(BUILTIN_COUNCILS["free"])
+    return list(BUILTIN_COUNCILS[name])
 
 
 def _member_list(raw: Any) -> list[str]:

@@ -18,6 +18,7 @@ SCHEMA_NAMES = (
     "error",
     "run",
     "wave",
+    "council-run",
 )
 
 

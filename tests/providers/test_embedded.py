@@ -22,7 +22,6 @@ import pytest
 from amicus_mcp.errors import BadArgs, BadModel
 from amicus_mcp.providers import embedded, gguf_cache
 from amicus_mcp.providers.base import CompletionRequest, Message
-from amicus_mcp.providers.errors import MalformedReply, ProviderTimeout
 from amicus_mcp.providers.embedded import (
     EmbeddedProvider,
     LocalModelRef,
@@ -35,6 +34,7 @@ from amicus_mcp.providers.embedded import (
     make_embedded_provider,
     resolve_local_model,
 )
+from amicus_mcp.providers.errors import MalformedReply, ProviderRejected, ProviderTimeout
 
 FINDINGS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -396,8 +396,8 @@ async def test_a_missing_gguf_path_gives_a_clear_error(provider: EmbeddedProvide
 
 
 @pytest.mark.anyio
-async def test_a_prompt_longer_than_the_context_is_bad_args(provider: EmbeddedProvider) -> None:
+async def test_a_prompt_longer_than_the_context_is_rejected(provider: EmbeddedProvider) -> None:
     small = EmbeddedProvider(LocalSettings(n_ctx=256))
     huge = (Message(role="user", content="word " * 2000),)
-    with pytest.raises(BadArgs, match="context of 256"):
+    with pytest.raises(ProviderRejected, match="context of 256"):
         await small.complete(request(messages=huge, timeout_s=60.0))

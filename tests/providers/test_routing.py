@@ -99,7 +99,7 @@ def test_unknown_alias_is_bad_model_with_a_hint() -> None:
     with pytest.raises(BadModel) as info:
         resolve_model("gtp", cfg=NO_CFG)
     assert info.value.message == "Unknown model alias 'gtp'"
-    assert info.value.hint and "amicus setup" in info.value.hint and "gpt" in info.value.hint
+    assert info.value.hint and "config.json" in info.value.hint and "gpt" in info.value.hint
 
 
 @pytest.mark.parametrize("spec", ["", "   ", "open ai/x", "openai/", "/gpt", "openrouter/", "a/b\nc"])

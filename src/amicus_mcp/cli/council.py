@@ -21,7 +21,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     bench.add_argument("--models", help="comma-separated bench (at least 2 seats; repeats make twin seats)")
     bench.add_argument("--council", help="a saved council or a built-in bench")
     p.add_argument("--prompt-file", help="the briefing: what to review and how (required)")
-    p.add_argument("--chair", default=None, help="the chair model; must not be a bench seat (default deepseek)")
+    p.add_argument("--chair", default=None, help="the chair model; must not be a bench seat (default deepseek; the embedded model for the local bench)")
     p.add_argument("--out-dir", help="the run directory (default ./council-<runId>)")
     p.add_argument("--max-cost", type=float, help="whole-run ceiling on known spend, USD")
     p.add_argument("--timeout", type=float, default=15.0, help="per-leg timeout in minutes (default 15)")
@@ -90,13 +90,13 @@ def _print_json(doc: Any) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     import anyio
 
-    from ..engine.council_run import DEFAULT_CHAIR, RunOptions, run_council
+    from ..engine.council_run import RunOptions, run_council
     from ..errors import AmicusError
     from ..presets import parse_models_arg
 
     options = RunOptions(
         prompt_file=args.prompt_file, models=parse_models_arg(args.models) if args.models else None,
-        council=args.council, chair=args.chair or DEFAULT_CHAIR, out_dir=args.out_dir, max_cost=args.max_cost,
+        council=args.council, chair=args.chair, out_dir=args.out_dir, max_cost=args.max_cost,
         timeout_min=args.timeout, gateway=args.gateway, cost_gate=not args.no_cost_gate,
         validate=not args.no_validate_model, project=args.project, run_id=args.run_id,
     )

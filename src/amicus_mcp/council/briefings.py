@@ -31,13 +31,19 @@ def render(name: str, **values: Any) -> str:
 
 # --- Stage 1 ---------------------------------------------------------------------------
 
-def seat_briefing(briefing: str, *, date: str, stance: str = "stance-standard") -> str:
-    """The composed Stage-1 briefing: the user's briefing, today's date, the stance, the contract."""
+def seat_briefing(briefing: str, *, date: str, stance: str = "stance-standard", structured: bool = False) -> str:
+    """The composed Stage-1 briefing: the user's briefing, today's date, the stance, the contract.
+
+    `structured` is for providers whose output a JSON Schema constrains (the embedded model):
+    they get the same contract described as a JSON object, without example values that a
+    small model would copy.
+    """
+    contract = "findings-contract-structured" if structured else "findings-contract"
     return render(
         STAGE1_SEAT,
         date=date,
         stance=template(stance).template.strip(),
-        contract=template("findings-contract").template.strip(),
+        contract=template(contract).template.strip(),
         briefing=briefing.strip(),
     )
 
@@ -179,6 +185,12 @@ def chair_repair_prompt(synthesis: str) -> str:
 # --- structured output: the same contracts as JSON Schemas -----------------------------
 # Providers that can constrain their output (the embedded model's grammar) get these instead
 # of relying on a fenced block; the engine turns the JSON back into the same documents.
+# The length caps bound a small local model's output (and so its run time): grammar-
+# constrained generation on two CPU cores runs at roughly a dozen tokens a second.
+
+def _text(max_length: int) -> dict[str, Any]:
+    return {"type": "string", "minLength": 1, "maxLength": max_length}
+
 
 def findings_output_schema() -> dict[str, Any]:
     return {
@@ -186,11 +198,11 @@ def findings_output_schema() -> dict[str, Any]:
         "required": ["review", "overall", "findings"],
         "additionalProperties": False,
         "properties": {
-            "review": {"type": "string", "minLength": 1},
-            "overall": {"type": "string", "minLength": 1},
+            "review": _text(600),
+            "overall": _text(200),
             "findings": {
                 "type": "array",
-                "maxItems": 12,
+                "maxItems": 4,
                 "items": {
                     "type": "object",
                     "required": ["id", "severity", "claim", "location", "rationale"],
@@ -198,9 +210,9 @@ def findings_output_schema() -> dict[str, Any]:
                     "properties": {
                         "id": {"type": "integer", "minimum": 1},
                         "severity": {"enum": list(SEVERITIES)},
-                        "claim": {"type": "string", "minLength": 1},
-                        "location": {"type": "string", "minLength": 1},
-                        "rationale": {"type": "string", "minLength": 1},
+                        "claim": _text(200),
+                        "location": _text(80),
+                        "rationale": _text(240),
                     },
                 },
             },
@@ -220,7 +232,7 @@ def judge_output_schema(labels: Sequence[str], finding_ids: Sequence[str]) -> di
         "required": ["analysis", "ranking", "adjudications"],
         "additionalProperties": False,
         "properties": {
-            "analysis": {"type": "string", "minLength": 1},
+            "analysis": _text(400),
             "ranking": {"type": "array", "items": {"enum": list(labels)}, "minItems": len(labels), "maxItems": len(labels)},
             "adjudications": {"type": "array", "items": adjudication, "maxItems": len(finding_ids)},
         },
@@ -233,8 +245,8 @@ def chair_output_schema() -> dict[str, Any]:
         "required": ["synthesis", "hardQuestions", "verdict"],
         "additionalProperties": False,
         "properties": {
-            "synthesis": {"type": "string", "minLength": 1},
-            "hardQuestions": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1, "maxItems": 5},
+            "synthesis": _text(800),
+            "hardQuestions": {"type": "array", "items": _text(160), "minItems": 3, "maxItems": 5},
             "verdict": {"enum": list(REVIEW_VERDICTS)},
         },
     }

@@ -45,7 +45,8 @@ from ..council.tally import tally
 from ..council.verdict import build_verdict
 from ..errors import AmicusError, BadArgs, CostExceeded, CouncilQuorum
 from ..fsio import atomic_write_json, atomic_write_text
-from ..providers.base import Message
+from ..providers.base import Completion, Message, Usage
+from ..providers.errors import MalformedReply
 from ..providers.catalog import Catalog
 from ..providers.cost import leg_estimate, route_pricing
 from ..providers.routing import ProviderRegistry, Route, resolve_model
@@ -56,6 +57,9 @@ from .store import SessionStore, new_task_id, now_iso, resolve_project
 from .waves import call_route, finish_leg
 
 DEFAULT_CHAIR = "deepseek"
+# Offline there is no independent model: a bench made only of the embedded model is chaired
+# by that same model under its explicit name, and the run says so.
+LOCAL_CHAIR = "local/gemma3-270m-q4_k_m"
 DEFAULT_TIMEOUT_MIN = 15.0
 MAX_REPAIRS = 2
 
@@ -65,7 +69,7 @@ class RunOptions:
     prompt_file: str | None
     models: Sequence[str] | None = None
     council: str | None = None
-    chair: str = DEFAULT_CHAIR
+    chair: str | None = None  # default: DEFAULT_CHAIR, or LOCAL_CHAIR for an all-local bench
     out_dir: str | None = None
     max_cost: float | None = None
     timeout_min: float = DEFAULT_TIMEOUT_MIN
@@ -104,11 +108,13 @@ async def prepare(options: RunOptions) -> Prepared:
         raise BadArgs(f"--max-cost must be a positive number of dollars, got {options.max_cost}", hint="e.g. --max-cost 2.00")
     bench = await prepare_bench(options.models, options.council, gateway=gateway, minimum=2,
                                 cost_gate=options.cost_gate, validate=options.validate)
-    chair_route = resolve_model(options.chair, gateway=gateway)
+    all_local = all(r.kind == "embedded" for r in bench.routes)
+    chair = options.chair or (LOCAL_CHAIR if all_local else DEFAULT_CHAIR)
+    chair_route = resolve_model(chair, gateway=gateway)
     bench_ids = {m for m in bench.models} | {r.canonical for r in bench.routes}
-    if options.chair in bench_ids or chair_route.canonical in bench_ids:
+    if chair in bench_ids or chair_route.canonical in bench_ids:
         raise BadArgs(
-            f"the chair '{options.chair}' is also a bench seat",
+            f"the chair '{chair}' is also a bench seat",
             hint="the chair must be independent of the bench: pick another --chair",
         )
     store = SessionStore(resolve_project(options.project))
@@ -118,7 +124,7 @@ async def prepare(options: RunOptions) -> Prepared:
     _check_run_dir(run_dir, run_id)
     return Prepared(
         options=options, run_id=run_id, run_dir=run_dir, store=store, briefing=briefing,
-        seats=build_seats(bench.models), routes=bench.routes, chair=options.chair, chair_route=chair_route,
+        seats=build_seats(bench.models), routes=bench.routes, chair=chair, chair_route=chair_route,
         dropped=bench.dropped, catalog=bench.catalog, timeout_s=timeout_s,
     )
 
@@ -203,6 +209,9 @@ class CouncilRun:
         if p.dropped:
             doc["droppedMembers"] = p.dropped
         self.state = RunState(p.run_dir, doc)
+        if p.chair_route.kind == "embedded" and any(r.kind == "embedded" for r in p.routes):
+            self.notices.append("the chair runs on the same embedded model as the bench: offline there is no "
+                                "independent model, so this verdict is not independent of the reviews")
 
     # -- plumbing -----------------------------------------------------------------------
 
@@ -248,12 +257,17 @@ class CouncilRun:
         except anyio.get_cancelled_exc_class():
             entry["status"] = "aborted"
             raise
+        except MalformedReply as exc:
+            if exc.text:  # the model answered, badly: a content problem the repair loop owns
+                finish_leg(doc, started, completion=Completion(exc.text, None, None, exc.usage or Usage()))
+            else:
+                finish_leg(doc, started, error=exc)
         except Exception as exc:  # one leg's failure is that leg's outcome
             finish_leg(doc, started, error=exc)
         else:
             finish_leg(doc, started, completion=completion)
-            if structured and to_text is not None:
-                doc["summary"] = _structured_text(doc["summary"], to_text)
+            if structured and to_text is not None and isinstance(completion.structured, dict):
+                doc["summary"] = to_text(completion.structured)
         self.budget.settle(claim, doc.get("usage"))
         result = LegResult(leg_id, doc["status"], doc.get("summary"), doc.get("usage"), doc.get("model"),
                            doc.get("durationMs"), doc.get("error"))
@@ -301,13 +315,21 @@ class CouncilRun:
             self.state.doc["usage"] = self.budget.usage_block()
             self.state.finalize(1, error={"code": err.code, "message": err.message})
             return self.state.doc, 1
+        except Exception as exc:  # a bug: recorded as INTERNAL (exit 1) rather than a manifest left `running`
+            self.state.doc["usage"] = self.budget.usage_block()
+            self.state.finalize(1, error={"code": "INTERNAL", "message": f"{type(exc).__name__}: {exc}"})
+            return self.state.doc, 1
 
     async def _stages(self) -> tuple[dict[str, Any], int]:
         p = self.prep
         seat_brief = briefings.seat_briefing(p.briefing, date=self.date)
         self.write("briefing-stage1.md", seat_brief)
+        structured_brief = None
+        if any(r.kind == "embedded" for r in p.routes):
+            structured_brief = briefings.seat_briefing(p.briefing, date=self.date, structured=True)
+            self.write("briefing-stage1-structured.md", structured_brief)
 
-        outcomes = await self.stage1(seat_brief)
+        outcomes = await self.stage1(seat_brief, structured_brief)
         usable = [o for o in outcomes if o.review is not None]
         if len(usable) < 2:
             raise CouncilQuorum(f"only {len(usable)} of {len(outcomes)} seats produced a usable review; a council needs 2",
@@ -367,13 +389,14 @@ class CouncilRun:
 
     # Stage 1 ---------------------------------------------------------------------------
 
-    async def stage1(self, brief: str) -> list[SeatOutcome]:
+    async def stage1(self, brief: str, structured_brief: str | None) -> list[SeatOutcome]:
         p = self.prep
         self.state.stage("stage1", "running", waveId=f"{p.run_id}-s1")
         outcomes = [SeatOutcome(seat, route) for seat, route in zip(p.seats, p.routes)]
         async with anyio.create_task_group() as group:
             for index, outcome in enumerate(outcomes):
-                group.start_soon(self.review_seat, index, outcome, brief)
+                seat_brief = structured_brief if outcome.route.kind == "embedded" and structured_brief else brief
+                group.start_soon(self.review_seat, index, outcome, seat_brief)
         self.state.stage("stage1", "complete")
         return outcomes
 
@@ -589,17 +612,6 @@ def _with_block(text: str, block: dict[str, Any]) -> str:
     from ..council.anonymize import strip_findings_block
 
     return f"{strip_findings_block(text)}\n\n```json\n{json.dumps(block, indent=2, ensure_ascii=False)}\n```\n"
-
-
-def _structured_text(raw: str | None, to_text: Callable[[dict[str, Any]], str]) -> str | None:
-    """A structured reply turned into the document the text contract would have produced."""
-    if raw is None:
-        return None
-    try:
-        obj = json.loads(raw)
-        return to_text(obj)
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return raw  # left as is: validation reports what is wrong with it
 
 
 async def run_council(options: RunOptions, *, registry: ProviderRegistry | None = None) -> tuple[dict[str, Any], int]:

@@ -29,10 +29,13 @@ class RunState:
 
     def checkpoint(self) -> None:
         on_disk = _read_if_present(self.path)
-        if on_disk is not None and on_disk.get("status") == "aborted" and self.doc.get("status") != "aborted":
-            # Someone (an abort from another process) got there first: keep their verdict.
-            self.doc["status"] = "aborted"
-            self.doc["exitCode"] = on_disk.get("exitCode", 143)
+        if on_disk is not None and on_disk.get("status") == "aborted":
+            if self.doc.get("status") != "aborted":
+                # Someone (an abort from another process) got there first: keep their verdict.
+                self.doc["status"] = "aborted"
+                self.doc["exitCode"] = on_disk.get("exitCode", 143)
+            if "abortRequestedAt" in on_disk:  # ... and their record of when it was asked for
+                self.doc.setdefault("abortRequestedAt", on_disk["abortRequestedAt"])
         atomic_write_json(self.path, self.doc)
 
     def stage(self, name: str, status: str, **extra: Any) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import anyio
+import anyio.abc
 
 T = TypeVar("T")
 
@@ -20,14 +21,17 @@ async def run_until_signal(work: Callable[[], Awaitable[T]]) -> tuple[T | None, 
     result: list[T] = []
     async with anyio.create_task_group() as group:
 
-        async def watch() -> None:
+        async def watch(*, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
             with anyio.open_signal_receiver(*SIGNAL_EXIT) as signals:
+                task_status.started()
                 async for signum in signals:
                     received.append(SIGNAL_EXIT[signal.Signals(signum)])
                     group.cancel_scope.cancel()
                     return
 
-        group.start_soon(watch)
+        # The handlers are installed before `work` starts: a signal that arrives once the
+        # work has written anything is always recorded, never the default kill.
+        await group.start(watch)
         result.append(await work())
         group.cancel_scope.cancel()
     return (result[0] if result else None), (received[0] if received else None)

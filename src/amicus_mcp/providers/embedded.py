@@ -18,7 +18,8 @@ is a thread lock on purpose: an abandoned (timed-out) generation still owns the 
 its thread stops, and an anyio lock would be released too early by the cancelled task.
 
 Timeouts. `request.timeout_s` bounds the whole call: waiting for the model, loading it, and
-generating. When it expires the caller gets `LocalModelTimeout` at once; the worker thread
+generating. When it expires the caller gets `LocalModelTimeout` (a `ProviderTimeout`, so
+also a builtin `TimeoutError`) at once; the worker thread
 is abandoned, not killed (Python cannot kill a thread). A stopping criterion checks the
 deadline and a cancel flag after every sampled token, so generation stops within one token
 and the thread releases the model. What cannot be interrupted is one native call: loading the
@@ -28,8 +29,14 @@ the first token. A later call waits for the lock, bounded by its own deadline.
 Structured output. With `request.json_schema` the schema is compiled to a GBNF grammar, so
 even a tiny model can only emit schema-shaped JSON; the reply is still parsed and validated
 with jsonschema (a reply cut off by max_tokens, or a schema the grammar converter cannot
-express, can still fail) and a failure raises `LocalReplyInvalid`, which keeps the raw text
-for a repair prompt.
+express, can still fail) and a failure raises `LocalReplyInvalid` (a `MalformedReply`), which
+keeps the raw text and the usage for a repair prompt.
+
+Errors. Configuration problems found before generating are `AmicusError`s with code BAD_MODEL:
+the extra not installed (`LocalModelUnavailable`), a missing or non-GGUF file, a file llama.cpp
+cannot load, an unknown `local/<name>`. What goes wrong with one call is a `ProviderError`
+(see providers/errors.py): `LocalModelTimeout`, `LocalReplyInvalid`, and `ProviderRejected`
+for a prompt longer than the context.
 
 Cost. A local model has no API bill: usage carries cost 0.0 with source "estimated"
 (electricity and hardware are not counted); tokens come from llama.cpp's own counts.
@@ -61,7 +68,7 @@ from ..config import config_dir, load_config
 from ..errors import BadArgs, BadModel
 from . import gguf_cache
 from .base import Completion, CompletionRequest, Message, Tokens, Usage
-from .errors import MalformedReply, ProviderTimeout
+from .errors import MalformedReply, ProviderRejected, ProviderTimeout
 
 log = logging.getLogger(__name__)
 
@@ -486,9 +493,12 @@ def _generate(model: _LoadedModel, job: _Job) -> _Raw:
     prompt = model.formatter.render(job.messages)
     tokens = model.llama.tokenize(prompt.text.encode("utf-8"), add_bos=prompt.add_bos, special=True)
     if len(tokens) >= model.n_ctx:
-        raise BadArgs(
-            f"the prompt has {len(tokens)} tokens; local model '{model.name}' has a context of {model.n_ctx}",
-            hint='raise "local": {"nCtx": ...} in config.json, or shorten the artifact',
+        # "Not this request" (like an HTTP 413), so a leg outcome rather than a config error.
+        raise ProviderRejected(
+            f"the prompt has {len(tokens)} tokens; local model '{model.name}' has a context of {model.n_ctx} "
+            '(raise "local": {"nCtx": ...} in config.json, or shorten the artifact)',
+            provider=PROVIDER_NAME,
+            model=f"{LOCAL_PREFIX}/{model.name}",
         )
     stopping = importlib.import_module("llama_cpp").StoppingCriteriaList([job.should_stop])
     result = model.llama.create_completion(
@@ -528,7 +538,9 @@ def _validate_json(raw: _Raw, schema: dict[str, Any], model: str) -> Any:
         return LocalReplyInvalid(model, problem, text=raw.text, finish_reason=raw.finish_reason, usage=_usage(raw))
 
     try:
-        doc = json.loads(raw.text)
+        # strict=False: a grammar may emit a raw newline inside a string; that is still the
+        # JSON the schema asked for, not a malformed reply.
+        doc = json.loads(raw.text, strict=False)
     except json.JSONDecodeError as exc:
         raise invalid(f"not JSON: {exc.msg}") from None
     validator_cls = jsonschema.validators.validator_for(schema)

@@ -135,7 +135,7 @@ def expand_alias(text: str, aliases: Mapping[str, str]) -> tuple[str, str | None
                 return current, (text if current != text else None)
             raise BadModel(
                 f"Unknown model alias '{current}'",
-                hint=f"Run 'amicus setup', use a vendor/model id, or one of: {', '.join(sorted(aliases))}",
+                hint=f"use a vendor/model id, add the alias under 'aliases' in config.json, or pick one of: {', '.join(sorted(aliases))}",
             )
         current = target.strip()
     raise BadModel(
