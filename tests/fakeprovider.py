@@ -230,6 +230,13 @@ def by_prompt(classify: Callable[[str], str], replies: Mapping[str, ReplySource]
 # ----------------------------------------------------------------------- server
 
 
+class _Server(ThreadingHTTPServer):
+    # The stdlib default listen backlog is 5: a burst of more simultaneous connections (a
+    # 16-seat council, a 32-leg wave) overflows it and the dropped SYNs are retried by the
+    # kernel a second later — latency that is the fake's, not the engine's.
+    request_queue_size = 256
+
+
 class FakeProvider:
     def __init__(self, *, default: Reply | None = None) -> None:
         self.default = default
@@ -291,7 +298,7 @@ class FakeProvider:
             self.requests.append(row)
 
     def start(self) -> FakeProvider:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server = _Server(("127.0.0.1", 0), _Handler)
         server.daemon_threads = True
         server.block_on_close = False  # hung handlers are released by `stopping`, never joined
         server.fake = self  # type: ignore[attr-defined]

@@ -19,6 +19,7 @@ SCHEMA_NAMES = (
     "run",
     "wave",
     "council-run",
+    "cost-estimate",
 )
 
 

@@ -224,3 +224,15 @@ def test_cli_status_and_human_output(fake, project, config_dir, prompt):
                              capture_output=True, text=True, env=env, timeout=60)
     assert missing.returncode == 1
     assert json.loads(missing.stdout)["error"]["code"] == "BAD_SESSION"
+
+
+async def test_estimate_spends_nothing_and_never_claims_zero_for_unpriced(fake, project, prompt, config_dir):
+    from amicus_mcp.engine.fanout import estimate
+
+    own = await estimate(prompt_file=str(prompt), models=["fake/a", "fake/b"])
+    assert own["estimate"]["amount"] == 0 and own["estimate"]["unpricedLegs"] == []
+    cloud = await estimate(prompt_file=str(prompt), models=["fake/a", "openai/gpt-x"], validate=False)
+    assert cloud["estimate"]["unpricedLegs"] == ["openai/gpt-x"]
+    assert "cost unknown for openai/gpt-x" in cloud["summary"]
+    assert fake.chat_requests() == []
+    assert schema_errors(own, "cost-estimate") == []

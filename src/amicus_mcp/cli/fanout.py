@@ -22,6 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--no-cost-gate", action="store_true", help="allow models priced above the per-Mtok threshold")
     p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
     p.add_argument("--project", help="the project whose sessions dir holds the wave (default: cwd)")
+    p.add_argument("--estimate", action="store_true", help="print what the wave would cost and exit without spending")
     p.add_argument("--wave-id", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print the wave document")
     p.set_defaults(handler=cmd_fanout)
@@ -33,6 +34,14 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     from ..presets import parse_models_arg
 
     models = parse_models_arg(args.models) if args.models else None
+    if args.estimate:
+        from ..engine.fanout import estimate
+
+        doc = anyio.run(lambda: estimate(prompt_file=args.prompt_file, models=models, council=args.council,
+                                         gateway=args.gateway, cost_gate=not args.no_cost_gate,
+                                         validate=not args.no_validate_model))
+        print(dumps_json(doc) if args.json else f"Estimate for {doc['legs']} leg(s): {doc['summary']}")
+        return 0
 
     async def go() -> tuple[dict[str, Any], int]:
         return await fanout(

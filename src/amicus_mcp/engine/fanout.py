@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..providers.base import Message
+from ..providers.cost import plan_legs, preflight_estimate
 from ..providers.routing import ProviderRegistry
 from .preflight import check_gateway, check_timeout_minutes, prepare_bench, read_prompt_file
 from .signals import run_until_signal
@@ -20,6 +21,23 @@ from .store import SessionStore, new_task_id, resolve_project
 from .waves import WavePlan, run_wave, wave_exit_code
 
 DEFAULT_TIMEOUT_MIN = 15.0
+
+
+async def estimate(
+    *,
+    prompt_file: str | None,
+    models: Sequence[str] | None = None,
+    council: str | None = None,
+    gateway: str | None = None,
+    cost_gate: bool = True,
+    validate: bool = True,
+) -> dict[str, Any]:
+    """What a wave would cost, before spending anything (unpriced legs are listed, never $0)."""
+    prompt = read_prompt_file(prompt_file)
+    bench = await prepare_bench(models, council, gateway=check_gateway(gateway), cost_gate=cost_gate, validate=validate)
+    planned = preflight_estimate(plan_legs(bench.routes, len(prompt), bench.catalog))
+    return {"schemaVersion": 2, "type": "cost-estimate", "legs": len(bench.routes), "estimate": planned.to_doc(),
+            "summary": planned.describe()}
 
 
 async def fanout(
