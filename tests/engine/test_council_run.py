@@ -523,6 +523,18 @@ async def test_a_launch_refused_by_the_ceiling(gateway, council, run_dir):
     assert (refused["role"], refused["status"], refused["usage"]) == ("seat", "error", None)
 
 
+async def test_a_ceiling_that_refuses_the_bench_below_two_is_quorum(gateway, council, run_dir, config_dir):
+    for name in ("vendor/a", "vendor/b", "vendor/c", "vendor/chair"):
+        member(gateway, name, cost=0.001)
+    models = ["openrouter/vendor/a", "openrouter/vendor/b", "openrouter/vendor/c"]
+    run, code = await council(models, chair="openrouter/vendor/chair", max_cost=0.06)
+    assert (code, run["status"], run["error"]["code"]) == (1, "error", "COUNCIL_QUORUM")
+    check_documents(run_dir, run)
+    assert [r["models"] for r in run["budgetRefusals"]] == [["openrouter/vendor/b"], ["openrouter/vendor/c"]]
+    assert [kind(p) for p in gateway.prompts()] == ["stage1"]
+    assert files(run_dir) == {*ALWAYS, "review-openrouter-vendor-a.md"} and ledger(config_dir) == []
+
+
 @pytest.mark.parametrize("max_cost, expected", [(None, (0, "complete")), (5.0, (2, "partial"))])
 async def test_an_unpriced_leg_under_a_ceiling_degrades(fake, council, run_dir, max_cost, expected):
     member(fake, "a")
@@ -748,15 +760,18 @@ async def test_dead_judge_is_dropped_with_a_degrade(fake, council, run_dir):
 # --------------------------------------------------------------------------- 4. the chair walk
 
 
-async def test_chair_retry_succeeds(fake, council, run_dir):
+@pytest.mark.parametrize("first, outcome", [(error(400, "first try failed"), "error"), (chat(""), "no-output"),
+                                            (hang(30), "timeout")], ids=["error", "no-output", "timeout"])
+async def test_chair_retry_succeeds(fake, council, run_dir, first, outcome):
     for name in "abc":
         member(fake, name)
-    member(fake, "chair", chair=[error(400, "first try failed"), chat(verdict_text("Ship it"), usage=u())])
-    run, code = await council(["fake/a", "fake/b", "fake/c"])
+    member(fake, "chair", chair=[first, chat(verdict_text("Ship it"), usage=u())])
+    run, code = await council(["fake/a", "fake/b", "fake/c"], timeout_min=0.02)
     assert (code, run["status"]) == (0, "complete")
     check_documents(run_dir, run)
     rid = run["runId"]
-    assert [(a["waveId"], a["outcome"]) for a in run["chairAttempts"]] == [(f"{rid}-ch1", "error"), (f"{rid}-ch2", "completed")]
+    assert [(a["waveId"], a["outcome"]) for a in run["chairAttempts"]] == [(f"{rid}-ch1", outcome), (f"{rid}-ch2", "completed")]
+    assert run["chairAttempts"][0]["reason"]
     assert run["overallVerdict"] == "Ship it" and run["chair"] == "fake/chair"
     rows = [(r["role"], r.get("waveId")) for r in load(run_dir, "tally.json")["runStats"] if r["model"] == "fake/chair"]
     assert rows == [("chair", f"{rid}-ch2"), ("chair-attempt", f"{rid}-ch1")]

@@ -42,6 +42,7 @@ from amicus_mcp.errors import BadArgs
 
 TIER_ORDER: tuple[str, ...] = ("Disputed", "Contested", "Confirmed", "Singleton")
 UNATTRIBUTED = "UNATTRIBUTED"
+GLYPHS = {"agree": "✓", "dispute": "✗", "neutral": "–", "unknown": "?"}  # one glyph per vote, both renderers
 RESERVED_CLAUDE = "claude"
 # Only these roles get a suffixed cost label; rebuttal/revote render unsuffixed (seed).
 SUFFIXED_ROLES = frozenset({"judge", "chair-attempt", "repair", "superseded"})

@@ -16,6 +16,7 @@ import html
 from collections.abc import Sequence
 
 from amicus_mcp.council.report import (
+    GLYPHS,
     TIER_ORDER,
     UNATTRIBUTED,
     CostRow,
@@ -29,7 +30,6 @@ from amicus_mcp.council.report import (
     Vote,
 )
 
-GLYPHS = {"agree": "✓", "dispute": "✗", "neutral": "–", "unknown": "?"}
 # Fixed class per known tier; an unknown tier gets none rather than a class built from text.
 TIER_CLASS = {t: f"tier-{t.lower()}" for t in TIER_ORDER}
 VERDICT_CLASS = {

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from amicus_mcp.council.report import (
+    GLYPHS,
     CostRow,
     FindingView,
     Header,
@@ -26,7 +27,6 @@ from amicus_mcp.council.report import (
     Vote,
 )
 
-GLYPHS = {"agree": "✓", "dispute": "✗", "neutral": "–", "unknown": "?"}
 LEGEND = "_Legend: ✓ agree · ✗ dispute · – neutral · `*` raiser's own vote_"
 LEGEND_UNKNOWN = "_`?` a vote whose verdict is not agree, dispute or neutral_"
 LEGEND_DAGGER = "_`†` corroborated only by another seat running the same model_"
