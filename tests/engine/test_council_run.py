@@ -345,9 +345,12 @@ async def test_fewer_than_two_reviews_is_council_quorum(fake, council, run_dir, 
     assert files(run_dir) == {*ALWAYS, "review-fake-a.md"}
     assert [(s["name"], s["status"]) for s in run["stages"]] == [("stage1", "complete")]
     assert run["labelMap"] is None and run["usage"] is not None
-    assert [leg["status"] for leg in run["legs"]] == ["complete", "error", "complete"]
-    assert run["legs"][1]["error"]["code"] == "PROVIDER_REJECTED"
-    assert all(kind(p) == "stage1" for p in fake.prompts())  # no judge, no chair
+    primary = [leg for leg in run["legs"] if leg["role"] == "seat"]
+    assert [leg["status"] for leg in primary] == ["complete", "error", "complete"]
+    assert primary[1]["error"]["code"] == "PROVIDER_REJECTED"
+    # The empty reply completed, so it was sent to repair (twice) before the seat was given up.
+    assert [leg["model"] for leg in run["legs"] if leg["role"] == "repair"] == ["fake/c", "fake/c"]
+    assert all(kind(p) in ("stage1", "stage1-repair") for p in fake.prompts())  # no judge, no chair
     assert ledger(config_dir) == []
 
 

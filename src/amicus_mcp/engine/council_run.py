@@ -288,8 +288,10 @@ class CouncilRun:
 
     def stat_row(self, *, model: str, role: str, result: LegResult | None, conformance: str = "clean",
                  was_chair: bool = False, seat_id: str | None = None, alias: str | None = None,
-                 stage: int = 0, position: int = 0) -> None:
+                 stage: int = 0, position: int = 0, repairRefused: bool = False) -> None:
         row: dict[str, Any] = {"model": model, "role": role, "wasChair": was_chair, "conformance": conformance}
+        if repairRefused:
+            row["repairRefused"] = True
         if result is not None:
             row["waveId"] = result.leg_id
             if result.resolved_model:
@@ -409,25 +411,36 @@ class CouncilRun:
         if first is None:
             self.stat_row(model=seat["alias"], role="seat", result=None, seat_id=seat["id"], stage=1, position=seat["position"])
             return
-        if not first.usable:
+        if first.status != "complete":
             self.stat_row(model=seat["alias"], role="seat", result=first, seat_id=seat["id"], stage=1, position=seat["position"])
             self.degrade("stage1", f"seat {seat['id']} produced no review", _why(first))
             if first.text:
                 self.write(f"review-{seat_file_stem(seat['id'])}.md", first.text)
             return
-        text, findings, conformance = await self.validated_review(seat, route, first.text or "")
+        # An empty reply completed but said nothing: the repair prompt asks for the block anyway.
+        text, findings, conformance, refused = await self.validated_review(seat, route, first.text or "")
+        extra = {"repairRefused": True} if refused else {}
+        if not text.strip():
+            self.stat_row(model=seat["alias"], role="seat", result=first, conformance=conformance, seat_id=seat["id"],
+                          stage=1, position=seat["position"], **extra)
+            self.degrade("stage1", f"seat {seat['id']} produced no review", "the model returned no text, even after repair")
+            return
         outcome.conformance = conformance
         outcome.review = StageOneReview(seat["id"], seat["alias"], text, findings, structured=conformance != "unstructured")
         # The primary row carries the first leg's usage; repair legs have rows of their own.
-        self.stat_row(model=seat["alias"], role="seat", result=first, conformance=conformance, seat_id=seat["id"], stage=1, position=seat["position"])
+        self.stat_row(model=seat["alias"], role="seat", result=first, conformance=conformance, seat_id=seat["id"],
+                      stage=1, position=seat["position"], **extra)
         self.write(f"review-{seat_file_stem(seat['id'])}.md", text)
 
-    async def validated_review(self, seat: Seat, route: Route, text: str) -> tuple[str, list[Any], str]:
-        """(final review text, its findings, conformance) after at most two repairs."""
+    async def validated_review(self, seat: Seat, route: Route, text: str) -> tuple[str, list[Any], str, bool]:
+        """(final review text, its findings, conformance, a repair was refused) after at most
+        two repairs. A repair that changes the findings count is refused: a repair fixes form,
+        never substance."""
         result = validate_findings(text)
         if result["ok"]:
-            return text, result["findings"], "clean"
+            return text, result["findings"], "clean", False
         attempted = count_attempted_findings(text)
+        refused = False
         for _ in range(MAX_REPAIRS):
             if self.budget.exhausted:
                 break
@@ -444,11 +457,12 @@ class CouncilRun:
             if fixed["ok"] and (attempted is None or len(fixed["findings"]) == attempted):
                 block = read_last_json_block(repair.text or "").value
                 repaired = _with_block(text, {"overall": block.get("overall"), "findings": fixed["findings"]})
-                return repaired, fixed["findings"], "repaired"
+                return repaired, fixed["findings"], "repaired", refused
             if fixed["ok"]:
+                refused = True
                 self.notices.append(f"repair for seat {seat['id']} changed the findings count "
                                     f"({attempted} → {len(fixed['findings'])}); refused")
-        return text, [], "unstructured"
+        return text, [], "unstructured", refused
 
     # Stage 2 ---------------------------------------------------------------------------
 
@@ -550,7 +564,9 @@ class CouncilRun:
         p = self.prep
         yield p.chair, p.chair_route
         yield p.chair, p.chair_route
-        promoted = promote_chair(exclude={s["alias"] for s in p.seats} | {p.chair, "claude"}, gateway=p.options.gateway)
+        # Exclude the bench by alias and by the executables that actually served it this run.
+        served = {leg["resolvedModel"] for leg in self.state.doc["legs"] if leg.get("stage") == "stage1" and leg.get("resolvedModel")}
+        promoted = promote_chair(exclude={s["alias"] for s in p.seats} | served | {p.chair, "claude"}, gateway=p.options.gateway)
         if promoted is not None:
             yield promoted
 
