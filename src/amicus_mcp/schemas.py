@@ -20,6 +20,7 @@ SCHEMA_NAMES = (
     "wave",
     "council-run",
     "cost-estimate",
+    "council-debate",
 )
 
 

@@ -27,7 +27,7 @@ class ArgParser(argparse.ArgumentParser):
 
 
 def build_parser() -> ArgParser:
-    from . import council, fanout, sessions
+    from . import council, fanout, sessions, watch
 
     parser = ArgParser(prog="amicus", description="Convene a council of other LLMs to review an artifact.")
     parser.add_argument("--version", action="version", version=f"amicus {__version__}")
@@ -36,6 +36,7 @@ def build_parser() -> ArgParser:
     council.register(commands)
     fanout.register(commands)
     sessions.register(commands)
+    watch.register(commands)
     return parser
 
 

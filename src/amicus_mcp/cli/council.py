@@ -29,6 +29,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--no-cost-gate", action="store_true", help="allow models priced above the per-Mtok threshold")
     p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
     p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
+    p.add_argument("--debate", action="store_true", help="add one rebuttal round for Contested/Disputed findings")
+    p.add_argument("--critic", help="a bench member that gets the adversarial four-pass brief")
+    p.add_argument("--lenses", help="comma-separated expert lenses, one per seat (assigned at random; not ledger-recorded)")
+    p.add_argument("--claude-review", help="a file with Claude's own review, judged by the bench (never judges or chairs)")
     p.add_argument("--run-id", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print run.json (or the error envelope)")
     p.set_defaults(handler=cmd_run)
@@ -99,6 +103,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         council=args.council, chair=args.chair, out_dir=args.out_dir, max_cost=args.max_cost,
         timeout_min=args.timeout, gateway=args.gateway, cost_gate=not args.no_cost_gate,
         validate=not args.no_validate_model, project=args.project, run_id=args.run_id,
+        critic=args.critic, lenses=args.lenses.split(",") if args.lenses else None, debate=args.debate,
+        claude_review=args.claude_review,
     )
     run, code = anyio.run(run_council, options)
     if code == 1 and isinstance(run.get("error"), dict):

@@ -31,7 +31,7 @@ def render(name: str, **values: Any) -> str:
 
 # --- Stage 1 ---------------------------------------------------------------------------
 
-def seat_briefing(briefing: str, *, date: str, stance: str = "stance-standard", structured: bool = False) -> str:
+def seat_briefing(briefing: str, *, date: str, stance: str | Template = "stance-standard", structured: bool = False) -> str:
     """The composed Stage-1 briefing: the user's briefing, today's date, the stance, the contract.
 
     `structured` is for providers whose output a JSON Schema constrains (the embedded model):
@@ -42,10 +42,15 @@ def seat_briefing(briefing: str, *, date: str, stance: str = "stance-standard", 
     return render(
         STAGE1_SEAT,
         date=date,
-        stance=template(stance).template.strip(),
+        stance=(template(stance) if isinstance(stance, str) else stance).template.strip(),
         contract=template(contract).template.strip(),
         briefing=briefing.strip(),
     )
+
+
+def lens_stance(lens: str) -> Template:
+    """The lens brief for one seat: `security-architect` → 'as a “security architect” would'."""
+    return Template(template("stance-lens").safe_substitute(lens=f"a “{lens.replace('-', ' ')}”"))
 
 
 def findings_repair_prompt(previous: str, errors: Sequence[Mapping[str, str]], attempted: int | None) -> str:

@@ -165,6 +165,7 @@ class ReportModel:
     tier_groups: tuple[TierGroup, ...]
     cost_rows: tuple[CostRow, ...]
     wave_total: str
+    notes: tuple[str, ...] = ()  # "About this run": disclosures and readouts, only when they apply
 
 
 # --------------------------------------------------------------------------- public API
@@ -207,7 +208,43 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
         tier_groups=_group_by_tier(matrix.rows),
         cost_rows=tuple(_cost_row(r) for r in stats),
         wave_total=_wave_total(stats, wave),
+        notes=_build_notes(verdict, findings, stats),
     )
+
+
+def _build_notes(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]],
+                 stats: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """What a reader must know to weigh this run: the optional elements it used and their caveats."""
+    notes: list[str] = []
+    roles = [r.get("role") for r in stats if isinstance(r.get("role"), str)]
+    critics = [str(r.get("seat") or r.get("model")) for r in stats if r.get("role") == "critic"]
+    if critics:
+        notes.append(f"Critic seat: {', '.join(critics)} reviewed with the adversarial brief. It can recognise its own "
+                     "review in the anonymized bundle by its shape, so self-bias washes out less for that seat.")
+    lenses = sorted({role.removeprefix("lens:") for role in roles if role.startswith("lens:")})
+    if lenses:
+        notes.append(f"Expert lenses: each seat reviewed through one lens ({', '.join(lenses)}). A judge can spot its "
+                     "own lens-flavoured review, so anonymity was weaker; street-cred is not comparable across lenses; "
+                     "and the run was not recorded in the reliability ledger.")
+    if verdict.get("claudeInCouncil") is True and "claude" in _list(verdict.get("council")):
+        notes.append(_claude_readout(verdict, findings))
+    withdrawn = [str(f.get("id")) for f in findings if isinstance(f.get("debate"), Mapping) and f["debate"].get("action") == "withdrawn"]
+    if withdrawn:
+        notes.append(f"Withdrawn by the raiser in the debate round (recorded as denied): {', '.join(withdrawn)}.")
+    return tuple(notes)
+
+
+def _claude_readout(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]) -> str:
+    """How Claude's review fared: its peers-only rank among the reviews, and its tier split."""
+    rows = [r for r in _list(verdict.get("streetCred")) if isinstance(r, Mapping)]
+    scored = sorted((r["peersOnly"], str(r.get("seat") or r.get("model"))) for r in rows
+                    if isinstance(r.get("peersOnly"), (int, float)) and not isinstance(r.get("peersOnly"), bool))
+    place = next((i for i, (_, who) in enumerate(scored, 1) if who == "claude"), None)
+    cred = (f"street-cred {format_score(scored[place - 1][0])}, rank {place} of {len(scored)}" if place
+            else "no peer ranked it")
+    own = [f for f in findings if f.get("raiser") == "claude"]
+    split = " · ".join(f"{tier} {sum(1 for f in own if f.get('tier') == tier)}" for tier in TIER_ORDER)
+    return f"How Claude's review fared: {cred}; its {len(own)} finding(s): {split}."
 
 
 # --------------------------------------------------------------------------- formatting

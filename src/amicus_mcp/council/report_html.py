@@ -105,6 +105,7 @@ def render_html(model: ReportModel) -> str:
             _matrix(model.matrix),
             _street_cred(model.street_cred),
             _findings(model.tier_groups),
+            *([_notes(model.notes)] if model.notes else []),
             _cost(model.cost_rows, model.wave_total),
         ]
     )
@@ -278,6 +279,10 @@ def _findings(groups: Sequence[TierGroup]) -> str:
         blocks.append(f'<h3 class="{cls}">{_e(g.tier)}</h3>' if cls else f"<h3>{_e(g.tier)}</h3>")
         blocks.append('<ul class="findings">\n' + "\n".join(_finding_item(f) for f in g.findings) + "\n</ul>")
     return _section("Findings by tier", "\n".join(blocks))
+
+
+def _notes(notes: Sequence[str]) -> str:
+    return _section("About this run", '<ul class="notes">\n' + "\n".join(f"<li>{_e(n)}</li>" for n in notes) + "\n</ul>")
 
 
 def _cost(rows: Sequence[CostRow], wave_total: str) -> str:

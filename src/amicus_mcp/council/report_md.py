@@ -44,9 +44,14 @@ def render_markdown(model: ReportModel) -> str:
         _matrix(model.matrix),
         _street_cred(model.street_cred),
         _findings(model.tier_groups),
+        *([_notes(model.notes)] if model.notes else []),
         _cost(model.cost_rows, model.wave_total),
     ]
     return "\n\n".join(blocks) + "\n"
+
+
+def _notes(notes: Sequence[str]) -> str:
+    return "## About this run\n\n" + "\n".join(f"- {_inline(n)}" for n in notes)
 
 
 # --------------------------------------------------------------------------- escaping

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -43,14 +45,15 @@ from ..council.report import build_report
 from ..council.seats import Seat, build_seats, repeats_alias, seat_file_stem
 from ..council.tally import tally
 from ..council.verdict import build_verdict
-from ..errors import AmicusError, BadArgs, CostExceeded, CouncilQuorum
-from ..fsio import atomic_write_json, atomic_write_text
+from ..errors import AmicusError, BadArgs, ClaudeReviewInvalid, CostExceeded, CouncilQuorum
+from ..fsio import atomic_write_json, atomic_write_text, read_text
 from ..providers.base import Completion, Message, Usage
 from ..providers.errors import MalformedReply
 from ..providers.catalog import Catalog
 from ..providers.cost import leg_estimate, route_pricing
 from ..providers.routing import ProviderRegistry, Route, resolve_model
 from .budget import Budget, Claim
+from .debate_round import DebateRound
 from .preflight import check_gateway, check_timeout_minutes, prepare_bench, read_prompt_file
 from .run_state import RunState, read_run, write_pointer
 from .store import SessionStore, new_task_id, now_iso, resolve_project
@@ -78,6 +81,10 @@ class RunOptions:
     validate: bool = True
     project: str | None = None
     run_id: str | None = None
+    critic: str | None = None  # a bench member that gets the adversarial brief
+    lenses: Sequence[str] | None = None  # one expert lens per seat, assigned at random
+    debate: bool = False  # Stage 2.5: one rebuttal round
+    claude_review: str | None = None  # a file with Claude's own review, judged but never judging
 
 
 @dataclass
@@ -96,6 +103,11 @@ class Prepared:
     dropped: list[dict[str, str]]
     catalog: Catalog
     timeout_s: float
+    claude_review: str | None = None  # the validated text of Claude's review
+
+    @property
+    def lens_run(self) -> bool:
+        return any(seat["role"].startswith("lens:") for seat in self.seats)
 
 
 # --------------------------------------------------------------------------- pre-flight
@@ -117,6 +129,8 @@ async def prepare(options: RunOptions) -> Prepared:
             f"the chair '{chair}' is also a bench seat",
             hint="the chair must be independent of the bench: pick another --chair",
         )
+    seats = seat_table(bench.models, critic=options.critic, lenses=options.lenses)
+    claude_review = read_claude_review(options.claude_review) if options.claude_review else None
     store = SessionStore(resolve_project(options.project))
     run_id = options.run_id or new_task_id()
     store.task_dir(run_id)  # validates a caller-supplied id
@@ -124,9 +138,51 @@ async def prepare(options: RunOptions) -> Prepared:
     _check_run_dir(run_dir, run_id)
     return Prepared(
         options=options, run_id=run_id, run_dir=run_dir, store=store, briefing=briefing,
-        seats=build_seats(bench.models), routes=bench.routes, chair=chair, chair_route=chair_route,
-        dropped=bench.dropped, catalog=bench.catalog, timeout_s=timeout_s,
+        seats=seats, routes=bench.routes, chair=chair, chair_route=chair_route,
+        dropped=bench.dropped, catalog=bench.catalog, timeout_s=timeout_s, claude_review=claude_review,
     )
+
+
+_LENS = re.compile(r"^[a-z0-9][a-z0-9-]{0,47}$")
+
+
+def seat_table(models: Sequence[str], *, critic: str | None, lenses: Sequence[str] | None) -> list[Seat]:
+    """The bench's seats with their roles: one critic seat, or one random lens per seat."""
+    if critic and lenses:
+        raise BadArgs("--critic and --lenses cannot be combined", hint="pick one optional element for the bench's briefs")
+    roles = ["seat"] * len(models)
+    lens_of: list[str | None] = [None] * len(models)
+    if critic:
+        if critic not in models:
+            raise BadArgs(f"the critic '{critic}' is not a bench seat", hint=f"--critic must name one of: {', '.join(models)}")
+        roles[list(models).index(critic)] = "critic"  # the first seat of that alias
+    if lenses:
+        slugs = [lens.strip() for lens in lenses]
+        if len(slugs) != len(models):
+            raise BadArgs(f"--lenses has {len(slugs)} lens(es) for {len(models)} seats",
+                          hint="give exactly one distinct lens per seat")
+        bad = [lens for lens in slugs if not _LENS.match(lens)]
+        if bad or len(set(slugs)) != len(slugs):
+            raise BadArgs(f"lenses must be distinct lowercase slugs like security-architect; got {', '.join(slugs)}",
+                          hint="letters, digits and '-', at most 48 characters")
+        random.SystemRandom().shuffle(slugs)  # the lens↔seat assignment is random and private
+        roles = [f"lens:{lens}" for lens in slugs]
+        lens_of = list(slugs)
+    return build_seats(models, roles=roles, lenses=lens_of)
+
+
+def read_claude_review(path: str) -> str:
+    """Claude's own review, validated like any other — before anything is spent."""
+    try:
+        text = read_text(path, what="Claude's review file")
+    except AmicusError as err:
+        raise ClaudeReviewInvalid(err.message, hint=err.hint) from None
+    result = validate_findings(text)
+    if not result["ok"]:
+        problems = "; ".join(f"{e['code']}: {e['detail']}" for e in result["errors"][:3])
+        raise ClaudeReviewInvalid(f"Claude's review '{path}' is not a valid review: {problems}",
+                                  hint="end it with a ```json block {overall, findings[]}; check it with 'amicus council validate'")
+    return text
 
 
 def _check_run_dir(run_dir: Path, run_id: str) -> None:
@@ -194,8 +250,8 @@ class CouncilRun:
             "stages": [],
             "bench": [s["alias"] for s in p.seats],
             "chair": p.chair,
-            "critic": None,
-            "lenses": None,
+            "critic": next((s["alias"] for s in p.seats if s["role"] == "critic"), None),
+            "lenses": sorted(s["lens"] for s in p.seats if s["lens"]) or None,
             "labelMap": None,
             "seats": p.seats,
             "options": {"timeout": p.options.timeout_min, "maxCost": p.options.max_cost,
@@ -208,7 +264,10 @@ class CouncilRun:
         }
         if p.dropped:
             doc["droppedMembers"] = p.dropped
+        if p.options.debate:
+            doc["debate"] = {"enabled": True, "outcome": "nothing-to-debate"}
         self.state = RunState(p.run_dir, doc)
+        self.judge_prose: dict[str, str] = {}  # seat id → the judge's final Stage-2 text
         if p.chair_route.kind == "embedded" and any(r.kind == "embedded" for r in p.routes):
             self.notices.append("the chair runs on the same embedded model as the bench: offline there is no "
                                 "independent model, so this verdict is not independent of the reviews")
@@ -324,14 +383,9 @@ class CouncilRun:
 
     async def _stages(self) -> tuple[dict[str, Any], int]:
         p = self.prep
-        seat_brief = briefings.seat_briefing(p.briefing, date=self.date)
-        self.write("briefing-stage1.md", seat_brief)
-        structured_brief = None
-        if any(r.kind == "embedded" for r in p.routes):
-            structured_brief = briefings.seat_briefing(p.briefing, date=self.date, structured=True)
-            self.write("briefing-stage1-structured.md", structured_brief)
-
-        outcomes = await self.stage1(seat_brief, structured_brief)
+        # The standard composed briefing is always on record, whatever briefs the seats got.
+        self.write("briefing-stage1.md", briefings.seat_briefing(p.briefing, date=self.date))
+        outcomes = await self.stage1()
         usable = [o for o in outcomes if o.review is not None]
         if len(usable) < 2:
             raise CouncilQuorum(f"only {len(usable)} of {len(outcomes)} seats produced a usable review; a council needs 2",
@@ -340,37 +394,59 @@ class CouncilRun:
             raise CostExceeded(f"known spend ${self.budget.known:.4f} reached the ${p.options.max_cost} ceiling after Stage 1",
                                hint="raise --max-cost or use cheaper models")
 
-        anon = anonymize([o.review for o in usable])  # type: ignore[misc]
+        reviews = [o.review for o in usable if o.review is not None]
+        if p.claude_review is not None:  # Claude's review is judged, always under the last label
+            reviews.append(self.claude_entry())
+        anon = anonymize(reviews)
         self.state.doc["labelMap"] = anon.label_map
         self.state.checkpoint()
         judges = await self.stage2(anon, usable)
 
         self.state.stage("tally", "running")
-        meta = self.meta(p.chair)
-        provisional = tally(tally_input(meta=meta, anonymized=anon, judges=judges, run_stats=self.run_stats))
+        record = tally(tally_input(meta=self.meta(p.chair), anonymized=anon, judges=judges, run_stats=self.run_stats))
         self.state.stage("tally", "complete")
+        round_ = None
+        if p.options.debate:
+            round_ = await DebateRound(self, anon, judges, record).run()
+            record = round_.final_record
 
-        chair_alias, verdict_line = await self.chair(anon, usable, judges, provisional)
+        chair_alias, verdict_line = await self.chair(anon, usable, judges, record)
 
         final_input = tally_input(meta=self.meta(chair_alias or p.chair), anonymized=anon, judges=judges, run_stats=self.run_stats)
+        if round_ is not None:
+            final_input = round_.reassemble(final_input)
         record = tally(final_input)
         atomic_write_json(p.run_dir / "tally-input.json", final_input)
         atomic_write_json(p.run_dir / "tally.json", record)
-        warning = append_ledger(record)
-        if warning:
-            self.notices.append(warning)
+        if p.lens_run:
+            self.notices.append("lens run: not recorded in the reliability ledger (lens reviews are not comparable)")
+        else:
+            warning = append_ledger(record)
+            if warning:
+                self.notices.append(warning)
 
         self.state.stage("verdict", "running")
-        verdict = build_verdict(record, [], overall_verdict=verdict_line)
+        decisions = round_.decisions() if round_ is not None else []
+        verdict = build_verdict(record, decisions, overall_verdict=verdict_line)
         atomic_write_json(p.run_dir / "verdict.json", verdict)
         self.write("report.html", build_report(verdict, fmt="html"))
         self.state.stage("verdict", "complete")
         return self.finish(record, verdict)
 
+    def claude_entry(self) -> StageOneReview:
+        text = self.prep.claude_review or ""
+        self.write("review-claude.md", text)
+        self.rows.append(((1, len(self.prep.seats) + 1, 0, len(self.rows)),
+                          {"model": "claude", "role": "claude", "wasChair": False, "conformance": "clean",
+                           "status": "complete", "durationMs": None, "usage": None}))
+        return StageOneReview("claude", "claude", text, validate_findings(text)["findings"], structured=True)
+
     def meta(self, chair: str) -> dict[str, Any]:
         aliases = [s["alias"] for s in self.prep.seats]
+        claude = self.prep.claude_review is not None
         meta: dict[str, Any] = {"runId": self.prep.run_id, "runType": "headless", "date": self.started_iso,
-                                "models": aliases, "chair": chair, "claudeInCouncil": False}
+                                "models": aliases + (["claude"] if claude else []), "chair": chair,
+                                "claudeInCouncil": claude}
         if repeats_alias(aliases):
             meta["seats"] = self.prep.seats
         return meta
@@ -391,16 +467,36 @@ class CouncilRun:
 
     # Stage 1 ---------------------------------------------------------------------------
 
-    async def stage1(self, brief: str, structured_brief: str | None) -> list[SeatOutcome]:
+    async def stage1(self) -> list[SeatOutcome]:
+        """Every seat at once: standard seats, the critic and lens seats, each with its brief."""
         p = self.prep
         self.state.stage("stage1", "running", waveId=f"{p.run_id}-s1")
         outcomes = [SeatOutcome(seat, route) for seat, route in zip(p.seats, p.routes)]
         async with anyio.create_task_group() as group:
             for index, outcome in enumerate(outcomes):
-                seat_brief = structured_brief if outcome.route.kind == "embedded" and structured_brief else brief
-                group.start_soon(self.review_seat, index, outcome, seat_brief)
+                group.start_soon(self.review_seat, index, outcome, self.brief_for(outcome.seat, outcome.route))
         self.state.stage("stage1", "complete")
         return outcomes
+
+    def seat_route(self, seat_id: str) -> tuple[Seat, Route]:
+        for seat, route in zip(self.prep.seats, self.prep.routes):
+            if seat["id"] == seat_id:
+                return seat, route
+        raise KeyError(f"no bench seat '{seat_id}'")
+
+    def brief_for(self, seat: Seat, route: Route) -> str:
+        """The seat's composed briefing, written once per distinct brief to the run dir."""
+        structured = route.kind == "embedded"
+        if seat["role"] == "critic":
+            stance, name = "stance-critic", "briefing-stage1-critic"
+        elif seat["lens"]:
+            stance, name = briefings.lens_stance(seat["lens"]), f"briefing-stage1-lens-{seat['lens']}"
+        else:
+            stance, name = "stance-standard", "briefing-stage1"
+        brief = briefings.seat_briefing(self.prep.briefing, date=self.date, stance=stance, structured=structured)
+        if name != "briefing-stage1" or structured:
+            self.write(f"{name}{'-structured' if structured else ''}.md", brief)
+        return brief
 
     async def review_seat(self, index: int, outcome: SeatOutcome, brief: str) -> None:
         seat, route = outcome.seat, outcome.route
@@ -409,10 +505,10 @@ class CouncilRun:
                                schema=briefings.findings_output_schema(), to_text=briefings.review_from_structured)
         outcome.first = first
         if first is None:
-            self.stat_row(model=seat["alias"], role="seat", result=None, seat_id=seat["id"], stage=1, position=seat["position"])
+            self.stat_row(model=seat["alias"], role=seat["role"], result=None, seat_id=seat["id"], stage=1, position=seat["position"])
             return
         if first.status != "complete":
-            self.stat_row(model=seat["alias"], role="seat", result=first, seat_id=seat["id"], stage=1, position=seat["position"])
+            self.stat_row(model=seat["alias"], role=seat["role"], result=first, seat_id=seat["id"], stage=1, position=seat["position"])
             self.degrade("stage1", f"seat {seat['id']} produced no review", _why(first))
             if first.text:
                 self.write(f"review-{seat_file_stem(seat['id'])}.md", first.text)
@@ -421,14 +517,14 @@ class CouncilRun:
         text, findings, conformance, refused = await self.validated_review(seat, route, first.text or "")
         extra = {"repairRefused": True} if refused else {}
         if not text.strip():
-            self.stat_row(model=seat["alias"], role="seat", result=first, conformance=conformance, seat_id=seat["id"],
+            self.stat_row(model=seat["alias"], role=seat["role"], result=first, conformance=conformance, seat_id=seat["id"],
                           stage=1, position=seat["position"], **extra)
             self.degrade("stage1", f"seat {seat['id']} produced no review", "the model returned no text, even after repair")
             return
         outcome.conformance = conformance
         outcome.review = StageOneReview(seat["id"], seat["alias"], text, findings, structured=conformance != "unstructured")
         # The primary row carries the first leg's usage; repair legs have rows of their own.
-        self.stat_row(model=seat["alias"], role="seat", result=first, conformance=conformance, seat_id=seat["id"],
+        self.stat_row(model=seat["alias"], role=seat["role"], result=first, conformance=conformance, seat_id=seat["id"],
                       stage=1, position=seat["position"], **extra)
         self.write(f"review-{seat_file_stem(seat['id'])}.md", text)
 
@@ -517,6 +613,7 @@ class CouncilRun:
                     parsed, conformance = retry, "repaired"
                     text = f"{text.rstrip()}\n\n<!-- repaired judgement block -->\n{repair.text}"
         self.write(f"judge-{stem}.md", text)
+        self.judge_prose[seat["id"]] = text
         if not parsed["ok"]:
             self.stat_row(model=seat["alias"], role="judge", result=first, conformance="unstructured", stage=2, position=seat["position"])
             codes = ", ".join(e["code"] for e in parsed["errors"])
@@ -534,7 +631,7 @@ class CouncilRun:
         if self.budget.exhausted:
             self.state.stage("chair", "skipped", reason="max-cost")
             self.degrade("chair", "no chair verdict", "the --max-cost ceiling was reached before the chair could run")
-            self.stat_row(model=p.chair, role="chair", result=None, was_chair=True, stage=3)
+            self.stat_row(model=p.chair, role="chair", result=None, was_chair=True, stage=4)
             return None, None
         self.state.stage("chair", "running")
         rankings = tally_input(meta=self.meta(p.chair), anonymized=anon, judges=judges, run_stats=[])["rankings"]
@@ -549,13 +646,13 @@ class CouncilRun:
                 break  # refused for cost: the walk stops here
             if result.usable:
                 verdict, conformance = await self.verdict_line(alias, route, result.text or "")
-                self.stat_row(model=alias, role="chair", result=result, conformance=conformance, was_chair=True, stage=3)
+                self.stat_row(model=alias, role="chair", result=result, conformance=conformance, was_chair=True, stage=4)
                 self.state.doc["chair"] = alias
                 self.state.doc["chairConformance"] = conformance
                 self.state.stage("chair", "complete", model=alias)
                 return alias, verdict
-            self.stat_row(model=alias, role="chair-attempt", result=result, stage=3)
-        self.stat_row(model=p.chair, role="chair", result=None, was_chair=True, stage=3)
+            self.stat_row(model=alias, role="chair-attempt", result=result, stage=4)
+        self.stat_row(model=p.chair, role="chair", result=None, was_chair=True, stage=4)
         self.state.stage("chair", "error")
         self.degrade("chair", "no chair verdict", "the chair, its retry and the promoted fallback all failed")
         return None, None
@@ -593,7 +690,7 @@ class CouncilRun:
             repair = await self.leg(leg_id=f"{self.prep.run_id}-ch4", stage="chair", role="repair", route=route,
                                     model=alias, prompt=briefings.chair_repair_prompt(text))
             if repair is not None:
-                self.stat_row(model=alias, role="repair", result=repair, conformance="repaired", stage=3)
+                self.stat_row(model=alias, role="repair", result=repair, conformance="repaired", stage=4)
                 if repair.text:
                     self.write("chair-repair-output.md", repair.text)
                 verdict = parse_verdict_line(repair.text or "")

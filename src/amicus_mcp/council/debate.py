@@ -1,0 +1,167 @@
+"""Debate mode (Stage 2.5), the pure half: who debates what, the briefs, and the reassembly.
+
+Exactly one round: provisional tally → each raising seat defends, amends or withdraws its
+Contested/Disputed findings → the seats that disputed a defended or amended finding vote on it
+again → the final tally. The rules that matter:
+
+- a dead or unparseable defense leaves the claim standing undefended (`no-response`);
+- a missing or unparseable re-vote leaves that judge's original verdict standing;
+- an amended claim replaces the original text (id, raiser and severity unchanged);
+- a withdrawn finding stays in the findings (it was raised) and is recorded `denied`;
+- Claude's own review never defends: its findings simply stand.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .briefings import render
+from .parse import apply_revotes
+
+DEBATED_TIERS = ("Contested", "Disputed")
+ACTION = {"defended": "defended", "amended": "amended", "withdrawn": "withdrawn", "no-response": "no-response"}
+MAX_REASON_CHARS = 300
+
+
+@dataclass
+class DebateTarget:
+    """One Contested/Disputed finding and the votes against it."""
+
+    finding: Mapping[str, Any]  # from the tally input: id, raiser, raiserSeat?, severity, claim
+    tier: str  # its provisional tier
+    disputers: list[str]  # seat ids of the judges that disputed it
+    reasons: list[str]  # their one-line reasons, anonymized (as found in their prose)
+
+
+@dataclass
+class DebateOutcome:
+    """What the round produced, finding by finding."""
+
+    responses: dict[str, dict[str, Any]] = field(default_factory=dict)  # id → {action, argument?, claim?}
+    revotes: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # judge seat → id → {verdict, reason?}
+
+
+def judge_seat_of(vote: Mapping[str, Any]) -> str:
+    return vote.get("seat") or vote.get("judge") or ""
+
+
+def targets(tally_input: Mapping[str, Any], record: Mapping[str, Any], judge_prose: Mapping[str, str]) -> list[DebateTarget]:
+    """The findings the round debates, with each disputer's reason taken from its prose."""
+    tiers = {f["id"]: f["tier"] for f in record["findings"]}
+    out = []
+    for finding in tally_input["findings"]:
+        tier = tiers.get(finding["id"])
+        if tier not in DEBATED_TIERS:
+            continue
+        disputers = [judge_seat_of(v) for v in tally_input["adjudications"]
+                     if v["findingId"] == finding["id"] and v["verdict"] == "dispute" and not _own_vote(finding, v)]
+        reasons = [reason_for(judge_prose.get(seat, ""), finding["id"]) for seat in disputers]
+        out.append(DebateTarget(finding, tier, disputers, reasons))
+    return out
+
+
+def _own_vote(finding: Mapping[str, Any], vote: Mapping[str, Any]) -> bool:
+    if finding.get("raiserSeat") and vote.get("seat"):
+        return finding["raiserSeat"] == vote["seat"]
+    return vote.get("judge") == finding.get("raiser")
+
+
+def reason_for(prose: str, finding_id: str) -> str:
+    """The judge's own words about a finding: the first prose line that names its id."""
+    pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(finding_id)}(?![0-9])")
+    for line in prose.splitlines():
+        if pattern.search(line) and not line.lstrip().startswith(("{", "\"", "[", "```")):
+            text = " ".join(line.split())
+            return text if len(text) <= MAX_REASON_CHARS else text[: MAX_REASON_CHARS - 1] + "…"
+    return "(no reason given in prose)"
+
+
+def defense_brief(targets_of_raiser: Sequence[DebateTarget]) -> str:
+    blocks = []
+    for t in targets_of_raiser:
+        reasons = "\n".join(f"  - a peer: {r}" for r in t.reasons) or "  - (no reason given)"
+        blocks.append(f"**{t.finding['id']}** ({t.finding.get('severity')}) — {_one_line(t.finding.get('claim'))}\n"
+                      f"- disputed by {len(t.disputers)} peer(s):\n{reasons}")
+    return render("debate-defense", findings="\n\n".join(blocks))
+
+
+def revote_bundle(targets_by_id: Mapping[str, DebateTarget], responses: Mapping[str, Mapping[str, Any]]) -> str:
+    """The ONE shared re-vote prompt: every defended or amended finding with the raiser's answer."""
+    blocks = []
+    for fid, response in responses.items():
+        if response["action"] not in ("defended", "amended"):
+            continue
+        finding = targets_by_id[fid].finding
+        if response["action"] == "amended":
+            claim = f"AMENDED — {_one_line(response['claim'])} (originally: {_one_line(finding.get('claim'))})"
+        else:
+            claim = _one_line(finding.get("claim"))
+        answer = _one_line(response.get("argument") or "(the raiser amended the claim without further argument)")
+        blocks.append(f"**{fid}** ({finding.get('severity')}) — {claim}\n- the raiser's answer: {answer}")
+    return render("debate-revote", findings="\n\n".join(blocks))
+
+
+def debate_repair_prompt(previous: str, errors: Sequence[Mapping[str, str]], kind: str) -> str:
+    shape = ('{"responses": [{"id": "A1", "action": "defend", "argument": "…"}]}' if kind == "defense"
+             else '{"revotes": [{"id": "A1", "verdict": "agree", "reason": "…"}]}')
+    return render("debate-repair", previous=previous.strip(), shape=f"```json\n{shape}\n```",
+                  errors="\n".join(f"- {e['code']}: {e['detail']}" for e in errors))
+
+
+def reassemble(tally_input: Mapping[str, Any], record: Mapping[str, Any], outcome: DebateOutcome) -> dict[str, Any]:
+    """The final tally input: amended claims in place, re-votes applied, debated findings decorated."""
+    tiers = {f["id"]: f["tier"] for f in record["findings"]}
+    findings = []
+    for finding in tally_input["findings"]:
+        entry = dict(finding)
+        response = outcome.responses.get(finding["id"])
+        if response is not None:
+            if response["action"] == "amended":
+                entry["claim"] = response["claim"]
+            entry["debate"] = {"action": ACTION[response["action"]], "previousTier": tiers.get(finding["id"])}
+        findings.append(entry)
+    adjudications = []
+    by_judge: dict[str, list[dict[str, Any]]] = {}
+    for vote in tally_input["adjudications"]:
+        by_judge.setdefault(judge_seat_of(vote), []).append(dict(vote))
+    for seat, votes in by_judge.items():
+        after = apply_revotes({v["findingId"]: v["verdict"] for v in votes}, outcome.revotes.get(seat, {}))
+        for vote in votes:
+            vote["verdict"] = after.get(vote["findingId"], vote["verdict"])
+            adjudications.append(vote)
+    return {**tally_input, "findings": findings, "adjudications": adjudications}
+
+
+def summary(targets_: Sequence[DebateTarget], outcome: DebateOutcome, before: Mapping[str, Any],
+            after: Mapping[str, Any], *, revote_judges: int) -> dict[str, Any]:
+    """run.json's `debate` object."""
+    actions = [r["action"] for r in outcome.responses.values()]
+    applied = sum(len(v) for v in outcome.revotes.values())
+    old = {f["id"]: f["tier"] for f in before["findings"]}
+    changed = sum(1 for f in after["findings"] if f["id"] in old and old[f["id"]] != f["tier"])
+    return {
+        "enabled": True,
+        "outcome": "ran",
+        "contested": sum(1 for t in targets_ if t.tier == "Contested"),
+        "disputed": sum(1 for t in targets_ if t.tier == "Disputed"),
+        "defended": actions.count("defended"),
+        "amended": actions.count("amended"),
+        "withdrawn": actions.count("withdrawn"),
+        "noResponse": actions.count("no-response"),
+        "revoteJudges": revote_judges,
+        "revoteApplied": applied,
+        "verdictChanges": changed,
+    }
+
+
+def withdrawn_decisions(outcome: DebateOutcome) -> list[dict[str, Any]]:
+    """Withdrawn findings are denied automatically — never put to the user."""
+    return [{"id": fid, "decision": "denied", "applied": False}
+            for fid, r in outcome.responses.items() if r["action"] == "withdrawn"]
+
+
+def _one_line(text: Any) -> str:
+    return " ".join(str(text or "").split())

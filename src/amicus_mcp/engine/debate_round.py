@@ -1,0 +1,199 @@
+"""Stage 2.5 (`--debate`): one rebuttal round between the cross-review and the final tally.
+
+    provisional tally (tally-provisional.json, no ledger)
+      → nothing Contested/Disputed: outcome "nothing-to-debate"
+      → the ceiling is already reached: outcome "skipped-cost-ceiling" (exit 2)
+      → defense: one solo per raising seat (rebuttal-<seat>.md), DEFEND / AMEND / WITHDRAW
+      → re-vote: one wave to the seats that disputed a defended or amended finding
+        (revote-bundle.md, revote-<seat>.md)
+      → the final tally input: amended claims, re-votes applied, findings decorated
+
+The pure rules (who debates what, the briefs, the reassembly) are in `council/debate.py`.
+Claude's own review never defends: its findings stand, as after a dead defense leg.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from ..council import debate
+from ..council.anonymize import Anonymized, JudgeAnswer, tally_input
+from ..council.parse import parse_defense, parse_revote
+from ..council.seats import seat_file_stem
+from ..council.tally import tally
+from ..fsio import atomic_write_json
+from ..providers.routing import Route
+
+if TYPE_CHECKING:
+    from .council_run import CouncilRun, LegResult
+
+DEBATE_STAGE = 3  # runStats order: after Stage 2's rows, before the chair's
+
+
+class DebateRound:
+    def __init__(self, run: CouncilRun, anon: Anonymized, judges: Sequence[JudgeAnswer], provisional: dict[str, Any]):
+        self.run_ = run
+        self.anon = anon
+        self.judges = judges
+        self.provisional = provisional
+        self.final_record = provisional
+        self.outcome = debate.DebateOutcome()
+        self.targets: list[debate.DebateTarget] = []
+
+    # -- what the rest of the run reads -------------------------------------------------
+
+    def reassemble(self, tally_input_doc: dict[str, Any]) -> dict[str, Any]:
+        return debate.reassemble(tally_input_doc, self.provisional, self.outcome)
+
+    def decisions(self) -> list[dict[str, Any]]:
+        return debate.withdrawn_decisions(self.outcome)
+
+    # -- the round ----------------------------------------------------------------------
+
+    async def run(self) -> DebateRound:
+        r, p = self.run_, self.run_.prep
+        base = tally_input(meta=r.meta(p.chair), anonymized=self.anon, judges=self.judges, run_stats=r.run_stats)
+        atomic_write_json(p.run_dir / "tally-provisional.json", self.provisional)
+        r.state.stage("tally-provisional", "complete")
+        self.targets = debate.targets(base, self.provisional, r.judge_prose)
+        if not self.targets:
+            self.set_outcome("nothing-to-debate")
+            return self
+        if r.budget.exhausted:
+            self.skip_for_cost("before the defense")
+            return self
+
+        await self.defense()
+        if not any(t.disputers for t in self.targets if self.answer(t) in ("defended", "amended")):
+            return self.finish(base, revote_judges=0)
+        if r.budget.exhausted:
+            self.skip_for_cost("before the re-vote")
+            return self
+        judges = await self.revote()
+        return self.finish(base, revote_judges=judges)
+
+    def answer(self, target: debate.DebateTarget) -> str:
+        return self.outcome.responses.get(target.finding["id"], {}).get("action", "no-response")
+
+    def set_outcome(self, outcome: str) -> None:
+        self.run_.state.doc["debate"] = {"enabled": True, "outcome": outcome}
+        self.run_.state.checkpoint()
+
+    def skip_for_cost(self, when: str) -> None:
+        self.set_outcome("skipped-cost-ceiling")
+        self.run_.degrade("debate", "debate round skipped", f"the --max-cost ceiling was reached {when}")
+
+    def finish(self, base: dict[str, Any], *, revote_judges: int) -> DebateRound:
+        r, p = self.run_, self.run_.prep
+        self.final_record = tally(self.reassemble(base))
+        summary = debate.summary(self.targets, self.outcome, self.provisional, self.final_record, revote_judges=revote_judges)
+        r.state.doc["debate"] = summary
+        atomic_write_json(p.run_dir / "debate.json", self.record(summary))
+        r.state.checkpoint()
+        return self
+
+    def record(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """debate.json: the round finding by finding."""
+        tiers = {f["id"]: f["tier"] for f in self.final_record["findings"]}
+        rows = []
+        for target in self.targets:
+            fid = target.finding["id"]
+            response = self.outcome.responses.get(fid, {"action": "no-response"})
+            revotes = [{"judge": seat, **vote} for seat, votes in self.outcome.revotes.items()
+                       for vid, vote in votes.items() if vid == fid]
+            row = {"id": fid, "raiser": target.finding.get("raiser"), "previousTier": target.tier,
+                   "tier": tiers.get(fid), "action": response["action"], "disputers": target.disputers,
+                   "revotes": revotes}
+            for key in ("argument", "claim"):
+                if key in response:
+                    row[key] = response[key]
+            rows.append(row)
+        return {"schemaVersion": 2, "type": "council-debate", "runId": self.run_.prep.run_id,
+                "summary": summary, "findings": rows}
+
+    # -- defense ------------------------------------------------------------------------
+
+    def raiser_seat(self, target: debate.DebateTarget) -> str:
+        return target.finding.get("raiserSeat") or target.finding.get("raiser") or ""
+
+    async def defense(self) -> None:
+        r = self.run_
+        r.state.stage("debate-defense", "running")
+        by_raiser: dict[str, list[debate.DebateTarget]] = {}
+        for target in self.targets:
+            seat = self.raiser_seat(target)
+            if seat == "claude":  # the reserved review never defends: its claims stand
+                self.outcome.responses[target.finding["id"]] = {"action": "no-response"}
+                continue
+            by_raiser.setdefault(seat, []).append(target)
+        async with anyio.create_task_group() as group:
+            for seat_id, owned in by_raiser.items():
+                group.start_soon(self.defend, seat_id, owned)
+        r.state.stage("debate-defense", "complete")
+
+    async def defend(self, seat_id: str, owned: list[debate.DebateTarget]) -> None:
+        r = self.run_
+        seat, route = r.seat_route(seat_id)
+        ids = [t.finding["id"] for t in owned]
+        text = await self.ask(seat, route, role="rebuttal", suffix="dr", prompt=debate.defense_brief(owned),
+                              file=f"rebuttal-{seat_file_stem(seat_id)}.md")
+        parsed = parse_defense(text or "", ids)
+        if text is not None and not parsed["ok"]:
+            repaired = await self.ask(seat, route, role="repair", suffix="drr",
+                                      prompt=debate.debate_repair_prompt(text, parsed["errors"], "defense"))
+            parsed = parse_defense(repaired or "", ids)
+        if not parsed["ok"] or text is None:
+            r.degrade("debate", f"defense by {seat_id} unusable", "its findings stand undefended")
+        for fid in ids:
+            self.outcome.responses[fid] = dict(parsed["responses"].get(fid, {"action": "no-response"}))
+
+    # -- re-vote ------------------------------------------------------------------------
+
+    async def revote(self) -> int:
+        r, p = self.run_, self.run_.prep
+        r.state.stage("debate-revote", "running", waveId=f"{p.run_id}-rv")
+        answered = {t.finding["id"]: t for t in self.targets if self.answer(t) in ("defended", "amended")}
+        bundle = debate.revote_bundle(answered, self.outcome.responses)
+        r.write("revote-bundle.md", bundle)
+        asked: dict[str, list[str]] = {}
+        for fid, target in answered.items():
+            for seat in target.disputers:
+                asked.setdefault(seat, []).append(fid)
+        async with anyio.create_task_group() as group:
+            for seat_id, ids in asked.items():
+                group.start_soon(self.revote_one, seat_id, ids, bundle)
+        r.state.stage("debate-revote", "complete")
+        return len(asked)
+
+    async def revote_one(self, seat_id: str, ids: list[str], bundle: str) -> None:
+        r = self.run_
+        seat, route = r.seat_route(seat_id)
+        text = await self.ask(seat, route, role="revote", suffix="rv", prompt=bundle,
+                              file=f"revote-{seat_file_stem(seat_id)}.md")
+        parsed = parse_revote(text or "", ids)
+        if text is not None and not parsed["ok"]:
+            repaired = await self.ask(seat, route, role="repair", suffix="rvr",
+                                      prompt=debate.debate_repair_prompt(text, parsed["errors"], "revote"))
+            parsed = parse_revote(repaired or "", ids)
+        if not parsed["ok"] or text is None:
+            r.degrade("debate", f"re-vote by {seat_id} unusable", "its original verdicts stand")
+        self.outcome.revotes[seat_id] = {fid: dict(vote) for fid, vote in parsed["revotes"].items() if fid in ids}
+
+    # -- one debate leg -----------------------------------------------------------------
+
+    async def ask(self, seat: dict[str, Any], route: Route, *, role: str, suffix: str, prompt: str,
+                  file: str | None = None) -> str | None:
+        """One paid debate leg; its text, or None when it was refused or produced nothing."""
+        r = self.run_
+        result: LegResult | None = await r.leg(leg_id=r.next_id(suffix), stage="debate", role=role, route=route,
+                                               model=seat["alias"], seat_id=seat["id"], prompt=prompt)
+        if result is None:
+            return None
+        r.stat_row(model=seat["alias"], role=role, result=result, conformance="repaired" if role == "repair" else "clean",
+                   stage=DEBATE_STAGE, position=seat["position"])
+        if file is not None and result.text:
+            r.write(file, result.text)
+        return result.text if result.usable else None

@@ -1,0 +1,162 @@
+"""The tools' structured outputs: pydantic models whose JSON Schemas are the tools' outputSchema.
+
+Keys are camelCase on the wire; an optional key whose value is None is left out (emit when
+set), except the few listed in a model's `KEEP_NULL`, where null says something (a cost that
+is unknown is `null`, never absent and never 0). The tally,
+verdict and stats tools return the project's own documents and advertise the shipped JSON
+Schemas for them (`shipped_schema`), so the client checks those results against exactly the
+contract the CLI's `--json` output follows.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic.alias_generators import to_camel
+
+WAIT_HINT = "still in progress: call amicus_wait again with the same id"
+
+
+class Out(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    KEEP_NULL: ClassVar[frozenset[str]] = frozenset()  # wire names that stay when null
+
+    @model_serializer(mode="wrap")
+    def _emit_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return {key: value for key, value in data.items() if value is not None or key in self.KEEP_NULL}
+
+
+class RunStarted(Out):
+    run_id: str
+    run_dir: str
+    status: Literal["running"] = "running"
+    workspace_opened: bool
+    workspace_open_reason: str | None = None
+    dropped_members: list[dict[str, str]] | None = None
+
+
+class WaveStarted(Out):
+    wave_id: str
+    task_ids: list[str]
+    status: Literal["running"] = "running"
+    notices: list[str] | None = None
+
+
+class Cost(Out):
+    KEEP_NULL = frozenset({"amount"})
+
+    amount: float | None = Field(description="known spend in USD so far; null when no finished leg was priced")
+    unpriced_legs: int = Field(description="finished legs whose cost is unknown (never counted as $0)")
+
+
+class LegRow(Out):
+    id: str
+    model: str | None = None
+    status: str
+    stage: str | None = None
+    role: str | None = None
+    seat: str | None = None
+    duration_ms: int | None = None
+    cost: float | None = None
+    error: str | None = None
+
+
+class Snapshot(Out):
+    """Where a council run, wave or leg is now; when it is terminal, its result summary."""
+
+    id: str
+    kind: Literal["council-run", "wave", "leg"]
+    status: str
+    terminal: bool
+    stage: str | None = Field(default=None, description="council run: the stage now running")
+    legs_done: int
+    legs_total: int
+    cost: Cost
+    created_at: str | None = None
+    completed_at: str | None = None
+    run_dir: str | None = None
+    exit_code: int | None = None
+    overall_verdict: str | None = None
+    tier_counts: dict[str, int] | None = None
+    judged: bool | None = None
+    report: str | None = Field(default=None, description="council run: path of report.html once written")
+    error: str | None = None
+    degrades: list[str] | None = None
+    notices: list[str] | None = None
+    legs: list[LegRow] = Field(default_factory=list)
+
+
+class WaitResult(Snapshot):
+    timed_out: bool
+    waited_ms: int
+    hint: str | None = None
+
+
+class ReadResult(Out):
+    id: str
+    kind: Literal["council-run", "wave", "leg"]
+    source: str = Field(description="what the text is: a run-dir file name, 'report', 'outputs' or 'output'")
+    text: str
+    offset: int
+    total_chars: int
+    next_offset: int | None = Field(default=None, description="pass as offset to read on; null at the end")
+    files: list[str] | None = Field(default=None, description="council run: the files `file` may name")
+
+
+class AbortResult(Out):
+    id: str
+    aborted: bool
+    already_terminal: bool = False
+    status: str | None = None
+    signalled: bool | None = None
+
+
+class ListItem(Out):
+    id: str
+    type: Literal["council-run", "wave"]
+    status: str | None = None
+    created_at: str | None = None
+    models: list[str] = Field(default_factory=list)
+    chair: str | None = None
+    overall_verdict: str | None = None
+    cost: float | None = None
+
+
+class ListResult(Out):
+    items: list[ListItem]
+
+
+class Document(BaseModel):
+    """A project document returned as is; the tool advertises its shipped schema instead."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class VerdictResult(Out):
+    verdict: dict[str, Any]
+    markdown: str | None = None
+    report_html: str | None = Field(default=None, description="path of the refreshed report.html")
+
+
+def shipped_schema(name: str) -> dict[str, Any]:
+    """A shipped document schema, ready to be a tool's outputSchema (no `$schema`/`$id`)."""
+    from ..schemas import load_schema
+
+    schema = copy.deepcopy(load_schema(name))
+    schema.pop("$schema", None)
+    schema.pop("$id", None)
+    return schema
+
+
+def verdict_result_schema() -> dict[str, Any]:
+    """VerdictResult's schema with `verdict` described by the shipped council-verdict schema."""
+    verdict = shipped_schema("council-verdict")
+    defs = verdict.pop("$defs", {})
+    schema = VerdictResult.model_json_schema(by_alias=True)
+    schema["properties"]["verdict"] = verdict
+    if defs:
+        schema["$defs"] = {**schema.get("$defs", {}), **defs}
+    return schema

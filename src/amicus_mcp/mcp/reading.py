@@ -1,0 +1,110 @@
+"""`amicus_read`: the text of a council run, a wave or a leg, one page at a time.
+
+    council run   `file` names a file in the run directory (reviews, judgements, chair
+                  output, the JSON documents, the engine log); without it, the Markdown
+                  report rendered from verdict.json
+    wave          every leg's output, one `## <legId> · <model> · <status>` section each
+    leg           the leg's output
+
+Reads never change anything on disk (no crash detection here: `amicus_status` does that).
+Files are listed from the run directory itself and must match a plain-name pattern, so a
+request cannot reach outside it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..errors import BadArgs
+
+if TYPE_CHECKING:
+    from ..engine.store import SessionStore
+
+
+READ_CAP = 51_200
+_RUN_FILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._#-]*\.(md|json|log)$")
+
+
+@dataclass(frozen=True)
+class Source:
+    kind: Literal["council-run", "wave", "leg"]
+    name: str
+    text: str
+    files: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class Page:
+    text: str
+    offset: int
+    total: int
+    next_offset: int | None
+
+
+def page(text: str, *, offset: int | None, limit: int, tail: bool) -> Page:
+    """`limit` characters from `offset` (default 0), or the last `limit` with `tail`."""
+    total = len(text)
+    start = max(0, total - limit) if tail and offset is None else min(offset or 0, total)
+    end = min(total, start + limit)
+    return Page(text[start:end], start, total, end if end < total else None)
+
+
+def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
+    """What `amicus_read` shows for an id (a `SessionStore` from the engine)."""
+    from ..engine.run_state import find_run_dir
+
+    run_dir = find_run_dir(store, task_id)
+    if run_dir is not None:
+        return _run_source(run_dir, task_id, file)
+    if file is not None:
+        raise BadArgs(f"'{task_id}' is not a council run: `file` applies to council runs only",
+                      hint="read a wave or a leg without `file`")
+    if store.wave_path(task_id).exists():
+        wave = store.read_wave(task_id)
+        return Source("wave", "outputs", "\n\n".join(_leg_section(leg) for leg in wave.get("legs", [])))
+    leg = store.read_leg(task_id)  # BadSession when the id names nothing
+    return Source("leg", "output", _leg_text(leg))
+
+
+def run_files(run_dir: Path) -> list[str]:
+    names = []
+    for child in sorted(run_dir.iterdir()):
+        if _RUN_FILE.match(child.name) and child.is_file() and child.resolve().parent == run_dir.resolve():
+            names.append(child.name)
+    return names
+
+
+def _run_source(run_dir: Path, run_id: str, file: str | None) -> Source:
+    from ..fsio import read_json, read_text
+
+    files = run_files(run_dir)
+    if file is not None:
+        if file not in files:
+            raise BadArgs(f"run {run_id} has no file '{file}'", hint=f"name one of: {', '.join(files)}")
+        return Source("council-run", file, read_text(run_dir / file, what="run file"), files)
+    if "verdict.json" not in files:
+        raise BadArgs(f"run {run_id} has no verdict.json yet, so there is no report to read",
+                      hint=f"wait for the run to finish, or name one of its files with `file`: {', '.join(files)}")
+    from ..council.report import build_report
+
+    verdict = read_json(run_dir / "verdict.json", what="verdict file")
+    return Source("council-run", "report", build_report(verdict, fmt="md"), files)
+
+
+def _leg_text(leg: Mapping[str, Any]) -> str:
+    summary = leg.get("summary")
+    if isinstance(summary, str) and summary:
+        return summary
+    err = leg.get("error")
+    if isinstance(err, Mapping):
+        return f"(no output: {leg.get('status')} — {err.get('code')}: {err.get('message')})"
+    return f"(no output yet: {leg.get('status')})"
+
+
+def _leg_section(leg: Mapping[str, Any]) -> str:
+    model = leg.get("model") or leg.get("modelInput")
+    return f"## {leg.get('taskId')} · {model} · {leg.get('status')}\n\n{_leg_text(leg)}"

@@ -1,0 +1,128 @@
+"""Projecting the engine's status documents onto the compact `Snapshot` the tools return.
+
+`engine.control.status` returns the whole document (run.json, wave.json or a leg's
+run.json), with every output text in it. A tool result should say where the work is and,
+once it is done, what came of it — the texts themselves are paged through `amicus_read`.
+Cost so far is the rollup of finished legs: an unpriced leg is counted, never taken as $0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .models import Cost, LegRow, Snapshot
+
+
+def snapshot(task_id: str, doc: Mapping[str, Any], *, terminal: bool) -> Snapshot:
+    kind = doc.get("type")
+    if kind == "council-run":
+        return _run(task_id, doc, terminal)
+    if kind == "wave":
+        return _wave(task_id, doc, terminal)
+    return _leg(task_id, doc, terminal)
+
+
+def progress_message(snap: Snapshot) -> str:
+    """One line for a progress notification: stage, legs done, cost so far."""
+    parts = [f"{snap.kind} {snap.id}: {snap.status}"]
+    if snap.stage:
+        parts.append(f"stage {snap.stage}")
+    parts.append(f"{snap.legs_done}/{snap.legs_total} legs done")
+    amount = snap.cost.amount
+    cost = "cost unknown so far" if amount is None else f"${amount:.4f} so far"
+    if snap.cost.unpriced_legs:
+        cost += f" (+{snap.cost.unpriced_legs} unpriced)"
+    parts.append(cost)
+    return " · ".join(parts)
+
+
+def _run(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
+    legs = _list(doc.get("legs"))
+    run_dir = (doc.get("options") or {}).get("outDir")
+    report = Path(run_dir) / "report.html" if run_dir else None
+    return Snapshot(
+        id=task_id, kind="council-run", status=str(doc.get("status")), terminal=terminal,
+        stage=doc.get("currentStage"), legs_done=_count_done(legs), legs_total=len(legs),
+        cost=_cost(leg.get("usage") for leg in legs if leg.get("status") != "running"),
+        created_at=doc.get("createdAt"), completed_at=doc.get("completedAt"), run_dir=run_dir,
+        exit_code=doc.get("exitCode"), overall_verdict=doc.get("overallVerdict"),
+        tier_counts=doc.get("tierCounts"), judged=doc.get("judged"),
+        report=str(report) if report is not None and report.exists() else None,
+        error=_error(doc.get("error")), degrades=_degrades(doc.get("degrades")) or None,
+        notices=_strings(doc.get("notices")) or None,
+        legs=[_run_leg(leg) for leg in legs],
+    )
+
+
+def _wave(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
+    legs = _list(doc.get("legs"))
+    return Snapshot(
+        id=task_id, kind="wave", status=str(doc.get("status")), terminal=terminal,
+        legs_done=_count_done(legs), legs_total=len(legs),
+        cost=_cost(leg.get("usage") for leg in legs if leg.get("status") != "running"),
+        created_at=doc.get("createdAt"), completed_at=doc.get("completedAt"),
+        error=_error(doc.get("error")), notices=_strings(doc.get("notices")) or None,
+        legs=[_wave_leg(leg) for leg in legs],
+    )
+
+
+def _leg(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
+    done = doc.get("status") != "running"
+    return Snapshot(
+        id=task_id, kind="leg", status=str(doc.get("status")), terminal=terminal,
+        legs_done=int(done), legs_total=1, cost=_cost([doc.get("usage")] if done else []),
+        created_at=doc.get("createdAt"), completed_at=doc.get("completedAt"),
+        error=_error(doc.get("error")), legs=[_wave_leg(doc)],
+    )
+
+
+def _run_leg(leg: Mapping[str, Any]) -> LegRow:
+    return LegRow(id=str(leg.get("id")), model=leg.get("model"), status=str(leg.get("status")),
+                  stage=leg.get("stage"), role=leg.get("role"), seat=leg.get("seat"),
+                  duration_ms=leg.get("durationMs"), cost=_leg_cost(leg.get("usage")), error=_error(leg.get("error")))
+
+
+def _wave_leg(leg: Mapping[str, Any]) -> LegRow:
+    return LegRow(id=str(leg.get("taskId")), model=leg.get("model") or leg.get("modelInput"),
+                  status=str(leg.get("status")), duration_ms=leg.get("durationMs"),
+                  cost=_leg_cost(leg.get("usage")), error=_error(leg.get("error")))
+
+
+def _cost(usages: Iterable[Any]) -> Cost:
+    from ..providers.cost import rollup
+
+    total = rollup(u if isinstance(u, Mapping) else None for u in usages)["cost"]
+    return Cost(amount=total["amount"], unpriced_legs=total["unpricedLegs"])
+
+
+def _leg_cost(usage: Any) -> float | None:
+    cost = usage.get("cost") if isinstance(usage, Mapping) else None
+    amount = cost.get("amount") if isinstance(cost, Mapping) else None
+    return float(amount) if isinstance(amount, (int, float)) and not isinstance(amount, bool) else None
+
+
+def _count_done(legs: list[Mapping[str, Any]]) -> int:
+    return sum(1 for leg in legs if leg.get("status") != "running")
+
+
+def _error(err: Any) -> str | None:
+    if isinstance(err, Mapping):
+        return f"{err.get('code', 'ERROR')}: {err.get('message', '')}".rstrip(": ")
+    return str(err) if err else None
+
+
+def _degrades(raw: Any) -> list[str]:
+    out = []
+    for entry in _list(raw):
+        out.append(f"{entry.get('channel')}: {entry.get('what')} — {entry.get('why')}")
+    return out
+
+
+def _list(raw: Any) -> list[Mapping[str, Any]]:
+    return [item for item in raw if isinstance(item, Mapping)] if isinstance(raw, list) else []
+
+
+def _strings(raw: Any) -> list[str]:
+    return [item for item in raw if isinstance(item, str)] if isinstance(raw, list) else []

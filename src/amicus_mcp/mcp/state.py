@@ -1,0 +1,86 @@
+"""What one server instance remembers across calls: the detected client and the client's roots.
+
+Both come from the client, not the call: the client's name from the initialize handshake
+(or, on 2026-07-28 connections, each request's envelope), its roots from one `roots/list`
+request. Each is looked up at most once per server; a client that does not declare the
+roots capability is never asked.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import Context
+
+from .client import ClientDetector, ClientTag
+from .paths import file_roots, resolve_project
+
+log = logging.getLogger("amicus_mcp.mcp")
+
+ROOTS_TIMEOUT_S = 5.0
+# Claude Code backgrounds a call still running after ~120 s; Claude Desktop gives up at ~60 s.
+WAIT_SLICE_S: dict[str, float] = {"code-local": 100.0, "code-web": 100.0, "cowork": 45.0}
+WAIT_ENV = "AMICUS_WAIT_S"
+WAIT_MAX_S = 600.0
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Everything a tool needs to know about who is calling and where."""
+
+    client: ClientTag
+    roots: tuple[Path, ...]
+    env: dict[str, str]
+    cwd: Path
+
+    def project(self, arg: str | None) -> Path:
+        return resolve_project(arg, client_roots=self.roots, env=self.env, cwd=self.cwd)
+
+    def wait_slice(self, requested: float | None) -> float:
+        """One `amicus_wait` slice: the call's value, else $AMICUS_WAIT_S, else the client's default."""
+        if requested is not None and requested > 0:
+            return min(float(requested), WAIT_MAX_S)
+        raw = self.env.get(WAIT_ENV, "")
+        try:
+            configured = float(raw)
+        except ValueError:
+            configured = 0.0
+        if configured > 0:
+            return min(configured, WAIT_MAX_S)
+        return WAIT_SLICE_S[self.client]
+
+
+@dataclass
+class ServerState:
+    detector: ClientDetector = field(default_factory=ClientDetector)
+    roots: tuple[Path, ...] | None = None
+
+    async def caller(self, ctx: Context[Any, Any]) -> Caller:
+        params = ctx.session.client_params
+        name = params.client_info.name if params is not None else None
+        client = self.detector.resolve(name)
+        if self.roots is None:
+            self.roots = await _ask_roots(ctx)
+        return Caller(client=client, roots=self.roots, env=dict(os.environ), cwd=Path.cwd())
+
+
+async def _ask_roots(ctx: Context[Any, Any]) -> tuple[Path, ...]:
+    capabilities = ctx.client_capabilities
+    if capabilities is None or capabilities.roots is None:
+        return ()
+    try:
+        with anyio.fail_after(ROOTS_TIMEOUT_S), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # roots are deprecated as of 2026-07-28; clients still send them
+            result = await ctx.session.list_roots()
+    except anyio.get_cancelled_exc_class():
+        raise
+    except Exception as exc:  # a client that cannot answer simply has no roots for us
+        log.info("roots/list failed: %s", exc)
+        return ()
+    return tuple(file_roots([str(root.uri) for root in result.roots]))

@@ -1,0 +1,120 @@
+"""The council tools: start a headless run, and the pure tally / verdict / stats functions.
+
+Each handler resolves the call's project and paths, then calls the same engine or council
+function the CLI calls. Engine modules are imported inside the handlers, never at import.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import anyio
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from ..errors import BadArgs
+from .autoopen import open_workspace
+from .models import RunStarted, VerdictResult
+from .params import Council, Gateway, Models, NoCostGate, Project, TimeoutMinutes, Verdict
+from .paths import contained
+from .results import ok
+from .state import ServerState
+
+RUN_NOTE = ("The council runs in the background (minutes). Call amicus_wait with this runId until it is "
+            "terminal, then amicus_read it for the report.")
+
+
+class CouncilTools:
+    def __init__(self, state: ServerState):
+        self.state = state
+
+    async def council_run(
+        self,
+        ctx: Context,
+        briefingFile: Annotated[str, Field(description="The briefing: what to review and how (a file; never inline)")],
+        models: Models = None,
+        council: Council = None,
+        chair: Annotated[str | None, Field(description="Chair model; must not be a bench seat (default deepseek)")] = None,
+        outDir: Annotated[str | None, Field(description="Run directory inside the project (default council-<runId>)")] = None,
+        maxCost: Annotated[float | None, Field(description="Whole-run ceiling on known spend, USD")] = None,
+        timeoutMinutes: TimeoutMinutes = 15.0,
+        gateway: Gateway = None,
+        noCostGate: NoCostGate = False,
+        ui: Annotated[bool | None, Field(description="Open the workspace (true) or not (false); default: Claude Code only")] = None,
+        project: Project = None,
+    ) -> CallToolResult:
+        from ..engine.council_run import RunOptions, prepare
+        from ..engine.spawn import start_council_run
+        from ..engine.store import new_task_id
+
+        caller = await self.state.caller(ctx)
+        root = caller.project(project)
+        run_id = new_task_id()
+        where = {"project": root, "client_roots": caller.roots, "env": caller.env}
+        briefing = contained(briefingFile, what="briefingFile", **where)
+        run_dir = contained(outDir or f"council-{run_id}", what="outDir", **where)
+        prep = await prepare(RunOptions(
+            prompt_file=str(briefing), models=models, council=council, chair=chair, out_dir=str(run_dir),
+            max_cost=maxCost, timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate,
+            project=str(root), run_id=run_id))
+        started = await anyio.to_thread.run_sync(start_council_run, prep)
+        opened = await anyio.to_thread.run_sync(lambda: open_workspace(
+            ui=ui, client=caller.client, run_id=run_id, project=root, run_dir=started.run_dir, env=caller.env))
+        result = RunStarted(run_id=run_id, run_dir=str(started.run_dir), workspace_opened=opened.open,
+                            workspace_open_reason=opened.reason, dropped_members=started.dropped or None)
+        return ok(result, fenced=True, notes=(RUN_NOTE,))
+
+    async def council_tally(
+        self,
+        meta: Annotated[dict[str, Any], Field(description="{runId, models[], runType?, date?, chair?, claudeInCouncil?, seats?}")],
+        findings: Annotated[list[dict[str, Any]], Field(description="[{id, raiser, severity, claim?, location?}]")],
+        adjudications: Annotated[list[dict[str, Any]], Field(description="[{findingId, judge, verdict: agree|dispute|neutral}]")],
+        rankings: Annotated[list[dict[str, Any]], Field(description="[{judge, order: [model | [tied models]]}]")],
+        runStats: Annotated[list[dict[str, Any]] | None, Field(description="Per-leg rows: model, role, status, durationMs, usage")] = None,
+        noLedger: Annotated[bool, Field(description="Do not append to the reliability ledger (re-tallies, debate, lenses)")] = False,
+    ) -> CallToolResult:
+        from ..council.ledger import append_ledger
+        from ..council.tally import tally
+
+        tally_input: dict[str, Any] = {"meta": meta, "findings": findings, "adjudications": adjudications,
+                                       "rankings": rankings}
+        if runStats is not None:
+            tally_input["runStats"] = runStats
+        record = tally(tally_input)
+        warning = None if noLedger else append_ledger(record)
+        return ok(record, fenced=True, notes=(f"Notice: {warning}",) if warning else ())
+
+    async def verdict(
+        self,
+        ctx: Context,
+        record: Annotated[dict[str, Any], Field(description="The tally record amicus_council_tally returned")],
+        decisions: Annotated[list[dict[str, Any]] | None, Field(
+            description="Stage-4 decisions: [{id, decision, applied?, duplicateOf?, tierOverride?}]")] = None,
+        overallVerdict: Annotated[Verdict | None, Field(description="The chair's VERDICT line, verbatim; never invented")] = None,
+        render: Annotated[bool, Field(description="Also return the Markdown report")] = False,
+        outDir: Annotated[str | None, Field(description="With render: refresh <outDir>/report.html (inside the project)")] = None,
+        project: Project = None,
+    ) -> CallToolResult:
+        from ..council.report import build_report
+        from ..council.verdict import build_verdict
+        from ..fsio import atomic_write_text
+
+        if outDir is not None and not render:
+            raise BadArgs("outDir is only used with render: true", hint="pass render: true to refresh report.html")
+        verdict = build_verdict(record, decisions or [], overall_verdict=overallVerdict)
+        result = VerdictResult(verdict=verdict)
+        if render:
+            result.markdown = build_report(verdict, fmt="md")
+        if render and outDir is not None:
+            caller = await self.state.caller(ctx)
+            root = caller.project(project)
+            target = contained(outDir, project=root, client_roots=caller.roots, env=caller.env, what="outDir") / "report.html"
+            atomic_write_text(target, build_report(verdict, fmt="html"))
+            result.report_html = str(target)
+        return ok(result, fenced=True)
+
+    async def council_stats(self) -> CallToolResult:
+        from ..council.ledger import derive_stats, read_ledger
+
+        return ok(derive_stats(read_ledger()), fenced=True)

@@ -1,0 +1,123 @@
+"""The asynchronous pattern's tools: start a fanout wave, then wait / status / read / abort / list.
+
+They work alike on council runs, waves and legs, through `engine.control`, so the MCP
+server, the CLI and the workspace all read and signal the same on-disk state.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from .models import AbortResult, ListItem, ListResult, ReadResult, WaveStarted
+from .params import Council, Gateway, Models, NoCostGate, Project, TaskId, TimeoutMinutes
+from .paths import contained
+from .reading import READ_CAP, page, read_source
+from .results import ok
+from .snapshot import snapshot
+from .state import Caller, ServerState
+from .waiting import wait_with_progress
+
+if TYPE_CHECKING:
+    from ..engine.store import SessionStore
+
+WAVE_NOTE = "The wave runs in the background. Call amicus_wait with the waveId (or a leg id) until it is terminal."
+
+
+class SessionTools:
+    def __init__(self, state: ServerState):
+        self.state = state
+
+    async def _store(self, ctx: Context, project: str | None) -> tuple[Caller, SessionStore]:
+        from ..engine.store import SessionStore
+
+        caller = await self.state.caller(ctx)
+        return caller, SessionStore(caller.project(project))
+
+    async def fanout(
+        self,
+        ctx: Context,
+        models: Models = None,
+        council: Council = None,
+        prompt: Annotated[str | None, Field(description="The prompt text. XOR promptFile")] = None,
+        promptFile: Annotated[str | None, Field(description="A prompt file inside the project. XOR prompt")] = None,
+        timeoutMinutes: TimeoutMinutes = 15.0,
+        gateway: Gateway = None,
+        noCostGate: NoCostGate = False,
+        project: Project = None,
+    ) -> CallToolResult:
+        from ..engine.spawn import WaveRequest, start_wave
+
+        caller = await self.state.caller(ctx)
+        root = caller.project(project)
+        prompt_file = None if promptFile is None else str(
+            contained(promptFile, project=root, client_roots=caller.roots, env=caller.env, what="promptFile"))
+        started = await start_wave(WaveRequest(
+            project=root, models=models, council=council, prompt=prompt, prompt_file=prompt_file,
+            timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate))
+        result = WaveStarted(wave_id=started.wave_id, task_ids=started.task_ids, notices=started.notices or None)
+        return ok(result, fenced=False, notes=(WAVE_NOTE,))
+
+    async def wait(
+        self,
+        ctx: Context,
+        id: TaskId,
+        timeoutSeconds: Annotated[float | None, Field(
+            gt=0, description="Longest this call blocks (default: under the client's own tool timeout)")] = None,
+        project: Project = None,
+    ) -> CallToolResult:
+        caller, store = await self._store(ctx, project)
+        result = await wait_with_progress(store, id, budget_s=caller.wait_slice(timeoutSeconds),
+                                          report=ctx.report_progress)
+        return ok(result, fenced=True)
+
+    async def status(self, ctx: Context, id: TaskId, project: Project = None) -> CallToolResult:
+        from ..engine.control import is_terminal, status
+
+        _, store = await self._store(ctx, project)
+        doc = status(store, id)
+        return ok(snapshot(id, doc, terminal=is_terminal(doc)), fenced=True)
+
+    async def read(
+        self,
+        ctx: Context,
+        id: TaskId,
+        file: Annotated[str | None, Field(description="Council run only: a file in its run dir (default: the report)")] = None,
+        offset: Annotated[int | None, Field(ge=0, description="First character to return")] = None,
+        limit: Annotated[int, Field(ge=1, le=READ_CAP, description="Most characters to return")] = READ_CAP,
+        tail: Annotated[bool, Field(description="Return the last `limit` characters")] = False,
+        project: Project = None,
+    ) -> CallToolResult:
+        _, store = await self._store(ctx, project)
+        source = read_source(store, id, file)
+        part = page(source.text, offset=offset, limit=limit, tail=tail)
+        result = ReadResult(id=id, kind=source.kind, source=source.name, text=part.text, offset=part.offset,
+                            total_chars=part.total, next_offset=part.next_offset, files=source.files)
+        return ok(result, fenced=True)
+
+    async def abort(self, ctx: Context, id: TaskId, project: Project = None) -> CallToolResult:
+        from ..engine.control import abort
+
+        _, store = await self._store(ctx, project)
+        done = abort(store, id)
+        result = AbortResult(id=id, aborted=bool(done.get("aborted")), already_terminal=bool(done.get("alreadyTerminal")),
+                             status=done.get("status"), signalled=done.get("signalled"))
+        return ok(result, fenced=False)
+
+    async def list_sessions(
+        self,
+        ctx: Context,
+        limit: Annotated[int, Field(ge=1, le=500, description="Most rows to return, newest first")] = 50,
+        project: Project = None,
+    ) -> CallToolResult:
+        from ..engine.control import list_all
+
+        _, store = await self._store(ctx, project)
+        rows = list_all(store)[:limit]
+        items = [ListItem(id=row["id"], type=row["type"], status=row.get("status"), created_at=row.get("createdAt"),
+                          models=[m for m in row.get("models", []) if isinstance(m, str)], chair=row.get("chair"),
+                          overall_verdict=row.get("overallVerdict"), cost=row.get("cost")) for row in rows]
+        return ok(ListResult(items=items), fenced=False)

@@ -1,0 +1,102 @@
+"""Fold: hand a finished run back to the conversation as one fenced block, exactly once.
+
+The block — the chair's verdict line (or the engine's reason there is none), the tier
+counts and the Confirmed/Contested findings — is fenced by a per-fold random nonce, so text
+inside a finding cannot close it early. It is written to `<runDir>/fold.md` with an
+exclusive create (a second fold finds the file and reports "already folded" without writing)
+and printed by the server to the terminal that launched it. No model is called: it
+reformats what is on disk. Control characters in model text are replaced, so a claim cannot
+drive the terminal it is printed to.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..council.report import TIER_ORDER, build_model
+from .matrix import verdict_source
+from .panels import no_verdict_reason
+from .rundir import is_live, read_optional_json
+
+FOLD_FILE = "fold.md"
+FOLDED_TIERS = ("Confirmed", "Contested")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+@dataclass(frozen=True)
+class FoldResult:
+    folded: bool
+    already: bool
+    path: Path
+    block: str | None
+    refused: str | None = None
+
+    def to_doc(self) -> dict[str, Any]:
+        return {"folded": self.folded, "alreadyFolded": self.already, "file": self.path.name, "refused": self.refused}
+
+
+def terminal_safe(text: str) -> str:
+    """Model text made safe to print: control characters (escape sequences) become `?`."""
+    return _CONTROL.sub("?", text)
+
+
+def one_line(value: Any) -> str:
+    return " ".join(terminal_safe(str(value)).split())
+
+
+def fold_run(run_dir: Path, doc: Mapping[str, Any], *, nonce: str | None = None) -> FoldResult:
+    """Write the fold block once. `doc` is the run manifest as observed (crash-checked)."""
+    path = run_dir / FOLD_FILE
+    if is_live(doc):
+        return FoldResult(False, False, path, None, refused="the run is still live; fold it once it finishes")
+    if path.exists():
+        return FoldResult(False, True, path, None)
+    block = fold_block(run_dir, doc, nonce or secrets.token_hex(8))
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return FoldResult(False, True, path, None)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(block)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return FoldResult(True, False, path, block)
+
+
+def fold_block(run_dir: Path, doc: Mapping[str, Any], nonce: str) -> str:
+    tally, tally_error = read_optional_json(run_dir / "tally.json", "tally record")
+    verdict_doc, verdict_error = read_optional_json(run_dir / "verdict.json", "verdict")
+    verdict, _ = verdict_source(verdict_doc, verdict_error, tally)
+    lines = [f"[AMICUS_FOLD:{nonce}]",
+             one_line(f"Council run {doc.get('runId')} ({doc.get('status')}) — chair {doc.get('chair')}")]
+    overall = doc.get("overallVerdict")
+    lines.append(f"VERDICT: {overall}" if isinstance(overall, str)
+                 else one_line(f"No chair verdict: {no_verdict_reason(doc, live=False)}"))
+    if verdict is None:
+        lines.append(one_line(f"Tiers: no tally ({tally_error or 'the run ended before the tally'})"))
+    else:
+        lines += _findings(verdict, tally)
+    lines.append(f"[/AMICUS_FOLD:{nonce}]")
+    return "\n".join(lines) + "\n"
+
+
+def _findings(verdict: Mapping[str, Any], tally: Any) -> list[str]:
+    model = build_model(verdict)
+    lines = ["Tiers: " + " · ".join(f"{c.tier} {c.count}" for c in model.tier_counts if c.tier in TIER_ORDER)]
+    claims = {f.get("id"): f for f in (tally or {}).get("findings") or [] if isinstance(f, dict)} \
+        if isinstance(tally, dict) else {}
+    for tier in FOLDED_TIERS:
+        rows = [r for r in model.matrix.rows if r.tier == tier]
+        lines.append(f"{tier} ({len(rows)}):")
+        for row in rows:
+            source = claims.get(row.id, {})
+            where = f" — {source['location']}" if isinstance(source.get("location"), str) else ""
+            lines.append(one_line(f"- {row.id} [{row.severity or '?'}] {source.get('claim') or '(no claim text)'}"
+                                  f"{where} ({row.basis.text})"))
+    return lines

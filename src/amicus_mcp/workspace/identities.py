@@ -1,0 +1,115 @@
+"""Who is who on a run, and what blind mode shows instead of each model name.
+
+Reviews are labelled `Review A`, `Review B`, … in bench order over the seats that produced
+a usable review (the engine's anonymizer); `run.json` keeps label → alias (`labelMap`). A
+label is attributed to a seat only when that order and the aliases agree — otherwise the
+label stays unattributed rather than guessed. A seat without a label (dead in Stage 1, or
+labels not assigned yet) reads `Seat <position>`, the chair `Chair`.
+
+`masks` lists every model name the run's documents carry — seat ids, aliases, the chair
+and each attempted chair, resolved model names, dropped members — with its blind-mode
+replacement, longest first. The page applies them to every string it shows while blind
+mode is on. Blind mode is a reading aid against anchoring, not a security control.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..council.seats import seat_file_stem
+
+CHAIR_LABEL = "Chair"
+SHARED_LABEL = "[model]"
+DROPPED_LABEL = "[dropped model]"
+
+
+def seat_labels(run_dir: Path, doc: Mapping[str, Any], seats: Sequence[Mapping[str, Any]]) -> tuple[dict[str, str], list[str]]:
+    """(seat id → review label, notes about labels that could not be attributed)."""
+    label_map = doc.get("labelMap")
+    if not isinstance(label_map, dict) or not label_map:
+        return {}, []
+    labels = sorted((k for k in label_map if isinstance(k, str)), key=lambda k: (len(k), k))
+    usable = [s for s in seats if reviewed(run_dir, doc, s)]
+    out: dict[str, str] = {}
+    for label, seat in zip(labels, usable):
+        if label_map.get(label) != seat["alias"]:
+            return out, [f"{label} could not be matched to a seat: the run's label map and its reviews disagree"]
+        out[str(seat["id"])] = label
+    missing = labels[len(out):]
+    notes = [f"{', '.join(missing)} could not be matched to a seat"] if missing else []
+    return out, notes
+
+
+def reviewed(run_dir: Path, doc: Mapping[str, Any], seat: Mapping[str, Any]) -> bool:
+    """Whether the seat produced a usable Stage-1 review: its first leg completed and its
+    review file holds text (exactly the seats the anonymizer labelled)."""
+    primary = primary_leg(doc, str(seat["id"]))
+    if primary is None or primary.get("status") != "complete":
+        return False
+    path = run_dir / f"review-{seat_file_stem(str(seat['id']))}.md"
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            return bool(handle.read(4096).strip())
+    except OSError:
+        return False
+
+
+def primary_leg(doc: Mapping[str, Any], seat_id: str) -> dict[str, Any] | None:
+    """The seat's first Stage-1 leg (its review), if it launched."""
+    return next((leg for leg in _legs(doc) if leg.get("stage") == "stage1" and leg.get("role") == "seat"
+                 and leg.get("seat") == seat_id), None)
+
+
+def display_label(seat: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    return labels.get(str(seat["id"])) or f"Seat {seat['position']}"
+
+
+def masks(doc: Mapping[str, Any], seats: Sequence[Mapping[str, Any]], labels: Mapping[str, str],
+          extra_models: Iterable[str] = ()) -> list[list[str]]:
+    """[[model name, blind label], …], longest name first."""
+    owners: dict[str, set[str]] = {}
+
+    def own(name: Any, label: str) -> None:
+        if isinstance(name, str) and name.strip():
+            owners.setdefault(name, set()).add(label)
+
+    by_alias: dict[str, list[str]] = {}
+    for seat in seats:
+        label = display_label(seat, labels)
+        own(seat["id"], label)
+        own(seat_file_stem(str(seat["id"])), label)  # file names carry it
+        by_alias.setdefault(str(seat["alias"]), []).append(label)
+    for alias, seat_labels_ in by_alias.items():
+        own(alias, seat_labels_[0] if len(seat_labels_) == 1 else " / ".join(seat_labels_))
+    for name in _chair_names(doc):
+        own(name, CHAIR_LABEL)
+    seat_label = {str(s["id"]): display_label(s, labels) for s in seats}
+    for leg in _legs(doc):
+        if leg.get("seat"):  # its `model` is the seat's alias, owned above
+            own(leg.get("resolvedModel"), seat_label.get(str(leg["seat"]), SHARED_LABEL))
+            continue
+        owner = CHAIR_LABEL if leg.get("stage") == "chair" else SHARED_LABEL
+        own(leg.get("model"), owner)
+        own(leg.get("resolvedModel"), owner)
+    for member in doc.get("droppedMembers") or []:
+        if isinstance(member, dict):
+            own(member.get("member"), DROPPED_LABEL)
+    for name in extra_models:
+        if name not in owners:
+            own(name, SHARED_LABEL)
+    table = [[name, next(iter(found)) if len(found) == 1 else SHARED_LABEL] for name, found in owners.items()]
+    return sorted(table, key=lambda pair: (-len(pair[0]), pair[0]))
+
+
+def _chair_names(doc: Mapping[str, Any]) -> list[Any]:
+    names = [doc.get("chair")]
+    names += [a.get("model") for a in doc.get("chairAttempts") or [] if isinstance(a, dict)]
+    names += [s.get("model") for s in doc.get("stages") or [] if isinstance(s, dict) and s.get("name") == "chair"]
+    return names
+
+
+def _legs(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    legs = doc.get("legs")
+    return [leg for leg in legs if isinstance(leg, dict)] if isinstance(legs, list) else []

@@ -1,0 +1,159 @@
+"""The adjudication matrix, street-cred and Stage-4 decisions, from the run's verdict.
+
+The matrix is the report's own (`council.report.build_model`): columns in seat space when
+the document carries a seat table, alias space otherwise, a vote whose judge names no
+column folded into `UNATTRIBUTED`, the raiser's own vote marked. `verdict.json` is the
+source (it carries Stage-4 decisions and tier overrides); when it is missing or unreadable
+the undecided verdict is rebuilt in memory from `tally.json`. Claims and locations come
+from `tally.json`, which keeps them.
+
+Debate re-votes are read from `debate.json` when the run has one: `revotes` is either a list
+of `{findingId | id, seat | judge, verdict, previousVerdict?, reason?}` or a map judge seat →
+finding id → `{verdict, reason?}`; a cell whose (finding, judge) pair is listed opens that
+judge's `revote-<seat>.md` and shows its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..council.report import UNATTRIBUTED, FindingView, Matrix, build_model, format_score
+from ..council.verdict import build_verdict
+from ..errors import AmicusError
+
+MAX_ROWS = 500
+
+
+def verdict_source(verdict: Any, verdict_error: str | None, tally: Any) -> tuple[dict[str, Any] | None, list[str]]:
+    """(the verdict document to render, notes on how it was obtained)."""
+    notes = [f"verdict.json could not be read ({verdict_error})"] if verdict_error else []
+    if isinstance(verdict, dict) and verdict.get("type") == "council-verdict":
+        return verdict, notes
+    if verdict is not None and verdict_error is None:
+        notes.append("verdict.json is not a council-verdict document")
+    if not isinstance(tally, dict):
+        return None, notes
+    try:
+        rebuilt = build_verdict(tally, [])
+    except AmicusError as err:
+        return None, [*notes, f"tally.json is not a usable tally record ({err.message})"]
+    if notes or verdict is None:
+        notes.append("the matrix is rebuilt from tally.json (no Stage-4 decisions)")
+    return rebuilt, notes
+
+
+def matrix_panel(verdict: Mapping[str, Any], tally: Any, seats: Sequence[Mapping[str, Any]],
+                 judges_completed: int | None, revotes: Mapping[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
+    matrix = build_model(verdict).matrix
+    claims = _claims(tally)
+    columns = [_column(key, seats) for key in matrix.columns]
+    rows = [_row(view, claims.get(view.id, {}), matrix, revotes) for view in matrix.rows]
+    judges = judges_completed if judges_completed is not None else _voting_columns(matrix)
+    judged = tally.get("judged") if isinstance(tally, dict) else verdict.get("judged")
+    return {
+        "columns": columns,
+        "rows": rows[:MAX_ROWS],
+        "total": len(rows),
+        "shown": min(len(rows), MAX_ROWS),
+        "judges": judges,
+        "peersReduced": judges < 2 or judged is False,
+        "hasUnattributed": matrix.has_unattributed,
+    }
+
+
+def _column(key: str, seats: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    if key == UNATTRIBUTED:
+        return {"key": key, "seat": None, "unattributed": True}
+    seat = next((s for s in seats if s["id"] == key), None)
+    if seat is None:
+        same_alias = [s for s in seats if s["alias"] == key]
+        seat = same_alias[0] if len(same_alias) == 1 else None
+    return {"key": key, "seat": seat["id"] if seat else None, "unattributed": False}
+
+
+def _row(view: FindingView, claim: Mapping[str, Any], matrix: Matrix,
+         revotes: Mapping[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
+    basis = view.basis
+    votes = []
+    for column, vote in zip(matrix.columns, view.votes, strict=True):
+        revote = revotes.get((view.id, column))
+        votes.append({"kind": vote.kind, "raiser": vote.raiser, "revote": revote})
+    return {
+        "id": view.id, "severity": view.severity, "raiser": view.raiser, "tier": view.tier,
+        "basis": basis.text, "thin": basis.thin,
+        "override": {"from": view.override.from_tier, "to": view.override.to_tier, "reason": view.override.reason}
+        if view.override else None,
+        "decision": view.decision, "applied": view.applied, "duplicateOf": view.duplicate_of,
+        "debate": {"action": view.debate.action, "previousTier": view.debate.previous_tier} if view.debate else None,
+        "claim": claim.get("claim"), "location": claim.get("location"),
+        "votes": votes,
+    }
+
+
+def _claims(tally: Any) -> dict[str, dict[str, Any]]:
+    findings = tally.get("findings") if isinstance(tally, dict) else None
+    out: dict[str, dict[str, Any]] = {}
+    for finding in findings if isinstance(findings, list) else []:
+        if isinstance(finding, dict) and isinstance(finding.get("id"), str):
+            out[finding["id"]] = {k: finding.get(k) for k in ("claim", "location") if isinstance(finding.get(k), str)}
+    return out
+
+
+def _voting_columns(matrix: Matrix) -> int:
+    voted = {i for row in matrix.rows for i, vote in enumerate(row.votes) if vote.kind is not None}
+    return sum(1 for i in voted if matrix.columns[i] != UNATTRIBUTED)
+
+
+def revote_index(debate: Any) -> dict[tuple[str, str], dict[str, Any]]:
+    """(finding id, judge seat) → {verdict, previousVerdict, reason, seat}. `revotes` may be
+    a list of entries or a map judge seat → finding id → {verdict, reason}."""
+    raw = debate.get("revotes") if isinstance(debate, dict) else None
+    entries: list[Any] = raw if isinstance(raw, list) else []
+    if isinstance(raw, dict):
+        entries = [{**vote, "seat": seat, "findingId": fid} for seat, votes in raw.items() if isinstance(votes, dict)
+                   for fid, vote in votes.items() if isinstance(vote, dict)]
+    index: dict[tuple[str, str], dict[str, Any]] = {}
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        finding = entry.get("findingId") or entry.get("id")
+        judge = entry.get("seat") or entry.get("judge")
+        if isinstance(finding, str) and isinstance(judge, str):
+            index[(finding, judge)] = {k: entry.get(k) for k in ("verdict", "previousVerdict", "reason")} | {"seat": judge}
+    return index
+
+
+def street_cred(verdict: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rows = verdict.get("streetCred")
+    out = []
+    for row in rows if isinstance(rows, list) else []:
+        if isinstance(row, dict):
+            name = row.get("seat") if isinstance(row.get("seat"), str) and row.get("seat") else row.get("model")
+            out.append({"name": str(name), "peersOnly": format_score(row.get("peersOnly")),
+                        "withSelf": format_score(row.get("withSelf"))})
+    return out
+
+
+def decisions(verdict: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Stage-4 decisions recorded on the verdict (decided findings only)."""
+    out = []
+    for finding in verdict.get("findings") or []:
+        if not isinstance(finding, dict) or finding.get("decision") is None:
+            continue
+        override = finding.get("tierOverride") if isinstance(finding.get("tierOverride"), dict) else None
+        out.append({"id": str(finding.get("id")), "decision": str(finding["decision"]),
+                    "applied": finding.get("applied") is True, "duplicateOf": finding.get("duplicateOf"),
+                    "override": {"from": override.get("from"), "to": override.get("to"), "reason": override.get("reason")}
+                    if override else None})
+    return out
+
+
+def voters(verdict: Mapping[str, Any]) -> set[str]:
+    """Every judge key (seat id or alias) that cast at least one vote."""
+    keys: set[str] = set()
+    for finding in verdict.get("findings") or []:
+        for vote in finding.get("adjudications") or [] if isinstance(finding, dict) else []:
+            if isinstance(vote, dict):
+                keys.update(v for v in (vote.get("seat"), vote.get("judge")) if isinstance(v, str))
+    return keys

@@ -1,0 +1,157 @@
+"""Reading a council run directory for the workspace — read-only, bounded, allowlisted.
+
+Every path the workspace opens is built here: the run directory comes from the project's
+pointer file (`council-<runId>.json`), and a seat's files from `run.json`'s own `seats`
+table through `seat_file_stem` — never from model text. Two seats whose ids sanitize onto
+the same file name are both refused (a collision), so no file is ever attributed to the
+wrong seat. Reads are capped, and nothing here writes: a run that says `running` while its
+engine process is gone is *shown* as an error, and recording that finding on disk is left
+to the engine's own status readers (`amicus status`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..council.seats import seat_file_stem
+from ..engine.control import ENGINE_DIED, TERMINAL_RUN
+from ..engine.run_state import engine_pid, pointer_path
+from ..engine.store import TASK_ID, SessionStore, pid_alive
+from ..errors import AmicusError, BadArgs, BadSession
+from ..fsio import read_json
+
+SUPPORTED_RUN_SCHEMA = 2
+TEXT_LIMIT = 1_000_000  # characters of one prose file sent to the page
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """run.json as read: `doc` when it parsed as a council-run manifest, else `error`."""
+
+    run_dir: Path
+    doc: dict[str, Any] | None
+    error: str | None
+
+    @property
+    def schema_version(self) -> Any:
+        return None if self.doc is None else self.doc.get("schemaVersion")
+
+    @property
+    def supported(self) -> bool:
+        return self.doc is not None and self.schema_version == SUPPORTED_RUN_SCHEMA
+
+
+@dataclass(frozen=True)
+class SeatFile:
+    seat: str
+    path: Path
+
+
+def check_run_id(run_id: str) -> str:
+    if not TASK_ID.match(run_id):
+        raise BadArgs(f"'{run_id}' is not a run id", hint="run ids are letters, digits, '-' and '_' (see 'amicus list')")
+    return run_id
+
+
+def locate_run(store: SessionStore, run_id: str) -> Path:
+    """The run directory a project's pointer file names (run.json may still be missing)."""
+    pointer = pointer_path(store, check_run_id(run_id))
+    if not pointer.is_file():
+        raise BadSession(f"no council run '{run_id}' in {store.project}",
+                         hint="check the id with 'amicus list', or pass the project it ran in with --project")
+    doc = read_json(pointer, what="run pointer")
+    run_dir = doc.get("runDir") if isinstance(doc, dict) else None
+    if not isinstance(run_dir, str) or not run_dir:
+        raise BadSession(f"the pointer file '{pointer}' names no run directory", hint="the file may have been edited by hand")
+    return Path(run_dir)
+
+
+def run_ids(store: SessionStore) -> list[str]:
+    """Every council run id the project's sessions dir points at."""
+    if not store.root.is_dir():
+        return []
+    ids = (p.stem.removeprefix("council-") for p in store.root.glob("council-*.json"))
+    return sorted(i for i in ids if TASK_ID.match(i))
+
+
+def read_manifest(run_dir: Path) -> Manifest:
+    path = run_dir / "run.json"
+    if not path.is_file():
+        return Manifest(run_dir, None, f"run.json is missing from {run_dir}")
+    try:
+        doc = read_json(path, what="run manifest")
+    except AmicusError as err:
+        return Manifest(run_dir, None, err.message)
+    if not isinstance(doc, dict) or doc.get("type") != "council-run":
+        return Manifest(run_dir, None, f"'{path}' is not a council-run manifest")
+    return Manifest(run_dir, doc, None)
+
+
+def observed(run_dir: Path, doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest as a reader should see it: a `running` run whose engine is gone is an
+    error (in memory only — the workspace does not write the finding back)."""
+    view = dict(doc)
+    if view.get("status") == "running" and not pid_alive(engine_pid(run_dir, view)):
+        view.update(status="error", exitCode=1, crashDetected=True,
+                    error={"code": "INTERNAL", "message": ENGINE_DIED})
+    return view
+
+
+def is_live(doc: Mapping[str, Any]) -> bool:
+    return doc.get("status") not in TERMINAL_RUN
+
+
+def seat_files(run_dir: Path, seats: Sequence[Mapping[str, Any]], prefix: str) -> tuple[list[SeatFile], list[str]]:
+    """(existing `<prefix>-<stem>.md` files of the seats, collision notes). Seats whose
+    stems collide are refused together and named in a note."""
+    by_stem: dict[str, list[str]] = {}
+    for seat in seats:
+        by_stem.setdefault(seat_file_stem(str(seat["id"])), []).append(str(seat["id"]))
+    found: list[SeatFile] = []
+    notes: list[str] = []
+    for stem, claimants in by_stem.items():
+        path = run_dir / f"{prefix}-{stem}.md"
+        if len(claimants) > 1:
+            if path.is_file():
+                notes.append(f"{path.name} is claimed by seats {', '.join(claimants)}; it is attributed to neither")
+            continue
+        if path.is_file():
+            found.append(SeatFile(claimants[0], path))
+    return found, notes
+
+
+def read_prose(path: Path) -> dict[str, Any]:
+    """A prose file for the page: its text (capped), or the reason it could not be read."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            text = handle.read(TEXT_LIMIT + 1)
+    except OSError as exc:
+        return {"file": path.name, "text": None, "error": exc.strerror or str(exc), "truncated": False}
+    truncated = len(text) > TEXT_LIMIT
+    return {"file": path.name, "text": text[:TEXT_LIMIT], "error": None, "truncated": truncated}
+
+
+def read_optional_json(path: Path, what: str) -> tuple[Any, str | None]:
+    """(document, None), (None, None) when absent, or (None, the error) when unreadable."""
+    if not path.is_file():
+        return None, None
+    try:
+        return read_json(path, what=what), None
+    except AmicusError as err:
+        return None, err.message
+
+
+def seat_list(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """run.json's seat table, keeping only well-formed entries (id and alias strings)."""
+    seats = doc.get("seats")
+    if not isinstance(seats, list):
+        return []
+    good = []
+    for index, seat in enumerate(seats):
+        if isinstance(seat, dict) and isinstance(seat.get("id"), str) and seat["id"] and isinstance(seat.get("alias"), str):
+            position = seat.get("position") if isinstance(seat.get("position"), int) else index + 1
+            good.append({**seat, "position": position})
+    return good

@@ -1,0 +1,209 @@
+"""The workspace's data layer: one JSON snapshot of a run directory (or of the run list).
+
+`run_snapshot` is what the page polls and what `amicus watch` renders in a terminal. It is
+built from the run directory alone, so a historical run renders exactly like a live one,
+and it never writes. Its `state` is `ok`, `unreadable` (run.json missing or not a council
+manifest: the error and the run path) or `schema-mismatch` (another schema version: no
+panels, no guessing). Everything model-derived in it is plain data — the page sets it as
+text, never as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..engine.store import SessionStore
+from ..errors import AmicusError
+from . import DEFAULT_STALL_S
+from .fold import FOLD_FILE
+from .identities import masks, seat_labels
+from .matrix import decisions, matrix_panel, revote_index, street_cred, verdict_source, voters
+from .panels import (chair_panel, cost_panel, last_activity, run_total, seat_rows, stage_rail, stage_status)
+from .rundir import (SUPPORTED_RUN_SCHEMA, Manifest, is_live, locate_run, observed, read_manifest,
+                     read_optional_json, read_prose, run_ids, seat_files, seat_list)
+
+SNAPSHOT_VERSION = 1
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# --------------------------------------------------------------------------- one run
+
+
+def run_snapshot(store: SessionStore, run_id: str, *, stall_after_s: float = DEFAULT_STALL_S,
+                 now: datetime | None = None, texts: bool = True) -> dict[str, Any]:
+    """The snapshot of one run. Raises BadArgs/BadSession for an id the project does not know."""
+    moment = now or utc_now()
+    run_dir = locate_run(store, run_id)
+    manifest = read_manifest(run_dir)
+    base = {"type": "workspace-run", "snapshotVersion": SNAPSHOT_VERSION, "runId": run_id,
+            "runDir": str(run_dir), "generatedAt": iso(moment)}
+    if manifest.doc is None:
+        return {**base, "state": "unreadable", "live": False, "error": manifest.error}
+    if not manifest.supported:
+        return {**base, "state": "schema-mismatch", "live": False,
+                "schemaVersion": manifest.schema_version, "expectedSchemaVersion": SUPPORTED_RUN_SCHEMA}
+    doc = observed(run_dir, manifest.doc)
+    return {**base, "state": "ok", **_detail(run_dir, doc, moment, stall_after_s, texts)}
+
+
+def _detail(run_dir: Path, doc: dict[str, Any], now: datetime, stall_after_s: float, texts: bool) -> dict[str, Any]:
+    seats = seat_list(doc)
+    labels, label_notes = seat_labels(run_dir, doc, seats)
+    live = is_live(doc)
+    tally, tally_error = read_optional_json(run_dir / "tally.json", "tally record")
+    verdict_doc, verdict_error = read_optional_json(run_dir / "verdict.json", "verdict")
+    verdict, verdict_notes = verdict_source(verdict_doc, verdict_error, tally)
+    debate, debate_error = read_optional_json(run_dir / "debate.json", "debate record")
+    rows = seat_rows(run_dir, doc, seats, labels, now=now, stall_after_s=stall_after_s, live=live,
+                     voters=voters(verdict) if verdict else None)
+    prose, collisions = _prose(run_dir, seats, labels, texts)
+    matrix = matrix_panel(verdict, tally, seats, _judges(doc), revote_index(debate)) if verdict else None
+    problems = [*label_notes, *collisions, *verdict_notes,
+                *(f"tally.json could not be read ({e})" for e in [tally_error] if e),
+                *(f"debate.json could not be read ({e})" for e in [debate_error] if e)]
+    return {
+        "live": live,
+        "header": _header(doc),
+        "stages": stage_rail(doc),
+        "seats": rows,
+        **prose,
+        "matrix": matrix,
+        "matrixNote": None if matrix else _no_matrix(doc, live),
+        "chair": chair_panel(doc, live=live, output=_chair_output(run_dir) if texts else None),
+        "streetCred": street_cred(verdict) if verdict else [],
+        "decisions": decisions(verdict) if verdict else [],
+        "cost": cost_panel(doc, rows),
+        "stall": _stall(doc, now, stall_after_s, live),
+        "banners": {"degrades": _degrades(doc), "notices": _strings(doc.get("notices")), "integrity": problems},
+        "masks": masks(doc, seats, labels, _tally_models(tally)),
+        "fold": {"folded": (run_dir / FOLD_FILE).is_file(), "available": not live},
+        "debate": doc.get("debate") if isinstance(doc.get("debate"), dict) else None,
+    }
+
+
+def _header(doc: Mapping[str, Any]) -> dict[str, Any]:
+    keys = ("status", "exitCode", "error", "createdAt", "completedAt", "abortRequestedAt", "crashDetected",
+            "chair", "critic", "overallVerdict", "judged", "tierCounts")
+    header = {k: doc.get(k) for k in keys}
+    header["bench"] = [str(s["id"]) for s in seat_list(doc)] or _strings(doc.get("bench"))
+    header["currentStage"] = next((s["name"] for s in doc.get("stages") or []
+                                   if isinstance(s, dict) and s.get("status") == "running"), None)
+    header["legsTotal"] = len(doc.get("legs") or [])
+    header["legsDone"] = sum(1 for leg in doc.get("legs") or [] if isinstance(leg, dict) and leg.get("status") != "running")
+    return header
+
+
+def _prose(run_dir: Path, seats: Sequence[Mapping[str, Any]], labels: Mapping[str, str],
+           texts: bool) -> tuple[dict[str, Any], list[str]]:
+    """Stage-1 reviews, the Stage-2 bundle, judge prose and re-votes, from allowlisted files."""
+    out: dict[str, Any] = {}
+    notes: list[str] = []
+    for key, prefix in (("reviews", "review"), ("judges", "judge"), ("revotes", "revote")):
+        found, collisions = seat_files(run_dir, seats, prefix)
+        notes += collisions
+        out[key] = [{"seat": f.seat, "label": labels.get(f.seat), **(read_prose(f.path) if texts else {"file": f.path.name})}
+                    for f in found]
+    bundle = run_dir / "bundle-stage2.md"
+    out["bundle"] = (read_prose(bundle) if texts else {"file": bundle.name}) if bundle.is_file() else None
+    return out, notes
+
+
+def _chair_output(run_dir: Path) -> dict[str, Any] | None:
+    path = run_dir / "chair-output.md"
+    return read_prose(path) if path.is_file() else None
+
+
+def _judges(doc: Mapping[str, Any]) -> int | None:
+    stage2 = next((s for s in doc.get("stages") or [] if isinstance(s, dict) and s.get("name") == "stage2"), None)
+    judges = stage2.get("judges") if stage2 else None
+    return judges if isinstance(judges, int) and not isinstance(judges, bool) else None
+
+
+def _no_matrix(doc: Mapping[str, Any], live: bool) -> str:
+    tally = stage_status(doc, "tally")
+    if live:
+        return "the tally has not run yet" if tally is None else "the tally is being computed"
+    return f"the run ended ({doc.get('status')}) without a tally"
+
+
+def _stall(doc: Mapping[str, Any], now: datetime, stall_after_s: float, live: bool) -> dict[str, Any]:
+    last = last_activity(doc)
+    idle = (now - last).total_seconds() if last else None
+    stalled = bool(live and idle is not None and idle >= stall_after_s)
+    return {"stalled": stalled, "idleSeconds": round(idle) if idle is not None else None, "threshold": stall_after_s}
+
+
+def _degrades(doc: Mapping[str, Any]) -> list[dict[str, str]]:
+    return [{"channel": str(d.get("channel")), "what": str(d.get("what")), "why": str(d.get("why"))}
+            for d in doc.get("degrades") or [] if isinstance(d, dict)]
+
+
+def _strings(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _tally_models(tally: Any) -> list[str]:
+    if not isinstance(tally, dict):
+        return []
+    meta = tally.get("meta") if isinstance(tally.get("meta"), dict) else {}
+    names = [*_strings(meta.get("models")), str(meta.get("chair") or "")]  # type: ignore[union-attr]
+    for key in ("streetCred", "runStats"):
+        names += [str(r.get("model")) for r in tally.get(key) or [] if isinstance(r, dict) and r.get("model")]
+    return [n for n in names if n]
+
+
+# --------------------------------------------------------------------------- the run list
+
+
+def list_snapshot(store: SessionStore, *, now: datetime | None = None) -> dict[str, Any]:
+    """Every council run of the project, newest first: status, the chair's verdict, cost."""
+    rows = [_list_row(store, run_id) for run_id in run_ids(store)]
+    rows.sort(key=lambda r: str(r.get("createdAt") or ""), reverse=True)
+    return {"type": "workspace-list", "snapshotVersion": SNAPSHOT_VERSION, "project": str(store.project),
+            "generatedAt": iso(now or utc_now()), "runs": rows, "live": any(r["live"] for r in rows)}
+
+
+def _list_row(store: SessionStore, run_id: str) -> dict[str, Any]:
+    row: dict[str, Any] = {"runId": run_id, "live": False, "createdAt": None, "status": None,
+                           "overallVerdict": None, "cost": None}
+    try:
+        manifest = read_manifest(locate_run(store, run_id))
+    except AmicusError as err:
+        return {**row, "state": "unreadable", "error": err.message}
+    return {**row, **_list_fields(manifest)}
+
+
+def _list_fields(manifest: Manifest) -> dict[str, Any]:
+    if manifest.doc is None:
+        return {"state": "unreadable", "error": manifest.error}
+    if not manifest.supported:
+        return {"state": "schema-mismatch", "createdAt": manifest.doc.get("createdAt"),
+                "schemaVersion": manifest.schema_version}
+    doc = observed(manifest.run_dir, manifest.doc)
+    verdict = doc.get("overallVerdict")
+    return {"state": "ok", "status": doc.get("status"), "live": is_live(doc), "createdAt": doc.get("createdAt"),
+            "overallVerdict": verdict if isinstance(verdict, str) else None, "cost": run_total(doc)["text"],
+            "tierCounts": doc.get("tierCounts") if isinstance(doc.get("tierCounts"), dict) else None}
+
+
+def live_status(store: SessionStore, run_id: str | None) -> bool:
+    """Whether the run (or, with no id, any run of the project) is still live."""
+    ids = [run_id] if run_id else run_ids(store)
+    for rid in ids:
+        try:
+            manifest = read_manifest(locate_run(store, rid))
+        except AmicusError:
+            continue
+        if manifest.doc is not None and is_live(observed(manifest.run_dir, manifest.doc)):
+            return True
+    return False

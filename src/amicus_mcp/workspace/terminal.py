@@ -1,0 +1,111 @@
+"""`amicus watch RUN_ID` in a terminal: the workspace snapshot as a live stage/seat view.
+
+The same data layer as the page (`snapshot.run_snapshot`, without the prose). On a
+terminal the frame is redrawn in place; into a pipe or file a new frame is printed only
+when it changed. Every model-derived string passes through `terminal_safe`, so no text in
+a run can move the cursor or recolour the screen.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO
+
+from .fold import one_line
+
+CLEAR = "\x1b[H\x1b[2J"
+STAGE_MARK = {"complete": "✓", "running": "●", "error": "✗", "aborted": "✗", "skipped": "→", "pending": "·"}
+SEAT_COLUMNS = (("SEAT", 24), ("ROLE", 8), ("STATUS", 9), ("STAGE", 7), ("CALLS", 5), ("TOKENS", 20), ("COST", 12),
+                ("LAST", 9), ("FLAG", 0))
+
+
+def render_frame(snap: Mapping[str, Any]) -> str:
+    """One screenful for a run snapshot (any state)."""
+    if snap.get("state") == "unreadable":
+        return one_line(f"Council run {snap['runId']}: cannot be read — {snap.get('error')} (run directory {snap['runDir']})")
+    if snap.get("state") == "schema-mismatch":
+        return one_line(f"Council run {snap['runId']}: written by schema version {snap.get('schemaVersion')}, "
+                        f"this amicus reads {snap.get('expectedSchemaVersion')}; not rendered ({snap['runDir']})")
+    lines = [_headline(snap), _rail(snap.get("stages") or []), "", _seat_header()]
+    lines += [_seat_line(row) for row in snap.get("seats") or []]
+    lines += _footer(snap)
+    return "\n".join(lines)
+
+
+def _headline(snap: Mapping[str, Any]) -> str:
+    h = snap["header"]
+    parts = [f"Council run {snap['runId']}: {h.get('status')}"]
+    if h.get("currentStage"):
+        parts.append(f"stage {h['currentStage']}")
+    parts.append(f"{h.get('legsDone')}/{h.get('legsTotal')} legs done")
+    stall = snap.get("stall") or {}
+    if stall.get("stalled"):
+        parts.append(f"STALLED: no leg activity for {stall.get('threshold'):.0f}s or more")
+    return one_line(" · ".join(parts))
+
+
+def _rail(stages: list[Mapping[str, Any]]) -> str:
+    return "  " + " → ".join(f"{STAGE_MARK.get(str(s.get('status')), '?')} {s.get('name')}" for s in stages)
+
+
+def _seat_header() -> str:
+    return "  " + " ".join(name.ljust(width) if width else name for name, width in SEAT_COLUMNS)
+
+
+def _seat_line(row: Mapping[str, Any]) -> str:
+    flags = []
+    if row.get("stalled"):
+        flags.append("stalled")
+    if row.get("retries"):
+        flags.append(f"retried x{row['retries']}")
+    if row.get("dead"):
+        flags.append(f"out: {row.get('deadReason')}")
+    if row.get("judgeDropped"):
+        flags.append("judge dropped")
+    last = str(row.get("lastActivity") or "—")[11:19] or "—"
+    values = (row.get("name"), row.get("role"), row.get("status"), row.get("stage") or "—", row.get("calls"),
+              row["tokens"]["text"], row["cost"]["text"], last, "; ".join(flags))
+    cells = [_fit(one_line(v), width) for v, (_, width) in zip(values, SEAT_COLUMNS)]
+    return "  " + " ".join(cells)
+
+
+def _fit(text: str, width: int) -> str:
+    if not width:
+        return text
+    return (text[: width - 1] + "…") if len(text) > width else text.ljust(width)
+
+
+def _footer(snap: Mapping[str, Any]) -> list[str]:
+    lines = [""]
+    h = snap["header"]
+    if h.get("error"):
+        lines.append("  " + one_line(f"error: {h['error'].get('code')}: {h['error'].get('message')}"))
+    for d in (snap.get("banners") or {}).get("degrades", []):
+        lines.append("  " + one_line(f"degraded ({d['channel']}): {d['what']} — {d['why']}"))
+    chair = snap.get("chair") or {}
+    if chair.get("verdict"):
+        lines.append("  " + one_line(f"VERDICT: {chair['verdict']} (chair {chair.get('model')})"))
+    elif not snap.get("live"):
+        lines.append("  " + one_line(f"no chair verdict: {chair.get('reason')}"))
+    counts = h.get("tierCounts")
+    if isinstance(counts, dict):
+        lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in ("Disputed", "Contested", "Confirmed", "Singleton")))
+    lines.append("  " + one_line(f"cost: {(snap.get('cost') or {}).get('total', {}).get('text', '?')}"))
+    return lines
+
+
+def follow(read: Callable[[], Mapping[str, Any]], out: TextIO, *, interval_s: float, tty: bool,
+           sleep: Callable[[float], None] = time.sleep) -> Mapping[str, Any]:
+    """Redraw until the run is no longer live; returns the last snapshot."""
+    previous = None
+    while True:
+        snap = read()
+        frame = render_frame(snap)
+        if frame != previous:
+            out.write((CLEAR if tty else "") + frame + "\n" + ("" if tty else "\n"))
+            out.flush()
+            previous = frame
+        if not snap.get("live"):
+            return snap
+        sleep(interval_s)
