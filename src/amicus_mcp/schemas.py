@@ -21,6 +21,7 @@ SCHEMA_NAMES = (
     "council-run",
     "cost-estimate",
     "council-debate",
+    "doctor",
 )
 
 

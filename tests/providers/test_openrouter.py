@@ -107,6 +107,7 @@ async def test_key_from_the_config_dirs_env_file(fake: FakeProvider, isolated: P
 
 
 def test_base_url_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AMICUS_OPENROUTER_BASE_URL")  # the suite-wide guard sets it; start from nothing
     cfg = {"providers": {"openrouter": {"baseUrl": "http://cfg.example/api/v1/"}}}
     assert OpenRouterProvider("k", cfg=cfg).base_url == "http://cfg.example/api/v1"
     monkeypatch.setenv("AMICUS_OPENROUTER_BASE_URL", "http://env.example/v1")

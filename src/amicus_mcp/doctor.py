@@ -1,0 +1,148 @@
+"""`amicus doctor`: is this machine ready to convene a council? Each check says what it saw
+and, when something is off, how to fix it.
+
+Checks: provider keys (names only — a value is never read out), the OpenRouter catalog, the
+embedded local model, a browser for the workspace, and the config dir (writable; the keys
+file private). A check is `ok`, `warn` (works, but something is missing or weaker than it
+should be) or `fail` (something amicus needs is broken). `--fix` repairs what is safe to
+repair: it creates the config dir and makes the keys file private.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import stat
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from .config import config_dir, config_path
+from .errors import AmicusError
+
+Status = Literal["ok", "warn", "fail"]
+
+
+@dataclass
+class Check:
+    name: str
+    status: Status
+    detail: str
+    hint: str | None = None
+
+
+def check_keys() -> Check:
+    from .providers.endpoints import DIRECT_VENDORS, OPENROUTER_KEY_ENV
+    from .providers.keys import env_file_path, get_key
+
+    names = [OPENROUTER_KEY_ENV, *(n for v in DIRECT_VENDORS.values() for n in v.key_names)]
+    found = [name for name in names if get_key(name) is not None]
+    if not found:
+        return Check("keys", "warn", "no provider key is set: only the local bench and your own servers can run",
+                     f"export {OPENROUTER_KEY_ENV}=… (one key reaches every cloud model), or add it to {env_file_path()}")
+    return Check("keys", "ok", f"set: {', '.join(found)}")
+
+
+def check_catalog() -> Check:
+    import anyio
+
+    from .providers.catalog import load_catalog
+
+    catalog = anyio.run(lambda: load_catalog(timeout_s=5.0))
+    count = len(catalog.models)
+    if count and catalog.error is None:
+        when = catalog.fetched_at.isoformat(timespec="minutes") if catalog.fetched_at else "unknown"
+        return Check("catalog", "ok", f"{count} models ({catalog.state}, fetched {when})")
+    if count:
+        return Check("catalog", "warn", f"using a {catalog.state} cache of {count} models; refresh failed: {catalog.error}",
+                     "check the network; model ids are still validated against the cache")
+    return Check("catalog", "warn", f"unreachable ({catalog.error or 'no cache yet'}): model ids cannot be validated",
+                 "check the network to openrouter.ai; runs still work, ids are just not checked before spending")
+
+
+def check_local_model() -> Check:
+    if importlib.util.find_spec("llama_cpp") is None:
+        return Check("local model", "warn", "llama-cpp-python is not installed: the offline `local` bench cannot run",
+                     "scripts/install-local-model.sh .venv (or pip install 'amicus-mcp[local]', which compiles ~10 min)")
+    from .providers import gguf_cache
+
+    try:
+        model = gguf_cache.shipped_model()
+    except AmicusError as err:
+        return Check("local model", "warn", err.message, err.hint)
+    target = gguf_cache.cache_dir() / model.file_name
+    if target.is_file():
+        return Check("local model", "ok", f"{model.file_name} ready in {target.parent}")
+    return Check("local model", "ok", f"{model.file_name} installed; assembled into {target.parent} on first use")
+
+
+def check_browser() -> Check:
+    import webbrowser
+
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return Check("browser", "warn", "no display: `amicus watch --ui` prints its URL but cannot open a window",
+                     "open the printed URL in a browser on this machine (it is served on 127.0.0.1 only)")
+    try:
+        webbrowser.get()
+    except webbrowser.Error:
+        found = next((b for b in ("xdg-open", "chromium", "google-chrome", "firefox") if shutil.which(b)), None)
+        if found is None:
+            return Check("browser", "warn", "no browser found for the workspace",
+                         "install one (e.g. chromium) or open the URL `amicus watch --ui` prints by hand")
+        return Check("browser", "ok", f"{found}")
+    return Check("browser", "ok", "a default browser is available")
+
+
+def check_config_dir(*, fix: bool = False) -> Check:
+    from .providers.keys import env_file_path
+
+    folder = config_dir()
+    if fix:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not folder.exists():
+        return Check("config dir", "ok", f"{folder} does not exist yet; it is created on first use",
+                     "amicus doctor --fix creates it now")
+    if not os.access(folder, os.W_OK):
+        return Check("config dir", "fail", f"{folder} is not writable: the ledger and saved councils cannot be written",
+                     f"chmod u+w {folder}")
+    problems = []
+    keys_file = env_file_path()
+    if keys_file.exists() and keys_file.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        if fix:
+            keys_file.chmod(0o600)
+        else:
+            problems.append(f"{keys_file} is readable by other users")
+    if config_path().exists():
+        try:
+            from .config import load_config
+
+            load_config()
+        except AmicusError as err:
+            return Check("config dir", "fail", err.message, err.hint)
+    if problems:
+        return Check("config dir", "warn", "; ".join(problems), f"chmod 600 {keys_file} (or run amicus doctor --fix)")
+    return Check("config dir", "ok", f"{folder} is writable" + (", keys file private" if keys_file.exists() else ""))
+
+
+def run_checks(*, fix: bool = False, offline: bool = False) -> dict[str, Any]:
+    checks = [check_keys()]
+    if not offline:
+        checks.append(check_catalog())
+    checks += [check_local_model(), check_browser(), check_config_dir(fix=fix)]
+    return {"schemaVersion": 2, "type": "doctor", "ok": all(c.status != "fail" for c in checks),
+            "checks": [asdict(c) for c in checks]}
+
+
+MARK = {"ok": "✓", "warn": "!", "fail": "✗"}
+
+
+def render(doc: dict[str, Any]) -> str:
+    lines = []
+    for check in doc["checks"]:
+        lines.append(f"{MARK[check['status']]} {check['name']}: {check['detail']}")
+        if check["hint"] and check["status"] != "ok":
+            lines.append(f"    → {check['hint']}")
+    return "\n".join(lines)
+
