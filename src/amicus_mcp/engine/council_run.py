@@ -635,9 +635,13 @@ class CouncilRun:
             return None, None
         self.state.stage("chair", "running")
         rankings = tally_input(meta=self.meta(p.chair), anonymized=anon, judges=judges, run_stats=[])["rankings"]
-        named_reviews = [(o.seat["id"], prose) for o, (_, prose) in zip(usable, anon.prose)]
+        authors = [o.seat["id"] for o in usable] + (["claude"] if p.claude_review is not None else [])
+        named_reviews = [(who, prose) for who, (_, prose) in zip(authors, anon.prose)]
+        # The record's claim wins: after a debate it is the amended one.
+        claims = {f["id"]: f["claim"] for f in record["findings"] if isinstance(f.get("claim"), str)}
+        findings = [{**f, "claim": claims.get(f["id"], f["claim"])} for f in anon.findings]
         packet = briefings.chair_packet(briefing=p.briefing, date=self.date, record=record,
-                                        findings=anon.findings, reviews=named_reviews, rankings=rankings)
+                                        findings=findings, reviews=named_reviews, rankings=rankings)
         self.write("chair-packet.md", packet)
 
         for alias, route in self.chair_candidates():
