@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadArgs, InternalError, MissingPrompt
 from ..fsio import atomic_write_json, atomic_write_text
+from .run_state import write_pointer
 from .store import SessionStore, new_task_id, now_iso
 
 if TYPE_CHECKING:  # the engine proper is imported by whoever prepared the run
@@ -102,8 +103,6 @@ def start_council_run(prep: Prepared) -> StartedRun:
         raise InternalError(f"could not start the council engine: {exc.strerror or exc}",
                             hint=f"the run directory {run_dir} records the failure; check the Python environment") from None
     atomic_write_text(run_dir / SPAWN_PID, f"{pid}\n")
-    from .run_state import write_pointer
-
     write_pointer(prep.store, prep.run_id, run_dir)
     return StartedRun(prep.run_id, run_dir, pid, list(prep.dropped))
 
@@ -129,6 +128,14 @@ def council_flags(options: RunOptions) -> list[str]:
         flags.append("--no-cost-gate")
     if not options.validate:
         flags.append("--no-validate-model")
+    if options.critic:
+        flags += ["--critic", options.critic]
+    if options.lenses:
+        flags += ["--lenses", ",".join(options.lenses)]
+    if options.debate:
+        flags.append("--debate")
+    if options.claude_review:
+        flags += ["--claude-review", str(Path(options.claude_review).resolve())]
     return flags
 
 
@@ -143,8 +150,8 @@ def seed_manifest(prep: Prepared) -> dict[str, Any]:
         "stages": [],
         "bench": [seat["alias"] for seat in prep.seats],
         "chair": prep.chair,
-        "critic": None,
-        "lenses": None,
+        "critic": next((seat["alias"] for seat in prep.seats if seat["role"] == "critic"), None),
+        "lenses": sorted(seat["lens"] for seat in prep.seats if seat["lens"]) or None,
         "labelMap": None,
         "seats": prep.seats,
         "options": {"timeout": options.timeout_min, "maxCost": options.max_cost,

@@ -56,7 +56,7 @@ def detect(name: str | None, env: Mapping[str, str]) -> Detection:
     override = env.get(ENV_OVERRIDE, "").strip()
     ignored: str | None = None
     if override in CLIENT_TAGS:
-        return Detection(override, "env")  # type: ignore[arg-type]
+        return Detection(override, "env")
     if override:
         ignored = f"amicus-mcp: ignoring {ENV_OVERRIDE}={override!r} (expected one of {', '.join(CLIENT_TAGS)})"
     tag = classify(name)

@@ -16,16 +16,15 @@ with its type and message — never the SDK's bare "Error executing tool".
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec
 
 import anyio
 from mcp.server import ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, ContentBlock, TextContent
 from pydantic import BaseModel
 
 from ..errors import AmicusError, BadArgs, InternalError
@@ -34,7 +33,6 @@ from .fence import fence
 log = logging.getLogger("amicus_mcp.mcp")
 
 P = ParamSpec("P")
-R = TypeVar("R")
 
 
 def dump(model: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
@@ -45,9 +43,12 @@ def dump(model: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
 
 
 def ok(doc: BaseModel | Mapping[str, Any], *, fenced: bool, notes: tuple[str, ...] = ()) -> CallToolResult:
+    """A success: the document as structured content, and as the JSON the CLI's --json prints."""
+    from ..fsio import dumps_json
+
     data = dump(doc)
-    text = json.dumps(data, indent=2, ensure_ascii=False)
-    blocks = [TextContent(type="text", text=fence(text) if fenced else text)]
+    text = dumps_json(data)
+    blocks: list[ContentBlock] = [TextContent(type="text", text=fence(text) if fenced else text)]
     blocks += [TextContent(type="text", text=note) for note in notes if note]
     return CallToolResult(content=blocks, structured_content=data)
 
@@ -63,12 +64,12 @@ def failure(err: AmicusError, *, tool: str) -> CallToolResult:
                           structured_content=err.to_envelope(), is_error=True)
 
 
-def structured_errors(tool: str) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R | CallToolResult]]]:
+def structured_errors(tool: str) -> Callable[[Callable[P, Awaitable[CallToolResult]]], Callable[P, Awaitable[CallToolResult]]]:
     """Turn whatever a handler raises (bar cancellation) into a structured `isError` result."""
 
-    def wrap(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R | CallToolResult]]:
+    def wrap(handler: Callable[P, Awaitable[CallToolResult]]) -> Callable[P, Awaitable[CallToolResult]]:
         @functools.wraps(handler)
-        async def run(*args: P.args, **kwargs: P.kwargs) -> R | CallToolResult:
+        async def run(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
             try:
                 return await handler(*args, **kwargs)
             except anyio.get_cancelled_exc_class():
@@ -77,8 +78,8 @@ def structured_errors(tool: str) -> Callable[[Callable[P, Awaitable[R]]], Callab
                 return failure(err, tool=tool)
             except Exception as exc:  # a bug: say what broke, keep the traceback in the server log
                 log.exception("tool %s failed", tool)
-                err = InternalError(f"{type(exc).__name__}: {exc}", hint="this is a bug in amicus-mcp; please report it")
-                return failure(err, tool=tool)
+                bug = InternalError(f"{type(exc).__name__}: {exc}", hint="this is a bug in amicus-mcp; please report it")
+                return failure(bug, tool=tool)
 
         return run
 

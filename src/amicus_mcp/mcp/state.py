@@ -19,7 +19,7 @@ import anyio
 from mcp.server.mcpserver import Context
 
 from .client import ClientDetector, ClientTag
-from .paths import file_roots, resolve_project
+from .paths import contained, file_roots, resolve_project
 
 log = logging.getLogger("amicus_mcp.mcp")
 
@@ -41,6 +41,10 @@ class Caller:
 
     def project(self, arg: str | None) -> Path:
         return resolve_project(arg, client_roots=self.roots, env=self.env, cwd=self.cwd)
+
+    def inside(self, project: Path, path: str, *, what: str) -> Path:
+        """A path the call names, resolved against `project` and refused outside the allowed roots."""
+        return contained(path, project=project, client_roots=self.roots, env=self.env, what=what)
 
     def wait_slice(self, requested: float | None) -> float:
         """One `amicus_wait` slice: the call's value, else $AMICUS_WAIT_S, else the client's default."""

@@ -17,7 +17,6 @@ from ..errors import BadArgs
 from .autoopen import open_workspace
 from .models import RunStarted, VerdictResult
 from .params import Council, Gateway, Models, NoCostGate, Project, TimeoutMinutes, Verdict
-from .paths import contained
 from .results import ok
 from .state import ServerState
 
@@ -41,6 +40,12 @@ class CouncilTools:
         timeoutMinutes: TimeoutMinutes = 15.0,
         gateway: Gateway = None,
         noCostGate: NoCostGate = False,
+        critic: Annotated[str | None, Field(description="A bench model that gets the adversarial brief")] = None,
+        lenses: Annotated[list[str] | None, Field(
+            description="One distinct expert lens per seat, e.g. security-architect (not ledger-recorded)")] = None,
+        debate: Annotated[bool, Field(description="Add one rebuttal round for Contested/Disputed findings")] = False,
+        claudeReviewFile: Annotated[str | None, Field(
+            description="Claude's own review (a file in the project), judged by the bench")] = None,
         ui: Annotated[bool | None, Field(description="Open the workspace (true) or not (false); default: Claude Code only")] = None,
         project: Project = None,
     ) -> CallToolResult:
@@ -51,13 +56,14 @@ class CouncilTools:
         caller = await self.state.caller(ctx)
         root = caller.project(project)
         run_id = new_task_id()
-        where = {"project": root, "client_roots": caller.roots, "env": caller.env}
-        briefing = contained(briefingFile, what="briefingFile", **where)
-        run_dir = contained(outDir or f"council-{run_id}", what="outDir", **where)
+        briefing = caller.inside(root, briefingFile, what="briefingFile")
+        run_dir = caller.inside(root, outDir or f"council-{run_id}", what="outDir")
+        review = None if claudeReviewFile is None else caller.inside(root, claudeReviewFile, what="claudeReviewFile")
         prep = await prepare(RunOptions(
             prompt_file=str(briefing), models=models, council=council, chair=chair, out_dir=str(run_dir),
             max_cost=maxCost, timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate,
-            project=str(root), run_id=run_id))
+            project=str(root), run_id=run_id, critic=critic, lenses=lenses, debate=debate,
+            claude_review=None if review is None else str(review)))
         started = await anyio.to_thread.run_sync(start_council_run, prep)
         opened = await anyio.to_thread.run_sync(lambda: open_workspace(
             ui=ui, client=caller.client, run_id=run_id, project=root, run_dir=started.run_dir, env=caller.env))
@@ -109,7 +115,7 @@ class CouncilTools:
         if render and outDir is not None:
             caller = await self.state.caller(ctx)
             root = caller.project(project)
-            target = contained(outDir, project=root, client_roots=caller.roots, env=caller.env, what="outDir") / "report.html"
+            target = caller.inside(root, outDir, what="outDir") / "report.html"
             atomic_write_text(target, build_report(verdict, fmt="html"))
             result.report_html = str(target)
         return ok(result, fenced=True)

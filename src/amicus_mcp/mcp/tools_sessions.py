@@ -14,7 +14,6 @@ from pydantic import Field
 
 from .models import AbortResult, ListItem, ListResult, ReadResult, WaveStarted
 from .params import Council, Gateway, Models, NoCostGate, Project, TaskId, TimeoutMinutes
-from .paths import contained
 from .reading import READ_CAP, page, read_source
 from .results import ok
 from .snapshot import snapshot
@@ -53,8 +52,7 @@ class SessionTools:
 
         caller = await self.state.caller(ctx)
         root = caller.project(project)
-        prompt_file = None if promptFile is None else str(
-            contained(promptFile, project=root, client_roots=caller.roots, env=caller.env, what="promptFile"))
+        prompt_file = None if promptFile is None else str(caller.inside(root, promptFile, what="promptFile"))
         started = await start_wave(WaveRequest(
             project=root, models=models, council=council, prompt=prompt, prompt_file=prompt_file,
             timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate))

@@ -1,0 +1,129 @@
+"""The real server as a subprocess (`python -m amicus_mcp.mcp`) over stdio.
+
+Initialized as Claude Code (`claude-code`) and as Claude Desktop (`claude-ai`): the tool
+list, the worked example, a full council run driven by `amicus_council_run` and repeated
+`amicus_wait` calls, a fanout wave, abort, and the bad inputs. The engine child the server
+spawns inherits `AMICUS_CONFIG_DIR`, so it reaches the same loopback fake provider.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from conftest import REPO, body, error_of, info, stdio_params, wait_until_terminal
+from council_script import VERDICT, council, wave
+from fakeprovider import FakeProvider
+from mcp import Client
+
+pytestmark = pytest.mark.anyio
+
+CLIENTS = pytest.mark.parametrize("client_name", ["claude-code", "claude-ai"])
+WORKED = REPO / "examples" / "worked-example"
+FIXTURES = REPO / "tests" / "fixtures" / "worked-example"
+# Deterministic workspace decisions: a harmless "browser" and a display are always there.
+UI_ENV = {"BROWSER": "true", "DISPLAY": ":0"}
+
+
+def load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def connect(project: Path, client_name: str) -> Client:
+    return Client(stdio_params(project, **UI_ENV), mode="legacy", client_info=info(client_name))
+
+
+@CLIENTS
+async def test_tools_tally_verdict_and_bad_inputs(client_name: str, fake: FakeProvider, project: Path,
+                                                 briefing: Path, tmp_path: Path) -> None:
+    council(fake)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "briefing.md").write_text("Review me.", encoding="utf-8")
+    run = {"ui": False, "chair": "fake/chair"}
+    async with connect(project, client_name) as client:
+        assert client.server_info is not None and client.server_info.name == "amicus"
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        tally = await client.call_tool("amicus_council_tally", {**load(WORKED / "tally-input.json"), "noLedger": True})
+        verdict = await client.call_tool("amicus_verdict", {"record": load(FIXTURES / "tally.json"),
+                                                            "decisions": load(WORKED / "decisions.json")})
+        errors = [
+            await client.call_tool("amicus_council_run", {**run, "briefingFile": "nope.md", "models": ["fake/a", "fake/b"]}),
+            await client.call_tool("amicus_council_run", {**run, "briefingFile": "briefing.md",
+                                                          "models": ["fake/a", "fake/b"], "council": "budget"}),
+            await client.call_tool("amicus_council_run", {**run, "briefingFile": "briefing.md",
+                                                          "models": ["fake/a", "fake/b"], "chair": "fake/b"}),
+            await client.call_tool("amicus_council_run", {**run, "briefingFile": str(outside / "briefing.md"),
+                                                          "models": ["fake/a", "fake/b"]}),
+            await client.call_tool("amicus_wait", {"id": "0badc0de"}),
+            await client.call_tool("amicus_fanout", {"models": ["fake/a"], "council": "free", "prompt": "hi"}),
+        ]
+    assert len(names) == 10 and {"amicus_council_run", "amicus_wait", "amicus_fanout"} <= names
+    assert body(tally) == load(FIXTURES / "tally.json")
+    assert body(verdict) == {"verdict": load(FIXTURES / "verdict.json")}
+    texts = [error_of(result) for result in errors]
+    assert texts[0].startswith("MISSING_PROMPT: prompt file")
+    assert texts[1].startswith("BAD_ARGS: pass exactly one of --models / --council")
+    assert texts[2].startswith("BAD_ARGS: the chair 'fake/b' is also a bench seat")
+    assert texts[3].startswith("BAD_ARGS: briefingFile") and "outside the allowed project roots" in texts[3]
+    assert texts[4].startswith("BAD_SESSION: no wave or leg '0badc0de'")
+    assert texts[5].startswith("BAD_ARGS: pass exactly one of --models / --council")
+    assert not list(project.glob("council-*")) and not (project / ".claude").exists()
+
+
+@CLIENTS
+async def test_a_council_run_outlives_the_server_and_completes(client_name: str, fake: FakeProvider, project: Path,
+                                                              briefing: Path, reaper) -> None:  # type: ignore[no-untyped-def]
+    args = {"briefingFile": "briefing.md", **council(fake, delay_s=0.3)}
+    async with connect(project, client_name) as client:
+        started = body(await client.call_tool("amicus_council_run", args))
+    reaper(Path(started["runDir"]) / "workspace.pid")
+    # That server has exited; the run goes on. A new server picks it up from disk.
+    messages: list[str] = []
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    async with connect(project, client_name) as client:
+        first = body(await client.call_tool("amicus_wait", {"id": started["runId"], "timeoutSeconds": 1.0},
+                                            progress_callback=progress))
+        done, _ = await wait_until_terminal(client, started["runId"])
+        report = body(await client.call_tool("amicus_read", {"id": started["runId"]}))
+    if client_name == "claude-code":
+        assert started["workspaceOpened"] is True
+    else:
+        assert (started["workspaceOpened"], started["workspaceOpenReason"]) == (False, "client-not-code-local")
+    assert first["terminal"] or messages and all("legs done" in m for m in messages)
+    assert (done["status"], done["overallVerdict"], done["exitCode"]) == ("complete", VERDICT, 0)
+    assert report["text"].startswith("# Council Report")
+
+
+@CLIENTS
+async def test_a_fanout_wave_and_an_abort(client_name: str, fake: FakeProvider, project: Path, briefing: Path) -> None:
+    wave(fake, "x", "y")
+    wave(fake, "slow", delay_s=30)
+    args = {"briefingFile": "briefing.md", "ui": False, **council(fake, delay_s=30)}
+    async with connect(project, client_name) as client:
+        started = body(await client.call_tool("amicus_fanout", {"models": ["fake/x", "fake/y"], "prompt": "Hi."}))
+        done, _ = await wait_until_terminal(client, started["waveId"])
+        run_id = body(await client.call_tool("amicus_council_run", args))["runId"]
+        aborted = body(await client.call_tool("amicus_abort", {"id": run_id}))
+        stopped, _ = await wait_until_terminal(client, run_id)
+        listed = body(await client.call_tool("amicus_list", {}))
+    assert (done["status"], [leg["status"] for leg in done["legs"]]) == ("complete", ["complete", "complete"])
+    assert aborted["aborted"] is True and stopped["status"] == "aborted"
+    assert {item["id"] for item in listed["items"]} == {started["waveId"], run_id}
+
+
+async def test_initialize_answers_without_the_engine_loaded(project: Path) -> None:
+    """The handshake does not wait for the engine: its modules are imported by the tools."""
+    script = ("import sys; from amicus_mcp.mcp.server import build_server; build_server(); "
+              "print(sorted(m for m in sys.modules if m.split('.')[0] == 'httpx' or m.startswith(("
+              "'amicus_mcp.engine', 'amicus_mcp.providers', 'amicus_mcp.council', 'amicus_mcp.workspace'))))")
+    with anyio.fail_after(60):
+        done = await anyio.run_process([sys.executable, "-c", script], cwd=str(project))
+    assert done.stdout.decode().strip() == "[]"
