@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("watch", help="follow a council run live, in the terminal or in the browser (--ui)")
-    p.add_argument("id", nargs="?", metavar="RUN_ID", help="the council run (with --ui, omit it for this project's run list)")
+    p.add_argument("id", nargs="?", metavar="RUN_ID",
+                   help="the council run (with --ui, omit it for this project's run list)")
     p.add_argument("--ui", action="store_true", help="open the Council Workspace page in your browser")
     p.add_argument("--project", help="the project the run belongs to (default: cwd)")
     p.add_argument("--json", action="store_true", help="print the run's current snapshot once (not with --ui)")

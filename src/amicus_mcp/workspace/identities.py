@@ -3,7 +3,8 @@
 Reviews are labelled `Review A`, `Review B`, … in bench order over the seats that produced
 a usable review (the engine's anonymizer); `run.json` keeps label → alias (`labelMap`). A
 label is attributed to a seat only when that order and the aliases agree — otherwise the
-label stays unattributed rather than guessed. A seat without a label (dead in Stage 1, or
+label stays unattributed rather than guessed; Claude's own review, when the run judged one,
+holds the last label under the reserved name `claude`. A seat without a label (dead in Stage 1, or
 labels not assigned yet) reads `Seat <position>`, the chair `Chair`.
 
 `masks` lists every model name the run's documents carry — seat ids, aliases, the chair
@@ -21,11 +22,13 @@ from typing import Any
 from ..council.seats import seat_file_stem
 
 CHAIR_LABEL = "Chair"
+CLAUDE = "claude"  # the reserved name of Claude's own review (`--claude-review`): never a seat
 SHARED_LABEL = "[model]"
 DROPPED_LABEL = "[dropped model]"
 
 
-def seat_labels(run_dir: Path, doc: Mapping[str, Any], seats: Sequence[Mapping[str, Any]]) -> tuple[dict[str, str], list[str]]:
+def seat_labels(run_dir: Path, doc: Mapping[str, Any],
+                seats: Sequence[Mapping[str, Any]]) -> tuple[dict[str, str], list[str]]:
     """(seat id → review label, notes about labels that could not be attributed)."""
     label_map = doc.get("labelMap")
     if not isinstance(label_map, dict) or not label_map:
@@ -33,11 +36,13 @@ def seat_labels(run_dir: Path, doc: Mapping[str, Any], seats: Sequence[Mapping[s
     labels = sorted((k for k in label_map if isinstance(k, str)), key=lambda k: (len(k), k))
     usable = [s for s in seats if reviewed(run_dir, doc, s)]
     out: dict[str, str] = {}
-    for label, seat in zip(labels, usable):
+    for label, seat in zip(labels, usable, strict=False):  # fewer labels: the rest were not labelled
         if label_map.get(label) != seat["alias"]:
             return out, [f"{label} could not be matched to a seat: the run's label map and its reviews disagree"]
         out[str(seat["id"])] = label
     missing = labels[len(out):]
+    if len(missing) == 1 and label_map.get(missing[0]) == CLAUDE:  # Claude's own review: always the last label
+        out[CLAUDE] = missing.pop()
     notes = [f"{', '.join(missing)} could not be matched to a seat"] if missing else []
     return out, notes
 
@@ -83,6 +88,8 @@ def masks(doc: Mapping[str, Any], seats: Sequence[Mapping[str, Any]], labels: Ma
         by_alias.setdefault(str(seat["alias"]), []).append(label)
     for alias, seat_labels_ in by_alias.items():
         own(alias, seat_labels_[0] if len(seat_labels_) == 1 else " / ".join(seat_labels_))
+    if CLAUDE in labels:
+        own(CLAUDE, labels[CLAUDE])
     for name in _chair_names(doc):
         own(name, CHAIR_LABEL)
     seat_label = {str(s["id"]): display_label(s, labels) for s in seats}

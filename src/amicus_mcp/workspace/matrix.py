@@ -7,10 +7,9 @@ source (it carries Stage-4 decisions and tier overrides); when it is missing or 
 the undecided verdict is rebuilt in memory from `tally.json`. Claims and locations come
 from `tally.json`, which keeps them.
 
-Debate re-votes are read from `debate.json` when the run has one: `revotes` is either a list
-of `{findingId | id, seat | judge, verdict, previousVerdict?, reason?}` or a map judge seat →
-finding id → `{verdict, reason?}`; a cell whose (finding, judge) pair is listed opens that
-judge's `revote-<seat>.md` and shows its reason.
+Debate re-votes come from `debate.json` (the engine's council-debate record): each debated
+finding lists its `disputers` and its `revotes` `{judge, verdict, reason?}`, the judge being a
+seat id. A re-voted cell opens that judge's `revote-<seat>.md` and shows the reason.
 """
 
 from __future__ import annotations
@@ -106,21 +105,19 @@ def _voting_columns(matrix: Matrix) -> int:
 
 
 def revote_index(debate: Any) -> dict[tuple[str, str], dict[str, Any]]:
-    """(finding id, judge seat) → {verdict, previousVerdict, reason, seat}. `revotes` may be
-    a list of entries or a map judge seat → finding id → {verdict, reason}."""
-    raw = debate.get("revotes") if isinstance(debate, dict) else None
-    entries: list[Any] = raw if isinstance(raw, list) else []
-    if isinstance(raw, dict):
-        entries = [{**vote, "seat": seat, "findingId": fid} for seat, votes in raw.items() if isinstance(votes, dict)
-                   for fid, vote in votes.items() if isinstance(vote, dict)]
+    """(finding id, judge seat) → {verdict, previousVerdict, reason, seat} from `debate.json`.
+    Only disputers are asked to re-vote, so a disputer's previous verdict is `dispute`."""
+    rows = debate.get("findings") if isinstance(debate, dict) else None
     index: dict[tuple[str, str], dict[str, Any]] = {}
-    for entry in entries:
-        if not isinstance(entry, dict):
+    for row in rows if isinstance(rows, list) else []:
+        if not isinstance(row, dict) or not isinstance(row.get("id"), str):
             continue
-        finding = entry.get("findingId") or entry.get("id")
-        judge = entry.get("seat") or entry.get("judge")
-        if isinstance(finding, str) and isinstance(judge, str):
-            index[(finding, judge)] = {k: entry.get(k) for k in ("verdict", "previousVerdict", "reason")} | {"seat": judge}
+        disputers = _list(row.get("disputers"))
+        for vote in _list(row.get("revotes")):
+            judge = vote.get("judge") if isinstance(vote, dict) else None
+            if isinstance(judge, str) and judge:
+                index[(row["id"], judge)] = {"verdict": vote.get("verdict"), "reason": vote.get("reason"), "seat": judge,
+                                             "previousVerdict": "dispute" if judge in disputers else None}
     return index
 
 
@@ -157,3 +154,7 @@ def voters(verdict: Mapping[str, Any]) -> set[str]:
             if isinstance(vote, dict):
                 keys.update(v for v in (vote.get("seat"), vote.get("judge")) if isinstance(v, str))
     return keys
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []

@@ -74,14 +74,22 @@ def stage_status(doc: Mapping[str, Any], name: str) -> str | None:
 # --------------------------------------------------------------------------- money and tokens
 
 
+def obj(value: Any) -> dict[str, Any]:
+    """A JSON object, or {} for anything else (documents are read defensively)."""
+    return value if isinstance(value, dict) else {}
+
+
+def amount_of(value: Any) -> Decimal | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return Decimal(str(value))
+
+
 def leg_cost(leg: Mapping[str, Any]) -> tuple[Decimal | None, bool]:
     """(known amount or None, estimated) for one finished leg."""
-    usage = leg.get("usage")
-    cost = usage.get("cost") if isinstance(usage, dict) else None
-    amount = cost.get("amount") if isinstance(cost, dict) else None
-    if isinstance(amount, bool) or not isinstance(amount, (int, float)):
-        return None, False
-    return Decimal(str(amount)), cost.get("source") in ("estimated", "mixed")  # type: ignore[union-attr]
+    cost = obj(obj(leg.get("usage")).get("cost"))
+    amount = amount_of(cost.get("amount"))
+    return amount, amount is not None and cost.get("source") in ("estimated", "mixed")
 
 
 def cost_figure(legs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -144,8 +152,6 @@ def _seat_row(run_dir: Path, doc: Mapping[str, Any], seat: Mapping[str, Any], la
     row["alias"] = seat["alias"]
     dead = dead_reason(run_dir, doc, seat)
     row.update(dead=dead is not None, deadReason=dead)
-    if dead is not None:
-        row["cost"] = {"amount": None, "unknownLegs": 0, "text": "—"} if not legs else row["cost"]
     judged = any(leg.get("stage") == "stage2" and leg.get("role") == "judge" for leg in legs)
     row["judgeDropped"] = bool(voters is not None and judged and seat_id not in voters and seat["alias"] not in voters)
     return row
@@ -190,7 +196,8 @@ def dead_reason(run_dir: Path, doc: Mapping[str, Any], seat: Mapping[str, Any]) 
                       for r in doc.get("budgetRefusals") or [])
         return "its review was refused by the --max-cost ceiling" if refused else None
     if primary.get("status") in DEAD_STATUSES:
-        err = primary.get("error") if isinstance(primary.get("error"), dict) else {}
+        raw = primary.get("error")
+        err: dict[str, Any] = raw if isinstance(raw, dict) else {}
         return f"{err.get('code', primary['status'])}: {err.get('message', 'the review leg failed')}"
     if primary.get("status") == "complete" and stage1 not in (None, "running") and not reviewed(run_dir, doc, seat):
         return "it produced no usable review"
@@ -201,18 +208,17 @@ def dead_reason(run_dir: Path, doc: Mapping[str, Any], seat: Mapping[str, Any]) 
 
 
 def cost_panel(doc: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    options = doc.get("options") if isinstance(doc.get("options"), dict) else {}
-    ceiling = options.get("maxCost") if isinstance(options.get("maxCost"), (int, float)) else None  # type: ignore[union-attr]
+    ceiling = amount_of(obj(doc.get("options")).get("maxCost"))
     total = run_total(doc)
     fraction = None
     if ceiling and total["amount"] is not None:
-        fraction = min(total["amount"] / ceiling, 1.0)
+        fraction = min(total["amount"] / float(ceiling), 1.0)
     return {
         "rows": [{"key": r["key"], "name": r["name"], "label": r["label"], "role": r["role"], "calls": r["calls"],
                   "cost": r["cost"], "dead": r.get("dead", False)} for r in rows],
         "total": total,
-        "maxCost": ceiling,
-        "maxCostText": format_money(Decimal(str(ceiling))) if ceiling else None,
+        "maxCost": float(ceiling) if ceiling else None,
+        "maxCostText": format_money(ceiling) if ceiling else None,
         "fraction": fraction,
         "refusals": len(doc.get("budgetRefusals") or []),
     }
@@ -220,12 +226,11 @@ def cost_panel(doc: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> dic
 
 def run_total(doc: Mapping[str, Any]) -> dict[str, Any]:
     """The engine's own total once written; while live, the sum of the finished legs."""
-    usage = doc.get("usage")
-    cost = usage.get("cost") if isinstance(usage, dict) else None
+    usage = obj(doc.get("usage"))
+    cost = usage.get("cost")
     if isinstance(cost, dict):
-        amount = cost.get("amount")
-        unknown = usage.get("unknownLegs", 0) if isinstance(usage.get("unknownLegs"), int) else 0  # type: ignore[union-attr]
-        known = Decimal(str(amount)) if isinstance(amount, (int, float)) and not isinstance(amount, bool) else None
+        unknown = usage["unknownLegs"] if isinstance(usage.get("unknownLegs"), int) else 0
+        known = amount_of(cost.get("amount"))
         estimated = cost.get("source") in ("estimated", "mixed")
         return {"amount": float(known) if known is not None else None, "unknownLegs": unknown, "final": True,
                 "text": money_text(known, estimated=estimated, floor=unknown > 0)}
@@ -257,6 +262,6 @@ def no_verdict_reason(doc: Mapping[str, Any], *, live: bool) -> str:
     chair = stage_status(doc, "chair")
     if live:
         return "the chair is deliberating" if chair == "running" else "the chair has not run yet"
-    error = doc.get("error") if isinstance(doc.get("error"), dict) else None
+    error = doc.get("error")
     ended = f"the run ended ({doc.get('status')}) before the chair gave a verdict"
-    return f"{ended}: {error.get('code')}: {error.get('message')}" if error else ended  # type: ignore[union-attr]
+    return f"{ended}: {error.get('code')}: {error.get('message')}" if isinstance(error, dict) else ended

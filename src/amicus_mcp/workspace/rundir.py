@@ -65,7 +65,8 @@ def locate_run(store: SessionStore, run_id: str) -> Path:
     doc = read_json(pointer, what="run pointer")
     run_dir = doc.get("runDir") if isinstance(doc, dict) else None
     if not isinstance(run_dir, str) or not run_dir:
-        raise BadSession(f"the pointer file '{pointer}' names no run directory", hint="the file may have been edited by hand")
+        raise BadSession(f"the pointer file '{pointer}' names no run directory",
+                         hint="the file may have been edited by hand")
     return Path(run_dir)
 
 

@@ -123,11 +123,12 @@ class Workspace:
         return Response.error(404, "NOT_FOUND", "no such page")
 
     def post(self, route: str) -> Response:
-        for action, handler in (("abort", self.abort), ("fold", self.fold)):
-            run_id = _run_route(route, action)
-            if run_id is not None:
-                return self.guarded(lambda: handler(run_id))
-        return Response.error(404, "NOT_FOUND", "no such action")
+        actions: dict[str, Callable[[str], Response]] = {"abort": self.abort, "fold": self.fold}
+        action = route.rsplit("/", 1)[-1]
+        run_id = _run_route(route, action) if action in actions else None
+        if run_id is None:
+            return Response.error(404, "NOT_FOUND", "no such action")
+        return self.guarded(lambda: actions[action](run_id))
 
     def abort(self, run_id: str) -> Response:
         check_run_id(run_id)
@@ -240,7 +241,9 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in {**SECURITY_HEADERS, "Content-Type": response.content_type}.items():
             self.send_header(name, value)
         self.send_header("Content-Length", str(len(response.body)))
+        self.send_header("Connection", "close")  # no keep-alive: a stopped server is gone at once
         self.end_headers()
+        self.close_connection = True
         self.wfile.write(response.body)
 
 

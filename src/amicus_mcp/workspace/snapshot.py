@@ -19,9 +19,9 @@ from ..engine.store import SessionStore
 from ..errors import AmicusError
 from . import DEFAULT_STALL_S
 from .fold import FOLD_FILE
-from .identities import masks, seat_labels
+from .identities import CLAUDE, masks, seat_labels
 from .matrix import decisions, matrix_panel, revote_index, street_cred, verdict_source, voters
-from .panels import (chair_panel, cost_panel, last_activity, run_total, seat_rows, stage_rail, stage_status)
+from .panels import chair_panel, cost_panel, last_activity, obj, run_total, seat_rows, stage_rail, stage_status
 from .rundir import (SUPPORTED_RUN_SCHEMA, Manifest, is_live, locate_run, observed, read_manifest,
                      read_optional_json, read_prose, run_ids, seat_files, seat_list)
 
@@ -113,6 +113,10 @@ def _prose(run_dir: Path, seats: Sequence[Mapping[str, Any]], labels: Mapping[st
         notes += collisions
         out[key] = [{"seat": f.seat, "label": labels.get(f.seat), **(read_prose(f.path) if texts else {"file": f.path.name})}
                     for f in found]
+    claude = run_dir / "review-claude.md"
+    if CLAUDE in labels and claude.is_file():
+        text = read_prose(claude) if texts else {"file": claude.name}
+        out["reviews"].append({"seat": CLAUDE, "label": labels[CLAUDE], **text})
     bundle = run_dir / "bundle-stage2.md"
     out["bundle"] = (read_prose(bundle) if texts else {"file": bundle.name}) if bundle.is_file() else None
     return out, notes
@@ -140,7 +144,8 @@ def _stall(doc: Mapping[str, Any], now: datetime, stall_after_s: float, live: bo
     last = last_activity(doc)
     idle = (now - last).total_seconds() if last else None
     stalled = bool(live and idle is not None and idle >= stall_after_s)
-    return {"stalled": stalled, "idleSeconds": round(idle) if idle is not None else None, "threshold": stall_after_s}
+    return {"stalled": stalled, "idleSeconds": round(idle) if idle is not None else None, "threshold": stall_after_s,
+            "since": iso(last) if last else None}
 
 
 def _degrades(doc: Mapping[str, Any]) -> list[dict[str, str]]:
@@ -155,8 +160,8 @@ def _strings(value: Any) -> list[str]:
 def _tally_models(tally: Any) -> list[str]:
     if not isinstance(tally, dict):
         return []
-    meta = tally.get("meta") if isinstance(tally.get("meta"), dict) else {}
-    names = [*_strings(meta.get("models")), str(meta.get("chair") or "")]  # type: ignore[union-attr]
+    meta = obj(tally.get("meta"))
+    names = [*_strings(meta.get("models")), str(meta.get("chair") or "")]
     for key in ("streetCred", "runStats"):
         names += [str(r.get("model")) for r in tally.get(key) or [] if isinstance(r, dict) and r.get("model")]
     return [n for n in names if n]

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
+from ..council.report import TIER_ORDER
 from .fold import one_line
 
 CLEAR = "\x1b[H\x1b[2J"
@@ -23,7 +24,8 @@ SEAT_COLUMNS = (("SEAT", 24), ("ROLE", 8), ("STATUS", 9), ("STAGE", 7), ("CALLS"
 def render_frame(snap: Mapping[str, Any]) -> str:
     """One screenful for a run snapshot (any state)."""
     if snap.get("state") == "unreadable":
-        return one_line(f"Council run {snap['runId']}: cannot be read — {snap.get('error')} (run directory {snap['runDir']})")
+        return one_line(f"Council run {snap['runId']}: cannot be read — {snap.get('error')} "
+                        f"(run directory {snap['runDir']})")
     if snap.get("state") == "schema-mismatch":
         return one_line(f"Council run {snap['runId']}: written by schema version {snap.get('schemaVersion')}, "
                         f"this amicus reads {snap.get('expectedSchemaVersion')}; not rendered ({snap['runDir']})")
@@ -41,7 +43,7 @@ def _headline(snap: Mapping[str, Any]) -> str:
     parts.append(f"{h.get('legsDone')}/{h.get('legsTotal')} legs done")
     stall = snap.get("stall") or {}
     if stall.get("stalled"):
-        parts.append(f"STALLED: no leg activity for {stall.get('threshold'):.0f}s or more")
+        parts.append(f"STALLED: no leg activity for {stall.get('threshold'):g}s or more")
     return one_line(" · ".join(parts))
 
 
@@ -66,7 +68,7 @@ def _seat_line(row: Mapping[str, Any]) -> str:
     last = str(row.get("lastActivity") or "—")[11:19] or "—"
     values = (row.get("name"), row.get("role"), row.get("status"), row.get("stage") or "—", row.get("calls"),
               row["tokens"]["text"], row["cost"]["text"], last, "; ".join(flags))
-    cells = [_fit(one_line(v), width) for v, (_, width) in zip(values, SEAT_COLUMNS)]
+    cells = [_fit(one_line(v), width) for v, (_, width) in zip(values, SEAT_COLUMNS, strict=True)]
     return "  " + " ".join(cells)
 
 
@@ -90,7 +92,7 @@ def _footer(snap: Mapping[str, Any]) -> list[str]:
         lines.append("  " + one_line(f"no chair verdict: {chair.get('reason')}"))
     counts = h.get("tierCounts")
     if isinstance(counts, dict):
-        lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in ("Disputed", "Contested", "Confirmed", "Singleton")))
+        lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in TIER_ORDER))
     lines.append("  " + one_line(f"cost: {(snap.get('cost') or {}).get('total', {}).get('text', '?')}"))
     return lines
 

@@ -97,7 +97,7 @@ function clock(iso) {
 function prose(entry, highlight) {
   const pre = el('pre', { cls: 'prose' });
   if (!entry || entry.text === null || entry.text === undefined) {
-    pre.textContent = entry ? 'Could not read ' + entry.file + ': ' + entry.error : '(nothing on disk)';
+    pre.textContent = show(entry ? 'Could not read ' + entry.file + ': ' + entry.error : '(nothing on disk)');
     return pre;
   }
   const text = show(entry.text);
@@ -259,7 +259,8 @@ function runBanners(snap) {
     const button = el('button', { text: 'Abort\u2026', cls: 'danger' });
     button.type = 'button';
     button.addEventListener('click', openConfirm);
-    items.push(banner('warn stall', 'Stalled: no leg activity for ' + snap.stall.idleSeconds + 's.', button));
+    const since = snap.stall.since ? ' since ' + clock(snap.stall.since) : '';
+    items.push(banner('warn stall', 'Stalled: no leg activity' + since + ' (over ' + snap.stall.threshold + 's).', button));
   }
   if (h.error) items.push(banner('error', 'Run error ' + h.error.code + ': ' + h.error.message));
   for (const d of snap.banners.degrades) items.push(banner('degrade', 'Degraded (' + d.channel + '): ' + d.what + ' \u2014 ' + d.why));
@@ -294,7 +295,7 @@ function seatsTable(seats) {
     if (s.judgeDropped) flags.push('judge dropped');
     if (!s.dead && s.error) flags.push(s.error.code);
     const model = el('td', {}, [el('span', { text: s.name })]);
-    if (s.resolvedModels.length) model.append(el('span', { cls: 'sub', text: ' \u2192 ' + s.resolvedModels.join(', ') }));
+    if (s.resolvedModels.length && !isBlind()) model.append(el('span', { cls: 'sub', text: ' \u2192 ' + s.resolvedModels.join(', ') }));
     return el('tr', { cls: s.dead ? 'muted dead' : '', data: { row: 'seat' } }, [
       model, cell(s.role), cell(s.status, 'status-' + slug(s.status)), cell(s.stage || '\u2014'),
       cell(String(s.calls)), cell(s.tokens.text), cell(s.cost.text), cell(clock(s.lastActivity)), cell(flags.join(' \u00B7 '), 'flag'),

@@ -1,0 +1,220 @@
+"""Workspace fixtures: the fake provider as a configured server, finished and live council
+runs made by the real engine, an in-process workspace server, and headless Chromium.
+
+Browser tests drive Debian's Chromium (/usr/bin/chromium, or $AMICUS_CHROMIUM) through
+Playwright's Python driver — the browser is never downloaded. Without Playwright or
+Chromium the browser tests fail under CI (CI=true) and are skipped elsewhere, with the reason.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fakeprovider import FakeProvider, chat  # noqa: E402
+from workspace_helpers import BRIEF, Sentinel, fenced, member, review, run_finished  # noqa: E402
+
+from amicus_mcp.engine.store import SessionStore  # noqa: E402
+from amicus_mcp.workspace.server import Workspace, WorkspaceServer  # noqa: E402
+
+# Cleared for every test (tests/conftest.py's guard keeps OpenRouter pointed at a closed port).
+KEY_VARS = ("OPENROUTER_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY",
+            "GEMINI_API_KEY", "ANTHROPIC_API_KEY", "AMICUS_ENV_DIR", "AMICUS_PROJECT_DIR", "AMICUS_FANOUT_MAX_LEGS")
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"]
+BENCH = ["fake/alpha", "fake/bravo", "fake/charlie"]
+MODEL_NAMES = [*BENCH, "fake/chair", "vendor/alpha-1", "vendor/bravo-1", "vendor/charlie-1", "vendor/chair-1",
+               "fake-alpha", "fake-bravo", "fake-charlie"]
+
+
+@pytest.fixture
+def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in KEY_VARS:
+        monkeypatch.delenv(name, raising=False)
+    config = tmp_path / "config"
+    config.mkdir()
+    monkeypatch.setenv("AMICUS_CONFIG_DIR", str(config))
+    return config
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def fake(config_dir: Path) -> Iterator[FakeProvider]:
+    """The fake provider as the server "fake", whose replies' `usage.cost` is the billed cost."""
+    with FakeProvider() as server:
+        (config_dir / "config.json").write_text(
+            json.dumps({"providers": {"fake": {"baseUrl": server.base_url, "cost": "reported"}}}), encoding="utf-8")
+        yield server
+
+
+@pytest.fixture
+def brief(tmp_path: Path) -> Path:
+    path = tmp_path / "briefing.md"
+    path.write_text(BRIEF, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def sentinel() -> Iterator[Sentinel]:
+    with Sentinel() as server:
+        yield server
+
+
+def hostile_prose(origin: str) -> str:
+    """Review prose that would run script or reach the network if it were ever parsed as markup."""
+    return (
+        "The cache is wrong. <script>window.__pwned = 'script'; fetch('" + origin + "/script')</script>\n"
+        "<img src=\"" + origin + "/img.png\" onerror=\"window.__pwned = 'img'\">\n"
+        "[read more](javascript:window.__pwned='link') and <a href=\"javascript:window.__pwned='a'\">click</a>\n"
+        "<iframe src=\"" + origin + "/frame\"></iframe><style>body{background:url(" + origin + "/css)}</style>\n"
+    )
+
+
+@dataclass
+class Run:
+    run_id: str
+    run_dir: Path
+    project: Path
+    doc: dict[str, Any]
+
+
+def script_council(fake: FakeProvider, origin: str) -> None:
+    """Review A is hostile markup; A1 ends Disputed, A2 Contested, B1 and C1 Confirmed (C1
+    thin); the chair says "Fix these first". In a debate round alpha defends A1 and A2, bravo
+    comes round on A1 and charlie does not."""
+    member(fake, "alpha", review_text=review(hostile_prose(origin), [
+        ("major", "<img src=x onerror=\"window.__pwned='claim'\"> the cache evicts on write", "cache.py:10"),
+        ("minor", "eviction is not logged", "cache.py:22")]),
+        judge_prose="A1 and A2 both hold.",
+        defense=chat(fenced({"responses": [{"id": "A1", "action": "defend", "argument": "cache.py:10 evicts in put()"},
+                                           {"id": "A2", "action": "defend", "argument": "the log is empty"}]})))
+    member(fake, "bravo", review_text=review("Bravo's take: eviction policy is fine, logging is not.",
+                                             [("major", "no metrics on hit rate", "metrics.py")]),
+           votes={"A1": "dispute", "A2": "dispute", "C1": "neutral"},
+           judge_prose="A1 is wrong: the cache only evicts on overflow, never on write.\nA2 is a nit.",
+           revote=chat("A1: the defense convinced me.\n\n" + fenced({"revotes": [
+               {"id": "A1", "verdict": "agree", "reason": "the defense showed the write path"},
+               {"id": "A2", "verdict": "dispute", "reason": "still a nit"}]})))
+    member(fake, "charlie", review_text=review("Charlie: the design is mostly sound.",
+                                               [("nit", "naming of evict()", "cache.py:3")]),
+           votes={"A1": "dispute", "C1": "agree"},
+           judge_prose="A1 misreads the code. B1 stands.",
+           revote=chat(fenced({"revotes": [{"id": "A1", "verdict": "dispute", "reason": "unconvinced"}]})))
+    member(fake, "chair", review_text="unused")
+
+
+@pytest.fixture
+def finished(fake: FakeProvider, project: Path, brief: Path, tmp_path: Path, sentinel: Sentinel) -> Run:
+    """A complete three-seat council (see `script_council`)."""
+    script_council(fake, sentinel.origin)
+    run_dir = tmp_path / "runs" / "council-done"
+    doc = run_finished(project, run_dir, brief, BENCH, run_id="done1")
+    assert doc["status"] == "complete", doc
+    return Run("done1", run_dir, project, doc)
+
+
+@pytest.fixture
+def debated(fake: FakeProvider, project: Path, brief: Path, tmp_path: Path, sentinel: Sentinel) -> Run:
+    """The same council with `--debate`: after the round A1 is Contested (bravo re-voted agree)."""
+    script_council(fake, sentinel.origin)
+    run_dir = tmp_path / "runs" / "council-debate"
+    doc = run_finished(project, run_dir, brief, BENCH, run_id="debate1", debate=True)
+    assert doc["status"] == "complete" and doc["debate"]["outcome"] == "ran", doc
+    return Run("debate1", run_dir, project, doc)
+
+
+@dataclass
+class Served:
+    server: WorkspaceServer
+    workspace: Workspace
+    out: io.StringIO
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}/{self.workspace.token}/"
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., Served]]:
+    """`serve(project, run_id=None, **workspace options)` → a running in-process server."""
+    started: list[tuple[WorkspaceServer, threading.Thread]] = []
+
+    def start(project: Path, run_id: str | None = None, **options: Any) -> Served:
+        out = io.StringIO()
+        options.setdefault("idle_exit_s", 300.0)
+        workspace = Workspace(SessionStore(project), run_id=run_id, out=out, **options)
+        server = WorkspaceServer(workspace)
+        thread = threading.Thread(target=server.serve, daemon=True)
+        thread.start()
+        started.append((server, thread))
+        return Served(server, workspace, out)
+
+    yield start
+    for server, thread in started:
+        if thread.is_alive():
+            server.shutdown()
+        thread.join(timeout=10)
+
+
+def _chromium_path() -> str | None:
+    path = os.environ.get("AMICUS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    return path if Path(path).is_file() else None
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"browser tests need {reason} (CI must install it)")
+    pytest.skip(f"browser tests need {reason}")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Chromium for one test module. Not longer: Playwright's sync driver keeps an event loop
+    on the main thread while it runs, which later tests' own event loops must not meet."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the 'playwright' Python package (the test extra)")
+    executable = _chromium_path()
+    if executable is None:
+        _unavailable("Chromium at /usr/bin/chromium (apt-get install chromium)")
+    with sync_playwright() as driver:
+        instance = driver.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS, headless=True)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh browser context's page that records every request it makes."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    tab.requests = []  # type: ignore[attr-defined]
+    tab.errors = []  # type: ignore[attr-defined]
+    tab.on("request", lambda request: tab.requests.append(request.url))  # type: ignore[attr-defined]
+    tab.on("pageerror", lambda error: tab.errors.append(str(error)))  # type: ignore[attr-defined]
+    yield tab
+    context.close()
