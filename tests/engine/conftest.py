@@ -1,17 +1,24 @@
-"""Engine tests run against the loopback fake provider, configured as a server of your own."""
+"""Engine tests run against the loopback fake provider, configured as a server of your own.
+
+The shared council helpers (fake members, document checks) live in `council_helpers.py`."""
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from council_helpers import BRIEF  # noqa: E402
 from fakeprovider import FakeProvider  # noqa: E402
+
+from amicus_mcp.engine.council_run import RunOptions, run_council  # noqa: E402
 
 KEY_VARS = ("OPENROUTER_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY",
             "GEMINI_API_KEY", "ANTHROPIC_API_KEY", "AMICUS_OPENROUTER_BASE_URL", "AMICUS_ENV_DIR",
@@ -48,3 +55,38 @@ def fake(config_dir: Path) -> Iterator[FakeProvider]:
             json.dumps({"providers": {"fake": {"baseUrl": server.base_url}}}), encoding="utf-8"
         )
         yield server
+
+
+@pytest.fixture
+def brief(tmp_path: Path) -> Path:
+    path = tmp_path / "briefing.md"
+    path.write_text(BRIEF, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    return tmp_path / "out" / "council-run"
+
+
+@pytest.fixture
+def council(brief: Path, run_dir: Path, project: Path) -> Callable[..., Any]:
+    """`await council(models, chair=…, **options)` → (run.json, exit code)."""
+
+    async def go(models: list[str], *, chair: str = "fake/chair", **options: Any) -> tuple[dict[str, Any], int]:
+        opts = RunOptions(prompt_file=str(brief), models=models, chair=chair, project=str(project),
+                          out_dir=str(run_dir), **options)
+        return await run_council(opts)
+
+    return go
+
+
+@pytest.fixture
+def gateway(fake: FakeProvider, monkeypatch: pytest.MonkeyPatch) -> FakeProvider:
+    """The fake server as OpenRouter, with a catalog that prices every model: `openrouter/vendor/<x>`
+    routes are `gateway` routes whose pre-flight estimate is about $0.04 a leg."""
+    monkeypatch.setenv("AMICUS_OPENROUTER_BASE_URL", fake.base_url)
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test-dummy")
+    fake.catalog = [{"id": f"vendor/{n}", "name": n, "context_length": 100000,
+                     "pricing": {"prompt": "0.000001", "completion": "0.00001"}} for n in ("a", "b", "c", "chair")]
+    return fake

@@ -4,7 +4,7 @@ Every bench member is a model on the fake server (`fake/<name>`) that answers by
 of prompt it receives — a Stage-1 briefing, a Stage-1 repair, a judge bundle, a judge
 repair, a chair packet or a VERDICT repair — so one model can review, judge and repair
 with different replies. Judges answer from the bundle they actually receive: they rank
-the labels it shows and vote on the finding ids it lists.
+the labels it shows and vote on the finding ids it lists (see `council_helpers.py`).
 
 Each test asserts the exit code, the run.json status and fields, the files in the run
 directory, and that every JSON document the run wrote validates against its schema.
@@ -14,17 +14,40 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fakeprovider import FakeProvider, Reply, by_prompt, chat, error, hang, prompt_of, usage
+from council_helpers import (
+    ALWAYS,
+    BRIEF,
+    OUTPUTS,
+    assert_nothing_happened,
+    auto_judge,
+    broken_review,
+    bundle_labels,
+    check_documents,
+    degrade_channels,
+    files,
+    kind,
+    kinds_asked,
+    ledger,
+    load,
+    member,
+    preflight_refused,
+    repaired_block,
+    review,
+    seed_ledger,
+    set_config,
+    u,
+    verdict_text,
+)
+from fakeprovider import chat, error, hang
 
 from amicus_mcp.cli import main as cli_main
 from amicus_mcp.engine.control import ENGINE_DIED
@@ -35,204 +58,6 @@ from amicus_mcp.errors import BadArgs, BadModel, MissingPrompt
 from amicus_mcp.schemas import schema_errors
 
 pytestmark = pytest.mark.anyio
-
-BRIEF = "Review the design of the widget cache.\n\nThe cache evicts entries on every write.\n"
-RUN_DOCS = {
-    "run.json": "council-run",
-    "tally.json": "council-tally",
-    "tally-input.json": "council-tally-input",
-    "verdict.json": "council-verdict",
-}
-ALWAYS = ("run.json", "briefing-stage1.md")
-OUTPUTS = ("bundle-stage2.md", "tally-input.json", "tally.json", "verdict.json", "report.html")
-
-
-# --------------------------------------------------------------------------- prompts
-
-
-def kind(prompt: str) -> str:
-    """What the engine is asking for, read off the prompt templates' fixed wording."""
-    if prompt.startswith("# Council review briefing"):
-        return "stage1"
-    if prompt.startswith("# Cross-review"):
-        return "judge"
-    if prompt.startswith("# Council chair"):
-        return "chair"
-    if "Your previous review ended with a findings block" in prompt or "Your previous reply was empty" in prompt:
-        return "stage1-repair"
-    if "Your previous judgement ended with a block" in prompt:
-        return "judge-repair"
-    if "You wrote the synthesis below as a council's chair" in prompt:
-        return "chair-repair"
-    return "other"
-
-
-def finding(i: int, tag: str, **overrides: Any) -> dict[str, Any]:
-    entry = {"id": i, "severity": "major", "claim": f"{tag} claim {i}", "location": "section 2",
-             "rationale": f"{tag} rationale {i}"}
-    entry.update(overrides)
-    return {k: v for k, v in entry.items() if v is not None}
-
-
-def review(tag: str, n: int = 1, *, block: Any = None) -> str:
-    """A Stage-1 review: prose, then the trailing findings block."""
-    if block is None:
-        block = {"overall": f"{tag} overall take", "findings": [finding(i, tag) for i in range(1, n + 1)]}
-    return f"The {tag} reviewer finds the cache evicts too eagerly.\n\n```json\n{json.dumps(block)}\n```\n"
-
-
-def broken_review(tag: str, n: int = 1) -> str:
-    """A review whose block names `n` findings, the last without a rationale (MISSING_FIELD)."""
-    items = [finding(i, tag) for i in range(1, n)] + [finding(n, tag, rationale=None)]
-    return review(tag, block={"overall": f"{tag} overall take", "findings": items})
-
-
-def repaired_block(tag: str, n: int) -> str:
-    block = {"overall": f"{tag} overall take", "findings": [finding(i, tag) for i in range(1, n + 1)]}
-    return f"```json\n{json.dumps(block)}\n```\n"
-
-
-def judgement(labels: list[str], ids: list[str], verdict: str = "agree") -> str:
-    block = {"ranking": labels, "adjudications": [{"id": i, "verdict": verdict} for i in ids]}
-    return f"Reasoning: every review has merit.\n\n```json\n{json.dumps(block)}\n```\n"
-
-
-def bundle_labels(prompt: str) -> tuple[list[str], list[str]]:
-    """(labels, finding ids) as a judge bundle shows them."""
-    labels = re.findall(r"^### (Review [A-Z])$", prompt, re.M)
-    index = prompt.split("## Findings index", 1)[1].split("## The reviews", 1)[0]
-    return labels, re.findall(r"^- \*\*([A-Z]\d+)\*\*", index, re.M)
-
-
-def repair_labels(prompt: str) -> tuple[list[str], list[str]]:
-    """(labels, finding ids) as a judge repair prompt states them."""
-    match = re.search(r"The labels are (.*?); the finding ids are\s+(.*?)\. The shape", prompt, re.S)
-    assert match, "not a judge repair prompt"
-    ids = [] if match.group(2).startswith("(none") else [s.strip() for s in match.group(2).split(",")]
-    return [s.strip() for s in match.group(1).split(",")], ids
-
-
-def auto_judge(verdict: str = "agree", *, reverse: bool = False, **reply: Any) -> Callable[[Any], Reply]:
-    """A judge that ranks every label it is shown and votes `verdict` on every finding id."""
-
-    def answer(body: Any) -> Reply:
-        prompt = prompt_of(body)
-        labels, ids = repair_labels(prompt) if kind(prompt) == "judge-repair" else bundle_labels(prompt)
-        return chat(judgement(labels[::-1] if reverse else labels, ids, verdict), **reply)
-
-    return answer
-
-
-def verdict_text(verdict: str | None = "Fix these first") -> str:
-    closing = f"\n\nVERDICT: {verdict}" if verdict else ""
-    return f"Synthesis: the eviction policy must change first.\n\n## Hard questions\n\n1. Why evict on write?{closing}\n"
-
-
-def u(cost: float | None = None) -> dict[str, Any]:
-    return usage(100, 50, cost=cost)
-
-
-def member(fake: FakeProvider, name: str, *, tag: str | None = None, cost: float | None = None,
-           **replies: Any) -> None:
-    """Make `fake/<name>` a council member. Keyword replies override the defaults by prompt
-    kind (underscores for dashes: stage1, stage1_repair, judge, judge_repair, chair, chair_repair)."""
-    served = f"vendor/{name}-1"
-    tag = tag or f"seat-{name}"
-    table: dict[str, Any] = {
-        "stage1": chat(review(tag), model=served, usage=u(cost)),
-        "judge": auto_judge(model=served, usage=u(cost)),
-        "judge-repair": auto_judge(model=served, usage=u(cost)),
-        "chair": chat(verdict_text(), model=served, usage=u(cost)),
-        "chair-repair": chat("VERDICT: Ship it", model=served, usage=u(cost)),
-    }
-    table.update({key.replace("_", "-"): value for key, value in replies.items()})
-    fake.respond(name, by_prompt(kind, table))
-
-
-def kinds_asked(fake: FakeProvider, name: str) -> list[str]:
-    return [kind(p) for p in fake.prompts(name)]
-
-
-# --------------------------------------------------------------------------- checks
-
-
-def check_documents(run_dir: Path, returned: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Validate every JSON document in the run dir; return run.json (== the returned doc)."""
-    run = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    if returned is not None:
-        assert run == json.loads(json.dumps(returned))
-    for name, schema in RUN_DOCS.items():
-        path = run_dir / name
-        if path.exists():
-            assert schema_errors(json.loads(path.read_text(encoding="utf-8")), schema) == [], name
-    for path in run_dir.glob("*.json"):
-        assert path.name in RUN_DOCS, f"unexpected JSON document {path.name}"
-    return run
-
-
-def load(run_dir: Path, name: str) -> Any:
-    return json.loads((run_dir / name).read_text(encoding="utf-8"))
-
-
-def files(run_dir: Path) -> set[str]:
-    return {p.name for p in run_dir.iterdir()}
-
-
-def ledger(config_dir: Path) -> list[dict[str, Any]]:
-    path = config_dir / "council-ledger.jsonl"
-    if not path.exists():
-        return []
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    for row in rows:
-        assert schema_errors(row, "council-ledger-row") == []
-    return rows
-
-
-def degrade_channels(run: Mapping[str, Any]) -> list[str]:
-    return [d["channel"] for d in run.get("degrades", [])]
-
-
-@pytest.fixture
-def brief(tmp_path: Path) -> Path:
-    path = tmp_path / "briefing.md"
-    path.write_text(BRIEF, encoding="utf-8")
-    return path
-
-
-@pytest.fixture
-def run_dir(tmp_path: Path) -> Path:
-    return tmp_path / "out" / "council-run"
-
-
-@pytest.fixture
-def council(brief: Path, run_dir: Path, project: Path) -> Callable[..., Any]:
-    """`await council(models, chair=…, **options)` → (run.json, exit code)."""
-
-    async def go(models: list[str], *, chair: str = "fake/chair", **options: Any) -> tuple[dict[str, Any], int]:
-        opts = RunOptions(prompt_file=str(brief), models=models, chair=chair, project=str(project),
-                          out_dir=str(run_dir), **options)
-        return await run_council(opts)
-
-    return go
-
-
-def set_config(config_dir: Path, fake: FakeProvider, **fake_settings: Any) -> None:
-    doc = {"providers": {"fake": {"baseUrl": fake.base_url, **fake_settings}}}
-    (config_dir / "config.json").write_text(json.dumps(doc), encoding="utf-8")
-
-
-def seed_ledger(config_dir: Path, rows: list[tuple[str, float]]) -> None:
-    lines = []
-    for n, (model, cred) in enumerate(rows):
-        lines.append(json.dumps({
-            "schemaVersion": 2, "runId": f"old-{n}", "date": "2026-01-01T00:00:00Z", "runType": "headless",
-            "model": model, "role": "seat", "wasChair": False, "judged": True, "streetCredWithSelf": cred,
-            "streetCredPeersOnly": cred, "findingsRaised": 1,
-            "bySeverity": {"blocker": 0, "major": 1, "minor": 0, "nit": 0},
-            "confirmRate": 1.0, "factErrorRate": 0.0, "conformance": "clean",
-        }))
-    (config_dir / "council-ledger.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-
 
 # --------------------------------------------------------------------------- 1. happy path
 
@@ -493,17 +318,6 @@ async def test_cost_ceiling_hit_before_the_tally_is_cost_exceeded(fake, council,
     assert all(kind(p) == "stage1" for p in fake.prompts())
     assert run["usage"]["cost"]["amount"] == pytest.approx(0.9)
     assert ledger(config_dir) == []
-
-
-@pytest.fixture
-def gateway(fake: FakeProvider, monkeypatch: pytest.MonkeyPatch) -> FakeProvider:
-    """The fake server as OpenRouter, with a catalog that prices every model: `openrouter/vendor/<x>`
-    routes are `gateway` routes whose pre-flight estimate is about $0.04 a leg."""
-    monkeypatch.setenv("AMICUS_OPENROUTER_BASE_URL", fake.base_url)
-    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test-dummy")
-    fake.catalog = [{"id": f"vendor/{n}", "name": n, "context_length": 100000,
-                     "pricing": {"prompt": "0.000001", "completion": "0.00001"}} for n in ("a", "b", "c", "chair")]
-    return fake
 
 
 async def test_a_launch_refused_by_the_ceiling(gateway, council, run_dir):
@@ -821,14 +635,6 @@ async def test_promotion_skips_bench_aliases_and_may_give_up(fake, council, run_
 # --------------------------------------------------------------------------- 5. pre-flight refusals
 
 
-def preflight_refused(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]:
-    code = cli_main(["council", "run", *argv, "--json"])
-    envelope = json.loads(capsys.readouterr().out)
-    assert code == 1
-    assert schema_errors(envelope, "error") == []
-    return envelope["error"]
-
-
 @pytest.mark.parametrize("argv, code, words", [
     (["--models", "fake/a,fake/b", "--chair", "fake/a"], "BAD_ARGS", "also a bench seat"),
     (["--models", "fake/a,fake/b", "--chair", "alpha"], "BAD_ARGS", "also a bench seat"),
@@ -851,13 +657,6 @@ def test_preflight_refusals(fake, config_dir, brief, run_dir, project, capsys, a
                                      "--project", str(project)])
     assert err["code"] == code and words in err["message"]
     assert_nothing_happened(fake, run_dir, project, config_dir)
-
-
-def assert_nothing_happened(fake: FakeProvider, run_dir: Path, project: Path, config_dir: Path) -> None:
-    assert fake.requests == []
-    assert not run_dir.exists()
-    assert not (project / ".claude").exists()
-    assert {p.name for p in config_dir.iterdir()} == {"config.json"}
 
 
 @pytest.mark.parametrize("content", [None, "", "  \n\t\n"], ids=["missing", "empty", "blank"])

@@ -137,15 +137,20 @@ def chair_packet(
     reviews: Sequence[tuple[str, str]],
     rankings: Sequence[Mapping[str, Any]],
 ) -> str:
-    """The de-anonymized chair packet with the verdict-scale addendum (always on)."""
+    """The de-anonymized chair packet with the verdict-scale addendum (always on).
+
+    On a debate run `record` is the post-debate tally: its claim (an amended one replaces the
+    original) and its tier are what the chair reads, with what the round did to the finding."""
     tiers = {f["id"]: f for f in record["findings"]}
     finding_lines = []
     for f in findings:
         scored = tiers.get(f["id"], {})
         basis = scored.get("basis", {"a": 0, "d": 0, "n": 0})
+        debate = scored.get("debate")
+        round_note = f"; debate: {debate['action']}, was {debate['previousTier']}" if isinstance(debate, Mapping) else ""
         finding_lines.append(
-            f"- **{f['id']}** ({f['severity']}, raised by {f['raiserSeat'] or f['raiser']}) — {_one_line(f['claim'])}\n"
-            f"  - tier: {scored.get('tier', '?')} ({scored.get('confidence', '?')}); peers a{basis['a']}/d{basis['d']}/n{basis['n']}\n"
+            f"- **{f['id']}** ({f['severity']}, raised by {f['raiserSeat'] or f['raiser']}) — {_one_line(scored.get('claim') or f['claim'])}\n"
+            f"  - tier: {scored.get('tier', '?')} ({scored.get('confidence', '?')}); peers a{basis['a']}/d{basis['d']}/n{basis['n']}{round_note}\n"
             f"  - location: {_one_line(f['location'])}\n"
             f"  - rationale: {_one_line(f['rationale'])}"
         )

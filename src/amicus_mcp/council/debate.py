@@ -89,12 +89,14 @@ def defense_brief(targets_of_raiser: Sequence[DebateTarget]) -> str:
 
 
 def revote_bundle(targets_by_id: Mapping[str, DebateTarget], responses: Mapping[str, Mapping[str, Any]]) -> str:
-    """The ONE shared re-vote prompt: every defended or amended finding with the raiser's answer."""
+    """The ONE shared re-vote prompt: every defended or amended finding with the raiser's answer,
+    in the order of `targets_by_id` (finding order) — never in the order the defenses finished."""
     blocks = []
-    for fid, response in responses.items():
-        if response["action"] not in ("defended", "amended"):
+    for fid, target in targets_by_id.items():
+        response = responses.get(fid)
+        if response is None or response["action"] not in ("defended", "amended"):
             continue
-        finding = targets_by_id[fid].finding
+        finding = target.finding
         if response["action"] == "amended":
             claim = f"AMENDED — {_one_line(response['claim'])} (originally: {_one_line(finding.get('claim'))})"
         else:

@@ -185,6 +185,35 @@ def read_claude_review(path: str) -> str:
     return text
 
 
+def initial_manifest(prep: Prepared) -> dict[str, Any]:
+    """The `running` run.json a run starts from (the MCP handler seeds the same document)."""
+    options = prep.options
+    doc: dict[str, Any] = {
+        "schemaVersion": 2,
+        "type": "council-run",
+        "runId": prep.run_id,
+        "status": "running",
+        "stages": [],
+        "bench": [seat["alias"] for seat in prep.seats],
+        "chair": prep.chair,
+        "critic": next((seat["alias"] for seat in prep.seats if seat["role"] == "critic"), None),
+        "lenses": sorted(seat["lens"] for seat in prep.seats if seat["lens"]) or None,
+        "labelMap": None,
+        "seats": prep.seats,
+        "options": {"timeout": options.timeout_min, "maxCost": options.max_cost,
+                    "gateway": options.gateway or "auto", "outDir": str(prep.run_dir)},
+        "usage": None,
+        "legs": [],
+        "chairAttempts": [],
+        "createdAt": now_iso(),
+    }
+    if prep.dropped:
+        doc["droppedMembers"] = prep.dropped
+    if options.debate:
+        doc["debate"] = {"enabled": True, "outcome": "nothing-to-debate"}
+    return doc
+
+
 def _check_run_dir(run_dir: Path, run_id: str) -> None:
     if run_dir.exists() and not run_dir.is_dir():
         raise BadArgs(f"--out-dir '{run_dir}' exists and is not a directory", hint="name a new folder")
@@ -242,30 +271,8 @@ class CouncilRun:
         started = datetime.now(timezone.utc)
         self.date = started.strftime("%Y-%m-%d")
         self.started_iso = started.isoformat(timespec="seconds").replace("+00:00", "Z")
-        doc: dict[str, Any] = {
-            "schemaVersion": 2,
-            "type": "council-run",
-            "runId": p.run_id,
-            "status": "running",
-            "stages": [],
-            "bench": [s["alias"] for s in p.seats],
-            "chair": p.chair,
-            "critic": next((s["alias"] for s in p.seats if s["role"] == "critic"), None),
-            "lenses": sorted(s["lens"] for s in p.seats if s["lens"]) or None,
-            "labelMap": None,
-            "seats": p.seats,
-            "options": {"timeout": p.options.timeout_min, "maxCost": p.options.max_cost,
-                        "gateway": p.options.gateway or "auto", "outDir": str(p.run_dir)},
-            "usage": None,
-            "legs": [],
-            "chairAttempts": [],
-            "pid": os.getpid(),
-            "createdAt": now_iso(),
-        }
-        if p.dropped:
-            doc["droppedMembers"] = p.dropped
-        if p.options.debate:
-            doc["debate"] = {"enabled": True, "outcome": "nothing-to-debate"}
+        doc = initial_manifest(p)
+        doc["pid"] = os.getpid()
         self.state = RunState(p.run_dir, doc)
         self.judge_prose: dict[str, str] = {}  # seat id → the judge's final Stage-2 text
         if p.chair_route.kind == "embedded" and any(r.kind == "embedded" for r in p.routes):

@@ -1,8 +1,10 @@
 """Stage 2.5 (`--debate`): one rebuttal round between the cross-review and the final tally.
 
-    provisional tally (tally-provisional.json, no ledger)
+    provisional tally (no ledger)
       → nothing Contested/Disputed: outcome "nothing-to-debate"
       → the ceiling is already reached: outcome "skipped-cost-ceiling" (exit 2)
+      → tally-provisional.json, the audit copy, written just before the first debate leg
+        launches (so only when the round runs)
       → defense: one solo per raising seat (rebuttal-<seat>.md), DEFEND / AMEND / WITHDRAW
       → re-vote: one wave to the seats that disputed a defended or amended finding
         (revote-bundle.md, revote-<seat>.md)
@@ -56,7 +58,6 @@ class DebateRound:
     async def run(self) -> DebateRound:
         r, p = self.run_, self.run_.prep
         base = tally_input(meta=r.meta(p.chair), anonymized=self.anon, judges=self.judges, run_stats=r.run_stats)
-        atomic_write_json(p.run_dir / "tally-provisional.json", self.provisional)
         r.state.stage("tally-provisional", "complete")
         self.targets = debate.targets(base, self.provisional, r.judge_prose)
         if not self.targets:
@@ -66,12 +67,14 @@ class DebateRound:
             self.skip_for_cost("before the defense")
             return self
 
+        # The debate artifacts exist only for a round that ran (seed, "Debate mode").
+        atomic_write_json(p.run_dir / "tally-provisional.json", self.provisional)
         await self.defense()
         if not any(t.disputers for t in self.targets if self.answer(t) in ("defended", "amended")):
             return self.finish(base, revote_judges=0)
-        if r.budget.exhausted:
-            self.skip_for_cost("before the re-vote")
-            return self
+        if r.budget.exhausted:  # the defense ran: its answers stand and the round is on record
+            r.degrade("debate", "debate round skipped", "the --max-cost ceiling was reached before the re-vote")
+            return self.finish(base, revote_judges=0, outcome="skipped-cost-ceiling")
         judges = await self.revote()
         return self.finish(base, revote_judges=judges)
 
@@ -86,10 +89,11 @@ class DebateRound:
         self.set_outcome("skipped-cost-ceiling")
         self.run_.degrade("debate", "debate round skipped", f"the --max-cost ceiling was reached {when}")
 
-    def finish(self, base: dict[str, Any], *, revote_judges: int) -> DebateRound:
+    def finish(self, base: dict[str, Any], *, revote_judges: int, outcome: str = "ran") -> DebateRound:
         r, p = self.run_, self.run_.prep
         self.final_record = tally(self.reassemble(base))
         summary = debate.summary(self.targets, self.outcome, self.provisional, self.final_record, revote_judges=revote_judges)
+        summary["outcome"] = outcome
         r.state.doc["debate"] = summary
         atomic_write_json(p.run_dir / "debate.json", self.record(summary))
         r.state.checkpoint()
@@ -102,8 +106,9 @@ class DebateRound:
         for target in self.targets:
             fid = target.finding["id"]
             response = self.outcome.responses.get(fid, {"action": "no-response"})
-            revotes = [{"judge": seat, **vote} for seat, votes in self.outcome.revotes.items()
-                       for vid, vote in votes.items() if vid == fid]
+            # In the disputers' (bench) order, whatever order their re-vote legs finished in.
+            revotes = [{"judge": seat, **self.outcome.revotes[seat][fid]} for seat in target.disputers
+                       if fid in self.outcome.revotes.get(seat, {})]
             row = {"id": fid, "raiser": target.finding.get("raiser"), "previousTier": target.tier,
                    "tier": tiers.get(fid), "action": response["action"], "disputers": target.disputers,
                    "revotes": revotes}

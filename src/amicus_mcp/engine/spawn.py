@@ -141,29 +141,9 @@ def council_flags(options: RunOptions) -> list[str]:
 
 def seed_manifest(prep: Prepared) -> dict[str, Any]:
     """The `running` run.json the child takes over (same runId, so its pre-flight accepts it)."""
-    options = prep.options
-    doc: dict[str, Any] = {
-        "schemaVersion": 2,
-        "type": "council-run",
-        "runId": prep.run_id,
-        "status": "running",
-        "stages": [],
-        "bench": [seat["alias"] for seat in prep.seats],
-        "chair": prep.chair,
-        "critic": next((seat["alias"] for seat in prep.seats if seat["role"] == "critic"), None),
-        "lenses": sorted(seat["lens"] for seat in prep.seats if seat["lens"]) or None,
-        "labelMap": None,
-        "seats": prep.seats,
-        "options": {"timeout": options.timeout_min, "maxCost": options.max_cost,
-                    "gateway": options.gateway or "auto", "outDir": str(prep.run_dir)},
-        "usage": None,
-        "legs": [],
-        "chairAttempts": [],
-        "createdAt": now_iso(),
-    }
-    if prep.dropped:
-        doc["droppedMembers"] = prep.dropped
-    return doc
+    from .council_run import initial_manifest
+
+    return initial_manifest(prep)
 
 
 # --------------------------------------------------------------------------- waves
