@@ -16,7 +16,6 @@ import shutil
 import stat
 import sys
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from .config import config_dir, config_path

@@ -14,7 +14,6 @@ import pytest
 
 from amicus_mcp.council.report import (
     UNATTRIBUTED,
-    build_model,
     build_report,
     format_duration,
     format_money,

@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import REPO, body, error_of, in_process, wait_until_terminal
+from mcp_helpers import REPO, body, error_of, in_process, wait_until_terminal
 from council_script import VERDICT, council, wave
 from fakeprovider import FakeProvider
 from mcp.types import ListRootsResult, Root

@@ -21,40 +21,20 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fakeprovider import FakeProvider, chat  # noqa: E402
-from workspace_helpers import BRIEF, Sentinel, fenced, member, review, run_finished  # noqa: E402
+from workspace_helpers import BENCH, BRIEF, Run, Sentinel, fenced, member, review, run_finished  # noqa: E402
 
 from amicus_mcp.engine.store import SessionStore  # noqa: E402
 from amicus_mcp.workspace.server import Workspace, WorkspaceServer  # noqa: E402
 
-# Cleared for every test (tests/conftest.py's guard keeps OpenRouter pointed at a closed port).
-KEY_VARS = ("OPENROUTER_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY",
-            "GEMINI_API_KEY", "ANTHROPIC_API_KEY", "AMICUS_ENV_DIR", "AMICUS_PROJECT_DIR", "AMICUS_FANOUT_MAX_LEGS")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"]
-BENCH = ["fake/alpha", "fake/bravo", "fake/charlie"]
-MODEL_NAMES = [*BENCH, "fake/chair", "vendor/alpha-1", "vendor/bravo-1", "vendor/charlie-1", "vendor/chair-1",
-               "fake-alpha", "fake-bravo", "fake-charlie"]
 
 
-@pytest.fixture
-def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in KEY_VARS:
-        monkeypatch.delenv(name, raising=False)
-    config = tmp_path / "config"
-    config.mkdir()
-    monkeypatch.setenv("AMICUS_CONFIG_DIR", str(config))
-    return config
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
 
 
 @pytest.fixture
@@ -89,12 +69,6 @@ def hostile_prose(origin: str) -> str:
     )
 
 
-@dataclass
-class Run:
-    run_id: str
-    run_dir: Path
-    project: Path
-    doc: dict[str, Any]
 
 
 def script_council(fake: FakeProvider, origin: str) -> None:

@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from conftest import BENCH, MODEL_NAMES, Run
+from workspace_helpers import BENCH, MODEL_NAMES, Run
 from fakeprovider import chat, error, hang
 from workspace_helpers import member, read_run, review, run_finished, start_live_run, wait_for
 

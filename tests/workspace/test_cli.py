@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BENCH, Run
+from workspace_helpers import BENCH, Run
 from fakeprovider import hang
 from workspace_helpers import member, review, start_live_run, wait_for
 

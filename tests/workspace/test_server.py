@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Run
+from workspace_helpers import Run
 
 from amicus_mcp.engine.store import SessionStore
 from amicus_mcp.workspace.server import CSP, Workspace, WorkspaceServer

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import BENCH, MODEL_NAMES, Run
+from workspace_helpers import BENCH, MODEL_NAMES, Run
 from fakeprovider import chat, error
 from workspace_helpers import member, review, run_finished, tree_digest
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from threading import Thread
@@ -180,3 +181,16 @@ class Sentinel:
     def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+BENCH = ["fake/alpha", "fake/bravo", "fake/charlie"]
+MODEL_NAMES = [*BENCH, "fake/chair", "vendor/alpha-1", "vendor/bravo-1", "vendor/charlie-1", "vendor/chair-1",
+               "fake-alpha", "fake-bravo", "fake-charlie"]
+
+
+@dataclass
+class Run:
+    run_id: str
+    run_dir: Path
+    project: Path
+    doc: dict[str, Any]
