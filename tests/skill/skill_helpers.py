@@ -79,7 +79,7 @@ def split_markdown(text: str) -> tuple[list[Fence], str]:
 def code_spans(prose: str) -> list[str]:
     """Inline code spans (single or double backticks), whitespace collapsed."""
     spans = []
-    for match in re.finditer(r"(`+)(.+?)\1", prose, re.S):
+    for match in re.finditer(r"(`+)(.+?)\1", prose, re.DOTALL):
         spans.append(" ".join(match.group(2).split()))
     return spans
 

@@ -20,13 +20,19 @@ PLUGIN = REPO / ".claude-plugin" / "plugin.json"
 
 def frontmatter(text: str) -> tuple[dict[str, str], str]:
     """The `key: value` frontmatter of a Markdown file (one line per key) and the body."""
-    match = re.match(r"^---\n(?P<head>.*?)\n---\n(?P<body>.*)$", text, re.S)
+    match = re.match(r"^---\n(?P<head>.*?)\n---\n(?P<body>.*)$", text, re.DOTALL)
     assert match, "no frontmatter"
     fields: dict[str, str] = {}
     for line in match.group("head").splitlines():
         key, sep, value = line.partition(":")
         assert sep and re.fullmatch(r"[a-z][a-z-]*", key), f"not a `key: value` line: {line!r}"
-        fields[key] = value.strip().strip('"')
+        value = value.strip()
+        if value.startswith('"'):
+            assert value.endswith('"') and '"' not in value[1:-1], f"{key}: broken quoting"
+            value = value[1:-1]
+        else:  # a YAML plain scalar: these would end it early or make it something else
+            assert ": " not in value and " #" not in value and value[:1] not in "[]{}&*!|>'%@`", key
+        fields[key] = value
     return fields, match.group("body")
 
 

@@ -22,7 +22,7 @@ REQUIRED = ("stance-standard.md", "stance-critic.md", "stance-lens.md", "debate-
 FRAMES = ("stage1-seat.md", "findings-contract.md", "stage2-judge.md", "chair.md")
 
 _MARKER = re.compile(r"<!-- prompt: (?P<name>[^ ]+) -->")
-_BLOCK = re.compile(r"<!-- prompt: (?P<name>[^ ]+) -->\n````text\n(?P<body>.*?)\n````(?:\n|$)", re.S)
+_BLOCK = re.compile(r"<!-- prompt: (?P<name>[^ ]+) -->\n````text\n(?P<body>.*?)\n````(?:\n|$)", re.DOTALL)
 
 
 def copies(text: str) -> dict[str, list[str]]:

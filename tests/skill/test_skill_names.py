@@ -117,7 +117,7 @@ def test_the_checkers_catch_invented_names() -> None:
 
 # --------------------------------------------------------------------------- the run folder
 
-_ROW = re.compile(r"^\| (?P<files>`[^|]+`) \| (?P<owner>[a-zA-Z]+) \| (?P<what>.+) \|$", re.M)
+_ROW = re.compile(r"^\| (?P<files>`[^|]+`) \| (?P<owner>[a-zA-Z]+) \| (?P<what>.+) \|$", re.MULTILINE)
 # Where the engine and the server name the files of a run directory.
 _WRITERS = ("engine/council_run.py", "engine/debate_round.py", "engine/spawn.py", "mcp/autoopen.py")
 
