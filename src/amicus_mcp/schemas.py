@@ -22,6 +22,8 @@ SCHEMA_NAMES = (
     "cost-estimate",
     "council-debate",
     "doctor",
+    "keys",
+    "session-list",
 )
 
 

@@ -777,6 +777,7 @@ def test_status_wait_list_abort_on_a_running_council(fake, brief, run_dir, proje
     again = cli_json("abort", rid, "--project", str(project))
     assert again == {"id": rid, "alreadyTerminal": True, "status": "aborted"}
     listed = cli_json("list", "--project", str(project))
+    assert schema_errors(listed, "session-list") == []
     assert [(i["id"], i["status"], i["models"], i["chair"]) for i in listed["items"]] == [
         (rid, "aborted", ["fake/a", "fake/b"], "fake/chair")]
     human = subprocess.run([sys.executable, "-m", "amicus_mcp.cli", "status", rid, "--project", str(project)],

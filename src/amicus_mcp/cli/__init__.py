@@ -27,7 +27,7 @@ class ArgParser(argparse.ArgumentParser):
 
 
 def build_parser() -> ArgParser:
-    from . import council, doctor, fanout, sessions, watch
+    from . import council, doctor, fanout, keys, sessions, watch
 
     parser = ArgParser(prog="amicus", description="Convene a council of other LLMs to review an artifact.")
     parser.add_argument("--version", action="version", version=f"amicus {__version__}")
@@ -38,6 +38,7 @@ def build_parser() -> ArgParser:
     sessions.register(commands)
     watch.register(commands)
     doctor.register(commands)
+    keys.register(commands)
     return parser
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from ..config import config_dir
@@ -143,3 +143,58 @@ def redact(text: str, secrets: Iterable[Secret | str | None]) -> str:
         if value and len(value) >= 4:
             text = text.replace(value, REDACTED)
     return text
+
+
+def set_key(name: str, value: str, path: Path | None = None) -> Path:
+    """Write or replace `name` in the keys file, which is (re)created private (0600).
+
+    Other lines — comments, other keys — are kept as they are. The value is never echoed.
+    """
+    from ..errors import BadArgs
+    from ..fsio import atomic_write_text
+
+    if not _KEY_NAME.match(name):
+        raise BadArgs(f"'{name}' is not a valid variable name", hint="e.g. OPENROUTER_API_KEY")
+    if not value or "\n" in value or "\r" in value:
+        raise BadArgs(f"the value for {name} is empty or spans lines", hint="paste the key on one line")
+    target = path or env_file_path()
+    lines = _lines_without(target, name)
+    lines.append(f"{name}={value}")
+    _write_private(target, "\n".join(lines) + "\n", atomic_write_text)
+    return target
+
+
+def unset_key(name: str, path: Path | None = None) -> bool:
+    """Remove `name` from the keys file; False when it was not there."""
+    from ..fsio import atomic_write_text
+
+    target = path or env_file_path()
+    if not target.exists():
+        return False
+    before = target.read_bytes()
+    lines = _lines_without(target, name)
+    _write_private(target, "\n".join(lines) + ("\n" if lines else ""), atomic_write_text)
+    return target.read_bytes() != before
+
+
+def file_key_names(path: Path | None = None) -> list[str]:
+    """The names the keys file defines (never their values)."""
+    return sorted(load_env_file(path or env_file_path()))
+
+
+def _lines_without(path: Path, name: str) -> list[str]:
+    if not path.exists():
+        return []
+    kept = []
+    for raw in decode_text(path.read_bytes()).splitlines():
+        parsed = _parse_env_line(raw)
+        if parsed is None or parsed[0] != name:
+            kept.append(raw)
+    return kept
+
+
+def _write_private(path: Path, text: str, write: Callable[[Path, str], Path]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    # The temp file is created 0600 by mkstemp, so the key is never readable by others.
+    write(path, text)
+    path.chmod(0o600)
