@@ -7,6 +7,7 @@ from typing import Any
 
 import anyio
 
+from ..engine.store import SessionStore, resolve_project
 from ..errors import EXIT_OK, BadArgs
 from ..fsio import dumps_json
 from .fanout import render_leg, render_wave
@@ -39,8 +40,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true")
 
 
-def _store(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from ..engine.store import SessionStore, resolve_project
+def _store(args: argparse.Namespace) -> SessionStore:
 
     return SessionStore(resolve_project(args.project))
 

@@ -28,7 +28,7 @@ import os
 import random
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -668,7 +668,8 @@ class CouncilRun:
         self.degrade("chair", "no chair verdict", "the chair, its retry and the promoted fallback all failed")
         return None, None
 
-    def chair_candidates(self):  # type: ignore[no-untyped-def]
+    def chair_candidates(self) -> Iterator[tuple[str, Route]]:
+        """The requested chair, its one retry, then the best non-bench model from the ledger."""
         p = self.prep
         yield p.chair, p.chair_route
         yield p.chair, p.chair_route
