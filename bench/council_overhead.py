@@ -27,21 +27,13 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from fakeprovider import FakeProvider, Reply, by_prompt, chat, prompt_of, usage  # noqa: E402
+from council_prompts import kind  # noqa: E402
 
 from amicus_mcp.engine.council_run import RunOptions, run_council  # noqa: E402
 
 SIZES = (3, 8, 16)
 SEQUENTIAL_STAGES = 3  # Stage 1, Stage 2, the chair
 
-
-def kind(prompt: str) -> str:
-    if prompt.startswith("# Council review briefing"):
-        return "stage1"
-    if prompt.startswith("# Cross-review"):
-        return "judge"
-    if prompt.startswith("# Council chair"):
-        return "chair"
-    return "other"
 
 
 def review(name: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from fakeprovider import FakeProvider, Reply, by_prompt, chat, prompt_of, usage
+from council_prompts import kind  # noqa: F401  (re-exported for the engine tests)
 
 from amicus_mcp.cli import main as cli_main
 from amicus_mcp.schemas import schema_errors
@@ -37,28 +38,6 @@ OUTPUTS = ("bundle-stage2.md", "tally-input.json", "tally.json", "verdict.json",
 
 # --------------------------------------------------------------------------- prompts
 
-
-def kind(prompt: str) -> str:
-    """What the engine is asking for, read off the prompt templates' fixed wording."""
-    if prompt.startswith("# Council review briefing"):
-        return "stage1"
-    if prompt.startswith("# Cross-review"):
-        return "judge"
-    if prompt.startswith("# Council chair"):
-        return "chair"
-    if "Your previous review ended with a findings block" in prompt or "Your previous reply was empty" in prompt:
-        return "stage1-repair"
-    if "Your previous judgement ended with a block" in prompt:
-        return "judge-repair"
-    if "You wrote the synthesis below as a council's chair" in prompt:
-        return "chair-repair"
-    if "You reviewed some material and raised the findings below" in prompt:
-        return "defense"
-    if "You judged the findings below earlier and disputed them" in prompt:
-        return "revote"
-    if "Your previous reply ended with a json block that could not be read" in prompt:
-        return "debate-repair"
-    return "other"
 
 
 def finding(i: int, tag: str, **overrides: Any) -> dict[str, Any]:

@@ -13,18 +13,10 @@ import threading
 from typing import Any
 
 from fakeprovider import FakeProvider, Reply, by_prompt, chat, prompt_of, usage
+from council_prompts import kind
 
 VERDICT = "Fix these first"
 
-
-def kind(prompt: str) -> str:
-    if prompt.startswith("# Council review briefing"):
-        return "stage1"
-    if prompt.startswith("# Cross-review"):
-        return "judge"
-    if prompt.startswith("# Council chair"):
-        return "chair"
-    return "other"
 
 
 def review(tag: str, n: int = 1) -> str:

@@ -24,25 +24,13 @@ from typing import Any
 
 import anyio
 from fakeprovider import FakeProvider, Reply, by_prompt, chat, prompt_of, usage
+from council_prompts import kind
 
 from amicus_mcp.engine.council_run import CouncilRun, RunOptions, prepare
 from amicus_mcp.providers.routing import ProviderRegistry
 
 BRIEF = "Review the design of the widget cache.\n\nThe cache evicts entries on every write.\n"
 
-
-def kind(prompt: str) -> str:
-    if prompt.startswith("# Council review briefing"):
-        return "stage1"
-    if prompt.startswith("# Cross-review"):
-        return "judge"
-    if prompt.startswith("# Council chair"):
-        return "chair"
-    if "You reviewed some material and raised the findings below" in prompt:
-        return "defense"
-    if "You judged the findings below earlier and disputed them" in prompt:
-        return "revote"
-    return "other"
 
 
 def fenced(block: Any) -> str:

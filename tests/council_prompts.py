@@ -1,0 +1,30 @@
+"""What the engine is asking a model for, read off the fixed wording of its prompt templates.
+
+Fake council members in the engine, MCP and workspace tests (and the council benchmark) answer
+according to this; one copy keeps them in step with src/amicus_mcp/prompts/.
+"""
+
+from __future__ import annotations
+
+
+def kind(prompt: str) -> str:
+    """What the engine is asking for, read off the prompt templates' fixed wording."""
+    if prompt.startswith("# Council review briefing"):
+        return "stage1"
+    if prompt.startswith("# Cross-review"):
+        return "judge"
+    if prompt.startswith("# Council chair"):
+        return "chair"
+    if "Your previous review ended with a findings block" in prompt or "Your previous reply was empty" in prompt:
+        return "stage1-repair"
+    if "Your previous judgement ended with a block" in prompt:
+        return "judge-repair"
+    if "You wrote the synthesis below as a council's chair" in prompt:
+        return "chair-repair"
+    if "You reviewed some material and raised the findings below" in prompt:
+        return "defense"
+    if "You judged the findings below earlier and disputed them" in prompt:
+        return "revote"
+    if "Your previous reply ended with a json block that could not be read" in prompt:
+        return "debate-repair"
+    return "other"
