@@ -17,8 +17,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +46,7 @@ from council_helpers import (
     verdict_text,
 )
 from fakeprovider import chat, error, hang
+from polling import read_run_json, wait_for
 
 from amicus_mcp.cli import main as cli_main
 from amicus_mcp.engine.control import ENGINE_DIED
@@ -383,21 +382,6 @@ def cli_json(*args: str, timeout: float = 30) -> Any:
     return json.loads(done.stdout)
 
 
-def wait_for(predicate: Callable[[], Any], *, timeout: float = 20, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def read_run_json(run_dir: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
 
 
 def leg_states(run_dir: Path) -> dict[str, str]:

@@ -42,7 +42,8 @@ def test_binds_loopback_only(finished: Run, serve) -> None:
 def test_every_request_needs_the_token(finished: Run, serve, method: str, route: str) -> None:
     served = serve(finished.project, "done1")
     port, token = served.server.port, served.workspace.token
-    for bad in (f"/{route}", f"/{token[:-1]}x/{route}", f"/{token.upper()}/{route}", f"/x/{token}/{route}"):
+    wrong_last = "y" if token.endswith("x") else "x"  # a one-character change, never the token itself
+    for bad in (f"/{route}", f"/{token[:-1]}{wrong_last}/{route}", f"/{token.swapcase()}/{route}", f"/x/{token}/{route}"):
         status, headers, body = request(port, method, bad)
         assert (status, body) == (403, b"forbidden\n"), bad
         assert headers["content-security-policy"] == CSP

@@ -14,7 +14,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,6 +23,8 @@ from typing import Any
 
 import anyio
 from fakeprovider import FakeProvider, Reply, by_prompt, chat, prompt_of, usage
+from polling import read_run_json as read_run  # noqa: F401  (re-exported for the workspace tests)
+from polling import wait_for  # noqa: F401  (re-exported for the workspace tests)
 from council_prompts import kind
 
 from amicus_mcp.engine.council_run import CouncilRun, RunOptions, prepare
@@ -114,21 +115,6 @@ def start_live_run(brief: Path, run_dir: Path, project: Path, models: str, run_i
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
 
 
-def wait_for(predicate: Callable[[], Any], *, timeout: float = 20, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def read_run(run_dir: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
 
 
 def tree_digest(root: Path) -> dict[str, str]:
