@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..documents import TIERS, check_tally_input
+from .report import format_money
 from .street_cred import street_cred
 from .tiers import assign_tier, peer_basis
 
@@ -150,15 +151,8 @@ def render_tally_summary(record: Mapping[str, Any]) -> str:
         lines.append("  (judged: false — fewer than 2 rankings; street-cred rests on thin cross-review)")
     if record["runStats"]:
         amount, unpriced = total_cost(record["runStats"])
-        cost = "?" if amount is None else format_usd(amount)
+        cost = "?" if amount is None else format_money(amount)
         suffix = f" (+{unpriced} unpriced)" if unpriced and amount is not None else ""
         lines.append(f"  Cost: {cost}{suffix}")
     return "\n".join(lines)
 
-
-def format_usd(amount: float) -> str:
-    """Four decimals under a dollar, two from a dollar up (the family's money format)."""
-    from decimal import ROUND_HALF_UP, Decimal
-
-    places = Decimal("0.0001") if abs(amount) < 1 else Decimal("0.01")
-    return "$" + str(Decimal(repr(amount)).quantize(places, rounding=ROUND_HALF_UP))

@@ -37,7 +37,7 @@ from typing import Any
 import anyio
 
 from ..council import briefings
-from ..council.anonymize import Anonymized, JudgeAnswer, StageOneReview, anonymize, tally_input
+from ..council.anonymize import Anonymized, JudgeAnswer, StageOneReview, anonymize, strip_findings_block, tally_input
 from ..council.findings import count_attempted_findings, read_last_json_block, validate_findings
 from ..council.ledger import append_ledger, derive_stats, read_ledger
 from ..council.parse import parse_judge_output, parse_verdict_line
@@ -734,8 +734,6 @@ def _why(result: LegResult) -> str:
 
 
 def _with_block(text: str, block: dict[str, Any]) -> str:
-    from ..council.anonymize import strip_findings_block
-
     return f"{strip_findings_block(text)}\n\n```json\n{json.dumps(block, indent=2, ensure_ascii=False)}\n```\n"
 
 

@@ -16,7 +16,7 @@ Claude's own review never defends: its findings stand, as after a dead defense l
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -140,18 +140,11 @@ class DebateRound:
         r.state.stage("debate-defense", "complete")
 
     async def defend(self, seat_id: str, owned: list[debate.DebateTarget]) -> None:
-        r = self.run_
-        seat, route = r.seat_route(seat_id)
         ids = [t.finding["id"] for t in owned]
-        text = await self.ask(seat, route, role="rebuttal", suffix="dr", prompt=debate.defense_brief(owned),
-                              file=f"rebuttal-{seat_file_stem(seat_id)}.md")
-        parsed = parse_defense(text or "", ids)
-        if text is not None and not parsed["ok"]:
-            repaired = await self.ask(seat, route, role="repair", suffix="drr",
-                                      prompt=debate.debate_repair_prompt(text, parsed["errors"], "defense"))
-            parsed = parse_defense(repaired or "", ids)
-        if not parsed["ok"] or text is None:
-            r.degrade("debate", f"defense by {seat_id} unusable", "its findings stand undefended")
+        parsed = await self.ask_once_repaired(seat_id, kind="defense", role="rebuttal", suffix="dr",
+                                              prompt=debate.defense_brief(owned),
+                                              parse=lambda text: parse_defense(text, ids),
+                                              unusable=("defense", "its findings stand undefended"))
         for fid in ids:
             self.outcome.responses[fid] = dict(parsed["responses"].get(fid, {"action": "no-response"}))
 
@@ -174,18 +167,29 @@ class DebateRound:
         return len(asked)
 
     async def revote_one(self, seat_id: str, ids: list[str], bundle: str) -> None:
+        parsed = await self.ask_once_repaired(seat_id, kind="revote", role="revote", suffix="rv", prompt=bundle,
+                                              parse=lambda text: parse_revote(text, ids),
+                                              unusable=("re-vote", "its original verdicts stand"))
+        self.outcome.revotes[seat_id] = {fid: dict(vote) for fid, vote in parsed["revotes"].items() if fid in ids}
+
+    async def ask_once_repaired(self, seat_id: str, *, kind: str, role: str, suffix: str, prompt: str,
+                     parse: Callable[[str], Any], unusable: tuple[str, str]) -> Any:
+        """One debate answer with exactly one repair: the leg, its parse, the repair when the
+        block is unreadable. An answer that never parses is recorded as a degrade; `parse`
+        of an empty text gives the "originals stand" result the caller falls back on."""
         r = self.run_
         seat, route = r.seat_route(seat_id)
-        text = await self.ask(seat, route, role="revote", suffix="rv", prompt=bundle,
-                              file=f"revote-{seat_file_stem(seat_id)}.md")
-        parsed = parse_revote(text or "", ids)
+        text = await self.ask(seat, route, role=role, suffix=suffix, prompt=prompt,
+                              file=f"{role}-{seat_file_stem(seat_id)}.md")
+        parsed = parse(text or "")
         if text is not None and not parsed["ok"]:
-            repaired = await self.ask(seat, route, role="repair", suffix="rvr",
-                                      prompt=debate.debate_repair_prompt(text, parsed["errors"], "revote"))
-            parsed = parse_revote(repaired or "", ids)
+            repaired = await self.ask(seat, route, role="repair", suffix=f"{suffix}r",
+                                      prompt=debate.debate_repair_prompt(text, parsed["errors"], kind))
+            parsed = parse(repaired or "")
         if not parsed["ok"] or text is None:
-            r.degrade("debate", f"re-vote by {seat_id} unusable", "its original verdicts stand")
-        self.outcome.revotes[seat_id] = {fid: dict(vote) for fid, vote in parsed["revotes"].items() if fid in ids}
+            what, effect = unusable
+            r.degrade("debate", f"{what} by {seat_id} unusable", effect)
+        return parsed
 
     # -- one debate leg -----------------------------------------------------------------
 
