@@ -143,6 +143,7 @@ class DebateRound:
         ids = [t.finding["id"] for t in owned]
         parsed = await self.ask_once_repaired(seat_id, kind="defense", role="rebuttal", suffix="dr",
                                               prompt=debate.defense_brief(owned),
+                                              file=f"rebuttal-{seat_file_stem(seat_id)}.md",
                                               parse=lambda text: parse_defense(text, ids),
                                               unusable=("defense", "its findings stand undefended"))
         for fid in ids:
@@ -168,19 +169,19 @@ class DebateRound:
 
     async def revote_one(self, seat_id: str, ids: list[str], bundle: str) -> None:
         parsed = await self.ask_once_repaired(seat_id, kind="revote", role="revote", suffix="rv", prompt=bundle,
+                                              file=f"revote-{seat_file_stem(seat_id)}.md",
                                               parse=lambda text: parse_revote(text, ids),
                                               unusable=("re-vote", "its original verdicts stand"))
         self.outcome.revotes[seat_id] = {fid: dict(vote) for fid, vote in parsed["revotes"].items() if fid in ids}
 
-    async def ask_once_repaired(self, seat_id: str, *, kind: str, role: str, suffix: str, prompt: str,
-                     parse: Callable[[str], Any], unusable: tuple[str, str]) -> Any:
+    async def ask_once_repaired(self, seat_id: str, *, kind: str, role: str, suffix: str, prompt: str, file: str,
+                                parse: Callable[[str], Any], unusable: tuple[str, str]) -> Any:
         """One debate answer with exactly one repair: the leg, its parse, the repair when the
         block is unreadable. An answer that never parses is recorded as a degrade; `parse`
         of an empty text gives the "originals stand" result the caller falls back on."""
         r = self.run_
         seat, route = r.seat_route(seat_id)
-        text = await self.ask(seat, route, role=role, suffix=suffix, prompt=prompt,
-                              file=f"{role}-{seat_file_stem(seat_id)}.md")
+        text = await self.ask(seat, route, role=role, suffix=suffix, prompt=prompt, file=file)
         parsed = parse(text or "")
         if text is not None and not parsed["ok"]:
             repaired = await self.ask(seat, route, role="repair", suffix=f"{suffix}r",
