@@ -111,6 +111,12 @@ def member(fake: FakeProvider, name: str, *, tag: str | None = None, cost: float
     kind (underscores for dashes: stage1, stage1_repair, judge, judge_repair, chair, chair_repair,
     defense, revote, debate_repair). By default a debated raiser defends every finding and a
     re-voting judge keeps its dispute."""
+    fake.respond(name, member_responder(name, tag=tag, cost=cost, **replies))
+
+
+def member_responder(name: str, *, tag: str | None = None, cost: float | None = None,
+                     **replies: Any) -> Callable[[Any], Reply | None]:
+    """What `member` installs: the member's answer to a request body."""
     served = f"vendor/{name}-1"
     tag = tag or f"seat-{name}"
     table: dict[str, Any] = {
@@ -123,7 +129,7 @@ def member(fake: FakeProvider, name: str, *, tag: str | None = None, cost: float
         "revote": auto_revote("dispute", model=served, usage=u(cost)),
     }
     table.update({key.replace("_", "-"): value for key, value in replies.items()})
-    fake.respond(name, by_prompt(kind, table))
+    return by_prompt(kind, table)
 
 
 def kinds_asked(fake: FakeProvider, name: str) -> list[str]:

@@ -35,7 +35,8 @@ async def test_sends_key_attribution_and_usage_flag(fake: FakeProvider, monkeypa
     assert sent.headers["x-openrouter-title"] == "amicus-mcp" == sent.headers["x-title"]
     assert sent.body["usage"] == {"include": True}
     assert sent.body["response_format"]["type"] == "json_schema"
-    assert "provider" not in sent.body
+    # A schema request is routed only to upstreams that honour response_format.
+    assert sent.body["provider"] == {"require_parameters": True}
 
 
 async def test_reported_cost(fake: FakeProvider) -> None:

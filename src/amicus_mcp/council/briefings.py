@@ -193,44 +193,45 @@ def chair_repair_prompt(synthesis: str) -> str:
 
 
 # --- structured output: the same contracts as JSON Schemas -----------------------------
-# Providers that can constrain their output (the embedded model's grammar) get these instead
-# of relying on a fenced block; the engine turns the JSON back into the same documents.
-# The length caps bound a small local model's output (and so its run time): grammar-
-# constrained generation on two CPU cores runs at roughly a dozen tokens a second.
+# Models that can be held to a schema (a JSON-schema response_format, or the embedded model's
+# grammar) get these instead of relying on a fenced block; the engine turns the JSON back
+# into the same documents. `compact` (a small local model) adds length caps that bound its
+# output and so its run time: grammar-constrained generation on two CPU cores runs at
+# roughly a dozen tokens a second. Every schema keeps the prose (review, analysis, synthesis).
 
-def _text(max_length: int) -> dict[str, Any]:
-    return {"type": "string", "minLength": 1, "maxLength": max_length}
+def _text(max_length: int, compact: bool) -> dict[str, Any]:
+    # Only a small local model needs the caps; strict cloud schema modes reject length keywords.
+    return {"type": "string", "minLength": 1, "maxLength": max_length} if compact else {"type": "string"}
 
 
-def findings_output_schema() -> dict[str, Any]:
+def findings_output_schema(*, compact: bool = True) -> dict[str, Any]:
+    findings: dict[str, Any] = {"type": "array", "items": {
+        "type": "object",
+        "required": ["id", "severity", "claim", "location", "rationale"],
+        "additionalProperties": False,
+        "properties": {
+            "id": {"type": "integer", "minimum": 1} if compact else {"type": "integer"},
+            "severity": {"enum": list(SEVERITIES)},
+            "claim": _text(200, compact),
+            "location": _text(80, compact),
+            "rationale": _text(240, compact),
+        },
+    }}
+    if compact:
+        findings["maxItems"] = 4
     return {
         "type": "object",
         "required": ["review", "overall", "findings"],
         "additionalProperties": False,
         "properties": {
-            "review": _text(600),
-            "overall": _text(200),
-            "findings": {
-                "type": "array",
-                "maxItems": 4,
-                "items": {
-                    "type": "object",
-                    "required": ["id", "severity", "claim", "location", "rationale"],
-                    "additionalProperties": False,
-                    "properties": {
-                        "id": {"type": "integer", "minimum": 1},
-                        "severity": {"enum": list(SEVERITIES)},
-                        "claim": _text(200),
-                        "location": _text(80),
-                        "rationale": _text(240),
-                    },
-                },
-            },
+            "review": _text(600, compact),
+            "overall": _text(200, compact),
+            "findings": findings,
         },
     }
 
 
-def judge_output_schema(labels: Sequence[str], finding_ids: Sequence[str]) -> dict[str, Any]:
+def judge_output_schema(labels: Sequence[str], finding_ids: Sequence[str], *, compact: bool = True) -> dict[str, Any]:
     adjudication: dict[str, Any] = {
         "type": "object",
         "required": ["id", "verdict"],
@@ -242,21 +243,21 @@ def judge_output_schema(labels: Sequence[str], finding_ids: Sequence[str]) -> di
         "required": ["analysis", "ranking", "adjudications"],
         "additionalProperties": False,
         "properties": {
-            "analysis": _text(400),
+            "analysis": _text(400, compact),
             "ranking": {"type": "array", "items": {"enum": list(labels)}, "minItems": len(labels), "maxItems": len(labels)},
             "adjudications": {"type": "array", "items": adjudication, "maxItems": len(finding_ids)},
         },
     }
 
 
-def chair_output_schema() -> dict[str, Any]:
+def chair_output_schema(*, compact: bool = True) -> dict[str, Any]:
     return {
         "type": "object",
         "required": ["synthesis", "hardQuestions", "verdict"],
         "additionalProperties": False,
         "properties": {
-            "synthesis": _text(800),
-            "hardQuestions": {"type": "array", "items": _text(160), "minItems": 3, "maxItems": 5},
+            "synthesis": _text(800, compact),
+            "hardQuestions": {"type": "array", "items": _text(160, compact), "minItems": 3, "maxItems": 5},
             "verdict": {"enum": list(REVIEW_VERDICTS)},
         },
     }

@@ -285,6 +285,9 @@ class CouncilRun:
         self._counters[suffix] = self._counters.get(suffix, 0) + 1
         return f"{self.prep.run_id}-{suffix}{self._counters[suffix]}"
 
+    def compact(self, route: Route) -> bool:
+        return self.registry.profile(route).compact
+
     def write(self, name: str, text: str) -> None:
         atomic_write_text(self.prep.run_dir / name, text)
 
@@ -308,7 +311,7 @@ class CouncilRun:
         if claim is None:
             self.refuse(leg_id, model, stage)
             return None
-        structured = schema is not None and route.kind == "embedded"
+        structured = schema is not None and self.registry.profile(route).structured_outputs
         entry: dict[str, Any] = {"id": leg_id, "stage": stage, "role": role, "model": model,
                                  "status": "running", "startedAt": now_iso()}
         if seat_id is not None:
@@ -493,7 +496,7 @@ class CouncilRun:
 
     def brief_for(self, seat: Seat, route: Route) -> str:
         """The seat's composed briefing, written once per distinct brief to the run dir."""
-        structured = route.kind == "embedded"
+        structured = self.registry.profile(route).structured_outputs
         if seat["role"] == "critic":
             stance, name = "stance-critic", "briefing-stage1-critic"
         elif seat["lens"]:
@@ -509,7 +512,8 @@ class CouncilRun:
         seat, route = outcome.seat, outcome.route
         first = await self.leg(leg_id=f"{self.prep.run_id}-s1-{index + 1}", stage="stage1", role="seat", route=route,
                                model=seat["alias"], seat_id=seat["id"], prompt=brief,
-                               schema=briefings.findings_output_schema(), to_text=briefings.review_from_structured)
+                               schema=briefings.findings_output_schema(compact=self.compact(route)),
+                               to_text=briefings.review_from_structured)
         outcome.first = first
         if first is None:
             self.stat_row(model=seat["alias"], role=seat["role"], result=None, seat_id=seat["id"], stage=1, position=seat["position"])
@@ -550,7 +554,8 @@ class CouncilRun:
             repair = await self.leg(leg_id=self.next_id("p"), stage="stage1", role="repair", route=route,
                                     model=seat["alias"], seat_id=seat["id"],
                                     prompt=briefings.findings_repair_prompt(text, result["errors"], attempted),
-                                    schema=briefings.findings_output_schema(), to_text=briefings.review_from_structured)
+                                    schema=briefings.findings_output_schema(compact=self.compact(route)),
+                                    to_text=briefings.review_from_structured)
             if repair is None:
                 break
             self.stat_row(model=seat["alias"], role="repair", result=repair, conformance="repaired", stage=1, position=seat["position"])
@@ -590,7 +595,7 @@ class CouncilRun:
 
     async def judge_seat(self, index: int, outcome: SeatOutcome, anon: Anonymized, bundle: str) -> JudgeAnswer | None:
         seat, route = outcome.seat, outcome.route
-        schema = briefings.judge_output_schema(anon.labels, anon.finding_ids)
+        schema = briefings.judge_output_schema(anon.labels, anon.finding_ids, compact=self.compact(route))
         first = await self.leg(leg_id=f"{self.prep.run_id}-s2-{index + 1}", stage="stage2", role="judge", route=route,
                                model=seat["alias"], seat_id=seat["id"], prompt=bundle,
                                schema=schema, to_text=briefings.judge_from_structured)
@@ -682,7 +687,8 @@ class CouncilRun:
     async def chair_attempt(self, alias: str, route: Route, packet: str) -> LegResult | None:
         leg_id = self.next_id("ch")
         result = await self.leg(leg_id=leg_id, stage="chair", role="chair", route=route, model=alias, prompt=packet,
-                                schema=briefings.chair_output_schema(), to_text=briefings.chair_from_structured)
+                                schema=briefings.chair_output_schema(compact=self.compact(route)),
+                                to_text=briefings.chair_from_structured)
         if result is None:
             self.state.doc["chairAttempts"].append({"waveId": leg_id, "model": alias, "outcome": "refused", "reason": "max-cost"})
         else:

@@ -146,11 +146,11 @@ async def call_route(
     timeout_s: float,
     json_schema: dict[str, Any] | None = None,
 ) -> Completion:
-    """One bounded provider call on an already-resolved route."""
-    provider = registry.provider_for(route)
+    """One bounded provider call on an already-resolved route (the schema is sent only where
+    the route's profile says it is honoured)."""
     request = CompletionRequest(model=route.model, messages=messages, json_schema=json_schema, timeout_s=timeout_s)
     with anyio.fail_after(timeout_s + LEG_GRACE_S):
-        return await provider.complete(request)
+        return await registry.complete(route, request)
 
 
 def finish_leg(leg: dict[str, Any], started: float, *, completion: Completion | None = None, error: BaseException | None = None, status: str | None = None) -> None:

@@ -4,7 +4,8 @@
 `<config_dir>/model-catalog.json` for 24 hours:
 
     {"schemaVersion": 2, "type": "model-catalog", "fetchedAt": "<ISO 8601 UTC>",
-     "models": [{"id", "name", "contextLength", "pricing": {"prompt", "completion"}}],
+     "models": [{"id", "name", "contextLength", "pricing": {"prompt", "completion"},
+                 "supportedParameters"?: ["response_format", "structured_outputs", …]}],
      "lastRefreshAttempt"?: "...", "lastRefreshError"?: "..."}
 
 Prices are USD per TOKEN, parsed from OpenRouter's decimal strings with `Decimal`.
@@ -92,14 +93,18 @@ class ModelInfo:
     name: str
     context_length: int | None
     pricing: Pricing | None
+    supported_parameters: tuple[str, ...] | None = None  # the request parameters the model honours
 
     def to_doc(self) -> dict[str, Any]:
-        return {
+        doc: dict[str, Any] = {
             "id": self.id,
             "name": self.name,
             "contextLength": self.context_length,
             "pricing": self.pricing.to_doc() if self.pricing else None,
         }
+        if self.supported_parameters is not None:
+            doc["supportedParameters"] = list(self.supported_parameters)
+        return doc
 
     @classmethod
     def from_doc(cls, doc: Any) -> ModelInfo | None:
@@ -111,7 +116,10 @@ class ModelInfo:
         name = raw_name if isinstance(raw_name, str) else model_id
         length = doc.get("contextLength", doc.get("context_length"))
         context = length if isinstance(length, int) and not isinstance(length, bool) and length > 0 else None
-        return cls(id=model_id, name=name, context_length=context, pricing=Pricing.parse(doc.get("pricing")))
+        raw_params = doc.get("supportedParameters", doc.get("supported_parameters"))
+        params = (tuple(p for p in raw_params if isinstance(p, str)) if isinstance(raw_params, list) else None)
+        return cls(id=model_id, name=name, context_length=context, pricing=Pricing.parse(doc.get("pricing")),
+                   supported_parameters=params)
 
 
 @dataclass(frozen=True)

@@ -30,16 +30,20 @@ class DirectVendor:
     base_url: str
     key_names: tuple[str, ...]  # first one set wins
     max_tokens_field: str = "max_tokens"
+    structured_outputs: bool = False  # honours a JSON-schema response_format
 
 
 DIRECT_VENDORS: dict[str, DirectVendor] = {
     # OpenAI's reasoning models reject `max_tokens`; `max_completion_tokens` works for all.
-    "openai": DirectVendor("openai", "https://api.openai.com/v1", ("OPENAI_API_KEY",), "max_completion_tokens"),
+    "openai": DirectVendor("openai", "https://api.openai.com/v1", ("OPENAI_API_KEY",), "max_completion_tokens",
+                           structured_outputs=True),
+    # DeepSeek's API offers only `json_object` mode, not a schema.
     "deepseek": DirectVendor("deepseek", "https://api.deepseek.com/v1", ("DEEPSEEK_API_KEY",)),
     "google": DirectVendor(
         "google",
         "https://generativelanguage.googleapis.com/v1beta/openai",
         ("GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"),
+        structured_outputs=True,
     ),
 }
 

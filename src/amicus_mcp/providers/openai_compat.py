@@ -471,7 +471,7 @@ class OpenAICompatibleProvider:
         return self._own_client
 
     async def complete(self, request: CompletionRequest) -> Completion:
-        payload = build_payload(request, extra=self._extra_body, max_tokens_field=self._max_tokens_field)
+        payload = build_payload(request, extra=self.extra_body(request), max_tokens_field=self._max_tokens_field)
         failed: list[Usage] = []  # what attempts that failed after generating consumed
 
         async def attempt(seconds_left: float) -> Completion:
@@ -490,6 +490,10 @@ class OpenAICompatibleProvider:
             exc.usage = sum_usage(failed) if failed else exc.usage
             raise
         return dataclasses.replace(done, usage=sum_usage([*failed, done.usage])) if failed else done
+
+    def extra_body(self, request: CompletionRequest) -> Mapping[str, Any]:
+        """Provider-specific fields added to every body (a subclass may vary them by request)."""
+        return self._extra_body
 
     async def _attempt(self, payload: dict[str, Any], request: CompletionRequest, seconds_left: float) -> Completion:
         body = await self._post_json(payload, request.model, seconds_left)

@@ -13,9 +13,10 @@ An `OpenAICompatibleProvider` with OpenRouter's specifics:
 - cost: the reply's `usage.cost` (USD) as "reported"; a 0 counts only for a `:free` or
   zero-priced model with real tokens; otherwise a catalog estimate; otherwise unknown.
 
-`provider.require_parameters` is deliberately not sent with structured output: it turns
-"this model ignores response_format" into a routing 404 that reads like a missing model,
-while our own schema check already turns an ignored format into `MalformedReply`.
+- structured output: a request with a JSON schema also sends
+  `provider: {"require_parameters": true}`, so OpenRouter routes it only to an upstream that
+  honours `response_format` (the engine asks for a schema only when the model's catalog entry
+  lists it; a refusal is retried once without, see routing.ProviderRegistry.complete).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import httpx
 from ..errors import MissingKey
 from .endpoints import OPENROUTER, OPENROUTER_KEY_ENV, openrouter_base_url
 from .keys import Secret, env_file_path, get_key
+from .base import CompletionRequest
 from .openai_compat import OpenAICompatibleProvider, PriceLookup
 from .retry import RetryPolicy
 
@@ -76,3 +78,9 @@ class OpenRouterProvider(OpenAICompatibleProvider):
             transport=transport,
             retry=retry,
         )
+
+    def extra_body(self, request: CompletionRequest) -> Mapping[str, Any]:
+        body = super().extra_body(request)
+        if request.json_schema is None:
+            return body
+        return {**body, "provider": {**body.get("provider", {}), "require_parameters": True}}

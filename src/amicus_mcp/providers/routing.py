@@ -18,7 +18,10 @@ The policy is the `gateway` argument, else config `routing.prefer`, else "auto".
 Direct APIs exist for openai, deepseek and google (endpoints.DIRECT_VENDORS).
 
 `provider_for(route)` builds the provider for a route and caches it (one per target; the
-model id travels in each request). Providers share one `httpx.AsyncClient` per
+model id travels in each request). `profile(route)` says what the route's model supports
+(providers/profiles.py), and `complete(route, request)` sends a request the way that profile
+allows: a schema only where it is honoured, and once more without it when a provider
+rejects it. Providers share one `httpx.AsyncClient` per
 `ProviderRegistry`; the engine should own a registry for the life of its event loop
 (`async with ProviderRegistry() as reg`) — the module-level `provider_for` uses a
 process-wide default one, closed by `close_default_registry()`.
@@ -33,6 +36,7 @@ provider is built from the cached catalog only: neither waits on the network.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import ipaddress
 import re
@@ -45,7 +49,7 @@ import httpx
 
 from ..config import effective_aliases, load_config
 from ..errors import BadModel, MissingKey
-from .base import Provider
+from .base import Completion, CompletionRequest, Provider
 from .catalog import Catalog, Pricing, read_cached_catalog
 from .endpoints import (
     DIRECT_VENDORS,
@@ -58,7 +62,9 @@ from .endpoints import (
 )
 from .keys import Secret, env_file_path, get_key
 from .openai_compat import CostMode, OpenAICompatibleProvider, make_client
+from .errors import ModelNotFound, ProviderError, ProviderRejected
 from .openrouter import OpenRouterProvider
+from .profiles import Profile, ProfileBook
 from .retry import RetryPolicy
 
 GatewayMode = Literal["auto", "direct", "openrouter"]
@@ -195,6 +201,17 @@ def missing_direct_key(direct: DirectVendor) -> MissingKey:
 
 # ------------------------------------------------------------------ providers
 
+_PARAMETERS = re.compile(r"parameter|response_format|json_schema|structured", re.I)
+
+
+def refuses_schema(exc: ProviderError) -> bool:
+    """A refusal of the schema request itself: a 400, or OpenRouter's "no endpoint can handle
+    the requested parameters" (a 404 once `require_parameters` is set)."""
+    if isinstance(exc, ProviderRejected):
+        return exc.status == 400
+    return isinstance(exc, ModelNotFound) and bool(_PARAMETERS.search(exc.message))
+
+
 ProviderFactory = Callable[[Route], Provider]
 _FACTORIES: dict[str, ProviderFactory] = {}
 
@@ -223,6 +240,7 @@ class ProviderRegistry:
         self._catalog = catalog
         self._retry = retry
         self._providers: dict[str, Provider] = {}  # one per target: the model travels in each request
+        self._profiles: ProfileBook | None = None
 
     def __repr__(self) -> str:
         return f"ProviderRegistry(providers={sorted(self._providers)})"
@@ -248,10 +266,36 @@ class ProviderRegistry:
             self._providers[route.provider] = self._build(route)
         return self._providers[route.provider]
 
-    def price(self, model_id: str) -> Pricing | None:
+    def catalog(self) -> Catalog:
         if self._catalog is None:
             self._catalog = read_cached_catalog()  # cache only: building a provider never waits on the network
-        return self._catalog.price(model_id)
+        return self._catalog
+
+    def price(self, model_id: str) -> Pricing | None:
+        return self.catalog().price(model_id)
+
+    def profile(self, route: Route) -> Profile:
+        """What the route's model supports, as far as this registry has learned."""
+        if self._profiles is None:
+            self._profiles = ProfileBook(self._cfg, self.catalog())
+        return self._profiles.get(route)
+
+    async def complete(self, route: Route, request: CompletionRequest) -> Completion:
+        """`request` on `route`, with its schema only where the profile says it is honoured.
+
+        A provider that rejects the schema request (HTTP 400) is asked once more without it,
+        and the route's profile remembers that for the rest of the run."""
+        provider = self.provider_for(route)
+        if request.json_schema is None or not self.profile(route).structured_outputs:
+            return await provider.complete(dataclasses.replace(request, json_schema=None))
+        try:
+            return await provider.complete(request)
+        except (ProviderRejected, ModelNotFound) as exc:
+            if not refuses_schema(exc):
+                raise
+        assert self._profiles is not None  # set by self.profile() above
+        self._profiles.refuse_structured(route)
+        return await provider.complete(dataclasses.replace(request, json_schema=None))
 
     def _client(self) -> httpx.AsyncClient:
         if self._given_client is not None:

@@ -1,0 +1,138 @@
+"""Structured outputs on every model that supports them, end to end against the loopback fake.
+
+A model whose profile says it honours a JSON-schema `response_format` gets one with every
+request (Stage 1, Stage 2 and the chair); the fake answers such a request with JSON that is
+valid for the schema it was sent — reading the labels and finding ids off the schema's enums,
+as a constrained decoder would — so a clean run needs no repair leg at all. A model without
+the capability gets plain prompts, and one that rejects the parameter is asked once more
+without it and remembered.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from council_helpers import check_documents, load, member, member_responder, set_config
+from council_prompts import kind
+from fakeprovider import Reply, chat, error, prompt_of, usage
+
+pytestmark = pytest.mark.anyio
+
+
+def schema_of(body: Any) -> dict[str, Any] | None:
+    fmt = body.get("response_format") if isinstance(body, dict) else None
+    return fmt["json_schema"]["schema"] if isinstance(fmt, dict) else None
+
+
+def schema_answer(body: Any, tag: str) -> dict[str, Any]:
+    """A schema-valid answer for whatever the engine asked, read off the schema itself."""
+    props = schema_of(body)["properties"]  # type: ignore[index]
+    if "findings" in props:
+        return {"review": f"The {tag} reviewer finds the cache evicts too eagerly.", "overall": f"{tag} take",
+                "findings": [{"id": 1, "severity": "major", "claim": f"{tag} claim", "location": "section 2",
+                              "rationale": f"{tag} rationale"}]}
+    if "ranking" in props:
+        labels = props["ranking"]["items"]["enum"]
+        ids = props["adjudications"]["items"]["properties"]["id"]["enum"]
+        return {"analysis": "Every review has merit.", "ranking": labels,
+                "adjudications": [{"id": i, "verdict": "agree"} for i in ids]}
+    return {"synthesis": "The eviction policy must change first.",
+            "hardQuestions": ["Why evict on write?", "What is the hit rate?", "Who owns the cache?"],
+            "verdict": "Fix these first"}
+
+
+def schema_member(fake: Any, name: str) -> None:
+    """`fake/<name>` answers schema requests with schema-valid JSON and plain prompts in prose."""
+
+    def answer(body: Any) -> Reply:
+        if schema_of(body) is None:
+            return chat("I answer only when held to a schema.", usage=usage(100, 50))
+        return chat(json.dumps(schema_answer(body, name)), model=f"vendor/{name}-1", usage=usage(100, 50))
+
+    fake.respond(name, answer)
+
+
+async def test_a_structured_bench_sends_a_schema_with_every_request_and_repairs_nothing(
+        fake, council, run_dir, config_dir):
+    set_config(config_dir, fake, structuredOutputs=True)
+    for name in ("a", "b", "c", "chair"):
+        schema_member(fake, name)
+    run, code = await council(["fake/a", "fake/b", "fake/c"])
+    assert (code, run["status"]) == (0, "complete")
+    check_documents(run_dir, run)
+
+    requests = fake.chat_requests()
+    assert len(requests) == 7  # three reviews, three judgements, one chair: nothing else
+    for request in requests:
+        fmt = request.body["response_format"]
+        assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
+        assert "maxLength" not in json.dumps(fmt)  # cloud models get the full schema, not the local caps
+    assert [leg for leg in run["legs"] if leg["role"] == "repair"] == []
+    assert {row["conformance"] for row in load(run_dir, "tally.json")["runStats"]} == {"clean"}
+
+    # The run directory keeps its readable form: prose, then the trailing json block.
+    review_a = (run_dir / "review-fake-a.md").read_text(encoding="utf-8")
+    assert review_a.startswith("The a reviewer finds") and review_a.rstrip().endswith("```")
+    assert (run_dir / "briefing-stage1-structured.md").exists()
+    assert run["overallVerdict"] == "Fix these first"
+    assert load(run_dir, "tally.json")["judged"] is True
+
+
+async def test_without_the_capability_no_schema_is_sent(fake, council, run_dir):
+    for name in ("a", "b"):
+        member(fake, name)
+    member(fake, "chair")
+    run, code = await council(["fake/a", "fake/b"])
+    assert code == 0
+    assert all("response_format" not in r.body for r in fake.chat_requests())
+
+
+async def test_a_provider_that_rejects_the_schema_is_asked_again_without_it_and_remembered(
+        fake, council, run_dir, config_dir):
+    set_config(config_dir, fake, structuredOutputs=True)
+    rejected: list[str] = []
+
+    def picky(name: str) -> Any:
+        plain = member_responder(name)
+
+        def answer(body: Any) -> Reply:
+            if schema_of(body) is not None:
+                rejected.append(kind(prompt_of(body)))
+                return error(400, "response_format is not supported by this model")
+            return plain(body)
+        return answer
+
+    for name in ("a", "b", "chair"):
+        fake.respond(name, picky(name))
+    run, code = await council(["fake/a", "fake/b"])
+    assert (code, run["status"]) == (0, "complete")
+    # One refusal per model — each in its first stage — then plain prompts for the rest of the run.
+    assert sorted(rejected) == ["chair", "stage1", "stage1"]
+    stage2 = [r.body for r in fake.chat_requests() if kind(prompt_of(r.body)) == "judge"]
+    assert len(stage2) == 2 and all("response_format" not in body for body in stage2)
+
+
+async def test_openrouter_models_get_a_schema_when_their_catalog_entry_lists_it(
+        gateway, council, run_dir):
+    gateway.catalog = [{"id": f"vendor/{n}", "name": n, "context_length": 100000,
+                        "pricing": {"prompt": "0.000001", "completion": "0.00001"},
+                        "supported_parameters": ["max_tokens", "response_format", "structured_outputs"]}
+                       for n in ("a", "b")]
+    gateway.catalog.append({"id": "vendor/chair", "name": "chair", "context_length": 100000,
+                            "pricing": {"prompt": "0.000001", "completion": "0.00001"},
+                            "supported_parameters": ["max_tokens", "temperature"]})
+    for name in ("vendor/a", "vendor/b"):
+        schema_member(gateway, name)
+    member(gateway, "vendor/chair")
+    run, code = await council(["openrouter/vendor/a", "openrouter/vendor/b"], chair="openrouter/vendor/chair")
+    assert (code, run["status"]) == (0, "complete")
+    for request in gateway.chat_requests():
+        body = request.body
+        if body["model"] == "vendor/chair":
+            assert "response_format" not in body and "provider" not in body
+        else:
+            assert body["response_format"]["type"] == "json_schema"
+            assert body["provider"] == {"require_parameters": True}
+    assert [leg for leg in run["legs"] if leg["role"] == "repair"] == []
