@@ -24,6 +24,8 @@ SCHEMA_NAMES = (
     "doctor",
     "keys",
     "session-list",
+    "council-run-options",
+    "wave-options",
 )
 
 

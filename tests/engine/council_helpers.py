@@ -31,8 +31,9 @@ RUN_DOCS = {
     "verdict.json": "council-verdict",
     "tally-provisional.json": "council-tally",  # a debate run's audit copy of the provisional tally
     "debate.json": "council-debate",
+    "options.json": "council-run-options",
 }
-ALWAYS = ("run.json", "briefing-stage1.md")
+ALWAYS = ("run.json", "options.json", "briefing.md", "briefing-stage1.md")
 OUTPUTS = ("bundle-stage2.md", "tally-input.json", "tally.json", "verdict.json", "report.html")
 
 

@@ -272,7 +272,7 @@ async def test_chair_without_a_verdict_line_after_one_repair(fake, council, run_
     assert f"{run['runId']}-ch4" in [leg["id"] for leg in run["legs"]]
     assert degrade_channels(run) == ["chair"]
     rows = [(r["role"], r["conformance"]) for r in load(run_dir, "tally.json")["runStats"] if r["model"] == "fake/chair"]
-    assert rows == [("chair", "unstructured"), ("repair", "repaired")]
+    assert rows == [("chair", "unstructured"), ("repair", "unstructured")]  # a failed repair is never "repaired"
 
 
 async def test_chair_verdict_line_repaired(fake, council, run_dir):
@@ -485,7 +485,8 @@ async def test_review_broken_twice_is_kept_unstructured(fake, council, run_dir, 
     assert "The north reviewer finds" in section and "_This review raised no findings._" in section
     assert all(r["order"] and "fake/a" in r["order"] for r in load(run_dir, "tally-input.json")["rankings"])
     rows = [(r["role"], r["conformance"]) for r in tally["runStats"] if r["model"] == "fake/a"]
-    assert rows == [("seat", "unstructured"), ("repair", "repaired"), ("repair", "repaired"), ("judge", "clean")]
+    # Neither repair fixed the review: a failed repair is never labelled "repaired".
+    assert rows == [("seat", "unstructured"), ("repair", "unstructured"), ("repair", "unstructured"), ("judge", "clean")]
     assert next(r for r in ledger(config_dir) if r["model"] == "fake/a")["conformance"] == "unstructured"
 
 

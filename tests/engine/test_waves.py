@@ -14,13 +14,19 @@ import anyio
 import pytest
 from fakeprovider import chat, error, hang, malformed, rate_limited, usage
 
-from amicus_mcp.engine.fanout import fanout
+from amicus_mcp.engine import fanout as engine
+from amicus_mcp.engine.options import WaveOptions
 from amicus_mcp.engine.status import status_of
 from amicus_mcp.engine.store import SessionStore
 from amicus_mcp.errors import BadArgs, MissingPrompt
 from amicus_mcp.schemas import schema_errors
 
 pytestmark = pytest.mark.anyio
+
+
+async def fanout(**options):  # type: ignore[no-untyped-def]
+    """The engine's wave, from its options as keywords."""
+    return await engine.fanout(WaveOptions(**options))
 
 
 @pytest.fixture
@@ -227,11 +233,10 @@ def test_cli_status_and_human_output(fake, project, config_dir, prompt):
 
 
 async def test_estimate_spends_nothing_and_never_claims_zero_for_unpriced(fake, project, prompt, config_dir):
-    from amicus_mcp.engine.fanout import estimate
-
-    own = await estimate(prompt_file=str(prompt), models=["fake/a", "fake/b"])
+    own = await engine.estimate(WaveOptions(prompt_file=str(prompt), models=["fake/a", "fake/b"]))
     assert own["estimate"]["amount"] == 0 and own["estimate"]["unpricedLegs"] == []
-    cloud = await estimate(prompt_file=str(prompt), models=["fake/a", "openai/gpt-x"], validate=False)
+    cloud = await engine.estimate(WaveOptions(prompt_file=str(prompt), models=["fake/a", "openai/gpt-x"],
+                                              validate_models=False))
     assert cloud["estimate"]["unpricedLegs"] == ["openai/gpt-x"]
     assert "cost unknown for openai/gpt-x" in cloud["summary"]
     assert fake.chat_requests() == []

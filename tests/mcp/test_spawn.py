@@ -1,4 +1,4 @@
-"""engine/spawn.py: detached children, the flags that carry a run's options, the seeded manifest."""
+"""engine/spawn.py: detached workers, the options document they read, the seeded manifest."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from amicus_mcp.engine.council_run import RunOptions
-from amicus_mcp.engine.spawn import WaveRequest, cli_argv, council_flags, spawn_detached, wave_flags
+from amicus_mcp.engine.options import OPTIONS_FILE, RunOptions, WaveOptions, read_options, write_options
+from amicus_mcp.engine.spawn import cli_argv, spawn_detached, worker_argv
 from amicus_mcp.errors import BadArgs, MissingPrompt
 
 
@@ -38,21 +38,51 @@ def test_cli_argv_runs_this_interpreter() -> None:
     assert cli_argv("fanout", "--json") == [sys.executable, "-m", "amicus_mcp.cli", "fanout", "--json"]
 
 
-def test_council_flags_carry_every_choice() -> None:
+def test_the_worker_is_started_on_a_directory_never_with_flags(tmp_path: Path) -> None:
+    assert worker_argv(tmp_path) == [sys.executable, "-m", "amicus_mcp.engine.worker", str(tmp_path)]
+
+
+def test_options_json_carries_every_choice_and_reads_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from amicus_mcp.schemas import schema_errors
+
+    monkeypatch.chdir(tmp_path)
     options = RunOptions(prompt_file="b.md", models=["a", "b"], chair="c", max_cost=1.5, timeout_min=3,
-                         gateway="direct", cost_gate=False, validate=False)
-    assert council_flags(options) == ["--models", "a,b", "--chair", "c", "--max-cost", "1.5", "--timeout", "3.0",
-                                      "--gateway", "direct", "--no-cost-gate", "--no-validate-model"]
-    assert council_flags(RunOptions(prompt_file="b.md", council="budget")) == ["--council", "budget", "--timeout", "15.0"]
-    optional = RunOptions(prompt_file="b.md", models=["a", "b"], critic="a", lenses=["x-y", "z"], debate=True,
-                          claude_review="mine.md")
-    assert council_flags(optional)[4:] == ["--critic", "a", "--lenses", "x-y,z", "--debate",
-                                           "--claude-review", str(Path("mine.md").resolve())]
+                         gateway="direct", cost_gate=False, validate_models=False, critic="a", lenses=["x-y", "z"],
+                         debate=True, claude_review="mine.md", out_dir="out", run_id="abcd1234")
+    doc = options.document()
+    assert schema_errors(doc, "council-run-options") == []
+    assert doc == {"type": "council-run-options", "schemaVersion": 2, "models": ["a", "b"], "council": None,
+                   "timeoutMinutes": 3.0, "gateway": "direct", "costGate": False, "validateModels": False,
+                   "project": None, "promptFile": str(tmp_path / "b.md"), "chair": "c", "maxCost": 1.5,
+                   "critic": "a", "lenses": ["x-y", "z"], "debate": True, "claudeReview": str(tmp_path / "mine.md")}
+    write_options(tmp_path, options)
+    back = read_options(tmp_path)
+    assert isinstance(back, RunOptions) and back.document() == doc
+    assert (back.run_id, back.out_dir) == (None, None)  # the run's identity lives in run.json
+
+    wave = WaveOptions(council="free", timeout_min=2, gateway="openrouter", project=str(tmp_path))
+    write_options(tmp_path, wave)
+    assert schema_errors(wave.document(), "wave-options") == []
+    assert read_options(tmp_path) == wave
 
 
-def test_wave_flags() -> None:
-    request = WaveRequest(project=Path("/p"), council="free", timeout_min=2, gateway="openrouter")
-    assert wave_flags(request) == ["--council", "free", "--timeout", "2.0", "--gateway", "openrouter"]
+def test_an_edited_options_file_is_refused(tmp_path: Path) -> None:
+    from amicus_mcp.errors import BadSession
+
+    (tmp_path / OPTIONS_FILE).write_text('{"type": "council-run-options", "schemaVersion": 2, "bogus": 1}')
+    with pytest.raises(BadSession, match="not valid"):
+        read_options(tmp_path)
+    (tmp_path / OPTIONS_FILE).write_text('{"type": "something-else"}')
+    with pytest.raises(BadSession, match="not a run-options document"):
+        read_options(tmp_path)
+
+
+def test_no_engine_module_builds_cli_flags() -> None:
+    engine = Path(__file__).resolve().parents[2] / "src" / "amicus_mcp" / "engine"
+    for module in engine.glob("*.py"):
+        text = module.read_text(encoding="utf-8")
+        assert "cli_argv(" not in text.replace("def cli_argv(", ""), module.name
+        assert '"--models"' not in text and '"--prompt-file"' not in text, module.name
 
 
 @pytest.mark.anyio
@@ -74,9 +104,9 @@ async def test_a_wave_needs_exactly_one_prompt(tmp_path: Path, config_dir: Path)
     from amicus_mcp.engine.spawn import start_wave
 
     with pytest.raises(BadArgs, match="exactly one"):
-        await start_wave(WaveRequest(project=tmp_path, models=["fake/a"], prompt="x", prompt_file="y"))
+        await start_wave(WaveOptions(project=str(tmp_path), models=["fake/a"], prompt_file="y"), prompt="x")
     with pytest.raises(MissingPrompt):
-        await start_wave(WaveRequest(project=tmp_path, models=["fake/a"], prompt="   "))
+        await start_wave(WaveOptions(project=str(tmp_path), models=["fake/a"]), prompt="   ")
     assert not (tmp_path / ".claude").exists()  # refused before anything was written
 
 

@@ -102,7 +102,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         prompt_file=args.prompt_file, models=parse_models_arg(args.models) if args.models else None,
         council=args.council, chair=args.chair, out_dir=args.out_dir, max_cost=args.max_cost,
         timeout_min=args.timeout, gateway=args.gateway, cost_gate=not args.no_cost_gate,
-        validate=not args.no_validate_model, project=args.project, run_id=args.run_id,
+        validate_models=not args.no_validate_model, project=args.project, run_id=args.run_id,
         critic=args.critic, lenses=args.lenses.split(",") if args.lenses else None, debate=args.debate,
         claude_review=args.claude_review,
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio
 
-from ..engine.fanout import DEFAULT_TIMEOUT_MIN
+from ..engine.options import DEFAULT_TIMEOUT_MIN
 from ..fsio import dumps_json
 
 
@@ -30,27 +30,20 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_fanout(args: argparse.Namespace) -> int:
-    from ..engine.fanout import fanout
+    from ..engine.fanout import estimate, fanout
+    from ..engine.options import WaveOptions
     from ..presets import parse_models_arg
 
-    models = parse_models_arg(args.models) if args.models else None
+    options = WaveOptions(
+        prompt_file=args.prompt_file, models=parse_models_arg(args.models) if args.models else None,
+        council=args.council, timeout_min=args.timeout, gateway=args.gateway, cost_gate=not args.no_cost_gate,
+        validate_models=not args.no_validate_model, project=args.project, wave_id=args.wave_id,
+    )
     if args.estimate:
-        from ..engine.fanout import estimate
-
-        doc = anyio.run(lambda: estimate(prompt_file=args.prompt_file, models=models, council=args.council,
-                                         gateway=args.gateway, cost_gate=not args.no_cost_gate,
-                                         validate=not args.no_validate_model))
+        doc = anyio.run(estimate, options)
         print(dumps_json(doc) if args.json else f"Estimate for {doc['legs']} leg(s): {doc['summary']}")
         return 0
-
-    async def go() -> tuple[dict[str, Any], int]:
-        return await fanout(
-            prompt_file=args.prompt_file, models=models, council=args.council, timeout_min=args.timeout,
-            gateway=args.gateway, cost_gate=not args.no_cost_gate, validate=not args.no_validate_model,
-            project=args.project, wave_id=args.wave_id,
-        )
-
-    wave, code = anyio.run(go)
+    wave, code = anyio.run(fanout, options)
     print(dumps_json(wave) if args.json else render_wave(wave))
     return code
 

@@ -16,31 +16,31 @@ Claude's own review never defends: its findings stand, as after a dead defense l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import anyio
 
 from ..council import debate
-from ..council.anonymize import Anonymized, JudgeAnswer, tally_input
+from ..council.anonymize import Anonymized, JudgeAnswer
 from ..council.parse import parse_defense, parse_revote
 from ..council.seats import seat_file_stem
 from ..council.tally import tally
-from ..fsio import atomic_write_json
-from ..providers.routing import Route
-
-if TYPE_CHECKING:
-    from .council_run import CouncilRun, LegResult
+from .asking import Contract, Parsed, ask
+from .context import Row, RunContext
 
 DEBATE_STAGE = 3  # runStats order: after Stage 2's rows, before the chair's
 
 
 class DebateRound:
-    def __init__(self, run: CouncilRun, anon: Anonymized, judges: Sequence[JudgeAnswer], provisional: dict[str, Any]):
-        self.run_ = run
+    def __init__(self, ctx: RunContext, anon: Anonymized, judges: Sequence[JudgeAnswer], provisional: dict[str, Any],
+                 base_input: dict[str, Any], judge_prose: Mapping[str, str]):
+        self.ctx = ctx
         self.anon = anon
         self.judges = judges
         self.provisional = provisional
+        self.base_input = base_input  # the provisional tally's input (runStats as of Stage 2)
+        self.judge_prose = judge_prose
         self.final_record = provisional
         self.outcome = debate.DebateOutcome()
         self.targets: list[debate.DebateTarget] = []
@@ -56,47 +56,45 @@ class DebateRound:
     # -- the round ----------------------------------------------------------------------
 
     async def run(self) -> DebateRound:
-        r, p = self.run_, self.run_.prep
-        base = tally_input(meta=r.meta(p.chair), anonymized=self.anon, judges=self.judges, run_stats=r.run_stats)
-        r.state.stage("tally-provisional", "complete")
-        self.targets = debate.targets(base, self.provisional, r.judge_prose)
+        ctx = self.ctx
+        ctx.stage("tally-provisional", "complete")
+        self.targets = debate.targets(self.base_input, self.provisional, self.judge_prose)
         if not self.targets:
             self.set_outcome("nothing-to-debate")
             return self
-        if r.budget.exhausted:
+        if ctx.exhausted:
             self.skip_for_cost("before the defense")
             return self
 
         # The debate artifacts exist only for a round that ran (seed, "Debate mode").
-        atomic_write_json(p.run_dir / "tally-provisional.json", self.provisional)
+        ctx.write_json("tally-provisional.json", self.provisional)
         await self.defense()
         if not any(t.disputers for t in self.targets if self.answer(t) in ("defended", "amended")):
-            return self.finish(base, revote_judges=0)
-        if r.budget.exhausted:  # the defense ran: its answers stand and the round is on record
-            r.degrade("debate", "debate round skipped", "the --max-cost ceiling was reached before the re-vote")
-            return self.finish(base, revote_judges=0, outcome="skipped-cost-ceiling")
+            return self.finish(revote_judges=0)
+        if ctx.exhausted:  # the defense ran: its answers stand and the round is on record
+            ctx.degrade("debate", "debate round skipped", "the --max-cost ceiling was reached before the re-vote")
+            return self.finish(revote_judges=0, outcome="skipped-cost-ceiling")
         judges = await self.revote()
-        return self.finish(base, revote_judges=judges)
+        return self.finish(revote_judges=judges)
 
     def answer(self, target: debate.DebateTarget) -> str:
         return self.outcome.responses.get(target.finding["id"], {}).get("action", "no-response")
 
     def set_outcome(self, outcome: str) -> None:
-        self.run_.state.doc["debate"] = {"enabled": True, "outcome": outcome}
-        self.run_.state.checkpoint()
+        self.ctx.record("debate", {"enabled": True, "outcome": outcome})
+        self.ctx.checkpoint()
 
     def skip_for_cost(self, when: str) -> None:
         self.set_outcome("skipped-cost-ceiling")
-        self.run_.degrade("debate", "debate round skipped", f"the --max-cost ceiling was reached {when}")
+        self.ctx.degrade("debate", "debate round skipped", f"the --max-cost ceiling was reached {when}")
 
-    def finish(self, base: dict[str, Any], *, revote_judges: int, outcome: str = "ran") -> DebateRound:
-        r, p = self.run_, self.run_.prep
-        self.final_record = tally(self.reassemble(base))
+    def finish(self, *, revote_judges: int, outcome: str = "ran") -> DebateRound:
+        self.final_record = tally(self.reassemble(self.base_input))
         summary = debate.summary(self.targets, self.outcome, self.provisional, self.final_record, revote_judges=revote_judges)
         summary["outcome"] = outcome
-        r.state.doc["debate"] = summary
-        atomic_write_json(p.run_dir / "debate.json", self.record(summary))
-        r.state.checkpoint()
+        self.ctx.record("debate", summary)
+        self.ctx.write_json("debate.json", self.record(summary))
+        self.ctx.checkpoint()
         return self
 
     def record(self, summary: dict[str, Any]) -> dict[str, Any]:
@@ -116,7 +114,7 @@ class DebateRound:
                 if key in response:
                     row[key] = response[key]
             rows.append(row)
-        return {"schemaVersion": 2, "type": "council-debate", "runId": self.run_.prep.run_id,
+        return {"schemaVersion": 2, "type": "council-debate", "runId": self.ctx.run_id,
                 "summary": summary, "findings": rows}
 
     # -- defense ------------------------------------------------------------------------
@@ -125,8 +123,7 @@ class DebateRound:
         return target.finding.get("raiserSeat") or target.finding.get("raiser") or ""
 
     async def defense(self) -> None:
-        r = self.run_
-        r.state.stage("debate-defense", "running")
+        self.ctx.stage("debate-defense", "running")
         by_raiser: dict[str, list[debate.DebateTarget]] = {}
         for target in self.targets:
             seat = self.raiser_seat(target)
@@ -137,26 +134,24 @@ class DebateRound:
         async with anyio.create_task_group() as group:
             for seat_id, owned in by_raiser.items():
                 group.start_soon(self.defend, seat_id, owned)
-        r.state.stage("debate-defense", "complete")
+        self.ctx.stage("debate-defense", "complete")
 
     async def defend(self, seat_id: str, owned: list[debate.DebateTarget]) -> None:
         ids = [t.finding["id"] for t in owned]
-        parsed = await self.ask_once_repaired(seat_id, kind="defense", role="rebuttal", suffix="dr",
-                                              prompt=debate.defense_brief(owned),
-                                              file=f"rebuttal-{seat_file_stem(seat_id)}.md",
-                                              parse=lambda text: parse_defense(text, ids),
-                                              unusable=("defense", "its findings stand undefended"))
+        parsed = await self.ask(seat_id, kind="defense", role="rebuttal", suffix="dr", prompt=debate.defense_brief(owned),
+                                file=f"rebuttal-{seat_file_stem(seat_id)}.md", parse=lambda text: parse_defense(text, ids),
+                                unusable=("defense", "its findings stand undefended"))
         for fid in ids:
             self.outcome.responses[fid] = dict(parsed["responses"].get(fid, {"action": "no-response"}))
 
     # -- re-vote ------------------------------------------------------------------------
 
     async def revote(self) -> int:
-        r, p = self.run_, self.run_.prep
-        r.state.stage("debate-revote", "running", waveId=f"{p.run_id}-rv")
+        ctx = self.ctx
+        ctx.stage("debate-revote", "running", waveId=f"{ctx.run_id}-rv")
         answered = {t.finding["id"]: t for t in self.targets if self.answer(t) in ("defended", "amended")}
         bundle = debate.revote_bundle(answered, self.outcome.responses)
-        r.write("revote-bundle.md", bundle)
+        ctx.write("revote-bundle.md", bundle)
         asked: dict[str, list[str]] = {}
         for fid, target in answered.items():
             for seat in target.disputers:
@@ -164,46 +159,32 @@ class DebateRound:
         async with anyio.create_task_group() as group:
             for seat_id, ids in asked.items():
                 group.start_soon(self.revote_one, seat_id, ids, bundle)
-        r.state.stage("debate-revote", "complete")
+        ctx.stage("debate-revote", "complete")
         return len(asked)
 
     async def revote_one(self, seat_id: str, ids: list[str], bundle: str) -> None:
-        parsed = await self.ask_once_repaired(seat_id, kind="revote", role="revote", suffix="rv", prompt=bundle,
-                                              file=f"revote-{seat_file_stem(seat_id)}.md",
-                                              parse=lambda text: parse_revote(text, ids),
-                                              unusable=("re-vote", "its original verdicts stand"))
+        parsed = await self.ask(seat_id, kind="revote", role="revote", suffix="rv", prompt=bundle,
+                                file=f"revote-{seat_file_stem(seat_id)}.md", parse=lambda text: parse_revote(text, ids),
+                                unusable=("re-vote", "its original verdicts stand"))
         self.outcome.revotes[seat_id] = {fid: dict(vote) for fid, vote in parsed["revotes"].items() if fid in ids}
 
-    async def ask_once_repaired(self, seat_id: str, *, kind: str, role: str, suffix: str, prompt: str, file: str,
-                                parse: Callable[[str], Any], unusable: tuple[str, str]) -> Any:
-        """One debate answer with exactly one repair: the leg, its parse, the repair when the
-        block is unreadable. An answer that never parses is recorded as a degrade; `parse`
-        of an empty text gives the "originals stand" result the caller falls back on."""
-        r = self.run_
-        seat, route = r.seat_route(seat_id)
-        text = await self.ask(seat, route, role=role, suffix=suffix, prompt=prompt, file=file)
-        parsed = parse(text or "")
-        if text is not None and not parsed["ok"]:
-            repaired = await self.ask(seat, route, role="repair", suffix=f"{suffix}r",
-                                      prompt=debate.debate_repair_prompt(text, parsed["errors"], kind))
-            parsed = parse(repaired or "")
-        if not parsed["ok"] or text is None:
+    # -- one debate answer --------------------------------------------------------------
+
+    async def ask(self, seat_id: str, *, kind: str, role: str, suffix: str, prompt: str, file: str,
+                  parse: Callable[[str], Parsed], unusable: tuple[str, str]) -> Parsed:
+        """One debate answer with exactly one repair. An answer that never parses is a degrade,
+        and its parse (of nothing) is the "originals stand" result the caller falls back on."""
+        ctx = self.ctx
+        seat, route = ctx.prep.seat_route(seat_id)
+        contract = Contract(stage="debate", parse=parse, max_repairs=1,
+                            repair_prompt=lambda failing, parsed: debate.debate_repair_prompt(failing, parsed["errors"], kind),
+                            repair_id=lambda: ctx.next_id(f"{suffix}r"))
+        answer = await ask(ctx, contract, leg_id=ctx.next_id(suffix), role=role, route=route, prompt=prompt,
+                           row=Row(model=seat["alias"], role=role, stage=DEBATE_STAGE, position=seat["position"]),
+                           seat_id=seat_id)
+        if answer.first is not None and answer.first.text and answer.first.usable:
+            ctx.write(file, answer.first.text)
+        if not answer.ok:
             what, effect = unusable
-            r.degrade("debate", f"{what} by {seat_id} unusable", effect)
-        return parsed
-
-    # -- one debate leg -----------------------------------------------------------------
-
-    async def ask(self, seat: dict[str, Any], route: Route, *, role: str, suffix: str, prompt: str,
-                  file: str | None = None) -> str | None:
-        """One paid debate leg; its text, or None when it was refused or produced nothing."""
-        r = self.run_
-        result: LegResult | None = await r.leg(leg_id=r.next_id(suffix), stage="debate", role=role, route=route,
-                                               model=seat["alias"], seat_id=seat["id"], prompt=prompt)
-        if result is None:
-            return None
-        r.stat_row(model=seat["alias"], role=role, result=result, conformance="repaired" if role == "repair" else "clean",
-                   stage=DEBATE_STAGE, position=seat["position"])
-        if file is not None and result.text:
-            r.write(file, result.text)
-        return result.text if result.usable else None
+            ctx.degrade("debate", f"{what} by {seat_id} unusable", effect)
+        return answer.parsed

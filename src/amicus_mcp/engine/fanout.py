@@ -8,69 +8,52 @@ checks, the same on-disk state and the same exit codes: 0 complete, 2 partial, 1
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from ..providers.base import Message
 from ..providers.cost import plan_legs, preflight_estimate
 from ..providers.routing import ProviderRegistry
+from .options import WaveOptions, write_options
 from .preflight import check_gateway, check_timeout_minutes, prepare_bench, read_prompt_file
 from .signals import run_until_signal
 from .store import SessionStore, new_task_id, resolve_project
 from .waves import WavePlan, run_wave, wave_exit_code
 
-DEFAULT_TIMEOUT_MIN = 15.0
 
-
-async def estimate(
-    *,
-    prompt_file: str | None,
-    models: Sequence[str] | None = None,
-    council: str | None = None,
-    gateway: str | None = None,
-    cost_gate: bool = True,
-    validate: bool = True,
-) -> dict[str, Any]:
+async def estimate(options: WaveOptions) -> dict[str, Any]:
     """What a wave would cost, before spending anything (unpriced legs are listed, never $0)."""
-    prompt = read_prompt_file(prompt_file)
-    bench = await prepare_bench(models, council, gateway=check_gateway(gateway), cost_gate=cost_gate, validate=validate)
+    prompt = read_prompt_file(options.prompt_file)
+    bench = await prepare_bench(options.models, options.council, gateway=check_gateway(options.gateway),
+                                cost_gate=options.cost_gate, validate=options.validate_models)
     planned = preflight_estimate(plan_legs(bench.routes, len(prompt), bench.catalog))
     return {"schemaVersion": 2, "type": "cost-estimate", "legs": len(bench.routes), "estimate": planned.to_doc(),
             "summary": planned.describe()}
 
 
-async def fanout(
-    *,
-    prompt_file: str | None,
-    models: Sequence[str] | None = None,
-    council: str | None = None,
-    timeout_min: float = DEFAULT_TIMEOUT_MIN,
-    gateway: str | None = None,
-    cost_gate: bool = True,
-    validate: bool = True,
-    project: str | None = None,
-    wave_id: str | None = None,
-    registry: ProviderRegistry | None = None,
-) -> tuple[dict[str, Any], int]:
-    """Run a wave; return (the final wave document, the process exit code)."""
-    prompt = read_prompt_file(prompt_file)
-    mode = check_gateway(gateway)
-    timeout_s = check_timeout_minutes(timeout_min)
-    store = SessionStore(resolve_project(project))
-    bench = await prepare_bench(models, council, gateway=mode, cost_gate=cost_gate, validate=validate)
+async def fanout(options: WaveOptions, *, briefing: str | None = None,
+                 registry: ProviderRegistry | None = None) -> tuple[dict[str, Any], int]:
+    """Run a wave; return (the final wave document, the process exit code). `briefing` is
+    the wave directory's own copy when a worker runs a wave another front prepared."""
+    prompt = read_prompt_file(options.prompt_file) if briefing is None else briefing
+    mode = check_gateway(options.gateway)
+    timeout_s = check_timeout_minutes(options.timeout_min)
+    store = SessionStore(resolve_project(options.project))
+    bench = await prepare_bench(options.models, options.council, gateway=mode, cost_gate=options.cost_gate,
+                                validate=options.validate_models)
+    wave_id = options.wave_id or new_task_id()
+    store.task_dir(wave_id)  # validates a caller-supplied id before anything is written
+    copy = store.write_briefing(wave_id, prompt)  # the prompt every leg received
+    write_options(store.task_dir(wave_id), options)
     plan = WavePlan(
-        wave_id=wave_id or new_task_id(),
+        wave_id=wave_id,
         models=bench.models,
         messages=(Message("user", prompt),),
         timeout_s=timeout_s,
         gateway=mode,
-        prompt_meta={"source": "file", "file": str(Path(prompt_file).resolve()) if prompt_file else None, "chars": len(prompt)},
+        prompt_meta={"source": "file", "file": str(copy.resolve()), "chars": len(prompt)},
         notices=[f"dropped unavailable council member {d['member']}: {d['reason']}" for d in bench.dropped],
         pid=os.getpid(),
     )
-    store.task_dir(plan.wave_id)  # validates a caller-supplied id before anything is written
-    store.write_briefing(plan.wave_id, prompt)
     own_registry = registry is None
     active = registry or ProviderRegistry()
     try:

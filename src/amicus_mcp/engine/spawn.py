@@ -2,20 +2,22 @@
 
 A council run or a fanout wave can take many minutes; the MCP server (or any other front)
 must answer at once, and the work must survive that front exiting or restarting. So the
-front does every pre-flight check itself, then starts the ordinary CLI command for the work
-in its own session (`start_new_session`, so a signal to the front's process group never
-reaches it), with stdin closed and stdout/stderr going to a log file in the run or wave
-directory. All state the front needs afterwards is on disk:
+front does every pre-flight check itself, writes the run's inputs to its directory, then
+starts the engine worker on that directory (`python -m amicus_mcp.engine.worker DIR`) in its
+own session (`start_new_session`, so a signal to the front's process group never reaches
+it), with stdin closed and stdout/stderr going to a log file there. No options travel as
+argv: the worker reads them back from `options.json`. All state is on disk:
 
-    council run   <runDir>/briefing.md   the briefing the child briefs off (a copy)
-                  <runDir>/run.json      seeded `running` so status works before the child
+    council run   <runDir>/options.json  the run's options (engine/options.py)
+                  <runDir>/briefing.md   the briefing the worker briefs off (a copy)
+                  <runDir>/run.json      seeded `running` so status works before the worker
                                          writes its first checkpoint
-                  <runDir>/spawn.pid     the child's pid: crash detection before run.json
+                  <runDir>/spawn.pid     the worker's pid: crash detection before run.json
                                          carries the engine's own pid
-                  <runDir>/engine.log    the child's stdout and stderr
+                  <runDir>/engine.log    the worker's stdout and stderr
                   pointer file           <project>/.claude/amicus_sessions/council-<id>.json
-    wave          <waveDir>/briefing.md, wave.json and each leg's run.json seeded
-                  `running` (with the child's pid), <waveDir>/engine.log
+    wave          <waveDir>/options.json, briefing.md, wave.json and each leg's run.json
+                  seeded `running` (with the worker's pid), <waveDir>/engine.log
 
 A parent that stays alive would keep a finished child as a zombie, which still answers
 `kill(pid, 0)` and would hide a crash from the readers: a daemon thread reaps each child.
@@ -34,11 +36,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadArgs, InternalError, MissingPrompt
 from ..fsio import atomic_write_json, atomic_write_text
+from .options import WaveOptions, write_options
 from .run_state import write_pointer
 from .store import SessionStore, new_task_id, now_iso
 
 if TYPE_CHECKING:  # the engine proper is imported by whoever prepared the run
-    from .council_run import Prepared, RunOptions
+    from .context import Prepared
 
 ENGINE_LOG = "engine.log"
 SPAWN_PID = "spawn.pid"
@@ -47,6 +50,11 @@ SPAWN_PID = "spawn.pid"
 def cli_argv(*args: str) -> list[str]:
     """The argv that runs `amicus ARGS…` with this interpreter (no console script needed)."""
     return [sys.executable, "-m", "amicus_mcp.cli", *args]
+
+
+def worker_argv(directory: Path) -> list[str]:
+    """The argv of the engine worker for a run or wave directory (its options.json says which)."""
+    return [sys.executable, "-m", "amicus_mcp.engine.worker", str(directory)]
 
 
 def spawn_detached(argv: Sequence[str], *, cwd: Path, log_path: Path) -> int:
@@ -88,16 +96,14 @@ class StartedRun:
 
 
 def start_council_run(prep: Prepared) -> StartedRun:
-    """Start a prepared council run (`council_run.prepare`'s result) as a detached child."""
+    """Start a prepared council run (`council_run.prepare`'s result) as a detached worker."""
+    from .council_run import write_inputs
+
     run_dir: Path = prep.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
-    briefing = atomic_write_text(run_dir / "briefing.md", prep.briefing)
+    write_inputs(prep)
     atomic_write_json(run_dir / "run.json", seed_manifest(prep))
-    argv = cli_argv("council", "run", *council_flags(prep.options), "--prompt-file", str(briefing),
-                    "--out-dir", str(run_dir), "--project", str(prep.store.project),
-                    "--run-id", prep.run_id, "--json")
     try:
-        pid = spawn_detached(argv, cwd=prep.store.project, log_path=run_dir / ENGINE_LOG)
+        pid = spawn_detached(worker_argv(run_dir), cwd=prep.store.project, log_path=run_dir / ENGINE_LOG)
     except OSError as exc:
         _record_spawn_failure(prep, exc)
         raise InternalError(f"could not start the council engine: {exc.strerror or exc}",
@@ -112,31 +118,6 @@ def _record_spawn_failure(prep: Prepared, exc: OSError) -> None:
     doc.update(status="error", exitCode=1, completedAt=now_iso(),
                error={"code": "INTERNAL", "message": f"could not start the council engine: {exc.strerror or exc}"})
     atomic_write_json(prep.run_dir / "run.json", doc)
-
-
-def council_flags(options: RunOptions) -> list[str]:
-    """The `amicus council run` flags that carry the caller's choices to the child."""
-    flags = ["--models", ",".join(options.models)] if options.models else ["--council", str(options.council)]
-    if options.chair:
-        flags += ["--chair", options.chair]
-    if options.max_cost is not None:
-        flags += ["--max-cost", repr(float(options.max_cost))]
-    flags += ["--timeout", repr(float(options.timeout_min))]
-    if options.gateway:
-        flags += ["--gateway", options.gateway]
-    if not options.cost_gate:
-        flags.append("--no-cost-gate")
-    if not options.validate:
-        flags.append("--no-validate-model")
-    if options.critic:
-        flags += ["--critic", options.critic]
-    if options.lenses:
-        flags += ["--lenses", ",".join(options.lenses)]
-    if options.debate:
-        flags.append("--debate")
-    if options.claude_review:
-        flags += ["--claude-review", str(Path(options.claude_review).resolve())]
-    return flags
 
 
 def seed_manifest(prep: Prepared) -> dict[str, Any]:
@@ -157,41 +138,28 @@ class StartedWave:
     notices: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class WaveRequest:
-    """A fanout wave to start: exactly one of `prompt` (text) and `prompt_file`."""
-
-    project: Path
-    models: Sequence[str] | None = None
-    council: str | None = None
-    prompt: str | None = None
-    prompt_file: str | None = None
-    timeout_min: float = 15.0
-    gateway: str | None = None
-    cost_gate: bool = True
-    validate: bool = True
-
-
-async def start_wave(request: WaveRequest) -> StartedWave:
-    """Pre-flight a wave exactly as `amicus fanout` does, then start it as a detached child."""
+async def start_wave(options: WaveOptions, *, prompt: str | None = None) -> StartedWave:
+    """Pre-flight a wave exactly as `amicus fanout` does, then start it as a detached worker.
+    The prompt is `options.prompt_file`, or `prompt` (inline text, from the MCP tool)."""
     from .preflight import check_gateway, check_timeout_minutes, prepare_bench, read_prompt_file
+    from .store import resolve_project
 
-    prompt = _wave_prompt(request.prompt, request.prompt_file, read_prompt_file)
-    mode = check_gateway(request.gateway)
-    check_timeout_minutes(request.timeout_min)
-    bench = await prepare_bench(request.models, request.council, gateway=mode,
-                                cost_gate=request.cost_gate, validate=request.validate)
-    store = SessionStore(request.project)
+    text = _wave_prompt(prompt, options.prompt_file, read_prompt_file)
+    mode = check_gateway(options.gateway)
+    check_timeout_minutes(options.timeout_min)
+    bench = await prepare_bench(options.models, options.council, gateway=mode,
+                                cost_gate=options.cost_gate, validate=options.validate_models)
+    store = SessionStore(resolve_project(options.project))
     wave_id = new_task_id()
-    briefing = store.write_briefing(wave_id, prompt)
-    argv = cli_argv("fanout", *wave_flags(request), "--prompt-file", str(briefing),
-                    "--project", str(request.project), "--wave-id", wave_id, "--json")
+    briefing = store.write_briefing(wave_id, text)
+    write_options(store.task_dir(wave_id), options)
     try:
-        pid = spawn_detached(argv, cwd=request.project, log_path=store.task_dir(wave_id) / ENGINE_LOG)
+        pid = spawn_detached(worker_argv(store.task_dir(wave_id)), cwd=store.project,
+                             log_path=store.task_dir(wave_id) / ENGINE_LOG)
     except OSError as exc:
         raise InternalError(f"could not start the fanout wave: {exc.strerror or exc}",
                             hint="check the Python environment amicus runs in") from None
-    task_ids = seed_wave(store, wave_id, bench.models, pid=pid, briefing=briefing, chars=len(prompt))
+    task_ids = seed_wave(store, wave_id, bench.models, pid=pid, briefing=briefing, chars=len(text))
     notices = [f"dropped unavailable council member {d['member']}: {d['reason']}" for d in bench.dropped]
     return StartedWave(wave_id, task_ids, pid, notices)
 
@@ -205,19 +173,6 @@ def _wave_prompt(prompt: str | None, prompt_file: str | None, read_file: Callabl
     if prompt is None or not prompt.strip():
         raise MissingPrompt("a prompt is required and must not be empty", hint="pass the prompt text or a prompt file")
     return prompt
-
-
-def wave_flags(request: WaveRequest) -> list[str]:
-    models = request.models
-    flags = ["--models", ",".join(models)] if models else ["--council", str(request.council)]
-    flags += ["--timeout", repr(float(request.timeout_min))]
-    if request.gateway:
-        flags += ["--gateway", request.gateway]
-    if not request.cost_gate:
-        flags.append("--no-cost-gate")
-    if not request.validate:
-        flags.append("--no-validate-model")
-    return flags
 
 
 def seed_wave(store: SessionStore, wave_id: str, models: Sequence[str], *, pid: int, briefing: Path,

@@ -49,7 +49,8 @@ class CouncilTools:
         ui: Annotated[bool | None, Field(description="Open the workspace (true) or not (false); default: Claude Code only")] = None,
         project: Project = None,
     ) -> CallToolResult:
-        from ..engine.council_run import RunOptions, prepare
+        from ..engine.council_run import prepare
+        from ..engine.options import RunOptions
         from ..engine.spawn import start_council_run
         from ..engine.store import new_task_id
 

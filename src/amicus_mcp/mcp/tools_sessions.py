@@ -48,14 +48,15 @@ class SessionTools:
         noCostGate: NoCostGate = False,
         project: Project = None,
     ) -> CallToolResult:
-        from ..engine.spawn import WaveRequest, start_wave
+        from ..engine.options import WaveOptions
+        from ..engine.spawn import start_wave
 
         caller = await self.state.caller(ctx)
         root = caller.project(project)
         prompt_file = None if promptFile is None else str(caller.inside(root, promptFile, what="promptFile"))
-        started = await start_wave(WaveRequest(
-            project=root, models=models, council=council, prompt=prompt, prompt_file=prompt_file,
-            timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate))
+        started = await start_wave(WaveOptions(
+            project=str(root), models=models, council=council, prompt_file=prompt_file,
+            timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate), prompt=prompt)
         result = WaveStarted(wave_id=started.wave_id, task_ids=started.task_ids, notices=started.notices or None)
         return ok(result, fenced=False, notes=(WAVE_NOTE,))
 

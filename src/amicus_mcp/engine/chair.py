@@ -1,0 +1,129 @@
+"""The chair walk: the requested chair → one retry → the best peers-only street-cred model
+from the ledger that is not on the bench → give up (`overallVerdict: null`).
+
+A chair that answers but gives no `VERDICT:` line gets exactly one repair. Every attempt is
+recorded on run.json `chairAttempts[]` and checkpointed, so a kill mid-walk keeps what
+already happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..council import briefings
+from ..council.anonymize import Anonymized, JudgeAnswer
+from ..council.ledger import derive_stats, read_ledger
+from ..council.parse import parse_verdict_line
+from ..errors import AmicusError
+from ..providers.routing import Route, resolve_model
+from .asking import Contract, Parsed, ask
+from .context import Row, RunContext
+
+STAGE = 4
+
+
+def verdict_contract(ctx: RunContext, route: Route) -> Contract:
+    """A synthesis that ends with a VERDICT line; one repair asks for just the line."""
+
+    def parse(text: str) -> Parsed:
+        verdict = parse_verdict_line(text)
+        errors = [] if verdict else [{"code": "NO_VERDICT", "detail": "no VERDICT line"}]
+        return {"ok": verdict is not None, "errors": errors, "verdict": verdict}
+
+    return Contract(
+        stage="chair", parse=parse, max_repairs=1,
+        repair_prompt=lambda failing, parsed: briefings.chair_repair_prompt(failing),
+        repair_id=lambda: f"{ctx.run_id}-ch4",  # the walk's ids: ch1 chair, ch2 retry, ch3 promoted, ch4 repair
+        merge=lambda original, repair, parsed: original,  # the synthesis stays the chair's own
+        schema=briefings.chair_output_schema(compact=ctx.profile(route).compact),
+        to_text=briefings.chair_from_structured,
+    )
+
+
+async def run_chair(ctx: RunContext, packet: str) -> tuple[str | None, str | None]:
+    """(the chair that delivered, its verdict line) — either may be None."""
+    p = ctx.prep
+    if ctx.exhausted:
+        ctx.stage("chair", "skipped", reason="max-cost")
+        ctx.degrade("chair", "no chair verdict", "the --max-cost ceiling was reached before the chair could run")
+        ctx.stat_row(Row(model=p.chair, role="chair", stage=STAGE, was_chair=True), None)
+        return None, None
+    ctx.stage("chair", "running")
+    ctx.write("chair-packet.md", packet)
+    for alias, route in chair_candidates(ctx):
+        leg_id = ctx.next_id("ch")
+        answer = await ask(ctx, verdict_contract(ctx, route), leg_id=leg_id, role="chair", route=route,
+                           row=Row(model=alias, role="chair", stage=STAGE, was_chair=True), prompt=packet,
+                           dead_row=Row(model=alias, role="chair-attempt", stage=STAGE))
+        record_attempt(ctx, leg_id, alias, answer.first)
+        if answer.first is None:
+            break  # refused for cost: the walk stops here
+        if answer.dead:
+            continue
+        if answer.repairs and answer.repairs[-1].text:
+            ctx.write("chair-repair-output.md", answer.repairs[-1].text)
+        ctx.record("chair", alias)
+        ctx.record("chairConformance", answer.conformance)
+        ctx.stage("chair", "complete", model=alias)
+        if not answer.ok:
+            ctx.degrade("chair", "no chair verdict", "the chair's output has no VERDICT line, even after one repair")
+        return alias, answer.parsed["verdict"]
+    ctx.stat_row(Row(model=p.chair, role="chair", stage=STAGE, was_chair=True), None)
+    ctx.stage("chair", "error")
+    ctx.degrade("chair", "no chair verdict", "the chair, its retry and the promoted fallback all failed")
+    return None, None
+
+
+def record_attempt(ctx: RunContext, leg_id: str, alias: str, result: Any) -> None:
+    if result is None:
+        entry = {"waveId": leg_id, "model": alias, "outcome": "refused", "reason": "max-cost"}
+    else:
+        outcome = "completed" if result.usable else ("no-output" if result.status == "complete" else result.status)
+        entry = {"waveId": leg_id, "model": alias, "outcome": outcome, "reason": None if result.usable else result.why()}
+        if result.text:
+            ctx.write("chair-output.md", result.text)
+    ctx.append("chairAttempts", entry)
+    ctx.checkpoint()
+
+
+def chair_candidates(ctx: RunContext) -> Iterator[tuple[str, Route]]:
+    """The requested chair, its one retry, then the best non-bench model from the ledger."""
+    p = ctx.prep
+    yield p.chair, p.chair_route
+    yield p.chair, p.chair_route
+    # Exclude the bench by alias and by the executables that actually served it this run.
+    served = ctx.served_models("stage1")
+    promoted = promote_chair(exclude={s["alias"] for s in p.seats} | served | {p.chair, "claude"},
+                             gateway=p.options.gateway)
+    if promoted is not None:
+        yield promoted
+
+
+def promote_chair(*, exclude: set[str], gateway: str | None) -> tuple[str, Route] | None:
+    """The best peers-only street-cred model in the ledger that is not on the bench."""
+    rows = [r for r in derive_stats(read_ledger())["models"] if r.get("avgStreetCredPeersOnly") is not None]
+    rows.sort(key=lambda r: (r["avgStreetCredPeersOnly"], -r["runs"], r["model"]))
+    for row in rows:
+        alias = (row.get("aliases") or [row["model"]])[0]
+        if alias in exclude or row["model"] in exclude:
+            continue
+        try:
+            return alias, resolve_model(alias, gateway=gateway)  # type: ignore[arg-type]
+        except AmicusError:
+            continue
+    return None
+
+
+def chair_packet(ctx: RunContext, anon: Anonymized, authors: list[str], judges_input: dict[str, Any],
+                 record: dict[str, Any]) -> str:
+    """The de-anonymized packet: the briefing, the record, every finding (amended claims win),
+    every review under its seat's name, and the rankings."""
+    named_reviews = [(who, prose) for who, (_, prose) in zip(authors, anon.prose)]
+    claims = {f["id"]: f["claim"] for f in record["findings"] if isinstance(f.get("claim"), str)}
+    findings = [{**f, "claim": claims.get(f["id"], f["claim"])} for f in anon.findings]
+    return briefings.chair_packet(briefing=ctx.prep.briefing, date=ctx.date, record=record, findings=findings,
+                                  reviews=named_reviews, rankings=judges_input["rankings"])
+
+
+__all__ = ["JudgeAnswer", "chair_packet", "promote_chair", "run_chair"]

@@ -1,0 +1,258 @@
+"""The one interface a council stage talks to the run through.
+
+A stage (Stage 1, Stage 2, the debate round, the chair walk) never reaches into another
+stage's state or into `run.json` directly. It asks the `RunContext` to:
+
+    leg(...)        launch one paid model call: claim the budget, run it bounded, record it
+    stat_row(...)   add a runStats row (the order is stable whatever order legs finish in)
+    degrade(...)    record a loss (exit 2) — also a `Notice:` in human output
+    notice(...)     record an informational note
+    write(...)      write an artifact into the run directory (atomically; write_json too)
+    stage(...)      mark a stage running / complete / skipped / error in run.json
+    record(...)     set or append a top-level run.json field the stage owns
+    checkpoint()    write run.json now
+
+and reads the run's fixed facts from `prep` (the briefing, the seats and their routes, the
+chair) and what a model supports from `profile(route)`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from ..council.seats import Seat
+from ..fsio import atomic_write_json, atomic_write_text
+from ..providers.base import Completion, Message, Usage
+from ..providers.catalog import Catalog
+from ..providers.cost import leg_estimate, route_pricing
+from ..providers.errors import MalformedReply
+from ..providers.profiles import Profile
+from ..providers.routing import ProviderRegistry, Route
+from .budget import Budget, Claim
+from .options import RunOptions
+from .run_state import RunState
+from .store import SessionStore, now_iso
+from .waves import call_route, finish_leg
+
+
+@dataclass
+class Prepared:
+    """Everything pre-flight established; nothing has been spent or written yet."""
+
+    options: RunOptions
+    run_id: str
+    run_dir: Path
+    store: SessionStore
+    briefing: str
+    seats: list[Seat]
+    routes: list[Route]
+    chair: str
+    chair_route: Route
+    dropped: list[dict[str, str]]
+    catalog: Catalog
+    timeout_s: float
+    claude_review: str | None = None  # the validated text of Claude's review
+
+    @property
+    def lens_run(self) -> bool:
+        return any(seat["role"].startswith("lens:") for seat in self.seats)
+
+    def seat_route(self, seat_id: str) -> tuple[Seat, Route]:
+        for seat, route in zip(self.seats, self.routes):
+            if seat["id"] == seat_id:
+                return seat, route
+        raise KeyError(f"no bench seat '{seat_id}'")
+
+
+@dataclass
+class LegResult:
+    leg_id: str
+    status: str  # complete | error | timeout
+    text: str | None
+    usage: dict[str, Any] | None
+    resolved_model: str | None
+    duration_ms: int | None
+    error: dict[str, str] | None
+
+    @property
+    def usable(self) -> bool:
+        return self.status == "complete" and bool(self.text and self.text.strip())
+
+    def why(self) -> str:
+        """Why this leg gave nothing usable, in one line."""
+        if self.error:
+            return f"{self.error['code']}: {self.error['message']}"
+        return "the model returned no text"
+
+
+@dataclass(frozen=True)
+class Row:
+    """Who a runStats row is about, and where it sorts (stage, bench position)."""
+
+    model: str
+    role: str
+    stage: int
+    position: int = 0
+    seat_id: str | None = None
+    alias: str | None = None
+    was_chair: bool = False
+
+
+@dataclass
+class RunContext:
+    prep: Prepared
+    registry: ProviderRegistry
+    state: RunState = field(init=False)
+    budget: Budget = field(init=False)
+    notices: list[str] = field(default_factory=list)
+    degraded: bool = False
+    _rows: list[tuple[tuple[int, int, int, int], dict[str, Any]]] = field(default_factory=list)
+    _counters: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.budget = Budget(self.prep.options.max_cost)
+        started = datetime.now(timezone.utc)
+        self.date = started.strftime("%Y-%m-%d")
+        self.started_iso = started.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+    def open(self, manifest: dict[str, Any]) -> None:
+        manifest["pid"] = os.getpid()
+        self.state = RunState(self.prep.run_dir, manifest)
+
+    # -- facts --------------------------------------------------------------------------
+
+    @property
+    def run_id(self) -> str:
+        return self.prep.run_id
+
+    @property
+    def exhausted(self) -> bool:
+        return self.budget.exhausted
+
+    def profile(self, route: Route) -> Profile:
+        return self.registry.profile(route)
+
+    def served_models(self, stage: str) -> set[str]:
+        """The executables that actually served a stage's legs (resolved ids)."""
+        return {leg["resolvedModel"] for leg in self.state.doc["legs"]
+                if leg.get("stage") == stage and leg.get("resolvedModel")}
+
+    # -- records ------------------------------------------------------------------------
+
+    def next_id(self, suffix: str) -> str:
+        self._counters[suffix] = self._counters.get(suffix, 0) + 1
+        return f"{self.run_id}-{suffix}{self._counters[suffix]}"
+
+    def write(self, name: str, text: str) -> None:
+        atomic_write_text(self.prep.run_dir / name, text)
+
+    def write_json(self, name: str, doc: Any) -> None:
+        atomic_write_json(self.prep.run_dir / name, doc)
+
+    def checkpoint(self) -> None:
+        self.state.checkpoint()
+
+    def stage(self, name: str, status: str, **extra: Any) -> None:
+        self.state.stage(name, status, **extra)
+
+    def record(self, key: str, value: Any) -> None:
+        self.state.doc[key] = value
+
+    def append(self, key: str, value: Any) -> None:
+        self.state.doc.setdefault(key, []).append(value)
+
+    def notice(self, text: str) -> None:
+        self.notices.append(text)
+
+    def degrade(self, channel: str, what: str, why: str) -> None:
+        self.degraded = True
+        self.state.degrade(channel, what, why)
+        self.notices.append(f"{what}: {why}")
+
+    def refuse(self, leg_id: str, model: str, stage: str) -> None:
+        self.append("budgetRefusals", {"waveId": leg_id, "models": [model], "reason": "max-cost", "stage": stage,
+                                       "at": now_iso()})
+        self.degrade("budget", f"{stage} launch for {model} refused", "the --max-cost ceiling has no room left for it")
+
+    def stat_row(self, row: Row, result: LegResult | None, conformance: str = "clean",
+                 repair_refused: bool = False) -> None:
+        doc: dict[str, Any] = {"model": row.model, "role": row.role, "wasChair": row.was_chair,
+                               "conformance": conformance}
+        if repair_refused:
+            doc["repairRefused"] = True
+        if result is not None:
+            doc["waveId"] = result.leg_id
+            if result.resolved_model:
+                doc["resolvedModel"] = result.resolved_model
+        if row.seat_id is not None and row.seat_id != (row.alias or row.model):
+            doc["seat"] = row.seat_id
+        doc["status"] = result.status if result is not None else "error"
+        doc["durationMs"] = result.duration_ms if result is not None else None
+        doc["usage"] = result.usage if result is not None else None
+        self.add_row(doc, stage=row.stage, position=row.position, secondary=row.role in ("repair", "chair-attempt"))
+
+    def add_row(self, doc: dict[str, Any], *, stage: int, position: int, secondary: bool = False) -> None:
+        self._rows.append(((stage, position, int(secondary), len(self._rows)), doc))
+
+    @property
+    def run_stats(self) -> list[dict[str, Any]]:
+        """runStats rows in a stable order (stage, bench position, launch order), whatever
+        order the concurrent legs finished in — so the same run gives the same documents."""
+        return [row for _, row in sorted(self._rows, key=lambda item: item[0])]
+
+    # -- legs ---------------------------------------------------------------------------
+
+    async def leg(self, *, leg_id: str, stage: str, role: str, route: Route, model: str, prompt: str,
+                  seat_id: str | None = None, schema: dict[str, Any] | None = None,
+                  to_text: Callable[[dict[str, Any]], str] | None = None) -> LegResult | None:
+        """One paid call: claim the budget, run it bounded, record it. None when refused."""
+        estimate = leg_estimate(len(prompt), route_pricing(route, self.prep.catalog))
+        claim: Claim | None = self.budget.claim(estimate)
+        if claim is None:
+            self.refuse(leg_id, model, stage)
+            return None
+        structured = schema is not None and self.profile(route).structured_outputs
+        entry: dict[str, Any] = {"id": leg_id, "stage": stage, "role": role, "model": model,
+                                 "status": "running", "startedAt": now_iso()}
+        if seat_id is not None:
+            entry["seat"] = seat_id
+        self.state.doc["legs"].append(entry)
+        self.checkpoint()
+        started = time.monotonic()
+        doc: dict[str, Any] = {"modelInput": model}
+        try:
+            completion = await call_route(self.registry, route, (Message("user", prompt),),
+                                          timeout_s=self.prep.timeout_s, json_schema=schema if structured else None)
+        except anyio.get_cancelled_exc_class():
+            entry["status"] = "aborted"
+            raise
+        except MalformedReply as exc:
+            if exc.text:  # the model answered, badly: a content problem the repair loop owns
+                finish_leg(doc, started, completion=Completion(exc.text, None, None, exc.usage or Usage()))
+            else:
+                finish_leg(doc, started, error=exc)
+        except Exception as exc:  # one leg's failure is that leg's outcome
+            finish_leg(doc, started, error=exc)
+        else:
+            finish_leg(doc, started, completion=completion)
+            if to_text is not None and isinstance(completion.structured, dict):
+                doc["summary"] = to_text(completion.structured)
+        self.budget.settle(claim, doc.get("usage"))
+        result = LegResult(leg_id, doc["status"], doc.get("summary"), doc.get("usage"), doc.get("model"),
+                           doc.get("durationMs"), doc.get("error"))
+        entry.update(status=result.status, completedAt=doc["completedAt"], durationMs=result.duration_ms,
+                     usage=result.usage)
+        if result.resolved_model:
+            entry["resolvedModel"] = result.resolved_model
+        if result.error:
+            entry["error"] = result.error
+        self.checkpoint()
+        return result

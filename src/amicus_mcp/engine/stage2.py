@@ -1,0 +1,79 @@
+"""Stage 2: one anonymized bundle to every judge; each ranks every review and votes on
+every finding. At most two repairs per judge; a judge that still fails is dropped, and
+below two judges the tally is `judged: false` (a degrade)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import anyio
+
+from ..council import briefings
+from ..council.anonymize import Anonymized, JudgeAnswer
+from ..council.parse import parse_judge_output
+from ..council.seats import seat_file_stem
+from .asking import Contract, ask
+from .context import Row, RunContext
+from .stage1 import SeatOutcome
+
+STAGE = 2
+MAX_REPAIRS = 2
+REPAIRED_MARK = "<!-- repaired judgement block -->"
+
+
+@dataclass
+class CrossReview:
+    judges: list[JudgeAnswer]
+    prose: dict[str, str] = field(default_factory=dict)  # seat id → the judge's final text
+
+
+async def run_stage2(ctx: RunContext, anon: Anonymized, usable: list[SeatOutcome]) -> CrossReview:
+    bundle = briefings.judge_bundle(briefing=ctx.prep.briefing, date=ctx.date, reviews=anon.prose,
+                                    findings=anon.findings)
+    ctx.write("bundle-stage2.md", bundle)
+    ctx.stage("stage2", "running", waveId=f"{ctx.run_id}-s2")
+    answers: list[JudgeAnswer | None] = [None] * len(usable)
+    prose: dict[str, str] = {}
+
+    async def judge(index: int, outcome: SeatOutcome) -> None:
+        answers[index] = await judge_seat(ctx, index, outcome, anon, bundle, prose)
+
+    async with anyio.create_task_group() as group:
+        for index, outcome in enumerate(usable):
+            group.start_soon(judge, index, outcome)
+    judged = [a for a in answers if a is not None]
+    if len(judged) < 2:
+        ctx.degrade("stage2", "cross-review is thin",
+                    f"only {len(judged)} judge(s) produced a usable judgement; the tally is judged:false")
+    ctx.stage("stage2", "complete", judges=len(judged))
+    return CrossReview(judged, {seat: prose[seat] for seat in (o.seat["id"] for o in usable) if seat in prose})
+
+
+async def judge_seat(ctx: RunContext, index: int, outcome: SeatOutcome, anon: Anonymized, bundle: str,
+                     prose: dict[str, str]) -> JudgeAnswer | None:
+    seat, route = outcome.seat, outcome.route
+    contract = Contract(
+        stage="stage2", max_repairs=MAX_REPAIRS,
+        parse=lambda text: parse_judge_output(text, anon.labels, anon.finding_ids),
+        repair_prompt=lambda failing, parsed: briefings.judge_repair_prompt(
+            failing, parsed["errors"], anon.labels, anon.finding_ids),
+        repair_id=lambda: ctx.next_id("q"),
+        merge=lambda original, repair, parsed: f"{original.rstrip()}\n\n{REPAIRED_MARK}\n{repair}",
+        schema=briefings.judge_output_schema(anon.labels, anon.finding_ids, compact=ctx.profile(route).compact),
+        to_text=briefings.judge_from_structured,
+    )
+    row = Row(model=seat["alias"], role="judge", stage=STAGE, position=seat["position"])
+    answer = await ask(ctx, contract, leg_id=f"{ctx.run_id}-s2-{index + 1}", role="judge", route=route, row=row,
+                       prompt=bundle, seat_id=seat["id"])
+    if answer.first is None:
+        return None
+    if answer.dead:
+        ctx.degrade("stage2", f"judge {seat['id']} produced no judgement", answer.first.why())
+        return None
+    ctx.write(f"judge-{seat_file_stem(seat['id'])}.md", answer.text)
+    prose[seat["id"]] = answer.text
+    if not answer.ok:
+        codes = ", ".join(e["code"] for e in answer.parsed["errors"])
+        ctx.degrade("stage2", f"judge {seat['id']} dropped", f"its judgement never parsed ({codes})")
+        return None
+    return JudgeAnswer(seat["id"], seat["alias"], answer.parsed["ranking"], answer.parsed["adjudications"])

@@ -1,0 +1,70 @@
+"""The engine worker: `python -m amicus_mcp.engine.worker DIR` runs the council run or the
+fanout wave whose inputs a front wrote to DIR (`options.json` and `briefing.md`).
+
+It is what a front starts detached (engine/spawn.py). It takes its run id from the seeded
+run.json (or wave.json), briefs off the directory's own copy of the briefing, and prints the
+final document as JSON to its log. A failure before the first stage — the bench no longer
+resolves, say — is recorded in the run's own run.json, so the run never looks `running`
+with nobody behind it. Exit codes are the CLI's: 0, 1, 2, 130/143.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+
+from ..errors import AmicusError
+from ..fsio import atomic_write_json, dumps_json, read_json, read_text
+from .options import RunOptions, WaveOptions, read_options
+from .store import now_iso
+
+BRIEFING = "briefing.md"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m amicus_mcp.engine.worker RUN_OR_WAVE_DIR", file=sys.stderr)
+        return 1
+    directory = Path(args[0]).resolve()
+    try:
+        options = read_options(directory)
+        briefing = read_text(directory / BRIEFING, what="briefing copy")
+        if isinstance(options, RunOptions):
+            return run_council_dir(directory, options, briefing)
+        return run_wave_dir(directory, options, briefing)
+    except AmicusError as err:
+        print(dumps_json(err.to_envelope()), flush=True)
+        return err.exit_code
+
+
+def run_council_dir(run_dir: Path, options: RunOptions, briefing: str) -> int:
+    from .council_run import run_council
+
+    seeded = read_json(run_dir / "run.json", what="run manifest")
+    options = options.model_copy(update={"run_id": seeded["runId"], "out_dir": str(run_dir)})
+    try:
+        doc, code = anyio.run(lambda: run_council(options, briefing=briefing))
+    except AmicusError as err:  # pre-flight refused what the front accepted: say so in run.json
+        seeded.update(status="error", exitCode=err.exit_code, completedAt=now_iso(),
+                      error={"code": err.code, "message": err.message})
+        atomic_write_json(run_dir / "run.json", seeded)
+        raise
+    print(dumps_json(doc), flush=True)
+    return code
+
+
+def run_wave_dir(wave_dir: Path, options: WaveOptions, briefing: str) -> int:
+    from .fanout import fanout
+
+    options = options.model_copy(update={"wave_id": wave_dir.name})
+    wave, code = anyio.run(lambda: fanout(options, briefing=briefing))
+    print(dumps_json(wave), flush=True)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
