@@ -260,9 +260,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from ..presets import show_council
+    from ..engine.preflight import preview_council
 
-    doc = show_council(args.name)
+    doc = preview_council(args.name)
     if args.json:
         _print_json(doc)
         return EXIT_OK

@@ -204,6 +204,10 @@ def register_provider_factory(name: str, factory: ProviderFactory) -> None:
     _FACTORIES[name] = factory
 
 
+def has_provider_factory(name: str) -> bool:
+    return name in _FACTORIES
+
+
 class ProviderRegistry:
     """Builds and caches one provider per route target, all sharing one HTTP client."""
 
