@@ -206,6 +206,7 @@ def initial_manifest(prep: Prepared) -> dict[str, Any]:
                     "gateway": options.gateway or "auto", "outDir": str(prep.run_dir)},
         "usage": None,
         "legs": [],
+        "legsPlanned": len(prep.seats),  # Stage 1; each later stage adds its legs when it is planned
         "chairAttempts": [],
         "createdAt": now_iso(),
     }
@@ -297,6 +298,13 @@ class CouncilRun:
         self.degraded = True
         self.state.degrade(channel, what, why)
         self.notices.append(f"{what}: {why}")
+
+    def plan(self, legs: int) -> None:
+        """Announce `legs` more legs about to launch: run.json `legsPlanned` is the legs launched
+        so far plus those planned, never less than before (repairs are counted as they launch)."""
+        doc = self.state.doc
+        doc["legsPlanned"] = max(doc.get("legsPlanned", 0), len(doc["legs"]) + legs)
+        self.state.checkpoint()
 
     def refuse(self, leg_id: str, model: str, stage: str) -> None:
         self.state.doc.setdefault("budgetRefusals", []).append(
@@ -598,6 +606,7 @@ class CouncilRun:
         p = self.prep
         bundle = briefings.judge_bundle(briefing=p.briefing, date=self.date, reviews=anon.prose, findings=anon.findings)
         self.write("bundle-stage2.md", bundle)
+        self.plan(len(usable))
         self.state.stage("stage2", "running", waveId=f"{p.run_id}-s2")
         answers: list[JudgeAnswer | None] = [None] * len(usable)
 
@@ -665,6 +674,7 @@ class CouncilRun:
             self.degrade("chair", "no chair verdict", "the --max-cost ceiling was reached before the chair could run")
             self.stat_row(model=p.chair, role="chair", result=None, was_chair=True, stage=4)
             return None, None
+        self.plan(1)
         self.state.stage("chair", "running")
         rankings = tally_input(meta=self.meta(p.chair), anonymized=anon, judges=judges, run_stats=[])["rankings"]
         authors = [o.seat["id"] for o in usable] + (["claude"] if p.claude_review is not None else [])

@@ -133,6 +133,7 @@ class DebateRound:
                 self.outcome.responses[target.finding["id"]] = {"action": "no-response"}
                 continue
             by_raiser.setdefault(seat, []).append(target)
+        r.plan(len(by_raiser))
         async with anyio.create_task_group() as group:
             for seat_id, owned in by_raiser.items():
                 group.start_soon(self.defend, seat_id, owned)
@@ -160,6 +161,7 @@ class DebateRound:
         for fid, target in answered.items():
             for seat in target.disputers:
                 asked.setdefault(seat, []).append(fid)
+        r.plan(len(asked))
         async with anyio.create_task_group() as group:
             for seat_id, ids in asked.items():
                 group.start_soon(self.revote_one, seat_id, ids, bundle)
