@@ -48,9 +48,10 @@ class ProgressLine:
 
     def width(self) -> int:
         try:
-            return max(20, os.get_terminal_size(self.stream.fileno()).columns)
+            columns = os.get_terminal_size(self.stream.fileno()).columns
         except (OSError, ValueError):
-            return 80
+            columns = 0
+        return max(20, columns) if columns else 80  # a terminal that reports no size gets 80
 
     def clear(self) -> None:
         if self.drawn:

@@ -108,6 +108,9 @@ async def prepare_bench(
         resolvable, routes, unresolved = split_resolvable(members, gateway=gateway, cfg=cfg)
     else:
         resolvable, routes, unresolved = list(members), [resolve_model(m, gateway=gateway, cfg=cfg) for m in members], []
+    if ready:  # before the catalog is even fetched; an estimate spends nothing, so it needs no keys
+        for member, route in zip(resolvable, routes):
+            check_ready(member, route, cfg)
     if catalog is None and any(r.kind == "gateway" for r in routes):
         catalog = await load_catalog()
     catalog = catalog if catalog is not None else Catalog()
@@ -117,9 +120,6 @@ async def prepare_bench(
         check_council_size(council, members, minimum)
     elif validate:
         validate_models(routes, catalog)
-    for member, route in zip(members, routes):
-        if ready:  # an estimate spends nothing, so it runs without keys
-            check_ready(member, route, cfg)
     threshold = cost_gate_threshold(cfg, disabled=not cost_gate)
     for member, route in zip(members, routes):
         check_cost_gate(member, route_pricing(route, catalog), threshold=threshold)
