@@ -273,6 +273,12 @@ async def test_a_fanout_leg_cut_at_its_cap_is_truncated(fake, project, brief):
     assert schema_errors(wave, "wave") == []
 
 
+def test_fanout_human_output_marks_a_truncated_leg(fake, project, brief, capsys):
+    fake.script("m", chat("half an answer", finish="length", usage=usage(10, 5)))
+    assert cli_main(["fanout", "--models", "fake/m", "--prompt-file", str(brief), "--project", str(project)]) == 0
+    assert "complete (truncated: cut at a length limit)" in capsys.readouterr().out
+
+
 # --------------------------------------------------------------------------- 10/11. records
 
 

@@ -78,7 +78,8 @@ def render_leg(leg: dict[str, Any]) -> str:
     source = (cost.get("cost") or {}).get("source", "unknown")
     seconds = f"{leg['durationMs'] / 1000:.1f}s" if isinstance(leg.get("durationMs"), int) else "—"
     served = f" ({leg['model']})" if leg.get("model") and leg["model"] != leg["modelInput"] else ""
-    line = f"  {_MARK.get(leg['status'], '?')} {leg['taskId']}  {leg['modelInput']}{served}  {leg['status']}  {seconds}  {format_cost(amount, source)}"
+    cut = " (truncated: cut at a length limit)" if leg.get("truncated") else ""
+    line = f"  {_MARK.get(leg['status'], '?')} {leg['taskId']}  {leg['modelInput']}{served}  {leg['status']}{cut}  {seconds}  {format_cost(amount, source)}"
     if leg.get("error"):
         line += f"\n      {leg['error']['code']}: {leg['error']['message']}"
     return line

@@ -3,6 +3,8 @@
 Every paid launch first *claims* its estimate against what is left (ceiling − known spend −
 claims of launches still in flight). Claiming is synchronous — no await between the check and
 the reservation — so two concurrent launches can never both spend the same remaining dollars.
+Each claim is a bound, not a guess: the prompt plus the stage's output cap (`OUTPUT_CAPS`
+below), and the leg sends that cap as `max_tokens`.
 A refused launch is not made; the run goes on with what it has. A leg whose cost is unknown
 adds nothing to the known figure and is counted instead: with a ceiling set, an inexact total
 degrades the run (exit 2), because the figure it was checked against is only a floor.

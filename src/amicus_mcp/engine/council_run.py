@@ -17,8 +17,9 @@ One command, no Claude in the loop. Stage 4 (accept/deny) stays human: the engin
     outputs      tally-input.json, tally.json, verdict.json, report.html, run.json
 
 `run.json` is checkpointed after every leg, stage and chair attempt. Exit codes: 0 clean;
-1 error; 2 degraded (a dead seat, a dropped judge, no chair verdict, a refused launch, an
-inexact cost under a ceiling); 130/143 aborted by SIGINT/SIGTERM.
+1 error; 2 degraded (a dead seat, a seat whose findings were lost to an unstructured review, a
+dropped judge, no chair verdict, a refused launch, an inexact cost under a ceiling); 130/143
+aborted by SIGINT/SIGTERM.
 """
 
 from __future__ import annotations

@@ -6,8 +6,10 @@ as unpriced, never 0. A wave's source is "reported" when every leg was billed,
 "mixed" otherwise. Estimates are marked `~` wherever they are shown.
 
 Pre-flight estimate per leg: prompt price × ceil(prompt chars / 4) + completion price ×
-4000 assumed output tokens. Legs on your own hardware are priced at 0; legs with no
-catalog price are listed as unpriced and add nothing (the total is then a floor).
+the output tokens allowed — 4000 assumed for a fanout leg; a council leg passes its stage's
+output cap, which it also sends as `max_tokens` (engine/budget.py). Legs on your own hardware
+are priced at 0; legs with no catalog price are listed as unpriced and add nothing (the total
+is then a floor).
 
 The cost gate refuses a model whose dearer price is above `maxCostPerMtok` USD per
 million tokens (default 60); config `noCostGate: true` (or `--no-cost-gate`) turns it off.
