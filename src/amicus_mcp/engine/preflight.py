@@ -22,7 +22,7 @@ from ..presets import show_council
 from ..providers.catalog import Catalog, load_catalog, read_cached_catalog, validate_models
 from ..providers.cost import check_cost_gate, cost_gate_threshold, route_pricing
 from ..providers.endpoints import OPENROUTER_KEY_ENV, provider_settings
-from ..providers.keys import get_key
+from ..providers.keys import get_key, set_key_hint
 from ..providers.routing import GATEWAY_MODES, GatewayMode, Route, has_provider_factory, resolve_model
 
 DEFAULT_MAX_LEGS = 10
@@ -185,9 +185,6 @@ def preview_council(name: str, *, gateway: GatewayMode | None = None) -> dict[st
 
 # --- can every route run? -----------------------------------------------------------------
 
-KEYS_HINT = "amicus keys set {name}  (or export {name}=… in your shell)"
-
-
 def check_ready(member: str, route: Route, cfg: dict[str, Any]) -> None:
     """MissingKey for a route whose key is not set; the local model's own error when the
     `local` extra or its model package is not installed. Cheap: nothing is imported."""
@@ -205,7 +202,7 @@ def check_ready(member: str, route: Route, cfg: dict[str, Any]) -> None:
 
 def missing_key(member: str, how: str, env_name: str) -> MissingKey:
     return MissingKey(f"'{member}' {how}, which needs {env_name}, and {env_name} is not set",
-                      hint=KEYS_HINT.format(name=env_name))
+                      hint=set_key_hint(env_name))
 
 
 def check_local_ready(member: str, route: Route) -> None:
