@@ -21,6 +21,7 @@ import subprocess
 import sys
 import termios
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ from amicus_mcp.engine.fanout import fanout
 from amicus_mcp.engine.store import SessionStore
 from amicus_mcp.schemas import schema_errors
 from amicus_mcp.workspace.snapshot import run_snapshot
+from amicus_mcp.workspace.terminal import progress_line
 
 pytestmark = pytest.mark.anyio
 
@@ -386,6 +388,13 @@ def test_legs_planned_leads_the_legs_while_a_stage_runs(fake, brief, run_dir, pr
         assert schema_errors(doc, "council-run") == []
         header = run_snapshot(SessionStore(project), doc["runId"], texts=False)["header"]
         assert header["legsTotal"] == 3 and header["currentStage"] == "stage1"
+        # The progress line says the same, and names the seat that has gone quiet.
+        wait_for(lambda: sum(leg["status"] == "complete" for leg in read_run_json(run_dir)["legs"]) == 2,
+                 what="the two quick seats")
+        later = datetime.fromisoformat(doc["createdAt"].replace("Z", "+00:00")) + timedelta(seconds=600)
+        snap = run_snapshot(SessionStore(project), doc["runId"], stall_after_s=300, now=later, texts=False)
+        assert progress_line(snap, now=later) == (f"council {doc['runId']} · stage stage1 · 2/3 legs done · "
+                                                  "10m00s · cost $0.0000 · stalled: fake/b")
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=30)
     finally:

@@ -38,14 +38,17 @@ def render_frame(snap: Mapping[str, Any]) -> str:
 
 def _headline(snap: Mapping[str, Any]) -> str:
     h = snap["header"]
-    parts = [f"Council run {snap['runId']}: {h.get('status')}"]
-    if h.get("currentStage"):
-        parts.append(f"stage {h['currentStage']}")
-    parts.append(f"{h.get('legsDone')}/{h.get('legsTotal')} legs done")
+    parts = [f"Council run {snap['runId']}: {h.get('status')}", *_stage_and_legs(h)]
     stall = snap.get("stall") or {}
     if stall.get("stalled"):
         parts.append(f"STALLED: no leg activity for {stall.get('threshold'):g}s or more")
     return one_line(" · ".join(parts))
+
+
+def _stage_and_legs(header: Mapping[str, Any]) -> list[str]:
+    """The running stage and legs done of the planned total (max(legsPlanned, legs))."""
+    parts = [f"stage {header['currentStage']}"] if header.get("currentStage") else []
+    return [*parts, f"{header.get('legsDone')}/{header.get('legsTotal')} legs done"]
 
 
 def _rail(stages: list[Mapping[str, Any]]) -> str:
@@ -125,11 +128,7 @@ def progress_line(snap: Mapping[str, Any], *, now: datetime) -> str | None:
     if snap.get("state") != "ok":
         return None
     h = snap["header"]
-    parts = [f"council {snap['runId']}"]
-    if h.get("currentStage"):
-        parts.append(f"stage {h['currentStage']}")
-    parts.append(f"{h.get('legsDone')}/{h.get('legsTotal')} legs done")
-    parts.append(elapsed_text(h.get("createdAt"), now))
+    parts = [f"council {snap['runId']}", *_stage_and_legs(h), elapsed_text(h.get("createdAt"), now)]
     parts.append(f"cost {(snap.get('cost') or {}).get('total', {}).get('text', '?')}")
     stalled = [str(row.get("name")) for row in snap.get("seats") or [] if row.get("stalled")]
     if stalled:
