@@ -85,8 +85,10 @@ class TestJudgeOutput:
         assert codes(parse_judge_output(fenced('{"ranking": [}'), LABELS, IDS)) == ["NOT_PARSEABLE"]
 
     @pytest.mark.parametrize("body", ["null", "[]", '["Review A"]', "3", '"x"'])
-    def test_non_object_body_is_bad_ranking(self, body: str) -> None:
-        assert codes(parse_judge_output(fenced(body), LABELS, IDS)) == ["BAD_RANKING"]
+    def test_non_object_body_is_bad_ranking_and_bad_adjudications(self, body: str) -> None:
+        # Like `{}`: neither key can be read (issue 12).
+        assert codes(parse_judge_output(fenced(body), LABELS, IDS)) == ["BAD_RANKING", "BAD_ADJUDICATIONS"]
+        assert codes(parse_judge_output(fenced({}), LABELS, IDS)) == ["BAD_RANKING", "BAD_ADJUDICATIONS"]
 
     def test_missing_ranking(self) -> None:
         text = fenced({"adjudications": []})

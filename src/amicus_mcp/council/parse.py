@@ -12,8 +12,8 @@ slot is a label string or a non-empty array of labels (a tie group). Error codes
 
 - ``NO_FENCED_BLOCK`` / ``NOT_PARSEABLE``  no block / block is not JSON.
 - ``BAD_RANKING``      ranking missing, not an array or empty; the body is not an object
-                       (``null`` included); or a slot is neither a label string nor a
-                       non-empty array of label strings.
+                       (``null`` included — then ``BAD_ADJUDICATIONS`` too, as for ``{}``);
+                       or a slot is neither a label string nor a non-empty array of labels.
 - ``UNKNOWN_LABEL``    a label that is not in `labels` (matching is exact).
 - ``DUPLICATE_LABEL``  a label ranked twice (also across tie groups).
 - ``MISSING_LABEL``    a label that is never ranked. The judge must rank ALL reviews,
@@ -133,8 +133,10 @@ def parse_judge_output(
     if error:
         return _judge_result([error], [], [])
     if not isinstance(value, dict):
-        detail = f"the json block is {json_type(value)}, not an object with ranking, adjudications"
-        return _judge_result([make_error("BAD_RANKING", detail)], [], [])
+        # Neither key can be read from it, so both are reported, exactly as for `{}`.
+        what = f"the json block is {json_type(value)}, not an object"
+        return _judge_result([make_error("BAD_RANKING", f"{what} with a ranking"),
+                              make_error("BAD_ADJUDICATIONS", f"{what} with adjudications")], [], [])
     errors = _ranking_errors(value, labels)
     adjudication_errors, adjudications = _read_adjudications(value, frozenset(finding_ids))
     errors.extend(adjudication_errors)

@@ -47,10 +47,10 @@ def build_verdict(
         if key in meta:
             verdict[key] = meta[key]
     verdict["council"] = meta["models"]
+    if meta.get("seats") is not None:  # seed 000: `seats` sits immediately after `council`
+        verdict["seats"] = meta["seats"]
     if "claudeInCouncil" in meta:
         verdict["claudeInCouncil"] = meta["claudeInCouncil"]
-    if meta.get("seats") is not None:
-        verdict["seats"] = meta["seats"]
     verdict["findings"] = [_finding(f, by_id.get(f["id"], {})) for f in record["findings"]]
     verdict["streetCred"] = [_street_cred_row(row) for row in record["streetCred"]]
     verdict["runStats"] = record["runStats"]
