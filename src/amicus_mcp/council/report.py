@@ -1,10 +1,19 @@
 """Council report: one neutral model of a verdict document, two string renderers.
 
-`build_report(verdict, fmt=..., wave=...)` is the whole public surface the fronts need
-(`amicus council report`, `amicus_verdict` with `render`). It is pure: it reads the
-verdict dict (and optionally a wave dict, used only for the wave's total cost), builds a
+`build_report(verdict, fmt=..., wave=..., record=...)` is the whole public surface the fronts
+need (`amicus council report`, `amicus_verdict` with `render`, the engine's report.html). It
+is pure: it reads the verdict dict (optionally a wave dict, used only for the wave's total
+cost, and the run's tally record, used only for each finding's claim and location), builds a
 `ReportModel` of frozen dataclasses, and hands it to `report_md.render_markdown` or
 `report_html.render_html`, which own the string formats.
+
+What a council run knew beyond the tally rides on the verdict (all optional, emitted only
+when set — see `verdict.RUN_FACT_KEYS`): `degrades` ([{kind, channel, what, why}], run.json's
+shape) become "What was lost", one `What — why` line each; `notices` (strings) are listed
+under **Notes:** there; `judged: false` is said next to the chair verdict; `synthesis` and
+`hardQuestions` are the chair's section; `debate` (run.json's summary) is the "Debate round"
+section, which is otherwise counted from the findings' `debate` stamps. A verdict with none of
+them — the seed's worked example — renders byte for byte as before.
 
 Every figure (durations, costs, street-cred scores) is formatted HERE, once, so the two
 renderers can never disagree about a number; they own structure and escaping only.
@@ -171,6 +180,10 @@ class DebateRow:
     previous_tier: str
     tier: str
 
+    @property
+    def change(self) -> str:
+        return f"(was {self.previous_tier}, now {self.tier})" if self.previous_tier else f"(now {self.tier})"
+
 
 @dataclass(frozen=True)
 class DebateSummary:
@@ -184,6 +197,14 @@ class DebateSummary:
     no_response: int
     verdict_changes: int
     rows: tuple[DebateRow, ...]
+
+    @property
+    def facts(self) -> tuple[str, ...]:
+        """The round's figures, worded once for both renderers."""
+        outcome = () if self.outcome is None else (f"Outcome: {self.outcome}",)
+        return (*outcome,
+                f"Defended {self.defended} · amended {self.amended} · withdrawn {self.withdrawn} · no response {self.no_response}",
+                f"Verdict changes: {self.verdict_changes}")
 
 
 @dataclass(frozen=True)

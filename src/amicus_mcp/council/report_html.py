@@ -285,14 +285,8 @@ def _chair(synthesis: Sequence[str], questions: Sequence[str]) -> str:
 
 
 def _debate(d: DebateSummary) -> str:
-    items = []
-    if d.outcome is not None:
-        items.append(f"Outcome: {_e(d.outcome)}")
-    items.append(f"Defended {d.defended} · amended {d.amended} · withdrawn {d.withdrawn} · no response {d.no_response}")
-    items.append(f"Verdict changes: {d.verdict_changes}")
-    for r in d.rows:
-        was = f" (was {_e(r.previous_tier)}, now {_e(r.tier)})" if r.previous_tier else f" (now {_e(r.tier)})"
-        items.append(f"<strong>{_e(r.id)}</strong>: {_e(r.action)}{was}")
+    items = [_e(fact) for fact in d.facts]
+    items += [f"<strong>{_e(r.id)}</strong>: {_e(r.action)} {_e(r.change)}" for r in d.rows]
     return _section("Debate round", '<ul class="debate">\n' + "\n".join(f"<li>{i}</li>" for i in items) + "\n</ul>")
 
 

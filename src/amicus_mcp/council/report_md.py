@@ -77,14 +77,8 @@ def _chair(synthesis: Sequence[str], questions: Sequence[str]) -> str:
 
 
 def _debate(d: DebateSummary) -> str:
-    lines = []
-    if d.outcome is not None:
-        lines.append(f"- Outcome: {_inline(d.outcome)}")
-    lines.append(f"- Defended {d.defended} · amended {d.amended} · withdrawn {d.withdrawn} · no response {d.no_response}")
-    lines.append(f"- Verdict changes: {d.verdict_changes}")
-    for r in d.rows:
-        was = f" (was {_inline(r.previous_tier)}, now {_inline(r.tier)})" if r.previous_tier else f" (now {_inline(r.tier)})"
-        lines.append(f"- **{_inline(r.id)}**: {_inline(r.action)}{was}")
+    lines = [f"- {_inline(fact)}" for fact in d.facts]
+    lines += [f"- **{_inline(r.id)}**: {_inline(r.action)} {_inline(r.change)}" for r in d.rows]
     return "## Debate round\n\n" + "\n".join(lines)
 
 
