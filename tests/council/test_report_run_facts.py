@@ -128,3 +128,10 @@ def test_hostile_losses_notes_and_claims_are_escaped_in_html() -> None:
            "debate": {"outcome": SCRIPT}}
     page = build_report(doc, fmt="html", record=rec)
     assert "<script" not in page.lower() and "<img" not in page.lower()
+
+
+def test_an_unverified_repair_is_a_loss() -> None:
+    doc = worked()
+    doc["runStats"][1]["findingsUnverified"] = True
+    md = build_report(doc)
+    assert "## What was lost\n\n- The findings of gpt are unverified — a repair could not be checked" in md

@@ -191,3 +191,15 @@ def test_an_all_clean_bench_says_no_findings_were_raised(fake, brief, run_dir, p
     findings = page.split("<h2>Findings by tier</h2>", 1)[1].split("</section>", 1)[0]
     assert '<p class="empty">No findings were raised.</p>' in findings
     assert "What was lost" not in page
+
+
+def test_an_inexact_cost_under_a_ceiling_is_in_the_verdict_and_the_report(fake, brief, run_dir, project, capsys):
+    member(fake, "a")
+    member(fake, "b", stage1=chat(review("seat-b")))  # no usage block: its cost is unknown
+    member(fake, "chair")
+    code, run = run_cli(capsys, brief, run_dir, project, "fake/a,fake/b", "--max-cost", "5")
+    assert (code, run["status"]) == (2, "partial")
+    assert load(run_dir, "verdict.json")["degrades"] == run["degrades"]
+    assert [d["what"] for d in run["degrades"]] == ["cost total is a floor"]
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert "<li>Cost total is a floor — 1 leg(s) had no known cost under a --max-cost ceiling</li>" in page

@@ -298,6 +298,11 @@ def _build_losses(verdict: Mapping[str, Any]) -> tuple[str, ...]:
         if not what:
             continue
         losses.append(what[:1].upper() + what[1:] + (f" — {why}" if why else ""))
+    for row in _list(verdict.get("runStats")):
+        if isinstance(row, Mapping) and row.get("findingsUnverified") is True:
+            who = _text(row.get("seat") or row.get("model"), "?")
+            losses.append(f"The findings of {who} are unverified — a repair could not be checked against the "
+                          "findings the review first declared")
     # A verdict assembled by hand carries no degrades, but its judged:false is still a loss.
     if verdict.get("judged") is False and not any("judged:false" in line for line in losses):
         losses.append(THIN_CROSS_REVIEW)
