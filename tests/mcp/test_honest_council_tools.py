@@ -4,10 +4,15 @@ verdict says what was lost and that no findings were raised."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_helpers import body, in_process
+from council_prompts import example_block, kind
+from council_script import chair, review
+from fakeprovider import FakeProvider, by_prompt, chat, copycat, error, usage
+from mcp_helpers import body, in_process, wait_until_terminal
 
 from amicus_mcp.schemas import schema_errors
 
@@ -74,3 +79,49 @@ async def test_a_rendered_clean_verdict_says_no_findings_were_raised(mode: str, 
         md = body(await client.call_tool("amicus_verdict", {"record": record, "render": True}))["markdown"]
     assert "## Findings by tier\n\n_No findings were raised._" in md
     assert "What was lost" not in md
+
+
+# --------------------------------------------------------------------------- a council run over MCP
+
+
+def copycat_member(fake: FakeProvider, name: str, *, judge: Any = None) -> None:
+    """Reviews properly, then judges by copying the example block of its prompt."""
+    fake.respond(name, by_prompt(kind, {
+        "stage1": chat(review(name), usage=usage(100, 50, cost=0.001)),
+        "judge": judge or copycat(example_block, usage=usage(100, 50, cost=0.001)),
+        "judge-repair": copycat(example_block, usage=usage(100, 50, cost=0.001)),
+    }))
+
+
+async def run_to_the_end(client: Any, project: Path, models: list[str]) -> tuple[dict[str, Any], str]:
+    started = body(await client.call_tool("amicus_council_run", {
+        "briefingFile": "briefing.md", "project": str(project), "ui": False, "models": models, "chair": "fake/chair"}))
+    done, _ = await wait_until_terminal(client, started["runId"], project=str(project), slice_s=0.5)
+    report = body(await client.call_tool("amicus_read", {"id": started["runId"], "project": str(project)}))
+    return done, report["text"]
+
+
+async def test_copycat_judges_on_two_seats_are_judged_over_mcp(fake: FakeProvider, project: Path, briefing: Path) -> None:
+    copycat_member(fake, "a")
+    copycat_member(fake, "b")
+    chair(fake)
+    async with in_process("auto") as client:
+        done, report = await run_to_the_end(client, project, ["fake/a", "fake/b"])
+    assert (done["status"], done["exitCode"]) == ("complete", 0)
+    run = json.loads((Path(done["report"]).parent / "run.json").read_text(encoding="utf-8"))
+    assert run["judged"] is True and "degrades" not in run
+    assert "What was lost" not in report
+
+
+async def test_a_degraded_run_read_over_mcp_says_what_was_lost(fake: FakeProvider, project: Path, briefing: Path) -> None:
+    copycat_member(fake, "a")
+    copycat_member(fake, "b", judge=error(400, "judge crashed"))
+    chair(fake)
+    async with in_process("auto") as client:
+        done, report = await run_to_the_end(client, project, ["fake/a", "fake/b"])
+    assert (done["status"], done["exitCode"]) == ("partial", 2)
+    assert "— _rests on fewer than two judges (judged: false)_" in report
+    lost = report.split("## What was lost\n\n", 1)[1].split("\n\n## ", 1)[0]
+    assert "- Judge fake/b produced no judgement — PROVIDER\\_REJECTED" in lost
+    assert "- Cross-review is thin — only 1 judge(s)" in lost
+    assert "## Chair's synthesis\n\n> Synthesis: the eviction policy must change first." in report
