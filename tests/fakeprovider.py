@@ -17,6 +17,7 @@ A model can also answer by what it is asked: `fake.respond("m", fn)` calls `fn(b
 each request to "m" and sends the Reply it returns (None falls back to the script).
 `by_prompt(classify, {...})` builds such a function from a prompt classifier and one reply
 queue per kind, so one model can answer, say, review prompts and judge prompts differently.
+`copycat(example)` is a weak model that answers with the example block its prompt shows.
 
 A hung reply waits on the server's stop event, so stopping the server releases it at
 once; handler threads are daemons and the server never blocks on them when it closes.
@@ -225,6 +226,19 @@ def by_prompt(classify: Callable[[str], str], replies: Mapping[str, ReplySource]
             return queue.popleft() if len(queue) > 1 else queue[0]
 
     return respond
+
+
+def copycat(example: Callable[[str], str | None], **chat_kwargs: Any) -> Callable[[Any], Reply]:
+    """A weak model that copies the example block its prompt shows, verbatim.
+
+    `example(prompt)` finds the block (see `council_prompts.example_block`); a prompt with no
+    example gets a reply with no block at all, as a copying model would give."""
+
+    def answer(body: Any) -> Reply:
+        block = example(prompt_of(body))
+        return chat(f"I follow the example given.\n\n{block}\n" if block else "I follow the example given.\n", **chat_kwargs)
+
+    return answer
 
 
 # ----------------------------------------------------------------------- server

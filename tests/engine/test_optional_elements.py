@@ -48,11 +48,11 @@ DEBATE_FILES = ("tally-provisional.json", "revote-bundle.md", "debate.json")
 
 
 def reports(run_dir: Path) -> tuple[str, str]:
-    """(report.md, the visible text of report.html), both rendered from verdict.json; the
-    engine's own report.html must be exactly that rendering."""
-    verdict = load(run_dir, "verdict.json")
-    md = build_report(verdict, fmt="md")
-    page = build_report(verdict, fmt="html")
+    """(report.md, the visible text of report.html), both rendered from verdict.json with the
+    run's tally record (for the claims); the engine's own report.html must be exactly that."""
+    verdict, record = load(run_dir, "verdict.json"), load(run_dir, "tally.json")
+    md = build_report(verdict, fmt="md", record=record)
+    page = build_report(verdict, fmt="html", record=record)
     assert (run_dir / "report.html").read_text(encoding="utf-8") == page
     return md, visible_text(page)
 

@@ -179,17 +179,20 @@ def cmd_tally(args: argparse.Namespace) -> int:
 
 
 def cmd_verdict(args: argparse.Namespace) -> int:
-    from ..council.verdict import build_verdict, render_verdict_summary
+    from ..council.verdict import build_verdict, carried_run_facts, render_verdict_summary
 
     record = read_json(args.file, what="tally record")
     decisions = read_json(args.decisions, what="decisions file") if args.decisions else []
-    verdict = build_verdict(record, decisions, overall_verdict=args.overall_verdict)
     out = Path(args.out)
     if out.is_dir():
         raise BadArgs(f"--out '{out}' is a directory", hint="name the verdict file, e.g. -o run/verdict.json")
+    # Re-deciding a run's verdict keeps what that run lost (its degrades, notices, chair text).
+    previous = _previous_verdict(out)
+    verdict = build_verdict(record, decisions, overall_verdict=args.overall_verdict,
+                            run=carried_run_facts(previous, record))
     atomic_write_json(out, verdict)
     if args.render:
-        _render_next_to(verdict, out)
+        _render_next_to(verdict, out, record)
     if args.json:
         _print_json(verdict)
     else:
@@ -197,13 +200,23 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _render_next_to(verdict: dict[str, Any], out: Path) -> None:
+def _previous_verdict(out: Path) -> Any:
+    """What `out` holds now, when it reads as JSON (anything else is simply overwritten)."""
+    if not out.is_file():
+        return None
+    try:
+        return read_json(out, what="previous verdict")
+    except BadArgs:
+        return None
+
+
+def _render_next_to(verdict: dict[str, Any], out: Path, record: dict[str, Any]) -> None:
     """Refresh report.html beside a freshly decided verdict; the verdict is already safe."""
     from ..council.report import build_report
 
     target = out.parent / "report.html"
     try:
-        atomic_write_text(target, build_report(verdict, fmt="html"))
+        atomic_write_text(target, build_report(verdict, fmt="html", record=record))
     except OSError as exc:
         raise BadArgs(
             f"verdict written to {out}, but report.html could not be written: {exc.strerror or exc}",

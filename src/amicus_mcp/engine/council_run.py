@@ -41,7 +41,7 @@ from ..council import briefings
 from ..council.anonymize import Anonymized, JudgeAnswer, StageOneReview, anonymize, strip_findings_block, tally_input
 from ..council.findings import count_attempted_findings, read_last_json_block, validate_findings
 from ..council.ledger import append_ledger, derive_stats, read_ledger
-from ..council.parse import parse_judge_output, parse_verdict_line
+from ..council.parse import chair_sections, parse_judge_output, parse_verdict_line
 from ..council.report import build_report
 from ..council.seats import Seat, build_seats, repeats_alias, seat_file_stem
 from ..council.tally import tally
@@ -282,6 +282,7 @@ class CouncilRun:
         self.judge_prose: dict[str, str] = {}  # seat id → the judge's final Stage-2 text
         if p.dropped:
             self.notices.append(dropped_notice(p.dropped))
+        self.chair_text: str | None = None  # the delivering chair's prose (synthesis, questions)
         if p.chair_route.kind == "embedded" and any(r.kind == "embedded" for r in p.routes):
             self.notices.append("the chair runs on the same embedded model as the bench: offline there is no "
                                 "independent model, so this verdict is not independent of the reviews")
@@ -464,9 +465,10 @@ class CouncilRun:
 
         self.state.stage("verdict", "running")
         decisions = round_.decisions() if round_ is not None else []
-        verdict = build_verdict(record, decisions, overall_verdict=verdict_line)
+        self.check_cost_floor()  # before the verdict, so its degrades say so too
+        verdict = build_verdict(record, decisions, overall_verdict=verdict_line, run=self.run_facts())
         atomic_write_json(p.run_dir / "verdict.json", verdict)
-        self.write("report.html", build_report(verdict, fmt="html"))
+        self.write("report.html", build_report(verdict, fmt="html", record=record))
         self.state.stage("verdict", "complete")
         return self.finish(record, verdict)
 
@@ -488,14 +490,32 @@ class CouncilRun:
             meta["seats"] = self.prep.seats
         return meta
 
+    def check_cost_floor(self) -> None:
+        usage = self.budget.usage_block()
+        if self.prep.options.max_cost is not None and not usage["costExact"]:
+            self.degrade("budget", "cost total is a floor", f"{usage['unknownLegs']} leg(s) had no known cost under a --max-cost ceiling")
+
+    def run_facts(self) -> dict[str, Any]:
+        """What verdict.json carries beyond the tally: the chair's sections, the debate
+        summary, the degrades and the informational notices (a degrade is also a notice line
+        in run.json; in the verdict it is listed once, as a loss)."""
+        degrades = list(self.state.doc.get("degrades", []))
+        lost = {f"{d['what']}: {d['why']}" for d in degrades}
+        sections = chair_sections(self.chair_text) if self.chair_text else None
+        return {
+            "synthesis": sections.synthesis if sections else None,
+            "hardQuestions": sections.hard_questions if sections else [],
+            "debate": self.state.doc.get("debate"),
+            "degrades": degrades,
+            "notices": [n for n in self.notices if n not in lost],
+        }
+
     def finish(self, record: dict[str, Any], verdict: dict[str, Any]) -> tuple[dict[str, Any], int]:
         doc = self.state.doc
         doc["usage"] = self.budget.usage_block()
         doc["judged"] = record["judged"]
         doc["tierCounts"] = record["tierCounts"]
         doc["overallVerdict"] = verdict["overallVerdict"]
-        if self.prep.options.max_cost is not None and not doc["usage"]["costExact"]:
-            self.degrade("budget", "cost total is a floor", f"{doc['usage']['unknownLegs']} leg(s) had no known cost under a --max-cost ceiling")
         if self.notices:
             doc["notices"] = self.notices
         code = 2 if self.degraded else 0
@@ -694,6 +714,7 @@ class CouncilRun:
                 walk.refused = True
                 break  # refused for cost: the walk stops here
             if result.usable:
+                self.chair_text = result.text
                 verdict, conformance = await self.verdict_line(alias, route, result.text or "")
                 self.stat_row(model=alias, role="chair", result=result, conformance=conformance, was_chair=True, stage=4)
                 self.state.doc["chair"] = alias

@@ -141,7 +141,7 @@ class DebateRound:
 
     async def defend(self, seat_id: str, owned: list[debate.DebateTarget]) -> None:
         ids = [t.finding["id"] for t in owned]
-        parsed = await self.ask_once_repaired(seat_id, kind="defense", role="rebuttal", suffix="dr",
+        parsed = await self.ask_once_repaired(seat_id, kind="defense", role="rebuttal", suffix="dr", ids=ids,
                                               prompt=debate.defense_brief(owned),
                                               file=f"rebuttal-{seat_file_stem(seat_id)}.md",
                                               parse=lambda text: parse_defense(text, ids),
@@ -169,13 +169,13 @@ class DebateRound:
         return len(asked)
 
     async def revote_one(self, seat_id: str, ids: list[str], bundle: str) -> None:
-        parsed = await self.ask_once_repaired(seat_id, kind="revote", role="revote", suffix="rv", prompt=bundle,
+        parsed = await self.ask_once_repaired(seat_id, kind="revote", role="revote", suffix="rv", ids=ids, prompt=bundle,
                                               file=f"revote-{seat_file_stem(seat_id)}.md",
                                               parse=lambda text: parse_revote(text, ids),
                                               unusable=("re-vote", "its original verdicts stand"))
         self.outcome.revotes[seat_id] = {fid: dict(vote) for fid, vote in parsed["revotes"].items() if fid in ids}
 
-    async def ask_once_repaired(self, seat_id: str, *, kind: str, role: str, suffix: str, prompt: str, file: str,
+    async def ask_once_repaired(self, seat_id: str, *, kind: str, role: str, suffix: str, ids: list[str], prompt: str, file: str,
                                 parse: Callable[[str], Any], unusable: tuple[str, str]) -> Any:
         """One debate answer with exactly one repair: the leg, its parse, the repair when the
         block is unreadable. An answer that never parses is recorded as a degrade; `parse`
@@ -186,7 +186,7 @@ class DebateRound:
         parsed = parse(text or "")
         if text is not None and not parsed["ok"]:
             repaired = await self.ask(seat, route, role="repair", suffix=f"{suffix}r",
-                                      prompt=debate.debate_repair_prompt(text, parsed["errors"], kind),
+                                      prompt=debate.debate_repair_prompt(text, parsed["errors"], kind, ids),
                                       fixed=lambda answer: bool(parse(answer)["ok"]))
             parsed = parse(repaired or "")
         if not parsed["ok"] or text is None:
