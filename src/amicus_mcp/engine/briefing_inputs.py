@@ -204,7 +204,7 @@ def compose_briefing(options: RunOptions) -> ComposedBriefing:
     with blame_pack(options, "template"):
         loaded = load_template(options.template)
     artifact = read_artifact(options.artifact)
-    with blame_pack(options, "template", "vars"):
+    with blame_pack(options, "vars", "template"):
         text = compose(loaded.template, artifact_name=artifact.path.name, artifact_text=artifact.text,
                        values=dict(options.vars or {}))
     return ComposedBriefing(text=text, template=loaded, artifact=artifact)
@@ -258,19 +258,30 @@ def _pack_template(template: str, loaded: LoadedPack) -> str:
     return template
 
 
+_SHOWN = {"timeout_min": "timeout", "max_cost": "max-cost"}
+
+
 @contextmanager
-def blame_pack(options: RunOptions, *fields: str) -> Iterator[None]:
-    """Say so when a pre-flight error is about a value the pack supplied."""
+def blame_pack(options: RunOptions, subject: str, *related: str) -> Iterator[None]:
+    """Say so when a pre-flight error is about a value the pack supplied: `(set by pack 'N')`
+    when the pack set the value the error is about, `(bench set by pack 'N')` when it set a
+    value the error involves."""
     try:
         yield
     except AmicusError as err:
-        if options.pack_record is not None and set(fields) & set(options.pack_fields):
-            suffix = f" (set by pack '{options.pack_record['name']}')"
-            if not err.message.endswith(suffix):
+        if options.pack_record is not None:
+            name = options.pack_record["name"]
+            others = [_SHOWN.get(f, f) for f in related if f in options.pack_fields]
+            if subject in options.pack_fields:
+                suffix = f" (set by pack '{name}')"
+            elif others:
+                suffix = f" ({', '.join(others)} set by pack '{name}')"
+            else:
+                suffix = ""
+            if suffix and not err.message.endswith(suffix):
                 err.message += suffix
                 err.args = (err.message,)
         raise
-
 
 def pack_settings(options: RunOptions) -> dict[str, Any]:
     """The pack settings (JSON keys) an options object typed — what `pack save` stores.
