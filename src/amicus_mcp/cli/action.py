@@ -28,12 +28,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import EXIT_ERROR, AmicusError, BadArgs
+from ..errors import EXIT_ERROR, AmicusError, BadArgs, InternalError
 
 PR_TEMPLATE = "pr-diff"
+# Every input the script reads, as INPUT_<NAME> (action.yml passes exactly these).
+INPUTS = ("PACK", "MODELS", "CHAIR", "TEMPLATE", "ARTIFACT", "VARS", "MAX_COST", "TIMEOUT", "FAIL_ON",
+          "ALLOW_NO_VERDICT", "OUT_DIR")
 
 
 def _input(env: Mapping[str, str], name: str) -> str:
+    if name not in INPUTS:
+        raise InternalError(f"the action reads an undeclared input {name}")
     return env.get(f"INPUT_{name}", "").strip()
 
 
