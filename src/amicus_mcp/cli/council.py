@@ -12,7 +12,7 @@ from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, 
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    council = commands.add_parser("council", help="council documents: validate, tally, verdict, report, stats, presets")
+    council = commands.add_parser("council", help="council runs and documents: run, validate, tally, verdict, report, stats, presets, templates, packs, gate")
     sub = council.add_subparsers(dest="council_command", metavar="SUBCOMMAND", parser_class=type(council))
     sub.required = True
 

@@ -25,37 +25,36 @@ def register_ci(sub: argparse._SubParsersAction, add_run_settings: Callable[[arg
     template = sub.add_parser("template", help="briefing templates: list, show")
     tsub = template.add_subparsers(dest="template_command", metavar="SUBCOMMAND", parser_class=parser_class)
     tsub.required = True
-    p = tsub.add_parser("list", help="built-in and user templates with their variables")
-    p.add_argument("--json", action="store_true", help="print the council-template-list document")
-    p.set_defaults(handler=cmd_template_list)
-    p = tsub.add_parser("show", help="one template: what it reviews for, its variables and its text")
-    p.add_argument("name", help="a template name, or a template file")
-    p.add_argument("--json", action="store_true", help="print the council-template document")
-    p.set_defaults(handler=cmd_template_show)
+    _command(tsub, "list", "built-in and user templates with their variables", cmd_template_list, "council-template-list")
+    _command(tsub, "show", "one template: what it reviews for, its variables and its text", cmd_template_show,
+             "council-template", name="a template name, or a template file")
 
     pack = sub.add_parser("pack", help="policy packs: a run's defaults under one name (save, list, show)")
     psub = pack.add_subparsers(dest="pack_command", metavar="SUBCOMMAND", parser_class=parser_class)
     psub.required = True
-    p = psub.add_parser("save", help="save the given run flags as pack NAME (overwriting bumps its version)")
-    p.add_argument("name")
+    p = _command(psub, "save", "save the given run flags as pack NAME (overwriting bumps its version)", cmd_pack_save,
+                 "council-pack-save", name="the pack's name")
     add_run_settings(p)
     p.add_argument("--description", help="what the pack is for, shown by 'pack list'")
-    p.add_argument("--json", action="store_true", help="print the council-pack-save document")
-    p.set_defaults(handler=cmd_pack_save)
-    p = psub.add_parser("list", help="the saved packs")
-    p.add_argument("--json", action="store_true", help="print the council-pack-list document")
-    p.set_defaults(handler=cmd_pack_list)
-    p = psub.add_parser("show", help="one pack, saved (by name) or a file (by path)")
-    p.add_argument("name", help="a saved pack's name, or a pack file")
-    p.add_argument("--json", action="store_true", help="print the council-pack-show document")
-    p.set_defaults(handler=cmd_pack_show)
+    _command(psub, "list", "the saved packs", cmd_pack_list, "council-pack-list")
+    _command(psub, "show", "one pack, saved (by name) or a file (by path)", cmd_pack_show, "council-pack-show",
+             name="a saved pack's name, or a pack file")
 
-    p = sub.add_parser("gate", help="a verdict as a CI result: exit 0 pass, 4 fail (1 error)")
+    p = _command(sub, "gate", "a verdict as a CI result: exit 0 pass, 4 fail (1 error)", cmd_gate, "council-gate")
     p.add_argument("path", metavar="VERDICT_OR_RUN_DIR", help="a verdict.json, or a run directory holding one")
-    p.add_argument("--fail-on", required=True, choices=GATE_LEVELS, help="what fails the gate (see docs: never … confirmed-blocker)")
+    p.add_argument("--fail-on", required=True, choices=GATE_LEVELS, help="what fails the gate (never … confirmed-blocker; see the README)")
     p.add_argument("--allow-no-verdict", action="store_true", help="pass a chair-verdict level when the run has no chair verdict")
-    p.add_argument("--json", action="store_true", help="print the council-gate document")
-    p.set_defaults(handler=cmd_gate)
+
+
+def _command(sub: argparse._SubParsersAction, command: str, help_text: str, handler: Callable[[argparse.Namespace], int],
+             document: str, *, name: str | None = None) -> argparse.ArgumentParser:
+    """A subcommand with an optional NAME positional and `--json` printing `document`."""
+    p: argparse.ArgumentParser = sub.add_parser(command, help=help_text)
+    if name is not None:
+        p.add_argument("name", help=name)
+    p.add_argument("--json", action="store_true", help=f"print the {document} document")
+    p.set_defaults(handler=handler)
+    return p
 
 
 # --------------------------------------------------------------------------- templates
