@@ -62,6 +62,8 @@ def test_a_run_from_a_template_an_artifact_and_vars(fake, design, run_dir, proje
     assert check_documents(run_dir) == run
     assert run["template"]["name"] == "design-doc" and run["template"]["source"] == "builtin"
     assert run["template"]["hash"].startswith("sha256:") and run["template"]["path"] == "builtin:design-doc"
+    assert run["template"]["vars"] == {"audience": "the platform team", "constraints": "p99 under 5 ms",
+                                       "focus": "correctness, failure modes and operability"}
     assert run["artifact"] == {"path": str(design.resolve()), "hash": sha(design), "bytes": len(DESIGN)}
     assert "pack" not in run
     # briefing-stage1.md shows the composed briefing as sent, and it is what every seat got
@@ -204,7 +206,7 @@ def test_a_pack_file_in_the_repository_with_a_relative_template(fake, design, tm
     assert check_documents(run_dir) == run
     assert run["pack"]["source"] == "file" and run["pack"]["version"] == 3 and run["pack"]["hash"] == sha(pack)
     assert run["template"] == {"name": "review", "source": "file", "hash": sha(repo / "review.md"),
-                               "path": str((repo / "review.md").resolve())}
+                               "path": str((repo / "review.md").resolve()), "vars": {"team": "ledger"}}
     assert "debate" not in run  # --no-debate overrides the pack's debate: true
     assert "House rules for ledger." in (run_dir / "briefing-stage1.md").read_text(encoding="utf-8")
 

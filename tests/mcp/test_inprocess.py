@@ -304,6 +304,7 @@ def bad_calls(project: Path, outside: Path) -> list[tuple[str, dict[str, Any], s
     return [
         ("amicus_council_run", {**run, "briefingFile": "missing.md", "models": ["fake/a", "fake/b"]},
          "MISSING_PROMPT: prompt file"),
+        ("amicus_council_run", {**run, "models": ["fake/a", "fake/b"]}, "MISSING_PROMPT: a briefing is required"),
         ("amicus_council_run", {**run, "briefingFile": "briefing.md", "models": ["fake/a", "fake/b"], "council": "budget"},
          "BAD_ARGS: pass exactly one of --models / --council"),
         ("amicus_council_run", {**run, "briefingFile": "briefing.md"}, "BAD_ARGS: provide --models or --council"),

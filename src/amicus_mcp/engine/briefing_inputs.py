@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..config import config_dir
-from ..council.templates import BriefingTemplate, check_known_values, compose, parse_template
-from ..errors import AmicusError, BadArgs
+from ..council.templates import BriefingTemplate, check_known_values, compose, parse_template, resolve_values
+from ..errors import AmicusError, BadArgs, MissingPrompt
 from ..fsio import read_text
 from ..packs import LoadedPack, load_pack, sha256_of
 
@@ -180,13 +180,21 @@ class ComposedBriefing:
     text: str
     template: LoadedTemplate
     artifact: Artifact
+    values: dict[str, str]  # every variable's value as composed (given or default)
 
     def records(self) -> dict[str, Any]:
-        return {"template": self.template.record(), "artifact": self.artifact.record()}
+        template = self.template.record()
+        if self.values:
+            template["vars"] = self.values
+        return {"template": template, "artifact": self.artifact.record()}
 
 
 def check_briefing_source(options: RunOptions) -> None:
     """Exactly one briefing source: a prompt file, or a template with its artifact."""
+    if not options.prompt_file and not options.template and not options.artifact:
+        raise MissingPrompt("a briefing is required: a prompt file, or a template with an artifact",
+                            hint="pass --prompt-file FILE or --template NAME --artifact FILE "
+                                 "(briefingFile, or template + artifact, in the MCP tool); prompts are never inline")
     if options.prompt_file and (options.template or options.artifact):
         raise BadArgs("pass --prompt-file or --template with --artifact, not both",
                       hint="a template composes the briefing from the artifact; a prompt file is the whole briefing")
@@ -205,9 +213,9 @@ def compose_briefing(options: RunOptions) -> ComposedBriefing:
         loaded = load_template(options.template)
     artifact = read_artifact(options.artifact)
     with blame_pack(options, "vars", "template"):
-        text = compose(loaded.template, artifact_name=artifact.path.name, artifact_text=artifact.text,
-                       values=dict(options.vars or {}))
-    return ComposedBriefing(text=text, template=loaded, artifact=artifact)
+        values = resolve_values(loaded.template, dict(options.vars or {}))
+    text = compose(loaded.template, artifact_name=artifact.path.name, artifact_text=artifact.text, values=values)
+    return ComposedBriefing(text=text, template=loaded, artifact=artifact, values=values)
 
 
 # --------------------------------------------------------------------------- packs
