@@ -39,6 +39,7 @@ VERDICT_LEVELS = {"fundamental-rethink": ("Fundamental rethink",),
 # The tiers a blocker fails each blocker level in.
 BLOCKER_LEVELS = {"confirmed-blocker": ("Confirmed",),
                   "disputed-blocker": ("Confirmed", "Contested", "Singleton", "Disputed")}
+BLOCKER_SCOPE = {"confirmed-blocker": "the Confirmed tier", "disputed-blocker": "any tier"}
 
 
 def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: bool = False,
@@ -90,10 +91,9 @@ def _decide(level: str, overall: str | None, blockers: list[dict[str, Any]], all
         if overall in VERDICT_LEVELS[level]:
             return True, f"gate fails: the chair's verdict is '{overall}' (--fail-on {level})"
         return False, f"gate passes: the chair's verdict is '{overall}' (--fail-on {level})"
-    tiers = BLOCKER_LEVELS[level]
-    hits = [b for b in blockers if b["tier"] in tiers]
+    hits = [b for b in blockers if b["tier"] in BLOCKER_LEVELS[level]]
+    scope = BLOCKER_SCOPE[level]
     if hits:
         listed = ", ".join(f"{b['id']} ({b['tier']})" for b in hits)
-        return True, f"gate fails: {len(hits)} blocker finding(s) in {'/'.join(tiers) if len(tiers) < 4 else 'any tier'}: {listed} (--fail-on {level})"
-    scope = "Confirmed" if level == "confirmed-blocker" else "any tier"
+        return True, f"gate fails: {len(hits)} blocker finding(s) in {scope}: {listed} (--fail-on {level})"
     return False, f"gate passes: no blocker finding in {scope} ({len(blockers)} blocker(s) in all; --fail-on {level})"

@@ -155,13 +155,14 @@ def read_artifact(ref: str) -> Artifact:
         raise BadArgs(f"--artifact '{ref}' does not exist", hint="check the path") from None
     except OSError as exc:
         raise BadArgs(f"cannot read --artifact '{ref}': {exc.strerror or exc}", hint="check the path and its permissions") from None
-    if size > MAX_ARTIFACT_BYTES:
-        raise BadArgs(f"--artifact '{ref}' is {size} bytes; the limit is {MAX_ARTIFACT_BYTES} ({MAX_ARTIFACT_BYTES // 1024} KiB)",
-                      hint="review a smaller piece (one document, one diff), or extract the part that matters")
     try:
-        raw = path.read_bytes()[: MAX_ARTIFACT_BYTES + 1]
+        with open(path, "rb") as handle:  # bounded: a file that grew since stat() is still refused
+            raw = handle.read(MAX_ARTIFACT_BYTES + 1)
     except OSError as exc:
         raise BadArgs(f"cannot read --artifact '{ref}': {exc.strerror or exc}", hint="check the path and its permissions") from None
+    if max(size, len(raw)) > MAX_ARTIFACT_BYTES:
+        raise BadArgs(f"--artifact '{ref}' is {max(size, len(raw))} bytes; the limit is {MAX_ARTIFACT_BYTES} ({MAX_ARTIFACT_BYTES // 1024} KiB)",
+                      hint="review a smaller piece (one document, one diff), or extract the part that matters")
     if b"\x00" in raw:
         raise BadArgs(f"--artifact '{ref}' is binary", hint="pass a text file: extract the text of a PDF or an image description first")
     try:
@@ -252,7 +253,10 @@ def apply_pack(options: RunOptions) -> RunOptions:
         if options.template is None:
             changes["template"] = template
             supplied.append("template")
-        if (options.template or template) == template and pack.vars:
+        typed = options.template
+        if typed and is_template_file(typed):
+            typed = str(Path(typed).expanduser().resolve())
+        if (typed or template) == template and pack.vars:
             changes["vars"] = {**pack.vars, **dict(options.vars or {})}
             if set(pack.vars) - set(options.vars or {}):
                 supplied.append("vars")
