@@ -279,3 +279,27 @@ def test_the_gate_on_a_run_that_failed_is_an_error(tmp_path, capsys):
     assert cli_main(["council", "gate", str(run_dir), "--fail-on", "never", "--json"]) == 1
     error = json.loads(capsys.readouterr().out)["error"]
     assert error["code"] == "BAD_ARGS" and "COUNCIL_QUORUM" in error["message"]
+
+
+def test_apply_pack_fills_only_what_was_not_typed(tmp_path, config_dir):
+    from amicus_mcp.engine.briefing_inputs import apply_pack
+
+    pack = tmp_path / "p.json"
+    pack.write_text(json.dumps({"schemaVersion": 2, "type": "council-pack", "name": "p", "version": 1,
+                                "council": "budget", "chair": "kimi", "lenses": ["x", "y", "z"], "debate": True,
+                                "template": "design-doc", "vars": {"audience": "SREs", "focus": "latency"},
+                                "maxCost": 2, "timeout": 7, "gateway": "openrouter"}), encoding="utf-8")
+    filled = apply_pack(RunOptions(pack=str(pack), chair="gemini", debate=False, vars={"focus": "cost"}))
+    assert (filled.council, filled.models, filled.chair, filled.debate) == ("budget", None, "gemini", False)
+    assert (filled.lenses, filled.max_cost, filled.timeout_min, filled.gateway) == (["x", "y", "z"], 2.0, 7.0, "openrouter")
+    assert filled.template == "design-doc" and filled.vars == {"audience": "SREs", "focus": "cost"}
+    assert set(filled.pack_fields) == {"bench", "lenses", "max_cost", "timeout_min", "gateway", "template", "vars"}
+    assert filled.pack_record["source"] == "file" and filled.pack_record["hash"] == sha(pack)
+    assert apply_pack(filled) is filled  # idempotent
+    # typing the bench replaces the pack's bench whole; another template drops the pack's vars
+    other = apply_pack(RunOptions(pack=str(pack), models=["a", "b"], template="essay"))
+    assert (other.models, other.council, other.template, other.vars) == (["a", "b"], None, "essay", None)
+    assert "bench" not in other.pack_fields and "vars" not in other.pack_fields
+    # a prompt file is the whole briefing: the pack's template and vars do not apply
+    prompt = apply_pack(RunOptions(pack=str(pack), prompt_file="b.md"))
+    assert (prompt.template, prompt.vars) == (None, None)
