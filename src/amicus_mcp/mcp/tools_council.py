@@ -16,7 +16,7 @@ from pydantic import Field
 from ..errors import BadArgs
 from .autoopen import open_workspace
 from .models import RunStarted, VerdictResult
-from .params import Council, Gateway, Models, NoCostGate, Project, TimeoutMinutes, Verdict
+from .params import Council, Gateway, Models, NoCostGate, Project, Verdict
 from .results import ok
 from .state import ServerState
 
