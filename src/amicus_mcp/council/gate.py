@@ -31,7 +31,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import EXIT_GATE_FAILED, BadArgs
-from .verdict import OVERALL_VERDICTS
 
 GATE_LEVELS = ("never", "fundamental-rethink", "fix-these-first", "disputed-blocker", "confirmed-blocker")
 VERDICT_LEVELS = {"fundamental-rethink": ("Fundamental rethink",),
@@ -45,6 +44,8 @@ BLOCKER_SCOPE = {"confirmed-blocker": "the Confirmed tier", "disputed-blocker": 
 def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: bool = False,
                   source: str | None = None) -> dict[str, Any]:
     """The council-gate document for `verdict` at `level` (`passed`, `exitCode`, `reason`)."""
+    from .verdict import OVERALL_VERDICTS  # here, not at import: the CLI builds its parser from GATE_LEVELS
+
     if level not in GATE_LEVELS:
         raise BadArgs(f"--fail-on '{level}' is not a gate level", hint=f"one of: {', '.join(GATE_LEVELS)}")
     if not isinstance(verdict, Mapping) or verdict.get("type") != "council-verdict":
