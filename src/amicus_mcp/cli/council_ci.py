@@ -57,14 +57,20 @@ def _command(sub: argparse._SubParsersAction, command: str, help_text: str, hand
     return p
 
 
+def printed_json(args: argparse.Namespace, doc: dict[str, Any]) -> bool:
+    """Under --json, print the document and say so (the caller then prints nothing else)."""
+    if args.json:
+        print(dumps_json(doc))
+    return bool(args.json)
+
+
 # --------------------------------------------------------------------------- templates
 
 def cmd_template_list(args: argparse.Namespace) -> int:
     from ..engine.briefing_inputs import list_templates
 
     doc = list_templates()
-    if args.json:
-        print(dumps_json(doc))
+    if printed_json(args, doc):
         return EXIT_OK
     print("Templates:")
     for row in doc["templates"]:
@@ -87,8 +93,7 @@ def cmd_template_show(args: argparse.Namespace) -> int:
     from ..engine.briefing_inputs import show_template
 
     doc = show_template(args.name)
-    if args.json:
-        print(dumps_json(doc))
+    if printed_json(args, doc):
         return EXIT_OK
     print(f"Template '{doc['name']}' [{doc['source']}] — {doc['title']}")
     print(f"  {doc['description']}")
@@ -110,9 +115,7 @@ def cmd_pack_save(args: argparse.Namespace) -> int:
     from .council import run_options
 
     doc = save_pack(args.name, pack_settings(run_options(args)), description=args.description)
-    if args.json:
-        print(dumps_json(doc))
-    else:
+    if not printed_json(args, doc):
         verb = "Overwrote" if doc["overwritten"] else "Saved"
         keys = [k for k in doc["pack"] if k not in ("schemaVersion", "type", "name", "version", "description")]
         print(f"{verb} pack '{doc['name']}' (version {doc['version']}): {', '.join(keys)} → {doc['path']}")
@@ -123,8 +126,7 @@ def cmd_pack_list(args: argparse.Namespace) -> int:
     from ..packs import list_packs
 
     doc = list_packs()
-    if args.json:
-        print(dumps_json(doc))
+    if printed_json(args, doc):
         return EXIT_OK
     if not doc["packs"]:
         print("No saved packs ('amicus council pack save NAME --models a,b --chair c' saves one).")
@@ -143,8 +145,7 @@ def cmd_pack_show(args: argparse.Namespace) -> int:
     from ..packs import show_pack
 
     doc = show_pack(args.name)
-    if args.json:
-        print(dumps_json(doc))
+    if printed_json(args, doc):
         return EXIT_OK
     print(f"Pack '{doc['name']}' v{doc['version']} [{doc['source']}] {doc['path']} ({doc['hash']})")
     for key, value in doc["pack"].items():
