@@ -65,7 +65,11 @@ async def test_lists_every_tool_with_schemas_and_honest_annotations(mode: str, p
     assert {name for name, hint in hints.items() if hint.read_only_hint} == {"amicus_read", "amicus_list",
                                                                              "amicus_council_stats"}
     assert {name for name, hint in hints.items() if hint.destructive_hint} == {"amicus_abort"}
-    assert tools["amicus_council_run"].input_schema["required"] == ["briefingFile"]
+    # briefingFile, or template + artifact (issue 16): pre-flight requires exactly one briefing source
+    run_schema = tools["amicus_council_run"].input_schema
+    assert "required" not in run_schema
+    assert {"briefingFile", "template", "artifact", "vars", "pack"} <= set(run_schema["properties"])
+    assert all(run_schema["properties"][k].get("title") for k in ("template", "artifact", "vars", "pack"))
     assert (tools["amicus_council_tally"].output_schema or {})["properties"]["type"] == {"const": "council-tally"}
 
 
@@ -300,6 +304,7 @@ def bad_calls(project: Path, outside: Path) -> list[tuple[str, dict[str, Any], s
     return [
         ("amicus_council_run", {**run, "briefingFile": "missing.md", "models": ["fake/a", "fake/b"]},
          "MISSING_PROMPT: prompt file"),
+        ("amicus_council_run", {**run, "models": ["fake/a", "fake/b"]}, "MISSING_PROMPT: a briefing is required"),
         ("amicus_council_run", {**run, "briefingFile": "briefing.md", "models": ["fake/a", "fake/b"], "council": "budget"},
          "BAD_ARGS: pass exactly one of --models / --council"),
         ("amicus_council_run", {**run, "briefingFile": "briefing.md"}, "BAD_ARGS: provide --models or --council"),

@@ -29,8 +29,8 @@ import os
 import random
 import re
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -54,6 +54,7 @@ from ..providers.errors import MalformedReply
 from ..providers.catalog import Catalog
 from ..providers.cost import leg_estimate, route_pricing
 from ..providers.routing import ProviderRegistry, Route, resolve_model
+from .briefing_inputs import apply_pack, blame_pack, check_briefing_source, compose_briefing, is_template_file
 from .budget import Budget, Claim, output_cap
 from .debate_round import DebateRound
 from .preflight import check_gateway, check_ready, dropped_notice, check_timeout_minutes, prepare_bench, read_prompt_file
@@ -71,13 +72,16 @@ MAX_REPAIRS = 2
 
 @dataclass
 class RunOptions:
-    prompt_file: str | None
+    """A run's options. None means "not typed": a pack (`pack`) may then supply the value,
+    else pre-flight applies the default (`briefing_inputs.apply_pack`, then `prepare`)."""
+
+    prompt_file: str | None = None
     models: Sequence[str] | None = None
     council: str | None = None
     chair: str | None = None  # default: DEFAULT_CHAIR, or LOCAL_CHAIR for an all-local bench
     out_dir: str | None = None
     max_cost: float | None = None
-    timeout_min: float = DEFAULT_TIMEOUT_MIN
+    timeout_min: float | None = None  # default DEFAULT_TIMEOUT_MIN
     gateway: str | None = None
     cost_gate: bool = True
     validate: bool = True
@@ -85,8 +89,14 @@ class RunOptions:
     run_id: str | None = None
     critic: str | None = None  # a bench member that gets the adversarial brief
     lenses: Sequence[str] | None = None  # one expert lens per seat, assigned at random
-    debate: bool = False  # Stage 2.5: one rebuttal round
+    debate: bool | None = None  # Stage 2.5: one rebuttal round (default off)
     claude_review: str | None = None  # a file with Claude's own review, judged but never judging
+    template: str | None = None  # a briefing template (name or file) composed with `artifact`
+    artifact: str | None = None  # the file the council reviews, for a template
+    vars: Mapping[str, str] | None = None  # the template's variables
+    pack: str | None = None  # a policy pack (name or file) supplying the untyped options
+    pack_record: dict[str, Any] | None = None  # set by apply_pack: run.json `pack`
+    pack_fields: tuple[str, ...] = ()  # set by apply_pack: the options the pack supplied
 
 
 @dataclass
@@ -106,6 +116,7 @@ class Prepared:
     catalog: Catalog
     timeout_s: float
     claude_review: str | None = None  # the validated text of Claude's review
+    records: dict[str, Any] = field(default_factory=dict)  # run.json `template`, `artifact`, `pack`
 
     @property
     def lens_run(self) -> bool:
@@ -115,24 +126,41 @@ class Prepared:
 # --------------------------------------------------------------------------- pre-flight
 
 async def prepare(options: RunOptions) -> Prepared:
-    briefing = read_prompt_file(options.prompt_file)
-    gateway = check_gateway(options.gateway)
-    timeout_s = check_timeout_minutes(options.timeout_min)
+    options = apply_pack(options)
+    options = replace(options, timeout_min=DEFAULT_TIMEOUT_MIN if options.timeout_min is None else options.timeout_min,
+                      debate=bool(options.debate))
+    check_briefing_source(options)
+    if options.template and is_template_file(options.template):  # the detached child runs elsewhere
+        options = replace(options, template=str(Path(options.template).expanduser().resolve()))
+    records: dict[str, Any] = {"pack": options.pack_record} if options.pack_record else {}
+    if options.template:
+        composed = compose_briefing(options)
+        briefing = composed.text
+        records.update(composed.records())
+    else:
+        briefing = read_prompt_file(options.prompt_file)
+    with blame_pack(options, "gateway"):
+        gateway = check_gateway(options.gateway)
+    with blame_pack(options, "timeout_min"):
+        timeout_s = check_timeout_minutes(options.timeout_min)
     if options.max_cost is not None and not options.max_cost > 0:
         raise BadArgs(f"--max-cost must be a positive number of dollars, got {options.max_cost}", hint="e.g. --max-cost 2.00")
-    bench = await prepare_bench(options.models, options.council, gateway=gateway, minimum=2,
-                                cost_gate=options.cost_gate, validate=options.validate)
+    with blame_pack(options, "bench", "gateway"):
+        bench = await prepare_bench(options.models, options.council, gateway=gateway, minimum=2,
+                                    cost_gate=options.cost_gate, validate=options.validate)
     all_local = all(r.kind == "embedded" for r in bench.routes)
     chair = options.chair or (LOCAL_CHAIR if all_local else DEFAULT_CHAIR)
-    chair_route = resolve_model(chair, gateway=gateway)
-    check_ready(chair, chair_route, load_config())
-    bench_ids = {m for m in bench.models} | {r.canonical for r in bench.routes}
-    if chair in bench_ids or chair_route.canonical in bench_ids:
-        raise BadArgs(
-            f"the chair '{chair}' is also a bench seat",
-            hint="the chair must be independent of the bench: pick another --chair",
-        )
-    seats = seat_table(bench.models, critic=options.critic, lenses=options.lenses)
+    with blame_pack(options, "chair", "bench"):
+        chair_route = resolve_model(chair, gateway=gateway)
+        check_ready(chair, chair_route, load_config())
+        bench_ids = {m for m in bench.models} | {r.canonical for r in bench.routes}
+        if chair in bench_ids or chair_route.canonical in bench_ids:
+            raise BadArgs(
+                f"the chair '{chair}' is also a bench seat",
+                hint="the chair must be independent of the bench: pick another --chair",
+            )
+    with blame_pack(options, "critic", "lenses", "bench"):
+        seats = seat_table(bench.models, critic=options.critic, lenses=options.lenses)
     claude_review = read_claude_review(options.claude_review) if options.claude_review else None
     store = SessionStore(resolve_project(options.project))
     run_id = options.run_id or new_task_id()
@@ -143,6 +171,7 @@ async def prepare(options: RunOptions) -> Prepared:
         options=options, run_id=run_id, run_dir=run_dir, store=store, briefing=briefing,
         seats=seats, routes=bench.routes, chair=chair, chair_route=chair_route,
         dropped=bench.dropped, catalog=bench.catalog, timeout_s=timeout_s, claude_review=claude_review,
+        records=records,
     )
 
 
@@ -213,6 +242,7 @@ def initial_manifest(prep: Prepared) -> dict[str, Any]:
     }
     if prep.dropped:
         doc["droppedMembers"] = prep.dropped
+    doc.update(prep.records)
     if options.debate:
         doc["debate"] = {"enabled": True, "outcome": "nothing-to-debate"}
     return doc

@@ -93,7 +93,10 @@ def start_council_run(prep: Prepared) -> StartedRun:
     run_dir.mkdir(parents=True, exist_ok=True)
     briefing = atomic_write_text(run_dir / "briefing.md", prep.briefing)
     atomic_write_json(run_dir / "run.json", seed_manifest(prep))
-    argv = cli_argv("council", "run", *council_flags(prep.options), "--prompt-file", str(briefing),
+    # A template run's child composes the same briefing from the same template and artifact,
+    # so its run.json records them; any other run's child briefs off the copy.
+    source = [] if prep.options.template else ["--prompt-file", str(briefing)]
+    argv = cli_argv("council", "run", *council_flags(prep.options), *source,
                     "--out-dir", str(run_dir), "--project", str(prep.store.project),
                     "--run-id", prep.run_id, "--json")
     try:
@@ -116,12 +119,14 @@ def _record_spawn_failure(prep: Prepared, exc: OSError) -> None:
 
 def council_flags(options: RunOptions) -> list[str]:
     """The `amicus council run` flags that carry the caller's choices to the child."""
+    from .council_run import DEFAULT_TIMEOUT_MIN
+
     flags = ["--models", ",".join(options.models)] if options.models else ["--council", str(options.council)]
     if options.chair:
         flags += ["--chair", options.chair]
     if options.max_cost is not None:
         flags += ["--max-cost", repr(float(options.max_cost))]
-    flags += ["--timeout", repr(float(options.timeout_min))]
+    flags += ["--timeout", repr(float(options.timeout_min if options.timeout_min is not None else DEFAULT_TIMEOUT_MIN))]
     if options.gateway:
         flags += ["--gateway", options.gateway]
     if not options.cost_gate:
@@ -134,6 +139,15 @@ def council_flags(options: RunOptions) -> list[str]:
         flags += ["--lenses", ",".join(options.lenses)]
     if options.debate:
         flags.append("--debate")
+    elif options.pack:
+        flags.append("--no-debate")  # explicit, so the child's pack cannot turn it back on
+    if options.template:
+        flags += ["--template", options.template, "--artifact", str(Path(str(options.artifact)).resolve())]
+        for name, value in (options.vars or {}).items():
+            flags += ["--var", f"{name}={value}"]
+    if options.pack:
+        flags += ["--pack", options.pack if options.pack_record is None or options.pack_record["source"] == "saved"
+                  else options.pack_record["path"]]
     if options.claude_review:
         flags += ["--claude-review", str(Path(options.claude_review).resolve())]
     return flags

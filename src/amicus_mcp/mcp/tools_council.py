@@ -16,7 +16,7 @@ from pydantic import Field
 from ..errors import BadArgs
 from .autoopen import open_workspace
 from .models import RunStarted, VerdictResult
-from .params import Council, Gateway, Models, NoCostGate, Project, TimeoutMinutes, Verdict
+from .params import Council, Gateway, Models, NoCostGate, Project, Verdict
 from .results import ok
 from .state import ServerState
 
@@ -31,39 +31,60 @@ class CouncilTools:
     async def council_run(
         self,
         ctx: Context,
-        briefingFile: Annotated[str, Field(description="The briefing: what to review and how (a file; never inline)")],
+        briefingFile: Annotated[str | None, Field(
+            description="The briefing: what to review and how (a file; never inline). Or template + artifact")] = None,
         models: Models = None,
         council: Council = None,
         chair: Annotated[str | None, Field(description="Chair model; must not be a bench seat (default deepseek)")] = None,
         outDir: Annotated[str | None, Field(description="Run directory inside the project (default council-<runId>)")] = None,
         maxCost: Annotated[float | None, Field(description="Whole-run ceiling on known spend, USD")] = None,
-        timeoutMinutes: TimeoutMinutes = 15.0,
+        timeoutMinutes: Annotated[float | None, Field(description="Per-leg timeout in minutes (default 15)")] = None,
         gateway: Gateway = None,
         noCostGate: NoCostGate = False,
         critic: Annotated[str | None, Field(description="A bench model that gets the adversarial brief")] = None,
         lenses: Annotated[list[str] | None, Field(
             description="One distinct expert lens per seat, e.g. security-architect (not ledger-recorded)")] = None,
-        debate: Annotated[bool, Field(description="Add one rebuttal round for Contested/Disputed findings")] = False,
+        debate: Annotated[bool | None, Field(description="Add one rebuttal round for Contested/Disputed findings (default off)")] = None,
         claudeReviewFile: Annotated[str | None, Field(
             description="Claude's own review (a file in the project), judged by the bench")] = None,
+        pack: Annotated[str | None, Field(
+            title="Policy pack",
+            description="A saved pack name, or a pack file in the project: its settings (bench, chair, template, "
+                        "ceiling…) are this run's defaults; any argument given here overrides that field")] = None,
+        template: Annotated[str | None, Field(
+            title="Briefing template",
+            description="design-doc, pr-diff, plan, prd, essay, a user template, or a template file in the project: "
+                        "composes the briefing from artifact (instead of briefingFile)")] = None,
+        artifact: Annotated[str | None, Field(
+            title="Artifact", description="The file the council reviews (in the project), composed by template")] = None,
+        vars: Annotated[dict[str, str] | None, Field(
+            title="Template variables",
+            description='The template\'s variables by name, e.g. {"audience": "the platform team"}')] = None,
         ui: Annotated[bool | None, Field(description="Open the workspace (true) or not (false); default: Claude Code only")] = None,
         project: Project = None,
     ) -> CallToolResult:
+        from ..engine.briefing_inputs import is_template_file
         from ..engine.council_run import RunOptions, prepare
         from ..engine.spawn import start_council_run
         from ..engine.store import new_task_id
+        from ..packs import is_pack_file
 
         caller = await self.state.caller(ctx)
         root = caller.project(project)
         run_id = new_task_id()
-        briefing = caller.inside(root, briefingFile, what="briefingFile")
+
+        def inside(path: str | None, what: str, *, is_file: bool = True) -> str | None:
+            return path if path is None or not is_file else str(caller.inside(root, path, what=what))
+
         run_dir = caller.inside(root, outDir or f"council-{run_id}", what="outDir")
-        review = None if claudeReviewFile is None else caller.inside(root, claudeReviewFile, what="claudeReviewFile")
         prep = await prepare(RunOptions(
-            prompt_file=str(briefing), models=models, council=council, chair=chair, out_dir=str(run_dir),
-            max_cost=maxCost, timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate,
-            project=str(root), run_id=run_id, critic=critic, lenses=lenses, debate=debate,
-            claude_review=None if review is None else str(review)))
+            prompt_file=inside(briefingFile, "briefingFile"), models=models, council=council, chair=chair,
+            out_dir=str(run_dir), max_cost=maxCost, timeout_min=timeoutMinutes, gateway=gateway,
+            cost_gate=not noCostGate, project=str(root), run_id=run_id, critic=critic, lenses=lenses, debate=debate,
+            claude_review=inside(claudeReviewFile, "claudeReviewFile"),
+            pack=inside(pack, "pack", is_file=pack is not None and is_pack_file(pack)),
+            template=inside(template, "template", is_file=template is not None and is_template_file(template)),
+            artifact=inside(artifact, "artifact"), vars=vars))
         started = await anyio.to_thread.run_sync(start_council_run, prep)
         opened = await anyio.to_thread.run_sync(lambda: open_workspace(
             ui=ui, client=caller.client, run_id=run_id, project=root, run_dir=started.run_dir, env=caller.env))
