@@ -54,7 +54,7 @@ from ..providers.cost import leg_estimate, route_pricing
 from ..providers.routing import ProviderRegistry, Route, resolve_model
 from .budget import Budget, Claim
 from .debate_round import DebateRound
-from .preflight import check_gateway, check_timeout_minutes, prepare_bench, read_prompt_file
+from .preflight import check_gateway, check_material, check_timeout_minutes, prepare_bench, read_prompt_file
 from .run_state import RunState, read_run, write_pointer
 from .store import SessionStore, new_task_id, now_iso, resolve_project
 from .waves import call_route, finish_leg
@@ -85,6 +85,7 @@ class RunOptions:
     lenses: Sequence[str] | None = None  # one expert lens per seat, assigned at random
     debate: bool = False  # Stage 2.5: one rebuttal round
     claude_review: str | None = None  # a file with Claude's own review, judged but never judging
+    allow_secrets: bool = False  # send material that looks like it holds a secret (pre-flight refuses it)
 
 
 @dataclass
@@ -113,7 +114,7 @@ class Prepared:
 # --------------------------------------------------------------------------- pre-flight
 
 async def prepare(options: RunOptions) -> Prepared:
-    briefing = read_prompt_file(options.prompt_file)
+    briefing = read_prompt_file(options.prompt_file, allow_secrets=options.allow_secrets)
     gateway = check_gateway(options.gateway)
     timeout_s = check_timeout_minutes(options.timeout_min)
     if options.max_cost is not None and not options.max_cost > 0:
@@ -131,6 +132,9 @@ async def prepare(options: RunOptions) -> Prepared:
         )
     seats = seat_table(bench.models, critic=options.critic, lenses=options.lenses)
     claude_review = read_claude_review(options.claude_review) if options.claude_review else None
+    if claude_review is not None:  # the bench reads it too: it is material like the briefing
+        claude_review = check_material(claude_review, what=f"Claude's review '{options.claude_review}'",
+                                       allow_secrets=options.allow_secrets)
     store = SessionStore(resolve_project(options.project))
     run_id = options.run_id or new_task_id()
     store.task_dir(run_id)  # validates a caller-supplied id

@@ -16,7 +16,7 @@ from pydantic import Field
 from ..errors import BadArgs
 from .autoopen import open_workspace
 from .models import RunStarted, VerdictResult
-from .params import Council, Gateway, Models, NoCostGate, Project, TimeoutMinutes, Verdict
+from .params import AllowSecrets, Council, Gateway, Models, NoCostGate, Project, TimeoutMinutes, Verdict
 from .results import ok
 from .state import ServerState
 
@@ -47,6 +47,7 @@ class CouncilTools:
         claudeReviewFile: Annotated[str | None, Field(
             description="Claude's own review (a file in the project), judged by the bench")] = None,
         ui: Annotated[bool | None, Field(description="Open the workspace (true) or not (false); default: Claude Code only")] = None,
+        allowSecrets: AllowSecrets = False,
         project: Project = None,
     ) -> CallToolResult:
         from ..engine.council_run import RunOptions, prepare
@@ -63,7 +64,7 @@ class CouncilTools:
             prompt_file=str(briefing), models=models, council=council, chair=chair, out_dir=str(run_dir),
             max_cost=maxCost, timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate,
             project=str(root), run_id=run_id, critic=critic, lenses=lenses, debate=debate,
-            claude_review=None if review is None else str(review)))
+            claude_review=None if review is None else str(review), allow_secrets=allowSecrets))
         started = await anyio.to_thread.run_sync(start_council_run, prep)
         opened = await anyio.to_thread.run_sync(lambda: open_workspace(
             ui=ui, client=caller.client, run_id=run_id, project=root, run_dir=started.run_dir, env=caller.env))
