@@ -41,7 +41,7 @@ _SHAPES: tuple[tuple[str, str], ...] = (
     ("a private-key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?"),
     ("an OpenRouter key (sk-or-…)", r"(?<![A-Za-z0-9_-])sk-or-v\d-[A-Za-z0-9_-]{16,}"),
     ("an Anthropic key (sk-ant-…)", r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{16,}"),
-    ("an OpenAI-style key (sk-…)", r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}"),
+    ("an OpenAI-style key (sk-…)", r"(?<![A-Za-z0-9_-])sk-(?!or-v\d-|ant-)(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}"),
     ("an AWS access key id (AKIA…)", r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])"),
     ("a GitHub token (ghp_…)", r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})"),
     ("a Slack token (xox…)", r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}"),
