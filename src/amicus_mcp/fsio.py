@@ -41,18 +41,19 @@ _TEMP_NAME = re.compile(r"^\.tmp-.+\.(?P<pid>\d+)\.[A-Za-z0-9_]+$")
 _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\ud800-\udfff]")
 
 
-def dumps_json(doc: Any, *, indent: int | None = 2) -> str:
+def dumps_json(doc: Any, *, indent: int | None = 2, mask_keys: bool = True) -> str:
     """Serialize a document the way the JSON family is written everywhere.
 
     Integral floats are written as integers (a mean rank of 2.0 is `2`), matching the
     JavaScript tool's output so documents stay byte-stable across the two implementations.
     NaN and Infinity raise ValueError: strict JSON has no spelling for them. Key values and
-    credential-shaped tokens are masked (`***`).
+    credential-shaped tokens are masked (`***`) unless `mask_keys=False` (only for the user's
+    own config.json, whose provider headers may carry a credential on purpose).
     """
     separators = (",", ": ") if indent is not None else (",", ":")
     text = json.dumps(_integral_floats_as_int(doc), indent=indent, separators=separators, ensure_ascii=False,
                       allow_nan=False)
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", redact_text(text))
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", redact_text(text) if mask_keys else text)
 
 
 def _integral_floats_as_int(value: Any) -> Any:
@@ -68,7 +69,8 @@ def _integral_floats_as_int(value: Any) -> Any:
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, mask_keys: bool = True) -> Path:
     """Write `text` to `path` so a reader sees either the old file or the whole new one.
 
-    Configured key values are masked unless `mask_keys=False` (only the keys file itself).
+    Configured key values are masked unless `mask_keys=False` (the keys file and config.json:
+    the user's own files, where a credential is the point).
     The temp file's name carries the writer's pid, so `sweep_temp_files` can tell an
     abandoned one (its writer is gone) from one being written right now.
     """
@@ -92,8 +94,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, mask_keys: boo
     return target
 
 
-def atomic_write_json(path: str | os.PathLike[str], doc: Any) -> Path:
-    return atomic_write_text(path, dumps_json(doc) + "\n")
+def atomic_write_json(path: str | os.PathLike[str], doc: Any, *, mask_keys: bool = True) -> Path:
+    return atomic_write_text(path, dumps_json(doc, mask_keys=mask_keys) + "\n", mask_keys=mask_keys)
 
 
 def decode_text(raw: bytes) -> str:

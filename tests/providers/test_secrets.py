@@ -208,3 +208,13 @@ async def test_a_truncated_body_is_named_a_truncated_reply(fake: FakeProvider) -
     assert "truncated reply" in message and "HTTP 200" in message
     assert "cannot reach" not in message
     assert info.value.retryable
+
+
+def test_the_users_own_config_keeps_its_credentials(config_dir, monkeypatch: pytest.MonkeyPatch) -> None:
+    from amicus_mcp.config import load_config, save_config
+
+    monkeypatch.setenv("MY_SERVER_TOKEN", "tok-0123456789abcdef")
+    doc = {"providers": {"mine": {"baseUrl": "http://127.0.0.1:1/v1",
+                                  "headers": {"Authorization": "Bearer tok-0123456789abcdef"}}}}
+    save_config(doc)
+    assert load_config() == doc  # masking is for what amicus shows and records, not the user's file
