@@ -100,6 +100,8 @@ def mutated(draw: st.DrawFn, base: Any) -> str:
             parent[path[-1]]
         except (KeyError, IndexError, TypeError):
             continue  # an earlier mutation replaced this location's container
+        if not isinstance(parent, (dict, list)):
+            continue  # ... with a string, which indexes but cannot be changed
         choice = draw(st.integers(0, 2))
         if choice == 0:
             marker = f"@@RAW{n}@@"

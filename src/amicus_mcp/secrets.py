@@ -36,18 +36,19 @@ _KNOWN_KEY_NAMES = (
     "GEMINI_API_KEY", "ANTHROPIC_API_KEY",
 )
 
-# Credential shapes: (kind, pattern). Order matters for overlapping prefixes (sk-or-v1- before sk-).
+# Credential shapes: (kind, pattern). Generic shapes need a digit, so prose ("sk-learn-style
+# estimators", "Bearer authentication") is never taken for a key.
 _SHAPES: tuple[tuple[str, str], ...] = (
     ("a private-key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?"),
     ("an OpenRouter key (sk-or-…)", r"(?<![A-Za-z0-9_-])sk-or-v\d-[A-Za-z0-9_-]{16,}"),
-    ("an Anthropic key (sk-ant-…)", r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{16,}"),
-    ("an OpenAI-style key (sk-…)", r"(?<![A-Za-z0-9_-])sk-(?!or-v\d-|ant-)(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}"),
+    ("an Anthropic key (sk-ant-…)", r"(?<![A-Za-z0-9_-])sk-ant-(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{16,}"),
+    ("an OpenAI-style key (sk-…)", r"(?<![A-Za-z0-9_-])sk-(?!or-v\d-|ant-)(?:proj-|svcacct-)?(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{20,}"),
     ("an AWS access key id (AKIA…)", r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])"),
     ("a GitHub token (ghp_…)", r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})"),
     ("a Slack token (xox…)", r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}"),
     ("a Google API key (AIza…)", r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}"),
 )
-_BEARER = r"(?<![A-Za-z0-9])Bearer\s+[A-Za-z0-9._~+/=-]{8,}"
+_BEARER = r"(?<![A-Za-z0-9])Bearer\s+(?=[A-Za-z._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{8,}"  # a digit: not prose
 _SHAPE_RES = tuple((kind, re.compile(pattern, re.DOTALL)) for kind, pattern in _SHAPES)
 
 # `NAME=value` / `NAME: value` lines of a .env or config file, NAME ending in _KEY/_TOKEN/_SECRET.

@@ -180,7 +180,8 @@ def test_every_configured_key_and_token_shape_is_masked(monkeypatch: pytest.Monk
 def test_ordinary_text_is_left_alone() -> None:
     from amicus_mcp.secrets import redact_text
 
-    text = "deepseek/deepseek-chat ran the task-force review; the disk-cache key is stale (Bearer of bad news)"
+    text = ("deepseek/deepseek-chat ran the task-force review; the disk-cache key is stale (Bearer of bad news); "
+            "Bearer authentication over TLS; sk-learn-compatible-estimators-everywhere; xoxo-hugs")
     assert redact_text(text) == text
 
 
