@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="send material that looks like it holds a secret (refused by default: SECRET_IN_MATERIAL)")
     p.add_argument("--run-id", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print run.json (or the error envelope)")
+    p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
     p.set_defaults(handler=cmd_run)
 
     p = sub.add_parser("validate", help="check a Stage-1 review's findings block (exit 0 ok, 2 invalid, 1 bad args)")
@@ -97,8 +99,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     import anyio
 
     from ..engine.council_run import RunOptions, run_council
+    from ..engine.store import new_task_id
     from ..errors import AmicusError
     from ..presets import parse_models_arg
+    from .progress import ProgressLine, council_line, wanted, with_progress
 
     options = RunOptions(
         prompt_file=args.prompt_file, models=parse_models_arg(args.models) if args.models else None,
@@ -108,7 +112,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         critic=args.critic, lenses=args.lenses.split(",") if args.lenses else None, debate=args.debate,
         claude_review=args.claude_review, allow_secrets=args.allow_secrets,
     )
-    run, code = anyio.run(run_council, options)
+    # The id is fixed here so the progress line can find the run as soon as it exists.
+    options.run_id = args.run_id or new_task_id()
+    line = ProgressLine(council_line(args.project, options.run_id), sys.stderr) if wanted(args) else None
+    run, code = anyio.run(lambda: with_progress(lambda: run_council(options), line))
     if code == 1 and isinstance(run.get("error"), dict):
         err = AmicusError(run["error"]["message"], hint=f"the run directory is {run['options']['outDir']}", command="council run")
         err.code = run["error"]["code"]
@@ -116,6 +123,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(run)
     else:
+        if run.get("droppedMembers"):
+            from ..engine.preflight import dropped_notice
+
+            say(f"Notice: {dropped_notice(run['droppedMembers'])}", err=True)
         say(render_run(run))
     return code
 
@@ -133,7 +144,9 @@ def render_run(run: dict[str, Any]) -> str:
     unknown = (run.get("usage") or {}).get("unknownLegs") or 0
     lines.append(f"  cost: {format_cost(cost.get('amount'), cost.get('source', 'unknown'))}" + (f" (+{unknown} unpriced)" if unknown else ""))
     lines += [f"  notice: {n}" for n in run.get("notices", [])]
-    lines.append(f"  report: {Path(run['options']['outDir']) / 'report.html'}")
+    report = Path(run["options"]["outDir"]) / "report.html"
+    if report.is_file():  # an aborted or failed run may never have written one
+        lines.append(f"  report: {report}")
     return "\n".join(lines)
 
 
@@ -262,9 +275,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from ..presets import show_council
+    from ..engine.preflight import preview_council
 
-    doc = show_council(args.name)
+    doc = preview_council(args.name)
     if args.json:
         _print_json(doc)
         return EXIT_OK

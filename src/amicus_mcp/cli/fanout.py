@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 import anyio
@@ -28,6 +29,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="send a prompt that looks like it holds a secret (refused by default: SECRET_IN_MATERIAL)")
     p.add_argument("--wave-id", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print the wave document")
+    p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
     p.set_defaults(handler=cmd_fanout)
 
 
@@ -46,14 +48,24 @@ def cmd_fanout(args: argparse.Namespace) -> int:
         say(dumps_json(doc) if args.json else f"Estimate for {doc['legs']} leg(s): {doc['summary']}")
         return 0
 
+    from ..engine.store import new_task_id
+    from .progress import ProgressLine, wanted, wave_line, with_progress
+
+    wave_id = args.wave_id or new_task_id()  # fixed here so the progress line can find the wave
+    line = ProgressLine(wave_line(args.project, wave_id), sys.stderr) if wanted(args) else None
+
     async def go() -> tuple[dict[str, Any], int]:
         return await fanout(
             prompt_file=args.prompt_file, models=models, council=args.council, timeout_min=args.timeout,
             gateway=args.gateway, cost_gate=not args.no_cost_gate, validate=not args.no_validate_model,
-            project=args.project, wave_id=args.wave_id, allow_secrets=args.allow_secrets,
+            project=args.project, wave_id=wave_id, allow_secrets=args.allow_secrets,
         )
 
-    wave, code = anyio.run(go)
+    wave, code = anyio.run(lambda: with_progress(go, line))
+    if not args.json:
+        for notice in wave.get("notices", []):
+            if notice.startswith("dropped unavailable council member"):
+                say(f"Notice: {notice}", err=True)
     say(dumps_json(wave) if args.json else render_wave(wave))
     return code
 
@@ -69,7 +81,8 @@ def render_leg(leg: dict[str, Any]) -> str:
     source = (cost.get("cost") or {}).get("source", "unknown")
     seconds = f"{leg['durationMs'] / 1000:.1f}s" if isinstance(leg.get("durationMs"), int) else "—"
     served = f" ({leg['model']})" if leg.get("model") and leg["model"] != leg["modelInput"] else ""
-    line = f"  {_MARK.get(leg['status'], '?')} {leg['taskId']}  {leg['modelInput']}{served}  {leg['status']}  {seconds}  {format_cost(amount, source)}"
+    cut = " (truncated: cut at a length limit)" if leg.get("truncated") else ""
+    line = f"  {_MARK.get(leg['status'], '?')} {leg['taskId']}  {leg['modelInput']}{served}  {leg['status']}{cut}  {seconds}  {format_cost(amount, source)}"
     if leg.get("error"):
         line += f"\n      {leg['error']['code']}: {leg['error']['message']}"
     return line

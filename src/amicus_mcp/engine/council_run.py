@@ -17,8 +17,9 @@ One command, no Claude in the loop. Stage 4 (accept/deny) stays human: the engin
     outputs      tally-input.json, tally.json, verdict.json, report.html, run.json
 
 `run.json` is checkpointed after every leg, stage and chair attempt. Exit codes: 0 clean;
-1 error; 2 degraded (a dead seat, a dropped judge, no chair verdict, a refused launch, an
-inexact cost under a ceiling); 130/143 aborted by SIGINT/SIGTERM.
+1 error; 2 degraded (a dead seat, a seat whose findings were lost to an unstructured review, a
+dropped judge, no chair verdict, a refused launch, an inexact cost under a ceiling); 130/143
+aborted by SIGINT/SIGTERM.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from ..council.report import build_report
 from ..council.seats import Seat, build_seats, repeats_alias, seat_file_stem
 from ..council.tally import tally
 from ..council.verdict import build_verdict
+from ..config import load_config
 from ..errors import AmicusError, BadArgs, ClaudeReviewInvalid, CostExceeded, CouncilQuorum
 from ..fsio import atomic_write_json, atomic_write_text, read_text
 from ..providers.base import Completion, Message, Usage
@@ -52,9 +54,10 @@ from ..providers.errors import MalformedReply
 from ..providers.catalog import Catalog
 from ..providers.cost import leg_estimate, route_pricing
 from ..providers.routing import ProviderRegistry, Route, resolve_model
-from .budget import Budget, Claim
+from .budget import Budget, Claim, output_cap
 from .debate_round import DebateRound
-from .preflight import check_gateway, check_material, check_timeout_minutes, prepare_bench, read_prompt_file
+from .preflight import (check_gateway, check_material, check_ready, check_timeout_minutes, dropped_notice,
+                        prepare_bench, read_prompt_file)
 from .run_state import RunState, read_run, write_pointer
 from .store import SessionStore, new_task_id, now_iso, resolve_project
 from .waves import call_route, finish_leg
@@ -124,6 +127,7 @@ async def prepare(options: RunOptions) -> Prepared:
     all_local = all(r.kind == "embedded" for r in bench.routes)
     chair = options.chair or (LOCAL_CHAIR if all_local else DEFAULT_CHAIR)
     chair_route = resolve_model(chair, gateway=gateway)
+    check_ready(chair, chair_route, load_config())
     bench_ids = {m for m in bench.models} | {r.canonical for r in bench.routes}
     if chair in bench_ids or chair_route.canonical in bench_ids:
         raise BadArgs(
@@ -208,6 +212,7 @@ def initial_manifest(prep: Prepared) -> dict[str, Any]:
                     "gateway": options.gateway or "auto", "outDir": str(prep.run_dir)},
         "usage": None,
         "legs": [],
+        "legsPlanned": len(prep.seats),  # Stage 1; each later stage adds its legs when it is planned
         "chairAttempts": [],
         "createdAt": now_iso(),
     }
@@ -243,6 +248,7 @@ class LegResult:
     resolved_model: str | None
     duration_ms: int | None
     error: dict[str, str] | None
+    truncated: bool = False  # cut at the output cap (`finish_reason: length`)
 
     @property
     def usable(self) -> bool:
@@ -279,6 +285,8 @@ class CouncilRun:
         doc["pid"] = os.getpid()
         self.state = RunState(p.run_dir, doc)
         self.judge_prose: dict[str, str] = {}  # seat id → the judge's final Stage-2 text
+        if p.dropped:
+            self.notices.append(dropped_notice(p.dropped))
         if p.chair_route.kind == "embedded" and any(r.kind == "embedded" for r in p.routes):
             self.notices.append("the chair runs on the same embedded model as the bench: offline there is no "
                                 "independent model, so this verdict is not independent of the reviews")
@@ -297,6 +305,13 @@ class CouncilRun:
         self.state.degrade(channel, what, why)
         self.notices.append(f"{what}: {why}")
 
+    def plan(self, legs: int) -> None:
+        """Announce `legs` more legs about to launch: run.json `legsPlanned` is the legs launched
+        so far plus those planned, never less than before (repairs are counted as they launch)."""
+        doc = self.state.doc
+        doc["legsPlanned"] = max(doc.get("legsPlanned", 0), len(doc["legs"]) + legs)
+        self.state.checkpoint()
+
     def refuse(self, leg_id: str, model: str, stage: str) -> None:
         self.state.doc.setdefault("budgetRefusals", []).append(
             {"waveId": leg_id, "models": [model], "reason": "max-cost", "stage": stage, "at": now_iso()})
@@ -306,8 +321,13 @@ class CouncilRun:
                   prompt: str, seat_id: str | None = None,
                   schema: dict[str, Any] | None = None,
                   to_text: Callable[[dict[str, Any]], str] | None = None) -> LegResult | None:
-        """One paid call: claim the budget, run it bounded, record it. None when refused."""
-        estimate = leg_estimate(len(prompt), route_pricing(route, self.prep.catalog))
+        """One paid call: claim the budget, run it bounded, record it. None when refused.
+
+        The claim reserves the stage's output cap and the call sends that cap as `max_tokens`,
+        so a leg can never spend more output than it reserved. The embedded model keeps its own
+        configured bound (its claim is $0 whatever the length)."""
+        cap = output_cap(stage, role)
+        estimate = leg_estimate(len(prompt), route_pricing(route, self.prep.catalog), output_tokens=cap)
         claim: Claim | None = self.budget.claim(estimate)
         if claim is None:
             self.refuse(leg_id, model, stage)
@@ -323,13 +343,15 @@ class CouncilRun:
         doc: dict[str, Any] = {"modelInput": model}
         try:
             completion = await call_route(self.registry, route, (Message("user", prompt),),
-                                          timeout_s=self.prep.timeout_s, json_schema=schema if structured else None)
+                                          timeout_s=self.prep.timeout_s, json_schema=schema if structured else None,
+                                          max_tokens=None if route.kind == "embedded" else cap)
         except anyio.get_cancelled_exc_class():
             entry["status"] = "aborted"
             raise
         except MalformedReply as exc:
             if exc.text:  # the model answered, badly: a content problem the repair loop owns
-                finish_leg(doc, started, completion=Completion(exc.text, None, None, exc.usage or Usage()))
+                finish = getattr(exc, "finish_reason", None)
+                finish_leg(doc, started, completion=Completion(exc.text, finish, None, exc.usage or Usage()))
             else:
                 finish_leg(doc, started, error=exc)
         except Exception as exc:  # one leg's failure is that leg's outcome
@@ -347,6 +369,10 @@ class CouncilRun:
             entry["resolvedModel"] = result.resolved_model
         if result.error:
             entry["error"] = result.error
+        if doc.get("truncated"):
+            result.truncated = entry["truncated"] = True
+            self.notices.append(f"{stage} {role} leg {leg_id} ({model}) was cut at its {cap:,}-token output cap; "
+                                "its reply is incomplete")
         self.state.checkpoint()
         return result
 
@@ -366,6 +392,8 @@ class CouncilRun:
             row["waveId"] = result.leg_id
             if result.resolved_model:
                 row["resolvedModel"] = result.resolved_model
+            if result.truncated:
+                row["truncated"] = True
         if seat_id is not None and seat_id != (alias or model):
             row["seat"] = seat_id
         row["status"] = result.status if result is not None else "error"
@@ -413,13 +441,16 @@ class CouncilRun:
         self.state.checkpoint()
         judges = await self.stage2(anon, usable)
 
-        self.state.stage("tally", "running")
+        # A debated run's first tally is provisional; its `tally` stage is stamped after the round.
+        first_tally = "tally-provisional" if p.options.debate else "tally"
+        self.state.stage(first_tally, "running")
         record = tally(tally_input(meta=self.meta(p.chair), anonymized=anon, judges=judges, run_stats=self.run_stats))
-        self.state.stage("tally", "complete")
+        self.state.stage(first_tally, "complete")
         round_ = None
         if p.options.debate:
             round_ = await DebateRound(self, anon, judges, record).run()
             record = round_.final_record
+            self.state.stage("tally", "complete")
 
         chair_alias, verdict_line = await self.chair(anon, usable, judges, record)
 
@@ -533,6 +564,10 @@ class CouncilRun:
             self.degrade("stage1", f"seat {seat['id']} produced no review", "the model returned no text, even after repair")
             return
         outcome.conformance = conformance
+        if conformance == "unstructured":
+            self.degrade("stage1", f"seat {seat['id']}'s findings were lost",
+                         "its review never carried a valid findings block, even after repair; the prose is judged, "
+                         "but it raises no findings")
         outcome.review = StageOneReview(seat["id"], seat["alias"], text, findings, structured=conformance != "unstructured")
         # The primary row carries the first leg's usage; repair legs have rows of their own.
         self.stat_row(model=seat["alias"], role=seat["role"], result=first, conformance=conformance, seat_id=seat["id"],
@@ -557,11 +592,11 @@ class CouncilRun:
                                     schema=briefings.findings_output_schema(), to_text=briefings.review_from_structured)
             if repair is None:
                 break
-            self.stat_row(model=seat["alias"], role="repair", result=repair, conformance="repaired", stage=1, position=seat["position"])
-            if not repair.usable:
-                continue
-            fixed = validate_findings(repair.text or "")
-            if fixed["ok"] and (attempted is None or len(fixed["findings"]) == attempted):
+            fixed = validate_findings(repair.text or "") if repair.usable else {"ok": False, "findings": []}
+            accepted = fixed["ok"] and (attempted is None or len(fixed["findings"]) == attempted)
+            self.stat_row(model=seat["alias"], role="repair", result=repair, conformance="repaired" if accepted else "unstructured",
+                          stage=1, position=seat["position"])
+            if accepted:
                 block = read_last_json_block(repair.text or "").value
                 repaired = _with_block(text, {"overall": block.get("overall"), "findings": fixed["findings"]})
                 return repaired, fixed["findings"], "repaired", refused
@@ -577,6 +612,7 @@ class CouncilRun:
         p = self.prep
         bundle = briefings.judge_bundle(briefing=p.briefing, date=self.date, reviews=anon.prose, findings=anon.findings)
         self.write("bundle-stage2.md", bundle)
+        self.plan(len(usable))
         self.state.stage("stage2", "running", waveId=f"{p.run_id}-s2")
         answers: list[JudgeAnswer | None] = [None] * len(usable)
 
@@ -617,12 +653,12 @@ class CouncilRun:
                                     schema=schema, to_text=briefings.judge_from_structured)
             if repair is None:
                 break
-            self.stat_row(model=seat["alias"], role="repair", result=repair, conformance="repaired", stage=2, position=seat["position"])
-            if repair.usable:
-                retry = parse_judge_output(repair.text or "", anon.labels, anon.finding_ids)
-                if retry["ok"]:
-                    parsed, conformance = retry, "repaired"
-                    text = f"{text.rstrip()}\n\n<!-- repaired judgement block -->\n{repair.text}"
+            retry = parse_judge_output(repair.text or "", anon.labels, anon.finding_ids) if repair.usable else {"ok": False}
+            self.stat_row(model=seat["alias"], role="repair", result=repair, conformance="repaired" if retry["ok"] else "unstructured",
+                          stage=2, position=seat["position"])
+            if retry["ok"]:
+                parsed, conformance = retry, "repaired"
+                text = f"{text.rstrip()}\n\n<!-- repaired judgement block -->\n{repair.text}"
         self.write(f"judge-{stem}.md", text)
         self.judge_prose[seat["id"]] = text
         if not parsed["ok"]:
@@ -644,6 +680,7 @@ class CouncilRun:
             self.degrade("chair", "no chair verdict", "the --max-cost ceiling was reached before the chair could run")
             self.stat_row(model=p.chair, role="chair", result=None, was_chair=True, stage=4)
             return None, None
+        self.plan(1)
         self.state.stage("chair", "running")
         rankings = tally_input(meta=self.meta(p.chair), anonymized=anon, judges=judges, run_stats=[])["rankings"]
         authors = [o.seat["id"] for o in usable] + (["claude"] if p.claude_review is not None else [])
@@ -655,9 +692,11 @@ class CouncilRun:
                                         findings=findings, reviews=named_reviews, rankings=rankings)
         self.write("chair-packet.md", packet)
 
-        for alias, route in self.chair_candidates():
+        walk = ChairWalk()
+        for alias, route in self.chair_candidates(walk):
             result = await self.chair_attempt(alias, route, packet)
             if result is None:
+                walk.refused = True
                 break  # refused for cost: the walk stops here
             if result.usable:
                 verdict, conformance = await self.verdict_line(alias, route, result.text or "")
@@ -665,14 +704,17 @@ class CouncilRun:
                 self.state.doc["chair"] = alias
                 self.state.doc["chairConformance"] = conformance
                 self.state.stage("chair", "complete", model=alias)
+                if alias != p.chair:
+                    self.notices.append(f"chair promoted: {p.chair} failed twice, so {alias} (the best peers-only "
+                                        "street-cred in the ledger, off the bench) chaired instead")
                 return alias, verdict
             self.stat_row(model=alias, role="chair-attempt", result=result, stage=4)
         self.stat_row(model=p.chair, role="chair", result=None, was_chair=True, stage=4)
         self.state.stage("chair", "error")
-        self.degrade("chair", "no chair verdict", "the chair, its retry and the promoted fallback all failed")
+        self.degrade("chair", "no chair verdict", walk.give_up_reason(p.chair))
         return None, None
 
-    def chair_candidates(self) -> Iterator[tuple[str, Route]]:
+    def chair_candidates(self, walk: ChairWalk) -> Iterator[tuple[str, Route]]:
         """The requested chair, its one retry, then the best non-bench model from the ledger."""
         p = self.prep
         yield p.chair, p.chair_route
@@ -680,6 +722,8 @@ class CouncilRun:
         # Exclude the bench by alias and by the executables that actually served it this run.
         served = {leg["resolvedModel"] for leg in self.state.doc["legs"] if leg.get("stage") == "stage1" and leg.get("resolvedModel")}
         promoted = promote_chair(exclude={s["alias"] for s in p.seats} | served | {p.chair, "claude"}, gateway=p.options.gateway)
+        walk.promoted = promoted[0] if promoted is not None else None
+        walk.searched = True
         if promoted is not None:
             yield promoted
 
@@ -706,14 +750,34 @@ class CouncilRun:
             repair = await self.leg(leg_id=f"{self.prep.run_id}-ch4", stage="chair", role="repair", route=route,
                                     model=alias, prompt=briefings.chair_repair_prompt(text))
             if repair is not None:
-                self.stat_row(model=alias, role="repair", result=repair, conformance="repaired", stage=4)
+                verdict = parse_verdict_line(repair.text or "")
+                self.stat_row(model=alias, role="repair", result=repair,
+                              conformance="repaired" if verdict is not None else "unstructured", stage=4)
                 if repair.text:
                     self.write("chair-repair-output.md", repair.text)
-                verdict = parse_verdict_line(repair.text or "")
                 if verdict is not None:
                     return verdict, "repaired"
         self.degrade("chair", "no chair verdict", "the chair's output has no VERDICT line, even after one repair")
         return None, "unstructured"
+
+
+@dataclass
+class ChairWalk:
+    """How far the chair walk got, so its give-up says what really happened."""
+
+    searched: bool = False  # the ledger was searched for a promotion candidate
+    promoted: str | None = None  # the candidate it found
+    refused: bool = False  # the --max-cost ceiling stopped the walk
+
+    def give_up_reason(self, chair: str) -> str:
+        if self.refused:
+            return "the --max-cost ceiling refused the next chair attempt"
+        if self.promoted is not None:
+            return f"the chair {chair}, its retry and the promoted fallback {self.promoted} all failed"
+        if self.searched:
+            return (f"the chair {chair} and its retry failed, and no promotion candidate exists (no model off the "
+                    "bench has a peers-only street-cred in the ledger)")
+        return f"the chair {chair} failed"
 
 
 def promote_chair(*, exclude: set[str], gateway: str | None) -> tuple[str, Route] | None:

@@ -58,7 +58,6 @@ class DebateRound:
     async def run(self) -> DebateRound:
         r, p = self.run_, self.run_.prep
         base = tally_input(meta=r.meta(p.chair), anonymized=self.anon, judges=self.judges, run_stats=r.run_stats)
-        r.state.stage("tally-provisional", "complete")
         self.targets = debate.targets(base, self.provisional, r.judge_prose)
         if not self.targets:
             self.set_outcome("nothing-to-debate")
@@ -126,7 +125,7 @@ class DebateRound:
 
     async def defense(self) -> None:
         r = self.run_
-        r.state.stage("debate-defense", "running")
+        r.state.stage("debate-defense", "running", waveId=f"{r.prep.run_id}-dr")
         by_raiser: dict[str, list[debate.DebateTarget]] = {}
         for target in self.targets:
             seat = self.raiser_seat(target)
@@ -134,6 +133,7 @@ class DebateRound:
                 self.outcome.responses[target.finding["id"]] = {"action": "no-response"}
                 continue
             by_raiser.setdefault(seat, []).append(target)
+        r.plan(len(by_raiser))
         async with anyio.create_task_group() as group:
             for seat_id, owned in by_raiser.items():
                 group.start_soon(self.defend, seat_id, owned)
@@ -161,6 +161,7 @@ class DebateRound:
         for fid, target in answered.items():
             for seat in target.disputers:
                 asked.setdefault(seat, []).append(fid)
+        r.plan(len(asked))
         async with anyio.create_task_group() as group:
             for seat_id, ids in asked.items():
                 group.start_soon(self.revote_one, seat_id, ids, bundle)
@@ -185,7 +186,8 @@ class DebateRound:
         parsed = parse(text or "")
         if text is not None and not parsed["ok"]:
             repaired = await self.ask(seat, route, role="repair", suffix=f"{suffix}r",
-                                      prompt=debate.debate_repair_prompt(text, parsed["errors"], kind))
+                                      prompt=debate.debate_repair_prompt(text, parsed["errors"], kind),
+                                      fixed=lambda answer: bool(parse(answer)["ok"]))
             parsed = parse(repaired or "")
         if not parsed["ok"] or text is None:
             what, effect = unusable
@@ -195,14 +197,18 @@ class DebateRound:
     # -- one debate leg -----------------------------------------------------------------
 
     async def ask(self, seat: dict[str, Any], route: Route, *, role: str, suffix: str, prompt: str,
-                  file: str | None = None) -> str | None:
-        """One paid debate leg; its text, or None when it was refused or produced nothing."""
+                  file: str | None = None, fixed: Callable[[str], bool] | None = None) -> str | None:
+        """One paid debate leg; its text, or None when it was refused or produced nothing.
+        A repair leg (`fixed` given) is `repaired` only when its answer parses."""
         r = self.run_
         result: LegResult | None = await r.leg(leg_id=r.next_id(suffix), stage="debate", role=role, route=route,
                                                model=seat["alias"], seat_id=seat["id"], prompt=prompt)
         if result is None:
             return None
-        r.stat_row(model=seat["alias"], role=role, result=result, conformance="repaired" if role == "repair" else "clean",
+        conformance = "clean"
+        if fixed is not None:
+            conformance = "repaired" if result.usable and fixed(result.text or "") else "unstructured"
+        r.stat_row(model=seat["alias"], role=role, result=result, conformance=conformance,
                    stage=DEBATE_STAGE, position=seat["position"])
         if file is not None and result.text:
             r.write(file, result.text)

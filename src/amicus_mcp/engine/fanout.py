@@ -15,7 +15,7 @@ from typing import Any
 from ..providers.base import Message
 from ..providers.cost import plan_legs, preflight_estimate
 from ..providers.routing import ProviderRegistry
-from .preflight import check_gateway, check_timeout_minutes, prepare_bench, read_prompt_file
+from .preflight import check_gateway, check_timeout_minutes, dropped_notice, prepare_bench, read_prompt_file
 from .signals import run_until_signal
 from .store import SessionStore, new_task_id, resolve_project
 from .waves import WavePlan, run_wave, wave_exit_code
@@ -35,7 +35,8 @@ async def estimate(
 ) -> dict[str, Any]:
     """What a wave would cost, before spending anything (unpriced legs are listed, never $0)."""
     prompt = read_prompt_file(prompt_file, allow_secrets=allow_secrets)
-    bench = await prepare_bench(models, council, gateway=check_gateway(gateway), cost_gate=cost_gate, validate=validate)
+    bench = await prepare_bench(models, council, gateway=check_gateway(gateway), cost_gate=cost_gate, validate=validate,
+                                ready=False)
     planned = preflight_estimate(plan_legs(bench.routes, len(prompt), bench.catalog))
     return {"schemaVersion": 2, "type": "cost-estimate", "legs": len(bench.routes), "estimate": planned.to_doc(),
             "summary": planned.describe()}
@@ -68,7 +69,7 @@ async def fanout(
         timeout_s=timeout_s,
         gateway=mode,
         prompt_meta={"source": "file", "file": str(Path(prompt_file).resolve()) if prompt_file else None, "chars": len(prompt)},
-        notices=[f"dropped unavailable council member {d['member']}: {d['reason']}" for d in bench.dropped],
+        notices=[dropped_notice(bench.dropped)] if bench.dropped else [],
         pid=os.getpid(),
     )
     store.task_dir(plan.wave_id)  # validates a caller-supplied id before anything is written

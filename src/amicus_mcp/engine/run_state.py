@@ -18,6 +18,16 @@ EXIT_STATUS = {0: "complete", 1: "error", 2: "partial", 130: "aborted", 143: "ab
 STAGE_ORDER = ("stage1", "stage2", "tally", "chair", "verdict")
 
 
+def legs_progress(doc: dict[str, Any]) -> tuple[int, int]:
+    """(legs finished, legs in the plan) for a run.json: the plan is `legsPlanned`, or the
+    legs launched when repairs and retries took it past the plan (or an older run has none)."""
+    legs = [leg for leg in doc.get("legs") or [] if isinstance(leg, dict)]
+    planned = doc.get("legsPlanned")
+    planned = planned if isinstance(planned, int) and not isinstance(planned, bool) else 0
+    done = sum(1 for leg in legs if leg.get("status") != "running")
+    return done, max(planned, len(legs))
+
+
 class RunState:
     def __init__(self, run_dir: Path, doc: dict[str, Any]):
         self.run_dir = run_dir

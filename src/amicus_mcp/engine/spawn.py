@@ -177,7 +177,8 @@ class WaveRequest:
 
 async def start_wave(request: WaveRequest) -> StartedWave:
     """Pre-flight a wave exactly as `amicus fanout` does, then start it as a detached child."""
-    from .preflight import check_gateway, check_material, check_timeout_minutes, prepare_bench, read_prompt_file
+    from .preflight import (check_gateway, check_material, check_timeout_minutes, dropped_notice, prepare_bench,
+                            read_prompt_file)
 
     prompt = _wave_prompt(request.prompt, request.prompt_file,
                           lambda path: read_prompt_file(path, allow_secrets=request.allow_secrets))
@@ -198,7 +199,7 @@ async def start_wave(request: WaveRequest) -> StartedWave:
         raise InternalError(f"could not start the fanout wave: {exc.strerror or exc}",
                             hint="check the Python environment amicus runs in") from None
     task_ids = seed_wave(store, wave_id, bench.models, pid=pid, briefing=briefing, chars=len(prompt))
-    notices = [f"dropped unavailable council member {d['member']}: {d['reason']}" for d in bench.dropped]
+    notices = [dropped_notice(bench.dropped)] if bench.dropped else []
     return StartedWave(wave_id, task_ids, pid, notices)
 
 

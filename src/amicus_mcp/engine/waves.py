@@ -25,7 +25,7 @@ from typing import Any
 import anyio
 
 from ..errors import AmicusError
-from ..providers.base import Completion, CompletionRequest, Message
+from ..providers.base import Completion, CompletionRequest, Message, Usage
 from ..providers.cost import rollup
 from ..providers.errors import MalformedReply, ProviderError
 from ..providers.routing import GatewayMode, ProviderRegistry, Route, resolve_model
@@ -147,6 +147,7 @@ async def call_route(
     *,
     timeout_s: float,
     json_schema: dict[str, Any] | None = None,
+    max_tokens: int | None = None,
 ) -> Completion:
     """One bounded provider call on an already-resolved route.
 
@@ -155,7 +156,8 @@ async def call_route(
     another model in a bundle or packet.
     """
     provider = registry.provider_for(route)
-    request = CompletionRequest(model=route.model, messages=messages, json_schema=json_schema, timeout_s=timeout_s)
+    request = CompletionRequest(model=route.model, messages=messages, json_schema=json_schema, timeout_s=timeout_s,
+                                max_tokens=max_tokens)
     try:
         with anyio.fail_after(timeout_s + LEG_GRACE_S):
             completion = await provider.complete(request)
@@ -179,6 +181,8 @@ def finish_leg(leg: dict[str, Any], started: float, *, completion: Completion | 
         leg["usage"] = completion.usage.to_doc()
         if completion.finish_reason:
             leg["finish"] = completion.finish_reason
+        if completion.finish_reason == "length":
+            leg["truncated"] = True  # cut at the output cap: complete as a call, not as an answer
         return
     if status == "aborted":
         leg["status"] = "aborted"
@@ -188,6 +192,16 @@ def finish_leg(leg: dict[str, Any], started: float, *, completion: Completion | 
     usage = getattr(error, "usage", None)
     if usage is not None:  # a failed call can still have been billed
         leg["usage"] = usage.to_doc()
+    elif refused_before_generating(error):
+        leg["usage"] = Usage(cost_amount=0.0, cost_source="reported").to_doc()
+
+
+def refused_before_generating(error: BaseException | None) -> bool:
+    """A 4xx/5xx reply with no usage: the server refused the call, so it cost a known $0.
+
+    A timeout, a dropped connection or a malformed 2xx body may have been billed and stays
+    unknown."""
+    return isinstance(error, ProviderError) and error.refused_by_status and error.usage is None
 
 
 def _classify(error: BaseException | None) -> tuple[str, dict[str, str]]:

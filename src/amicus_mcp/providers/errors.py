@@ -53,6 +53,9 @@ class ProviderError(Exception):
     retryable = False
     leg_status: LegStatus = "error"
     usage: Usage | None = None  # what the failed call consumed, when the server said
+    # The server answered the request itself with a 4xx/5xx status: nothing was generated,
+    # so a failure with no usage cost a known $0 (a 200 body carrying an error may not have).
+    refused_by_status: bool = False
 
     def __init__(
         self,

@@ -61,6 +61,11 @@ class Secret:
         return bool(self._value)
 
 
+def set_key_hint(name: str) -> str:
+    """The one hint for a key that is not set: the command that stores it, or the shell way."""
+    return f"amicus keys set {name}  (it is kept in {env_file_path()}), or export {name}=… in your shell"
+
+
 def env_file_path() -> Path:
     override = os.environ.get("AMICUS_ENV_DIR")
     base = Path(override).expanduser() if override else config_dir()

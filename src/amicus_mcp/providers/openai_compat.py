@@ -276,7 +276,9 @@ def error_for_status(
     message = f"{provider}: {what} for model '{model}' (HTTP {status})" + (f": {detail}" if detail else "")
     if cls is AuthError and auth_hint:
         message += f" — {auth_hint}"
-    return cls(message, provider=provider, model=model, status=status, retry_after=retry_after)
+    err = cls(message, provider=provider, model=model, status=status, retry_after=retry_after)
+    err.refused_by_status = status >= 400
+    return err
 
 
 def _classify(status: int, detail: str, code: Any, metadata: Mapping[str, Any]) -> tuple[type[ProviderError], str]:
@@ -401,7 +403,8 @@ def price_usage(
         if estimate is not None:
             return Usage(tokens=tokens, cost_amount=estimate, cost_source="estimated")
     if mode == "local" and (tokens.input or 0) + (tokens.output or 0) > 0:
-        return Usage(tokens=tokens, cost_amount=0.0, cost_source="estimated")
+        # Your own hardware sends no bill: the $0 is exact, not an estimate.
+        return Usage(tokens=tokens, cost_amount=0.0, cost_source="reported")
     return Usage(tokens=tokens)
 
 
