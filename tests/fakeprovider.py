@@ -48,6 +48,7 @@ class Reply:
     delay_s: float = 0.0  # latency before the reply is sent
     hang_s: float | None = None  # accept the request, then send nothing for this long
     echo_auth: bool = False  # put the received Authorization header into the error text
+    truncate_at: int | None = None  # promise the whole body (Content-Length), send this many bytes, hang up
 
 
 @dataclass(frozen=True)
@@ -391,8 +392,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
-            self.wfile.write(payload)
+            self.wfile.write(payload if reply.truncate_at is None else payload[: reply.truncate_at])
             self.wfile.flush()
+            if reply.truncate_at is not None:
+                self.close_connection = True  # the body stops short of its Content-Length
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (its timeout); nothing to tell it
 

@@ -13,6 +13,7 @@ command ends with. Fronts never format tracebacks; they render `to_envelope()`.
     ├── BudgetExceeded     BUDGET_EXCEEDED
     ├── CouncilQuorum      COUNCIL_QUORUM
     ├── CostExceeded       COST_EXCEEDED
+    ├── SecretInMaterial   SECRET_IN_MATERIAL — the briefing holds what looks like a secret
     ├── ClaudeReviewInvalid COUNCIL_CLAUDE_REVIEW_INVALID
     └── InternalError      INTERNAL       — a bug; the message says what was being done
 """
@@ -35,9 +36,12 @@ class AmicusError(Exception):
     exit_code = EXIT_ERROR
 
     def __init__(self, message: str, *, hint: str | None = None, command: str | None = None):
+        from .secrets import redact_text
+
+        message = redact_text(message)
         super().__init__(message)
         self.message = message
-        self.hint = hint
+        self.hint = None if hint is None else redact_text(hint)
         self.command = command
 
     def to_envelope(self) -> dict[str, Any]:
@@ -86,6 +90,10 @@ class CostExceeded(AmicusError):
     code = "COST_EXCEEDED"
 
 
+class SecretInMaterial(AmicusError):
+    code = "SECRET_IN_MATERIAL"
+
+
 class ClaudeReviewInvalid(AmicusError):
     code = "COUNCIL_CLAUDE_REVIEW_INVALID"
 
@@ -105,4 +113,5 @@ ERROR_CODES = (
     "COUNCIL_QUORUM",
     "COST_EXCEEDED",
     "COUNCIL_CLAUDE_REVIEW_INVALID",
+    "SECRET_IN_MATERIAL",
 )

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
+from .output import say
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -26,6 +27,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
     p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
     p.add_argument("--claude-review", help="a file with Claude's own review, judged by the bench (never judges or chairs)")
+    p.add_argument("--allow-secrets", action="store_true",
+                   help="send material that looks like it holds a secret (refused by default: SECRET_IN_MATERIAL)")
     p.add_argument("--run-id", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print run.json (or the error envelope)")
     p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
@@ -118,12 +121,12 @@ def run_options(args: argparse.Namespace) -> Any:
         lenses=args.lenses.split(",") if args.lenses else None, debate=args.debate,
         claude_review=getattr(args, "claude_review", None), template=args.template,
         artifact=getattr(args, "artifact", None), vars=parse_var_args(args.var) or None,
-        pack=getattr(args, "pack", None),
+        pack=getattr(args, "pack", None), allow_secrets=getattr(args, "allow_secrets", False),
     )
 
 
 def _print_json(doc: Any) -> None:
-    print(dumps_json(doc))
+    say(dumps_json(doc))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -149,8 +152,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if run.get("droppedMembers"):
             from ..engine.preflight import dropped_notice
 
-            print(f"Notice: {dropped_notice(run['droppedMembers'])}", file=sys.stderr)
-        print(render_run(run))
+            say(f"Notice: {dropped_notice(run['droppedMembers'])}", err=True)
+        say(render_run(run))
     return code
 
 
@@ -180,11 +183,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(validate_document(result))
     elif result["ok"]:
-        print(f"ok: {len(result['findings'])} finding(s) — {args.file}")
+        say(f"ok: {len(result['findings'])} finding(s) — {args.file}")
     else:
-        print(f"invalid: {args.file}")
+        say(f"invalid: {args.file}")
         for err in result["errors"]:
-            print(f"  {err['code']}: {err['detail']}")
+            say(f"  {err['code']}: {err['detail']}")
     return EXIT_OK if result["ok"] else EXIT_DEGRADED
 
 
@@ -193,14 +196,14 @@ def cmd_tally(args: argparse.Namespace) -> int:
     from ..council.tally import render_tally_summary, tally
 
     record = tally(read_json(args.file, what="tally input"))
+    # Render before the ledger is touched: a record that cannot be shown must not leave rows
+    # behind (and a retry must not append them again).
+    shown = dumps_json(record) if args.json else render_tally_summary(record)
     if not args.no_ledger:
         warning = append_ledger(record)
         if warning:
-            print(f"Notice: {warning}", file=sys.stderr)
-    if args.json:
-        _print_json(record)
-    else:
-        print(render_tally_summary(record))
+            say(f"Notice: {warning}", err=True)
+    say(shown)
     return EXIT_OK
 
 
@@ -222,7 +225,7 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(verdict)
     else:
-        print(render_verdict_summary(verdict, args.out))
+        say(render_verdict_summary(verdict, args.out))
     return EXIT_OK
 
 
@@ -260,9 +263,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     text = build_report(verdict, fmt=args.fmt, wave=wave)
     if args.out:
         atomic_write_text(args.out, text)
-        print(f"Report written to {args.out}")
+        say(f"Report written to {args.out}")
     else:
-        sys.stdout.write(text)
+        say(text, end="")
     return EXIT_OK
 
 
@@ -275,7 +278,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(stats)
     else:
-        print(render_stats(stats, path))
+        say(render_stats(stats, path))
     return EXIT_OK
 
 
@@ -287,7 +290,7 @@ def cmd_save(args: argparse.Namespace) -> int:
         _print_json(doc)
     else:
         verb = "Overwrote" if doc["overwritten"] else "Saved"
-        print(f"{verb} council '{doc['name']}': {', '.join(doc['members'])}")
+        say(f"{verb} council '{doc['name']}': {', '.join(doc['members'])}")
     return EXIT_OK
 
 
@@ -300,13 +303,13 @@ def cmd_list(args: argparse.Namespace) -> int:
         return EXIT_OK
     rows = doc["councils"]
     width = max(len(r["name"]) for r in rows)
-    print("Councils:")
+    say("Councils:")
     for row in rows:
         if row["builtin"]:
             tag = "[built-in, shadowed]" if row.get("shadowed") else "[built-in]"
-            print(f"  {row['name'].ljust(width)}  {tag}")
+            say(f"  {row['name'].ljust(width)}  {tag}")
         else:
-            print(f"  {row['name'].ljust(width)}  {', '.join(row['members'])}")
+            say(f"  {row['name'].ljust(width)}  {', '.join(row['members'])}")
     return EXIT_OK
 
 
@@ -318,11 +321,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         _print_json(doc)
         return EXIT_OK
     kind = " [built-in]" if doc["builtin"] else ""
-    print(f"Council '{doc['name']}'{kind}")
-    print(f"  members:  {', '.join(doc['members'])}")
-    print(f"  resolved: {', '.join(doc['resolved']) or '(none)'}")
+    say(f"Council '{doc['name']}'{kind}")
+    say(f"  members:  {', '.join(doc['members'])}")
+    say(f"  resolved: {', '.join(doc['resolved']) or '(none)'}")
     if doc["dropped"]:
-        print(f"  dropped:  {', '.join(d['member'] + ' (' + d['reason'] + ')' for d in doc['dropped'])}")
+        say(f"  dropped:  {', '.join(d['member'] + ' (' + d['reason'] + ')' for d in doc['dropped'])}")
     if len(doc["resolved"]) < 2:
-        print("  note: fewer than 2 usable members — a run with this council would be refused")
+        say("  note: fewer than 2 usable members — a run with this council would be refused")
     return EXIT_OK

@@ -10,6 +10,7 @@ import anyio
 
 from ..engine.fanout import DEFAULT_TIMEOUT_MIN
 from ..fsio import dumps_json
+from .output import say
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -24,6 +25,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
     p.add_argument("--project", help="the project whose sessions dir holds the wave (default: cwd)")
     p.add_argument("--estimate", action="store_true", help="print what the wave would cost and exit without spending")
+    p.add_argument("--allow-secrets", action="store_true",
+                   help="send a prompt that looks like it holds a secret (refused by default: SECRET_IN_MATERIAL)")
     p.add_argument("--wave-id", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print the wave document")
     p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
@@ -41,8 +44,8 @@ def cmd_fanout(args: argparse.Namespace) -> int:
 
         doc = anyio.run(lambda: estimate(prompt_file=args.prompt_file, models=models, council=args.council,
                                          gateway=args.gateway, cost_gate=not args.no_cost_gate,
-                                         validate=not args.no_validate_model))
-        print(dumps_json(doc) if args.json else f"Estimate for {doc['legs']} leg(s): {doc['summary']}")
+                                         validate=not args.no_validate_model, allow_secrets=args.allow_secrets))
+        say(dumps_json(doc) if args.json else f"Estimate for {doc['legs']} leg(s): {doc['summary']}")
         return 0
 
     from ..engine.store import new_task_id
@@ -55,15 +58,15 @@ def cmd_fanout(args: argparse.Namespace) -> int:
         return await fanout(
             prompt_file=args.prompt_file, models=models, council=args.council, timeout_min=args.timeout,
             gateway=args.gateway, cost_gate=not args.no_cost_gate, validate=not args.no_validate_model,
-            project=args.project, wave_id=wave_id,
+            project=args.project, wave_id=wave_id, allow_secrets=args.allow_secrets,
         )
 
     wave, code = anyio.run(lambda: with_progress(go, line))
     if not args.json:
         for notice in wave.get("notices", []):
             if notice.startswith("dropped unavailable council member"):
-                print(f"Notice: {notice}", file=sys.stderr)
-    print(dumps_json(wave) if args.json else render_wave(wave))
+                say(f"Notice: {notice}", err=True)
+    say(dumps_json(wave) if args.json else render_wave(wave))
     return code
 
 

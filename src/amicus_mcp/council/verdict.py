@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..documents import check_decisions
+from ..documents import TIERS, check_decisions
 from ..errors import BadArgs
 from ..schemas import schema_errors
 
@@ -165,6 +165,11 @@ def _check_record(record: Any) -> None:
             f"not a council-tally record: {'; '.join(problems[:3])}{more}",
             hint="pass the record printed by 'amicus council tally --json'",
         )
+    for finding in record["findings"]:  # the schema leaves an override's shape open; the merge reads `to`
+        override = finding.get("tierOverride")
+        if override and override.get("to") not in TIERS:
+            raise BadArgs(f"finding '{finding['id']}' has a tierOverride without a valid 'to' tier",
+                          hint=f"an override names the tier it moves to: one of {', '.join(TIERS)}")
 
 
 def render_verdict_summary(verdict: Mapping[str, Any], out_path: str) -> str:

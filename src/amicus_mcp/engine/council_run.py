@@ -57,7 +57,8 @@ from ..providers.routing import ProviderRegistry, Route, resolve_model
 from .briefing_inputs import apply_pack, blame_pack, check_briefing_source, compose_briefing, is_template_file
 from .budget import Budget, Claim, output_cap
 from .debate_round import DebateRound
-from .preflight import check_gateway, check_ready, dropped_notice, check_timeout_minutes, prepare_bench, read_prompt_file
+from .preflight import (check_gateway, check_material, check_ready, check_timeout_minutes, dropped_notice,
+                        prepare_bench, read_prompt_file)
 from .run_state import RunState, read_run, write_pointer
 from .store import SessionStore, new_task_id, now_iso, resolve_project
 from .waves import call_route, finish_leg
@@ -97,6 +98,7 @@ class RunOptions:
     pack: str | None = None  # a policy pack (name or file) supplying the untyped options
     pack_record: dict[str, Any] | None = None  # set by apply_pack: run.json `pack`
     pack_fields: tuple[str, ...] = ()  # set by apply_pack: the options the pack supplied
+    allow_secrets: bool = False  # send material that looks like it holds a secret (pre-flight refuses it)
 
 
 @dataclass
@@ -135,10 +137,11 @@ async def prepare(options: RunOptions) -> Prepared:
     records: dict[str, Any] = {"pack": options.pack_record} if options.pack_record else {}
     if options.template:
         composed = compose_briefing(options)
-        briefing = composed.text
+        briefing = check_material(composed.text, what=f"the briefing composed from template '{options.template}'",
+                                  allow_secrets=options.allow_secrets)
         records.update(composed.records())
     else:
-        briefing = read_prompt_file(options.prompt_file)
+        briefing = read_prompt_file(options.prompt_file, allow_secrets=options.allow_secrets)
     with blame_pack(options, "gateway"):
         gateway = check_gateway(options.gateway)
     with blame_pack(options, "timeout_min"):
@@ -162,6 +165,9 @@ async def prepare(options: RunOptions) -> Prepared:
     with blame_pack(options, "critic", "lenses", "bench"):
         seats = seat_table(bench.models, critic=options.critic, lenses=options.lenses)
     claude_review = read_claude_review(options.claude_review) if options.claude_review else None
+    if claude_review is not None:  # the bench reads it too: it is material like the briefing
+        claude_review = check_material(claude_review, what=f"Claude's review '{options.claude_review}'",
+                                       allow_secrets=options.allow_secrets)
     store = SessionStore(resolve_project(options.project))
     run_id = options.run_id or new_task_id()
     store.task_dir(run_id)  # validates a caller-supplied id

@@ -31,9 +31,10 @@ async def estimate(
     gateway: str | None = None,
     cost_gate: bool = True,
     validate: bool = True,
+    allow_secrets: bool = False,
 ) -> dict[str, Any]:
     """What a wave would cost, before spending anything (unpriced legs are listed, never $0)."""
-    prompt = read_prompt_file(prompt_file)
+    prompt = read_prompt_file(prompt_file, allow_secrets=allow_secrets)
     bench = await prepare_bench(models, council, gateway=check_gateway(gateway), cost_gate=cost_gate, validate=validate,
                                 ready=False)
     planned = preflight_estimate(plan_legs(bench.routes, len(prompt), bench.catalog))
@@ -53,9 +54,10 @@ async def fanout(
     project: str | None = None,
     wave_id: str | None = None,
     registry: ProviderRegistry | None = None,
+    allow_secrets: bool = False,
 ) -> tuple[dict[str, Any], int]:
     """Run a wave; return (the final wave document, the process exit code)."""
-    prompt = read_prompt_file(prompt_file)
+    prompt = read_prompt_file(prompt_file, allow_secrets=allow_secrets)
     mode = check_gateway(gateway)
     timeout_s = check_timeout_minutes(timeout_min)
     store = SessionStore(resolve_project(project))
@@ -79,6 +81,8 @@ async def fanout(
     finally:
         if own_registry:
             await active.aclose()
+        for task_id in (plan.wave_id, *(plan.leg_id(i) for i in range(len(plan.models)))):
+            store.sweep(task_id)  # the wave is final: what an interrupted write left goes
     if signal_exit is not None or wave is None:
         return store.read_wave(plan.wave_id), signal_exit or 1
     return wave, wave_exit_code(wave["status"])

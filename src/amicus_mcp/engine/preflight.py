@@ -1,5 +1,9 @@
 """Checks that run before any spend: the bench, the models, the keys, the cost gate, the prompt.
 
+The prompt check includes the material itself: a briefing that holds a configured key's
+value or something shaped like a credential is refused (`SECRET_IN_MATERIAL`) before it can
+be sent to every seat, the judges and the chair — unless the caller allows it explicitly.
+
 Every failure here is an `AmicusError` with a hint, raised before a single call is made.
 A `--council` member that has gone stale (its alias no longer resolves, or its id has left
 the model catalog) is dropped with a reason rather than failing the run; an explicit
@@ -16,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import load_config
-from ..errors import AmicusError, BadArgs, BadModel, MissingKey, MissingPrompt
+from ..errors import AmicusError, BadArgs, BadModel, MissingKey, MissingPrompt, SecretInMaterial
 from ..fsio import read_text
 from ..presets import show_council
 from ..providers.catalog import Catalog, load_catalog, read_cached_catalog, validate_models
@@ -42,7 +46,8 @@ def max_legs() -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_MAX_LEGS
 
 
-def read_prompt_file(path: str | None) -> str:
+def read_prompt_file(path: str | None, *, allow_secrets: bool = False) -> str:
+    """The briefing, read (bounded) and checked for secrets (`check_material`)."""
     if not path:
         raise MissingPrompt("a prompt file is required", hint="pass --prompt-file FILE (prompts are never inline)")
     if not Path(path).exists():
@@ -50,7 +55,33 @@ def read_prompt_file(path: str | None) -> str:
     text = read_text(path, what="prompt file")
     if not text.strip():
         raise MissingPrompt(f"prompt file '{path}' is empty", hint="write the briefing into the file first")
-    return text
+    return check_material(text, what=f"prompt file '{path}'", allow_secrets=allow_secrets)
+
+
+MAX_HITS_SHOWN = 5
+
+
+def check_material(text: str, *, what: str, allow_secrets: bool = False) -> str:
+    """`text` as it may be sent to models; SECRET_IN_MATERIAL when it holds a secret.
+
+    A hit names its line and kind, never the value. With `allow_secrets` the material goes
+    out as written, except the values of keys configured on this machine, which are masked:
+    those never reach a model.
+    """
+    from ..secrets import mask_configured, scan_material
+
+    if allow_secrets:
+        return mask_configured(text)
+    hits = scan_material(text)
+    if not hits:
+        return text
+    shown = "; ".join(hit.describe() for hit in hits[:MAX_HITS_SHOWN])
+    more = f" (and {len(hits) - MAX_HITS_SHOWN} more)" if len(hits) > MAX_HITS_SHOWN else ""
+    raise SecretInMaterial(
+        f"{what} looks like it contains a secret, which would be sent to every model: {shown}{more}",
+        hint="remove it from the material; if it is not a real secret, pass --allow-secrets "
+             "(allowSecrets: true over MCP)",
+    )
 
 
 def check_gateway(gateway: str | None) -> GatewayMode | None:

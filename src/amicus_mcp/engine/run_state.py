@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadArgs, BadSession
-from ..fsio import atomic_write_json, read_json
+from ..fsio import atomic_write_json, read_json, sweep_temp_files
 from .store import SessionStore, now_iso
 
 EXIT_STATUS = {0: "complete", 1: "error", 2: "partial", 130: "aborted", 143: "aborted"}
@@ -74,6 +74,9 @@ class RunState:
                 stage["status"] = "aborted" if self.doc["status"] == "aborted" else "error"
                 stage["completedAt"] = now_iso()
         self.checkpoint()
+        # Final (by the engine, or by a reader that found its engine dead): what a killed
+        # write left behind goes now, since nothing will ever rename it into place.
+        sweep_temp_files(self.run_dir)
 
 
 def _read_if_present(path: Path) -> dict[str, Any] | None:

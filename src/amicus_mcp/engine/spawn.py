@@ -150,6 +150,8 @@ def council_flags(options: RunOptions) -> list[str]:
                   else options.pack_record["path"]]
     if options.claude_review:
         flags += ["--claude-review", str(Path(options.claude_review).resolve())]
+    if options.allow_secrets:
+        flags.append("--allow-secrets")
     return flags
 
 
@@ -184,13 +186,18 @@ class WaveRequest:
     gateway: str | None = None
     cost_gate: bool = True
     validate: bool = True
+    allow_secrets: bool = False
 
 
 async def start_wave(request: WaveRequest) -> StartedWave:
     """Pre-flight a wave exactly as `amicus fanout` does, then start it as a detached child."""
-    from .preflight import check_gateway, check_timeout_minutes, dropped_notice, prepare_bench, read_prompt_file
+    from .preflight import (check_gateway, check_material, check_timeout_minutes, dropped_notice, prepare_bench,
+                            read_prompt_file)
 
-    prompt = _wave_prompt(request.prompt, request.prompt_file, read_prompt_file)
+    prompt = _wave_prompt(request.prompt, request.prompt_file,
+                          lambda path: read_prompt_file(path, allow_secrets=request.allow_secrets))
+    if request.prompt is not None:
+        prompt = check_material(prompt, what="the prompt", allow_secrets=request.allow_secrets)
     mode = check_gateway(request.gateway)
     check_timeout_minutes(request.timeout_min)
     bench = await prepare_bench(request.models, request.council, gateway=mode,
@@ -231,6 +238,8 @@ def wave_flags(request: WaveRequest) -> list[str]:
         flags.append("--no-cost-gate")
     if not request.validate:
         flags.append("--no-validate-model")
+    if request.allow_secrets:
+        flags.append("--allow-secrets")
     return flags
 
 

@@ -16,6 +16,7 @@ timeout itself, and an outer deadline catches anything that does not.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,8 +27,9 @@ import anyio
 from ..errors import AmicusError
 from ..providers.base import Completion, CompletionRequest, Message, Usage
 from ..providers.cost import rollup
-from ..providers.errors import ProviderError
+from ..providers.errors import MalformedReply, ProviderError
 from ..providers.routing import GatewayMode, ProviderRegistry, Route, resolve_model
+from ..secrets import redact_text, redact_tree
 from .store import SessionStore, now_iso
 
 LEG_GRACE_S = 5.0
@@ -147,12 +149,25 @@ async def call_route(
     json_schema: dict[str, Any] | None = None,
     max_tokens: int | None = None,
 ) -> Completion:
-    """One bounded provider call on an already-resolved route."""
+    """One bounded provider call on an already-resolved route.
+
+    Model output is untrusted: a reply that quotes a key value (or anything shaped like a
+    credential) is masked here, before it is written to the run directory or forwarded to
+    another model in a bundle or packet.
+    """
     provider = registry.provider_for(route)
     request = CompletionRequest(model=route.model, messages=messages, json_schema=json_schema, timeout_s=timeout_s,
                                 max_tokens=max_tokens)
-    with anyio.fail_after(timeout_s + LEG_GRACE_S):
-        return await provider.complete(request)
+    try:
+        with anyio.fail_after(timeout_s + LEG_GRACE_S):
+            completion = await provider.complete(request)
+    except MalformedReply as exc:
+        if exc.text is not None:
+            exc.text = redact_text(exc.text)
+        raise
+    return dataclasses.replace(
+        completion, text=redact_text(completion.text), structured=redact_tree(completion.structured),
+        reasoning=None if completion.reasoning is None else redact_text(completion.reasoning))
 
 
 def finish_leg(leg: dict[str, Any], started: float, *, completion: Completion | None = None, error: BaseException | None = None, status: str | None = None) -> None:

@@ -21,3 +21,7 @@ Gateway = Annotated[Literal["auto", "direct", "openrouter"] | None, Field(
 TimeoutMinutes = Annotated[float, Field(description="Per-leg timeout in minutes")]
 NoCostGate = Annotated[bool, Field(description="Allow models priced above the per-Mtok cost gate")]
 Verdict = Literal["Ship it", "Fix these first", "Fundamental rethink"]
+AllowSecrets = Annotated[bool, Field(
+    title="Allow secrets in the material",
+    description="Send material that looks like it holds a secret (an API key, a private key, a *_TOKEN= line); "
+                "refused by default with SECRET_IN_MATERIAL. Keys configured on this machine are masked either way")]

@@ -45,8 +45,9 @@ def dump(model: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
 def ok(doc: BaseModel | Mapping[str, Any], *, fenced: bool, notes: tuple[str, ...] = ()) -> CallToolResult:
     """A success: the document as structured content, and as the JSON the CLI's --json prints."""
     from ..fsio import dumps_json
+    from ..secrets import redact_tree
 
-    data = dump(doc)
+    data = redact_tree(dump(doc))  # no key value leaves over MCP (the text is masked by dumps_json)
     text = dumps_json(data)
     blocks: list[ContentBlock] = [TextContent(type="text", text=fence(text) if fenced else text)]
     blocks += [TextContent(type="text", text=note) for note in notes if note]

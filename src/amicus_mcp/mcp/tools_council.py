@@ -16,7 +16,7 @@ from pydantic import Field
 from ..errors import BadArgs
 from .autoopen import open_workspace
 from .models import RunStarted, VerdictResult
-from .params import Council, Gateway, Models, NoCostGate, Project, Verdict
+from .params import AllowSecrets, Council, Gateway, Models, NoCostGate, Project, Verdict
 from .results import ok
 from .state import ServerState
 
@@ -61,6 +61,7 @@ class CouncilTools:
             title="Template variables",
             description='The template\'s variables by name, e.g. {"audience": "the platform team"}')] = None,
         ui: Annotated[bool | None, Field(description="Open the workspace (true) or not (false); default: Claude Code only")] = None,
+        allowSecrets: AllowSecrets = False,
         project: Project = None,
     ) -> CallToolResult:
         from ..engine.briefing_inputs import is_template_file
@@ -84,7 +85,7 @@ class CouncilTools:
             claude_review=inside(claudeReviewFile, "claudeReviewFile"),
             pack=inside(pack, "pack", is_file=pack is not None and is_pack_file(pack)),
             template=inside(template, "template", is_file=template is not None and is_template_file(template)),
-            artifact=inside(artifact, "artifact"), vars=vars))
+            artifact=inside(artifact, "artifact"), vars=vars, allow_secrets=allowSecrets))
         started = await anyio.to_thread.run_sync(start_council_run, prep)
         opened = await anyio.to_thread.run_sync(lambda: open_workspace(
             ui=ui, client=caller.client, run_id=run_id, project=root, run_dir=started.run_dir, env=caller.env))

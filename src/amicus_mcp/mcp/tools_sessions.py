@@ -13,7 +13,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from .models import AbortResult, ListItem, ListResult, ReadResult, WaveStarted
-from .params import Council, Gateway, Models, NoCostGate, Project, TaskId, TimeoutMinutes
+from .params import AllowSecrets, Council, Gateway, Models, NoCostGate, Project, TaskId, TimeoutMinutes
 from .reading import READ_CAP, page, read_source
 from .results import ok
 from .snapshot import snapshot
@@ -46,6 +46,7 @@ class SessionTools:
         timeoutMinutes: TimeoutMinutes = 15.0,
         gateway: Gateway = None,
         noCostGate: NoCostGate = False,
+        allowSecrets: AllowSecrets = False,
         project: Project = None,
     ) -> CallToolResult:
         from ..engine.spawn import WaveRequest, start_wave
@@ -55,7 +56,7 @@ class SessionTools:
         prompt_file = None if promptFile is None else str(caller.inside(root, promptFile, what="promptFile"))
         started = await start_wave(WaveRequest(
             project=root, models=models, council=council, prompt=prompt, prompt_file=prompt_file,
-            timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate))
+            timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate, allow_secrets=allowSecrets))
         result = WaveStarted(wave_id=started.wave_id, task_ids=started.task_ids, notices=started.notices or None)
         return ok(result, fenced=False, notes=(WAVE_NOTE,))
 
