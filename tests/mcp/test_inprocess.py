@@ -155,6 +155,8 @@ async def test_a_full_council_run_through_repeated_waits(mode: str, fake: FakePr
         report = body(await client.call_tool("amicus_read", {"id": run_id, "project": str(project)}))
         review = body(await client.call_tool("amicus_read", {"id": run_id, "file": "review-fake-a.md",
                                                              "project": str(project), "limit": 20}))
+        html = body(await client.call_tool("amicus_read", {"id": run_id, "file": "report.html",
+                                                           "project": str(project)}))
         listed = body(await client.call_tool("amicus_list", {"project": str(project)}))
         status = body(await client.call_tool("amicus_status", {"id": run_id, "project": str(project)}))
 
@@ -169,6 +171,8 @@ async def test_a_full_council_run_through_repeated_waits(mode: str, fake: FakePr
     assert "review-fake-a.md" in report["files"] and "engine.log" in report["files"]
     assert unfenced(review["text"]) == (run_dir / "review-fake-a.md").read_text()[:20] and review["nextOffset"] == 20
     assert [item["id"] for item in listed["items"]] == [run_id]
+    assert html["source"] == "report.html" and html["totalChars"] == len((run_dir / "report.html").read_text())
+    assert unfenced(html["text"]).lower().startswith("<!doctype html>")
 
 
 @MODES

@@ -25,9 +25,9 @@ TaskId = Annotated[str, arg("Run, wave or leg id", "A council run id, wave id or
 Models = Annotated[list[Annotated[str, Field(pattern=MODEL_PATTERN)]] | None, arg(
     "Bench models", "Bench models: aliases or vendor/model ids (repeats make twin seats). XOR council", max_length=10)]
 Council = Annotated[str | None, arg(
-    "Council", "A saved council or a built-in bench (free, budget, frontier, local). XOR models")]
+    "Saved council or bench", "A saved council or a built-in bench (free, budget, frontier, local). XOR models")]
 Gateway = Annotated[Literal["auto", "direct", "openrouter"] | None, arg(
-    "Gateway", "auto (default): a direct key when set, else OpenRouter")]
+    "Provider gateway", "auto (default): a direct key when set, else OpenRouter")]
 TimeoutMinutes = Annotated[float, arg("Per-leg timeout (minutes)", "Per-leg timeout in minutes")]
 NoCostGate = Annotated[bool, arg("Skip the cost gate", "Allow models priced above the per-Mtok cost gate")]
 NoValidateModel = Annotated[bool, arg(

@@ -40,7 +40,7 @@ class SessionTools:
         ctx: Context,
         models: Models = None,
         council: Council = None,
-        prompt: Annotated[str | None, arg("Prompt", "The prompt text. XOR promptFile")] = None,
+        prompt: Annotated[str | None, arg("Prompt text", "The prompt text. XOR promptFile")] = None,
         promptFile: Annotated[str | None, arg("Prompt file", "A prompt file inside the project. XOR prompt")] = None,
         timeoutMinutes: TimeoutMinutes = 15.0,
         gateway: Gateway = None,
@@ -88,9 +88,9 @@ class SessionTools:
         ctx: Context,
         id: TaskId,
         file: Annotated[str | None, arg("Run file", "Council run only: a file in its run dir (default: the report)")] = None,
-        offset: Annotated[int | None, arg("Offset", "First character to return", ge=0)] = None,
-        limit: Annotated[int, arg("Limit", "Most characters to return", ge=1, le=READ_CAP)] = READ_CAP,
-        tail: Annotated[bool, arg("Tail", "Return the last `limit` characters")] = False,
+        offset: Annotated[int | None, arg("Start at character", "First character to return", ge=0)] = None,
+        limit: Annotated[int, arg("Most characters", "Most characters to return", ge=1, le=READ_CAP)] = READ_CAP,
+        tail: Annotated[bool, arg("Read the end", "Return the last `limit` characters")] = False,
         project: Project = None,
     ) -> CallToolResult:
         _, store = await self._store(ctx, project)
@@ -112,7 +112,7 @@ class SessionTools:
     async def list_sessions(
         self,
         ctx: Context,
-        limit: Annotated[int, arg("Limit", "Most rows to return, newest first", ge=1, le=500)] = 50,
+        limit: Annotated[int, arg("Most rows", "Most rows to return, newest first", ge=1, le=500)] = 50,
         project: Project = None,
     ) -> CallToolResult:
         from ..engine.control import list_all
