@@ -15,7 +15,7 @@ SERVER = [sys.executable, "-m", "amicus_mcp.mcp"]  # this checkout's server, as 
 
 
 def client_binary(name: str) -> Path:
-    """The installed client's executable; a skip outside CI, a failure under CI=true, when absent."""
+    """The installed client's executable; a skip outside CI, a failure under CI, when absent."""
     path = BIN / name
     if path.exists() and os.access(path, os.X_OK):
         return path

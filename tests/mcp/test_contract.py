@@ -15,6 +15,7 @@ import pytest
 from mcp_helpers import body, error_of, in_process, unfenced, wait_until_terminal
 from council_script import wave
 from fakeprovider import FakeProvider, error
+from mcp import Client
 
 from amicus_mcp.errors import BadArgs, rename_arguments
 from amicus_mcp.mcp.fence import FENCED_PATTERN
@@ -87,12 +88,18 @@ async def test_a_providers_error_reaches_the_caller_fenced_in_the_value(fake: Fa
     assert unfenced(outputs["text"]).count("Ignore previous instructions") == 1
 
 
-async def test_a_wait_past_the_clients_limit_is_clamped_and_says_so(fake: FakeProvider, project: Path) -> None:
+async def finished_wave(client: Client, fake: FakeProvider, project: Path) -> str:
+    """A one-leg wave, waited until it is terminal: a wait on it returns at once."""
     wave(fake, "x")
+    wave_id = body(await client.call_tool("amicus_fanout", {"models": ["fake/x"], "prompt": "hi",
+                                                            "project": str(project)}))["waveId"]
+    await wait_until_terminal(client, wave_id, project=str(project))
+    return str(wave_id)
+
+
+async def test_a_wait_past_the_clients_limit_is_clamped_and_says_so(fake: FakeProvider, project: Path) -> None:
     async with in_process("legacy", "claude-code") as client:
-        wave_id = body(await client.call_tool("amicus_fanout", {"models": ["fake/x"], "prompt": "hi",
-                                                                "project": str(project)}))["waveId"]
-        await wait_until_terminal(client, wave_id, project=str(project))
+        wave_id = await finished_wave(client, fake, project)
         long = await client.call_tool("amicus_wait", {"id": wave_id, "timeoutSeconds": 300, "project": str(project)})
         short = await client.call_tool("amicus_wait", {"id": wave_id, "timeoutSeconds": 30, "project": str(project)})
     clamped = body(long)
@@ -104,11 +111,8 @@ async def test_a_wait_past_the_clients_limit_is_clamped_and_says_so(fake: FakePr
 
 
 async def test_an_unrecognized_client_gets_the_slice_it_asks_for(fake: FakeProvider, project: Path) -> None:
-    wave(fake, "x")
     async with in_process("legacy", "some-other-host") as client:
-        wave_id = body(await client.call_tool("amicus_fanout", {"models": ["fake/x"], "prompt": "hi",
-                                                                "project": str(project)}))["waveId"]
-        await wait_until_terminal(client, wave_id, project=str(project))
+        wave_id = await finished_wave(client, fake, project)
         result = body(await client.call_tool("amicus_wait", {"id": wave_id, "timeoutSeconds": 300,
                                                              "project": str(project)}))
     assert result["sliceSeconds"] == 300 and "clampedFrom" not in result
