@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -64,8 +65,6 @@ def error_text(code: str, message: str, hint: str | None) -> str:
 
 def failure(err: AmicusError, *, tool: str) -> CallToolResult:
     """The `isError` result for an error, in the tool's own argument names."""
-    import json
-
     if err.command is None:
         err.command = tool
     rename_arguments(err, argument_names(tool))

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import anyio
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
+
 from ..errors import BadArgs
 from .autoopen import open_workspace
 from .models import RunStarted, VerdictResult

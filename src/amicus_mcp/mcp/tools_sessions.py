@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Annotated
 
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
-from .models import AbortResult, ListItem, ListResult, ReadResult, WaveStarted
+
 from .fence import fence
+from .models import AbortResult, ListItem, ListResult, ReadResult, WaveStarted
 from .params import Council, Gateway, Models, NoCostGate, NoValidateModel, Project, TaskId, TimeoutMinutes, arg
 from .reading import READ_CAP, page, read_source
 from .results import ok
