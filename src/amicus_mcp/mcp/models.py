@@ -103,7 +103,7 @@ class Snapshot(Out):
     report: str | None = Field(default=None, description="council run: path of report.html once written")
     error: Fenced | None = None
     degrades: list[Fenced] | None = None
-    notices: list[str] | None = None
+    notices: list[Fenced] | None = Field(default=None, description="what the run noted (a degrade's reason among them)")
     legs: list[LegRow] = Field(default_factory=list)
     next: Next = None
 

@@ -6,7 +6,8 @@ once it is done, what came of it — the texts themselves are paged through `ami
 Cost so far is the rollup of finished legs: an unpriced leg is counted, never taken as $0.
 A council run's `legsTotal` is the engine's `legsPlanned` (the legs planned so far, written
 at the start and raised as each stage is planned) when run.json has it, never fewer than the
-legs already listed. Text a model or a remote body wrote (errors, degrade reasons) is fenced.
+legs already listed. Text a model or a remote body may have written (errors, degrade reasons,
+the notices that repeat them) is fenced.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def _run(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
         tier_counts=doc.get("tierCounts"), judged=doc.get("judged"),
         report=str(report) if report is not None and report.exists() else None,
         error=_error(doc.get("error")), degrades=_degrades(doc.get("degrades")) or None,
-        notices=_strings(doc.get("notices")) or None,
+        notices=fence_all(_strings(doc.get("notices"))) or None,
         legs=[_run_leg(leg) for leg in legs],
     )
 
@@ -72,7 +73,7 @@ def _wave(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
         legs_done=_count_done(legs), legs_total=len(legs),
         cost=_cost(leg.get("usage") for leg in legs if leg.get("status") != "running"),
         created_at=doc.get("createdAt"), completed_at=doc.get("completedAt"),
-        error=_error(doc.get("error")), notices=_strings(doc.get("notices")) or None,
+        error=_error(doc.get("error")), notices=fence_all(_strings(doc.get("notices"))) or None,
         legs=[_wave_leg(leg) for leg in legs],
     )
 
