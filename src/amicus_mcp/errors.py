@@ -4,6 +4,11 @@ Every error a user can see is an `AmicusError`: it carries a stable `code` (the 
 envelope's `error.code`), a message, an optional hint, and the process exit code a CLI
 command ends with. Fronts never format tracebacks; they render `to_envelope()`.
 
+Messages name the caller's arguments by their CLI flags (`--models`, `--max-cost`): the flag
+is the argument's key. A front whose arguments are named otherwise (the MCP tools' `models`,
+`maxCost`) maps each key to its own name with `rename_arguments`, so no check is written
+twice and no front shows another front's names.
+
     AmicusError
     ├── BadArgs            BAD_ARGS       — a flag, path or input document is wrong
     ├── MissingPrompt      MISSING_PROMPT — the briefing file is missing or empty
@@ -20,6 +25,8 @@ command ends with. Fronts never format tracebacks; they render `to_envelope()`.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
 ERROR_SCHEMA_VERSION = 2
@@ -56,6 +63,21 @@ class AmicusError(Exception):
                 "command": self.command,
             },
         }
+
+
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def rename_arguments(err: AmicusError, names: Mapping[str, str]) -> AmicusError:
+    """`err` with every flag `names` knows, in its message and hint, replaced by the front's name."""
+
+    def rename(text: str) -> str:
+        return _FLAG.sub(lambda m: names.get(m.group(0), m.group(0)), text)
+
+    err.message = rename(err.message)
+    err.hint = None if err.hint is None else rename(err.hint)
+    err.args = (err.message,)
+    return err
 
 
 class BadArgs(AmicusError):
