@@ -1,13 +1,22 @@
-"""Council overhead: headless councils of 3, 8 and 16 seats against the loopback fake provider.
+"""Council overhead: whole `amicus council run` processes of 3, 8 and 16 seats against the
+loopback fake provider, beside a baseline measured in the same run.
 
 Every model call is delayed by a fixed latency L. A council has three sequential model
 stages — Stage 1 (every seat reviews, in parallel), Stage 2 (every seat judges, in parallel)
-and the chair — so a perfectly parallel run takes 3·L whatever its size. wall / (3·L) is
-the figure: 1.0 is perfect, and what is above it is the engine's own cost (pre-flight,
-prompt composition, validation, anonymization, the tally, the report, the atomic run.json
-checkpoints after every leg, and the HTTP round trips).
+and the chair — so a perfectly parallel run takes 3·L whatever its size. The figure is
+wall / (3·L) for the whole process: interpreter start-up, imports, pre-flight, prompt
+composition, validation, anonymization, the tally, the report, the run.json checkpoints and
+the HTTP round trips. 1.0 is perfect.
 
-    python bench/council_overhead.py [--latency 0.5] [--repeats 3]
+The baseline is the floor any engine pays on this machine at that moment: a fresh Python
+process that imports httpx and anyio and makes the same three sequential rounds of parallel
+requests (N, N, 1) to the same fake server, with no engine at all. These machines are noisy,
+so the two are measured alternately, best of `--repeats` each.
+
+    python bench/council_overhead.py [--latency 2.0] [--repeats 3] [--python PY]
+
+`--python` runs the engine under another interpreter (another checkout's venv), to compare
+two versions of the engine on the same machine in one sitting.
 """
 
 from __future__ import annotations
@@ -16,24 +25,38 @@ import argparse
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from fakeprovider import FakeProvider, Reply, by_prompt, chat, prompt_of, usage  # noqa: E402
 from council_prompts import kind  # noqa: E402
 
-from amicus_mcp.engine.council_run import RunOptions, run_council  # noqa: E402
-
 SIZES = (3, 8, 16)
 SEQUENTIAL_STAGES = 3  # Stage 1, Stage 2, the chair
 
+BASELINE = r"""
+import sys, anyio, httpx
+url, size = sys.argv[1], int(sys.argv[2])
+body = {"model": "base", "messages": [{"role": "user", "content": "x" * 2000}]}
+
+async def main():
+    async with httpx.AsyncClient(timeout=60) as client:
+        async def call():
+            (await client.post(url, json=body)).raise_for_status()
+
+        for n in (size, size, 1):
+            async with anyio.create_task_group() as group:
+                for _ in range(n):
+                    group.start_soon(call)
+
+anyio.run(main)
+"""
 
 
 def review(name: str) -> str:
@@ -64,22 +87,24 @@ def script_council(fake: FakeProvider, size: int, latency: float) -> list[str]:
         }))
     fake.respond("chair", by_prompt(kind, {
         "chair": chat("Synthesis.\n\nVERDICT: Fix these first", usage=usage(100, 50), delay_s=latency)}))
+    fake.script("base", chat("ok", usage=usage(100, 50), delay_s=latency))
     return [f"fake/{n}" for n in names]
 
 
-async def one_run(models: list[str], brief: Path, project: Path, out: Path) -> float:
+def timed(argv: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
-    run, code = await run_council(RunOptions(prompt_file=str(brief), models=models, chair="fake/chair",
-                                             project=str(project), out_dir=str(out)))
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
-    assert (code, run["status"]) == (0, "complete"), (code, run["status"], run.get("notices"))
+    if done.returncode != 0:
+        raise SystemExit(f"{argv[:4]} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
     return elapsed
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--latency", type=float, default=0.5, help="per-call latency L in seconds")
+    parser.add_argument("--latency", type=float, default=2.0, help="per-call latency L in seconds")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--python", default=sys.executable, help="the interpreter that runs the engine")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp, FakeProvider() as fake:
@@ -87,24 +112,29 @@ def main() -> None:
         config = root / "config"
         config.mkdir()
         (config / "config.json").write_text(json.dumps({"providers": {"fake": {"baseUrl": fake.base_url}}}))
-        os.environ["AMICUS_CONFIG_DIR"] = str(config)
-        os.environ["AMICUS_FANOUT_MAX_LEGS"] = str(max(SIZES) * 2)
+        env = {**os.environ, "AMICUS_CONFIG_DIR": str(config), "AMICUS_FANOUT_MAX_LEGS": str(max(SIZES) * 2)}
         project = root / "project"
         project.mkdir()
         brief = root / "briefing.md"
-        brief.write_text("Review the design of the widget cache.\n")
+        brief.write_text("Review the design of the widget cache.\n\n" + "The cache evicts on every write.\n" * 50)
 
         ideal = SEQUENTIAL_STAGES * args.latency
-        print(f"L = {args.latency:.3f} s, sequential model stages = {SEQUENTIAL_STAGES} (ideal {ideal:.3f} s), "
-              f"best of {args.repeats}")
-        print(f"{'seats':>5} {'calls':>6} {'wall s':>8} {'wall/(3L)':>10} {'overhead s':>11}")
+        print(f"L = {args.latency:.3f} s, {SEQUENTIAL_STAGES} sequential model stages (ideal {ideal:.3f} s), "
+              f"whole processes, best of {args.repeats}; engine: {args.python}")
+        print(f"{'seats':>5} {'calls':>6} {'engine s':>9} {'engine/(3L)':>12} {'baseline s':>11} "
+              f"{'baseline/(3L)':>14} {'engine-baseline s':>18}")
         for size in SIZES:
             models = script_council(fake, size, args.latency)
-            times = []
+            engine, baseline = [], []
             for n in range(args.repeats):
-                times.append(anyio.run(one_run, models, brief, project, root / f"run-{size}-{n}"))
-            best = min(times)
-            print(f"{size:>5} {2 * size + 1:>6} {best:>8.3f} {best / ideal:>10.3f} {best - ideal:>11.3f}")
+                out = root / f"run-{size}-{n}"
+                engine.append(timed([args.python, "-m", "amicus_mcp.cli", "council", "run", "--models", ",".join(models),
+                                     "--chair", "fake/chair", "--prompt-file", str(brief), "--out-dir", str(out),
+                                     "--project", str(project), "--json"], env))
+                baseline.append(timed([sys.executable, "-c", BASELINE, f"{fake.base_url}/chat/completions", str(size)],
+                                      env))
+            e, b = min(engine), min(baseline)
+            print(f"{size:>5} {2 * size + 1:>6} {e:>9.3f} {e / ideal:>12.3f} {b:>11.3f} {b / ideal:>14.3f} {e - b:>18.3f}")
 
 
 if __name__ == "__main__":

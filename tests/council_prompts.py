@@ -6,6 +6,12 @@ according to this; one copy keeps them in step with src/amicus_mcp/prompts/.
 
 from __future__ import annotations
 
+import re
+
+# A ```json block. A prompt's example is its first one; a repair prompt quotes the model's previous
+# reply first, so there the example is the last one.
+_EXAMPLE = re.compile(r"```json[ \t]*\n.*?\n```", re.S)
+
 
 def kind(prompt: str) -> str:
     """What the engine is asking for, read off the prompt templates' fixed wording."""
@@ -28,3 +34,12 @@ def kind(prompt: str) -> str:
     if "Your previous reply ended with a json block that could not be read" in prompt:
         return "debate-repair"
     return "other"
+
+
+def example_block(prompt: str) -> str | None:
+    """The example ```json block a prompt shows, verbatim — what a weak model that copies its
+    prompt answers with (`fakeprovider.copycat(example_block)`)."""
+    blocks = _EXAMPLE.findall(prompt)
+    if not blocks:
+        return None
+    return blocks[-1] if kind(prompt).endswith("repair") else blocks[0]

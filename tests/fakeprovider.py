@@ -17,6 +17,7 @@ A model can also answer by what it is asked: `fake.respond("m", fn)` calls `fn(b
 each request to "m" and sends the Reply it returns (None falls back to the script).
 `by_prompt(classify, {...})` builds such a function from a prompt classifier and one reply
 queue per kind, so one model can answer, say, review prompts and judge prompts differently.
+`copycat(example)` is a weak model that answers with the example block its prompt shows.
 
 A hung reply waits on the server's stop event, so stopping the server releases it at
 once; handler threads are daemons and the server never blocks on them when it closes.
@@ -47,6 +48,7 @@ class Reply:
     delay_s: float = 0.0  # latency before the reply is sent
     hang_s: float | None = None  # accept the request, then send nothing for this long
     echo_auth: bool = False  # put the received Authorization header into the error text
+    truncate_at: int | None = None  # promise the whole body (Content-Length), send this many bytes, hang up
 
 
 @dataclass(frozen=True)
@@ -227,6 +229,19 @@ def by_prompt(classify: Callable[[str], str], replies: Mapping[str, ReplySource]
     return respond
 
 
+def copycat(example: Callable[[str], str | None], **chat_kwargs: Any) -> Callable[[Any], Reply]:
+    """A weak model that copies the example block its prompt shows, verbatim.
+
+    `example(prompt)` finds the block (see `council_prompts.example_block`); a prompt with no
+    example gets a reply with no block at all, as a copying model would give."""
+
+    def answer(body: Any) -> Reply:
+        block = example(prompt_of(body))
+        return chat(f"I follow the example given.\n\n{block}\n" if block else "I follow the example given.\n", **chat_kwargs)
+
+    return answer
+
+
 # ----------------------------------------------------------------------- server
 
 
@@ -377,8 +392,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
-            self.wfile.write(payload)
+            self.wfile.write(payload if reply.truncate_at is None else payload[: reply.truncate_at])
             self.wfile.flush()
+            if reply.truncate_at is not None:
+                self.close_connection = True  # the body stops short of its Content-Length
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (its timeout); nothing to tell it
 

@@ -71,7 +71,8 @@ def load_config() -> dict[str, Any]:
 
 
 def save_config(doc: dict[str, Any]) -> Path:
-    return atomic_write_json(config_path(), doc)
+    # Unmasked: the user's own file, whose provider headers may hold a credential on purpose.
+    return atomic_write_json(config_path(), doc, mask_keys=False)
 
 
 def effective_aliases(cfg: dict[str, Any] | None = None) -> dict[str, str]:

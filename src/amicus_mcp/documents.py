@@ -1,7 +1,9 @@
 """Typed shapes of the documents amicus reads from users and other tools, checked by pydantic.
 
 They validate *input* strictly (a string is not silently coerced to a number) and turn every
-problem into one `BadArgs` that names the field. Extra keys are allowed, because the family
+problem into one `BadArgs` that names the field. Whatever front the document came through
+(a file, an MCP call), it is first checked to be plain strict JSON (`fsio.check_json_tree`:
+finite numbers in range, bounded nesting, encodable strings). Extra keys are allowed, because the family
 grows additively: an older reader must accept a newer document.
 """
 
@@ -13,6 +15,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_confi
 from typing_extensions import NotRequired, TypedDict
 
 from .errors import BadArgs
+from .fsio import check_json_tree
 
 TIERS = ("Confirmed", "Contested", "Singleton", "Disputed")
 Tier = Literal["Confirmed", "Contested", "Singleton", "Disputed"]
@@ -112,6 +115,7 @@ def check_tally_input(doc: Any) -> None:
             f"tally input must be a JSON object, got {_json_type(doc)}",
             hint="pass the five-key object {meta, findings, adjudications, rankings, runStats}",
         )
+    check_json_tree(doc, what="tally input")
     _validate(_TALLY_INPUT, doc, "tally input")
     seen: set[str] = set()
     for finding in doc["findings"]:
@@ -126,6 +130,7 @@ def check_decisions(doc: Any) -> None:
             f"decisions must be a JSON array, got {_json_type(doc)}",
             hint='pass [{"id": "A1", "decision": "accepted", "applied": true}, …]',
         )
+    check_json_tree(doc, what="decisions")
     _validate(_DECISIONS, doc, "decisions", root="decisions")
 
 

@@ -4,6 +4,11 @@ Every error a user can see is an `AmicusError`: it carries a stable `code` (the 
 envelope's `error.code`), a message, an optional hint, and the process exit code a CLI
 command ends with. Fronts never format tracebacks; they render `to_envelope()`.
 
+Messages name the caller's arguments by their CLI flags (`--models`, `--max-cost`): the flag
+is the argument's key. A front whose arguments are named otherwise (the MCP tools' `models`,
+`maxCost`) maps each key to its own name with `rename_arguments`, so no check is written
+twice and no front shows another front's names.
+
     AmicusError
     ├── BadArgs            BAD_ARGS       — a flag, path or input document is wrong
     ├── MissingPrompt      MISSING_PROMPT — the briefing file is missing or empty
@@ -13,12 +18,15 @@ command ends with. Fronts never format tracebacks; they render `to_envelope()`.
     ├── BudgetExceeded     BUDGET_EXCEEDED
     ├── CouncilQuorum      COUNCIL_QUORUM
     ├── CostExceeded       COST_EXCEEDED
+    ├── SecretInMaterial   SECRET_IN_MATERIAL — the briefing holds what looks like a secret
     ├── ClaudeReviewInvalid COUNCIL_CLAUDE_REVIEW_INVALID
     └── InternalError      INTERNAL       — a bug; the message says what was being done
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
 ERROR_SCHEMA_VERSION = 2
@@ -27,6 +35,7 @@ ERROR_SCHEMA_VERSION = 2
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_DEGRADED = 2  # also `council validate`'s "parsed, but invalid" outcome
+EXIT_GATE_FAILED = 4  # `council gate`: the verdict failed the --fail-on level
 
 
 class AmicusError(Exception):
@@ -34,9 +43,12 @@ class AmicusError(Exception):
     exit_code = EXIT_ERROR
 
     def __init__(self, message: str, *, hint: str | None = None, command: str | None = None):
+        from .secrets import redact_text
+
+        message = redact_text(message)
         super().__init__(message)
         self.message = message
-        self.hint = hint
+        self.hint = None if hint is None else redact_text(hint)
         self.command = command
 
     def to_envelope(self) -> dict[str, Any]:
@@ -51,6 +63,21 @@ class AmicusError(Exception):
                 "command": self.command,
             },
         }
+
+
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def rename_arguments(err: AmicusError, names: Mapping[str, str]) -> AmicusError:
+    """`err` with every flag `names` knows, in its message and hint, replaced by the front's name."""
+
+    def rename(text: str) -> str:
+        return _FLAG.sub(lambda m: names.get(m.group(0), m.group(0)), text)
+
+    err.message = rename(err.message)
+    err.hint = None if err.hint is None else rename(err.hint)
+    err.args = (err.message,)
+    return err
 
 
 class BadArgs(AmicusError):
@@ -85,6 +112,10 @@ class CostExceeded(AmicusError):
     code = "COST_EXCEEDED"
 
 
+class SecretInMaterial(AmicusError):
+    code = "SECRET_IN_MATERIAL"
+
+
 class ClaudeReviewInvalid(AmicusError):
     code = "COUNCIL_CLAUDE_REVIEW_INVALID"
 
@@ -104,4 +135,5 @@ ERROR_CODES = (
     "COUNCIL_QUORUM",
     "COST_EXCEEDED",
     "COUNCIL_CLAUDE_REVIEW_INVALID",
+    "SECRET_IN_MATERIAL",
 )

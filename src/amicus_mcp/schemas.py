@@ -24,6 +24,10 @@ SCHEMA_NAMES = (
     "doctor",
     "keys",
     "session-list",
+    "council-pack",
+    "council-packs",
+    "council-templates",
+    "council-gate",
     "council-run-options",
     "wave-options",
 )

@@ -167,11 +167,12 @@ class TestValidateFindings:
         assert codes(result) == ["NOT_PARSEABLE"]
         assert result["errors"][0]["detail"].startswith("the last ```json block is not valid JSON: ")
 
-    @pytest.mark.parametrize("body", ["null", "false", "0", '""', "[]", '"text"', "true", "[1]"])
-    def test_non_object_bodies_are_not_parseable(self, body: str) -> None:
+    @pytest.mark.parametrize("body", ["null", "false", "0", "123", '""', "[]", '"text"', "true", "[1]"])
+    def test_non_object_bodies_have_no_findings_array(self, body: str) -> None:
+        # Seed 000 (issue 12): it parses, so not NOT_PARSEABLE; it has no findings array.
         result = validate_findings(fenced(body))
-        assert codes(result) == ["NOT_PARSEABLE"]
-        assert "not an object" in result["errors"][0]["detail"]
+        assert codes(result) == ["EMPTY_FINDINGS"]
+        assert "not an object with a findings array" in result["errors"][0]["detail"]
 
     def test_missing_findings_key(self) -> None:
         result = validate_findings(fenced({"overall": "fine"}))

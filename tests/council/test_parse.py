@@ -85,8 +85,10 @@ class TestJudgeOutput:
         assert codes(parse_judge_output(fenced('{"ranking": [}'), LABELS, IDS)) == ["NOT_PARSEABLE"]
 
     @pytest.mark.parametrize("body", ["null", "[]", '["Review A"]', "3", '"x"'])
-    def test_non_object_body_is_bad_ranking(self, body: str) -> None:
-        assert codes(parse_judge_output(fenced(body), LABELS, IDS)) == ["BAD_RANKING"]
+    def test_non_object_body_is_bad_ranking_and_bad_adjudications(self, body: str) -> None:
+        # Like `{}`: neither key can be read (issue 12).
+        assert codes(parse_judge_output(fenced(body), LABELS, IDS)) == ["BAD_RANKING", "BAD_ADJUDICATIONS"]
+        assert codes(parse_judge_output(fenced({}), LABELS, IDS)) == ["BAD_RANKING", "BAD_ADJUDICATIONS"]
 
     def test_missing_ranking(self) -> None:
         text = fenced({"adjudications": []})
@@ -529,3 +531,35 @@ def test_parsers_never_raise(text: str) -> None:
     defended = parse_defense(text, ["A1", "B1"])
     assert set(defended["responses"]) == {"A1", "B1"}
     assert set(parse_revote(text, ["A1"])["revotes"]) <= {"A1"}
+
+
+# --------------------------------------------------------------- the chair's sections (issue 12)
+
+class TestChairSections:
+    def test_synthesis_then_numbered_questions_then_the_verdict(self) -> None:
+        from amicus_mcp.council.parse import chair_sections
+
+        text = "## Synthesis\n\nFix eviction.\n\nThen ship.\n\n**Hard questions**\n\n1. Why evict?\n2. Who\n   reads it?\n\nVERDICT: Fix these first\n"
+        synthesis, questions = chair_sections(text)
+        assert synthesis == "Synthesis\n\nFix eviction.\n\nThen ship."
+        assert questions == ["Why evict?", "Who reads it?"]
+
+    def test_structured_chair_output_round_trips(self) -> None:
+        from amicus_mcp.council.briefings import chair_from_structured
+        from amicus_mcp.council.parse import chair_sections
+
+        text = chair_from_structured({"synthesis": "S.", "hardQuestions": ["a?", "b?", "c?"], "verdict": "Ship it"})
+        assert chair_sections(text) == ("S.", ["a?", "b?", "c?"])
+
+    @pytest.mark.parametrize("text", ["", "VERDICT: Ship it", "\n\n"])
+    def test_nothing_to_read(self, text: str) -> None:
+        from amicus_mcp.council.parse import chair_sections
+
+        assert chair_sections(text) == (None, [])
+
+    def test_bounded(self) -> None:
+        from amicus_mcp.council.parse import MAX_HARD_QUESTIONS, MAX_SYNTHESIS_CHARS, chair_sections
+
+        text = "x" * (MAX_SYNTHESIS_CHARS * 2) + "\n## Hard questions\n" + "\n".join(f"- q{i}" for i in range(50))
+        synthesis, questions = chair_sections(text)
+        assert len(synthesis or "") == MAX_SYNTHESIS_CHARS and len(questions) == MAX_HARD_QUESTIONS

@@ -542,13 +542,15 @@ def test_finding_line_annotations() -> None:
 def test_zero_findings_render_cleanly() -> None:
     doc = verdict_with([], tierCounts={"Confirmed": 0, "Contested": 0, "Singleton": 0, "Disputed": 0})
     md = build_report(doc)
-    assert md.count("_No findings._") == 2
+    assert md.count("_No findings._") == 1
     assert "###" not in md and "Legend" not in md and "| Finding |" not in md
     assert "## Adjudication matrix\n\n_No findings._\n\n## Street-cred" in md
-    assert "## Findings by tier\n\n_No findings._\n\n## Cost" in md
+    # An all-clean bench says so under Findings by tier (issue 12).
+    assert "## Findings by tier\n\n_No findings were raised._\n\n## Cost" in md
     assert md.endswith("\n") and not md.endswith("\n\n")
     page = build_report(doc, fmt="html")
-    assert page.count('<p class="empty">No findings.</p>') == 2
+    assert page.count('<p class="empty">No findings.</p>') == 1
+    assert page.count('<p class="empty">No findings were raised.</p>') == 1
     assert "<h3" not in page and 'class="matrix"' not in page
     assert_self_contained(page)
 

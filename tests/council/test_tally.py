@@ -220,8 +220,43 @@ def test_street_cred_has_one_row_per_models_entry_even_when_seats_disagree():
     doc = base_input(["a", "b", "a"], [], [], [{"judge": "b", "order": ["a", "b", "a"]}],
                      seats=[{"id": "a#1", "alias": "a", "role": "seat", "lens": None, "position": 1}])
     rows = tally(doc)["streetCred"]
-    assert [(r["model"], r.get("seat")) for r in rows] == [("a", "a#1"), ("b", None), ("a", "a#2")]
-    assert [r["withSelf"] for r in rows] == [1, 2, 3]  # the k-th occurrence takes the k-th place
+    # The entry the table does not cover is an alias row: no seat id is made up for it (issue 12).
+    assert [(r["model"], r.get("seat")) for r in rows] == [("a", "a#1"), ("b", None), ("a", None)]
+    # The seated row takes the alias's first place; the seatless one cannot be told apart, so it
+    # reads the alias's mean place.
+    assert [r["withSelf"] for r in rows] == [1, 2, 2]
+
+
+def test_a_surplus_seat_invents_no_row():
+    seats = [{"id": f"a#{i}", "alias": "a", "role": "seat", "lens": None, "position": i} for i in (1, 2, 3)]
+    doc = base_input(["a", "a"], [], [], [{"judge": "a", "seat": "a#1", "order": ["a", "a"], "orderSeats": ["a#2", "a#1"]}],
+                     seats=seats)
+    rows = tally(doc)["streetCred"]
+    assert [(r["model"], r.get("seat")) for r in rows] == [("a", "a#1"), ("a", "a#2")]
+    assert [r["withSelf"] for r in rows] == [2, 1]
+
+
+def test_without_a_seat_table_a_repeated_alias_is_keyed_by_alias():
+    # Seed 000: "never fill in a seat id you did not observe" — identical rows, no `seat` key.
+    rankings = [{"judge": "a", "order": ["a", "b", "a"]}, {"judge": "b", "order": ["b", "a", "a"]}]
+    votes = [{"findingId": "A1", "judge": "b", "verdict": "agree"}]
+    record = tally(base_input(["a", "b", "a"], [{"id": "A1", "raiser": "a"}], votes, rankings))
+    rows = record["streetCred"]
+    assert all("seat" not in r for r in rows)
+    first, b, second = rows
+    assert first == second
+    assert first["withSelf"] == pytest.approx((2 + 2.5) / 2)
+    assert first["peersOnly"] == 2.5
+    assert b["peersOnly"] == 2  # judge a placed it second; its own first place is not a peer
+    assert schema_errors(record, "council-tally") == []
+
+
+def test_without_a_seat_table_only_observed_seat_ids_name_rows():
+    # The input itself uses a#2 (on a vote) but never a#1: only the observed one names its row.
+    votes = [{"findingId": "A1", "judge": "a", "seat": "a#2", "verdict": "agree"}]
+    rows = tally(base_input(["a", "a", "b"], [{"id": "A1", "raiser": "b"}], votes,
+                            [{"judge": "b", "order": ["a", "b", "a"]}]))["streetCred"]
+    assert [r.get("seat") for r in rows] == [None, "a#2", None]
 
 
 def test_street_cred_ties_share_the_mean_position():

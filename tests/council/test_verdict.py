@@ -131,3 +131,55 @@ def test_tally_input_passed_as_record_gets_a_pointed_hint():
 def test_non_records_are_rejected(doc):
     with pytest.raises(BadArgs, match="not a council-tally record"):
         build_verdict(doc)
+
+
+# --- issue 12: seats after council, run facts -------------------------------------------------
+
+def test_seats_sit_immediately_after_council() -> None:
+    seats = [{"id": "a#1", "alias": "a", "role": "seat", "lens": None, "position": 1},
+             {"id": "a#2", "alias": "a", "role": "seat", "lens": None, "position": 2}]
+    rec = tally({"meta": {"runId": "t", "models": ["a", "a"], "seats": seats, "claudeInCouncil": False},
+                 "findings": [], "adjudications": [], "rankings": []})
+    keys = list(build_verdict(rec))
+    assert keys[keys.index("council"):keys.index("council") + 3] == ["council", "seats", "claudeInCouncil"]
+
+
+RUN = {
+    "notices": ["lens run: not recorded"],
+    "degrades": [{"kind": "degrade", "channel": "stage1", "what": "seat x produced no review", "why": "boom"}],
+    "debate": {"enabled": True, "outcome": "nothing-to-debate"},
+    "hardQuestions": ["Why?", "", 3],
+    "synthesis": "The chair says.",
+    "ignored": "not a run fact",
+}
+
+
+def test_run_facts_follow_tier_counts_in_a_fixed_order_and_only_when_set(record) -> None:
+    verdict = build_verdict(record, run=RUN)
+    keys = list(verdict)
+    assert keys[keys.index("tierCounts") + 1:] == ["synthesis", "hardQuestions", "debate", "degrades", "notices"]
+    assert verdict["hardQuestions"] == ["Why?"]  # junk entries dropped
+    assert "ignored" not in verdict and "judged" not in verdict  # the worked example was judged
+    assert schema_errors(verdict, "council-verdict") == []
+    empty = build_verdict(record, run={"degrades": [], "notices": [], "synthesis": " ", "debate": {}})
+    assert empty == build_verdict(record)
+
+
+def test_judged_false_is_carried_and_only_then(record) -> None:
+    thin = dict(record, judged=False)
+    verdict = build_verdict(thin)
+    assert verdict["judged"] is False and list(verdict)[-1] == "judged"
+    assert schema_errors(verdict, "council-verdict") == []
+
+
+def test_a_previous_verdict_of_the_same_run_carries_its_run_facts(record) -> None:
+    from amicus_mcp.council.verdict import carried_run_facts
+
+    previous = build_verdict(record, run=RUN)
+    carried = carried_run_facts(previous, record)
+    assert carried is not None and carried["degrades"] == RUN["degrades"]
+    assert build_verdict(record, [{"id": "A1", "decision": "accepted"}], run=carried)["degrades"] == RUN["degrades"]
+    other = dict(previous, runId="another-run")
+    assert carried_run_facts(other, record) is None
+    assert carried_run_facts({"type": "council-tally"}, record) is None
+    assert carried_run_facts(build_verdict(record), record) is None  # nothing to carry

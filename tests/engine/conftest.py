@@ -55,7 +55,8 @@ def council(brief: Path, run_dir: Path, project: Path) -> Callable[..., Any]:
 @pytest.fixture
 def gateway(fake: FakeProvider, monkeypatch: pytest.MonkeyPatch) -> FakeProvider:
     """The fake server as OpenRouter, with a catalog that prices every model: `openrouter/vendor/<x>`
-    routes are `gateway` routes whose pre-flight estimate is about $0.04 a leg."""
+    routes are `gateway` routes whose claim is about $0.16 a review leg and $0.12 a judgement or chair leg
+    (each reserves its output cap at $10/Mtok)."""
     monkeypatch.setenv("AMICUS_OPENROUTER_BASE_URL", fake.base_url)
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test-dummy")
     fake.catalog = [{"id": f"vendor/{n}", "name": n, "context_length": 100000,

@@ -45,5 +45,5 @@ def test_local_bench_runs_a_whole_council(tmp_path, config_dir, project):
         assert (out / name).read_text(encoding="utf-8").strip(), name
     page = (out / "report.html").read_text(encoding="utf-8")
     assert page.lstrip().lower().startswith("<!doctype html>")
-    assert all(leg["usage"]["cost"] == {"amount": 0, "currency": "USD", "source": "estimated"}
+    assert all(leg["usage"]["cost"] == {"amount": 0, "currency": "USD", "source": "reported"}
                for leg in run["legs"] if leg["status"] == "complete")

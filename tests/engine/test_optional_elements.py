@@ -48,11 +48,11 @@ DEBATE_FILES = ("tally-provisional.json", "revote-bundle.md", "debate.json")
 
 
 def reports(run_dir: Path) -> tuple[str, str]:
-    """(report.md, the visible text of report.html), both rendered from verdict.json; the
-    engine's own report.html must be exactly that rendering."""
-    verdict = load(run_dir, "verdict.json")
-    md = build_report(verdict, fmt="md")
-    page = build_report(verdict, fmt="html")
+    """(report.md, the visible text of report.html), both rendered from verdict.json with the
+    run's tally record (for the claims); the engine's own report.html must be exactly that."""
+    verdict, record = load(run_dir, "verdict.json"), load(run_dir, "tally.json")
+    md = build_report(verdict, fmt="md", record=record)
+    page = build_report(verdict, fmt="html", record=record)
     assert (run_dir / "report.html").read_text(encoding="utf-8") == page
     return md, visible_text(page)
 
@@ -144,8 +144,8 @@ async def test_debate_defend_amend_withdraw_and_no_response(fake, council, run_d
     assert run["debate"] == {"enabled": True, "outcome": "ran", "contested": 3, "disputed": 2, "defended": 1,
                              "amended": 1, "withdrawn": 1, "noResponse": 2, "revoteJudges": 3, "revoteApplied": 2,
                              "verdictChanges": 2}
-    assert [s["name"] for s in run["stages"]] == ["stage1", "stage2", "tally", "tally-provisional", "debate-defense",
-                                                  "debate-revote", "chair", "verdict"]
+    assert [s["name"] for s in run["stages"]] == ["stage1", "stage2", "tally-provisional", "debate-defense",
+                                                  "debate-revote", "tally", "chair", "verdict"]
     assert all(s["status"] == "complete" for s in run["stages"])
     assert sorted(d["what"] for d in run["degrades"]) == ["defense by fake/d unusable", "defense by fake/e unusable"]
     assert degrade_channels(run) == ["debate", "debate"]
@@ -334,7 +334,7 @@ async def test_debate_with_nothing_contested_writes_no_debate_artifacts(fake, co
     assert not any(name.startswith(("rebuttal-", "revote-")) for name in files(run_dir))
     assert all(kind(p) in ("stage1", "judge", "chair") for p in fake.prompts())
     assert not [leg for leg in run["legs"] if leg["stage"] == "debate"]
-    assert [s["name"] for s in run["stages"]] == ["stage1", "stage2", "tally", "tally-provisional", "chair", "verdict"]
+    assert [s["name"] for s in run["stages"]] == ["stage1", "stage2", "tally-provisional", "tally", "chair", "verdict"]
     tally = load(run_dir, "tally.json")
     assert tally["tierCounts"]["Confirmed"] == 3 and all("debate" not in f for f in tally["findings"])
     assert len(ledger(config_dir)) == 3

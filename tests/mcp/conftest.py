@@ -18,6 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from mcp_fixtures import briefing, project  # noqa: E402,F401 - fixtures tests/clients shares
 
 
 
@@ -25,23 +26,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 
-
-@pytest.fixture
-def project(tmp_path: Path, config_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    monkeypatch.setenv("AMICUS_PROJECT_ROOTS", str(path))
-    return path
-
-
-
-
-@pytest.fixture
-def briefing(project: Path) -> Path:
-    path = project / "briefing.md"
-    path.write_text("Review the design of the widget cache.\n\nThe cache evicts entries on every write.\n",
-                    encoding="utf-8")
-    return path
 
 
 @pytest.fixture

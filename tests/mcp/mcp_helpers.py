@@ -13,6 +13,9 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, Implementation
 
+from amicus_mcp.mcp.fence import CLOSE, NOTICE, OPEN
+from amicus_mcp.mcp.models import NEXT_WAIT
+
 from amicus_mcp.mcp.server import build_server
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,6 +46,13 @@ def body(result: CallToolResult) -> dict[str, Any]:
     return result.structured_content
 
 
+def unfenced(value: str) -> str:
+    """The body of a fenced value (the test fails unless the value is one whole fence)."""
+    head = f"{OPEN}\n{NOTICE}\n\n"
+    assert value.startswith(head) and value.endswith(f"\n{CLOSE}"), value[:120]
+    return value[len(head):-len(CLOSE) - 1]
+
+
 def error_of(result: CallToolResult) -> str:
     assert result.is_error, "expected an isError result"
     text = result.content[0].text  # type: ignore[union-attr]
@@ -60,5 +70,5 @@ async def wait_until_terminal(client: Client, task_id: str, *, budget_s: float =
         result = body(await client.call_tool("amicus_wait", {"id": task_id, "timeoutSeconds": slice_s, **args}))
         if result["terminal"]:
             return result, calls
-        assert result["timedOut"] and result["hint"]
+        assert result["timedOut"] and result["next"] == NEXT_WAIT
         assert time.monotonic() < deadline, f"{task_id} still {result['status']} after {budget_s}s"

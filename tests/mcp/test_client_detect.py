@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from amicus_mcp.mcp.client import ClientDetector, classify, detect
-from amicus_mcp.mcp.state import WAIT_MAX_S, Caller
+from amicus_mcp.mcp.state import WAIT_MAX_S, Caller, WaitSlice
 
 
 @pytest.mark.parametrize("name", ["claude-code", "Claude Code", "claude_code", "ClaudeCode", "CLAUDE-CODE",
@@ -76,19 +76,44 @@ def test_a_recognized_client_is_not_warned_about() -> None:
     assert stream.getvalue() == ""
 
 
-def caller(client: str, **env: str) -> Caller:
-    return Caller(client=client, roots=(), env=dict(env), cwd=Path.cwd())  # type: ignore[arg-type]
+def caller(client: str, *, recognized: bool = True, **env: str) -> Caller:
+    return Caller(client=client, roots=(), env=dict(env), cwd=Path.cwd(), recognized=recognized)  # type: ignore[arg-type]
+
+
+def seconds(client: str, requested: float | None, **env: str) -> float:
+    return caller(client, **env).wait_slice(requested).seconds
 
 
 def test_wait_slice_defaults_stay_under_each_clients_own_timeout() -> None:
-    assert caller("code-local").wait_slice(None) < 120  # Claude Code backgrounds a call at ~120 s
-    assert caller("code-web").wait_slice(None) < 120
-    assert caller("cowork").wait_slice(None) < 60  # Claude Desktop gives up at ~60 s
-    assert caller("code-local").wait_slice(None) > caller("cowork").wait_slice(None)
+    assert seconds("code-local", None) < 120  # Claude Code backgrounds a call at ~120 s
+    assert seconds("code-web", None) < 120
+    assert seconds("cowork", None) < 60  # Claude Desktop gives up at ~60 s
+    assert seconds("code-local", None) > seconds("cowork", None)
 
 
 def test_wait_slice_env_then_call_override() -> None:
-    assert caller("cowork", AMICUS_WAIT_S="20").wait_slice(None) == 20
-    assert caller("cowork", AMICUS_WAIT_S="20").wait_slice(7) == 7
-    assert caller("cowork", AMICUS_WAIT_S="nonsense").wait_slice(None) == caller("cowork").wait_slice(None)
-    assert caller("code-local").wait_slice(10_000) == WAIT_MAX_S
+    assert seconds("cowork", None, AMICUS_WAIT_S="20") == 20
+    assert seconds("cowork", 7, AMICUS_WAIT_S="20") == 7
+    assert seconds("cowork", None, AMICUS_WAIT_S="nonsense") == seconds("cowork", None)
+    assert seconds("code-local", 10_000, AMICUS_WAIT_S="900") == WAIT_MAX_S
+
+
+def test_a_slice_past_the_clients_limit_is_clamped_and_says_why() -> None:
+    for client, limit in (("code-local", 120), ("code-web", 120), ("cowork", 60)):
+        cut = caller(client).wait_slice(300)
+        assert cut.seconds < limit and cut.clamped_from == 300
+        assert cut.reason and f"{limit} s" in cut.reason and "amicus_wait again" in cut.reason
+        assert caller(client).wait_slice(30) == WaitSlice(30.0)  # within the limit: honoured as asked
+
+
+def test_an_unrecognized_client_is_honoured_up_to_the_maximum() -> None:
+    assert caller("cowork", recognized=False).wait_slice(None).seconds == seconds("cowork", None)
+    assert caller("cowork", recognized=False).wait_slice(300) == WaitSlice(300.0)
+    capped = caller("cowork", recognized=False).wait_slice(10_000)
+    assert capped.seconds == WAIT_MAX_S and capped.clamped_from == 10_000
+
+
+def test_the_operators_setting_is_the_ceiling() -> None:
+    assert caller("cowork", AMICUS_WAIT_S="300").wait_slice(250) == WaitSlice(250.0)  # the operator knows the host
+    cut = caller("cowork", AMICUS_WAIT_S="300").wait_slice(400)
+    assert cut.seconds == 300 and cut.reason and "AMICUS_WAIT_S=300" in cut.reason

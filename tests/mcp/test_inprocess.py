@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp_helpers import REPO, body, error_of, in_process, wait_until_terminal
+from mcp_helpers import REPO, body, error_of, in_process, unfenced, wait_until_terminal
 from council_script import VERDICT, council, wave
 from fakeprovider import FakeProvider
 from mcp.types import ListRootsResult, Root
@@ -24,7 +24,7 @@ from pydantic import FileUrl
 from amicus_mcp.council.report import build_report
 from amicus_mcp.mcp import waiting
 from amicus_mcp.mcp.fence import OPEN
-from amicus_mcp.mcp.models import WAIT_HINT
+from amicus_mcp.mcp.models import NEXT_WAIT
 from amicus_mcp.schemas import schema_errors
 
 pytestmark = pytest.mark.anyio
@@ -38,6 +38,9 @@ TOOLS = {"amicus_council_run", "amicus_fanout", "amicus_wait", "amicus_status", 
 
 def load(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+CLI_FLAG = re.compile(r"(?<![\w-])--[a-z]")
 
 
 def nothing_started(project: Path) -> bool:
@@ -65,7 +68,11 @@ async def test_lists_every_tool_with_schemas_and_honest_annotations(mode: str, p
     assert {name for name, hint in hints.items() if hint.read_only_hint} == {"amicus_read", "amicus_list",
                                                                              "amicus_council_stats"}
     assert {name for name, hint in hints.items() if hint.destructive_hint} == {"amicus_abort"}
-    assert tools["amicus_council_run"].input_schema["required"] == ["briefingFile"]
+    # briefingFile, or template + artifact (issue 16): pre-flight requires exactly one briefing source
+    run_schema = tools["amicus_council_run"].input_schema
+    assert "required" not in run_schema
+    assert {"briefingFile", "template", "artifact", "vars", "pack"} <= set(run_schema["properties"])
+    assert all(run_schema["properties"][k].get("title") for k in ("template", "artifact", "vars", "pack"))
     assert (tools["amicus_council_tally"].output_schema or {})["properties"]["type"] == {"const": "council-tally"}
 
 
@@ -79,8 +86,9 @@ async def test_tally_reproduces_the_worked_example(mode: str, config_dir: Path) 
         result = await client.call_tool("amicus_council_tally", {**tally_input, "noLedger": True})
     assert body(result) == load(FIXTURES / "tally.json")
     text = result.content[0].text  # type: ignore[union-attr]
-    assert text.startswith(OPEN)  # fenced: claims and votes are model-derived
-    assert (FIXTURES / "tally.json").read_text(encoding="utf-8").rstrip("\n") in text  # byte for byte, as the CLI
+    # Byte for byte what the CLI prints; nothing is fenced: every string echoes the caller's own input.
+    assert text == (FIXTURES / "tally.json").read_text(encoding="utf-8").rstrip("\n")
+    assert OPEN not in text
     assert not (config_dir / "council-ledger.jsonl").exists()
 
 
@@ -151,20 +159,24 @@ async def test_a_full_council_run_through_repeated_waits(mode: str, fake: FakePr
         report = body(await client.call_tool("amicus_read", {"id": run_id, "project": str(project)}))
         review = body(await client.call_tool("amicus_read", {"id": run_id, "file": "review-fake-a.md",
                                                              "project": str(project), "limit": 20}))
+        html = body(await client.call_tool("amicus_read", {"id": run_id, "file": "report.html",
+                                                           "project": str(project)}))
         listed = body(await client.call_tool("amicus_list", {"project": str(project)}))
         status = body(await client.call_tool("amicus_status", {"id": run_id, "project": str(project)}))
 
-    assert (held["status"], held["terminal"], held["timedOut"], held["hint"]) == ("running", False, True, WAIT_HINT)
+    assert (held["status"], held["terminal"], held["timedOut"], held["next"]) == ("running", False, True, NEXT_WAIT)
     assert held["waitedMs"] >= 500
     assert (done["status"], done["exitCode"], done["overallVerdict"]) == ("complete", 0, VERDICT)
     assert done["tierCounts"] == {"Confirmed": 3, "Contested": 0, "Singleton": 0, "Disputed": 0}
     assert done["legsDone"] == done["legsTotal"] == 5 and done["report"] == str(run_dir / "report.html")
     assert body(wait_result)["timedOut"] is False and status["terminal"] is True
     assert schema_errors(load(run_dir / "run.json"), "council-run") == []
-    assert report["source"] == "report" and report["text"].startswith("# Council Report")
+    assert report["source"] == "report" and unfenced(report["text"]).startswith("# Council Report")
     assert "review-fake-a.md" in report["files"] and "engine.log" in report["files"]
-    assert review["text"] == (run_dir / "review-fake-a.md").read_text()[:20] and review["nextOffset"] == 20
+    assert unfenced(review["text"]) == (run_dir / "review-fake-a.md").read_text()[:20] and review["nextOffset"] == 20
     assert [item["id"] for item in listed["items"]] == [run_id]
+    assert html["source"] == "report.html" and html["totalChars"] == len((run_dir / "report.html").read_text())
+    assert unfenced(html["text"]).lower().startswith("<!doctype html>")
 
 
 @MODES
@@ -185,15 +197,16 @@ async def test_wait_reports_progress_while_it_blocks(mode: str, fake: FakeProvid
         result = body(await client.call_tool("amicus_wait", {"id": run_id, "project": str(project),
                                                              "timeoutSeconds": 2.0}, progress_callback=progress))
         body(await client.call_tool("amicus_abort", {"id": run_id, "project": str(project)}))
-    assert result["timedOut"] is True and result["terminal"] is False and result["hint"]
+    assert result["timedOut"] is True and result["terminal"] is False and result["next"] == NEXT_WAIT
     assert result["stage"] == "stage1" and 2000 <= result["waitedMs"] < 30_000
     assert len(seen) >= 2  # one per step of at most 0.4 s in a 2 s slice
     assert all(b[0] > a[0] for a, b in zip(seen, seen[1:]))  # strictly increasing, as the protocol demands
     for _, total, message in seen:
         assert total == 2.0 and message is not None
         # Legs are recorded as they launch (after the stage), and none has finished: nothing is priced yet.
-        assert re.fullmatch(rf"council-run {run_id}: running · stage stage1 · 0/[0-2] legs done · cost unknown so far",
-                            message), message
+        # Before the engine lists a leg (or plans them: run.json's legsPlanned) it says the stage is starting.
+        assert re.fullmatch(rf"council-run {run_id}: running · stage stage1( starting| · 0/[1-2] legs done)"
+                            r" · cost unknown so far", message), message
 
 
 @MODES
@@ -269,8 +282,8 @@ async def test_a_fanout_wave_from_prompt_text(mode: str, fake: FakeProvider, pro
         leg_text = body(await client.call_tool("amicus_read", {"id": f"{wave_id}-2", "project": str(project)}))
     assert (done["kind"], done["status"], done["legsDone"], done["legsTotal"]) == ("wave", "complete", 2, 2)
     assert [row["status"] for row in done["legs"]] == ["complete", "complete"]
-    assert "x says hello" in outputs["text"] and "y says hello" in outputs["text"]
-    assert (leg["kind"], leg["status"], leg_text["text"]) == ("leg", "complete", "y says hello")
+    assert "x says hello" in unfenced(outputs["text"]) and "y says hello" in outputs["text"]
+    assert (leg["kind"], leg["status"], unfenced(leg_text["text"])) == ("leg", "complete", "y says hello")
     assert schema_errors(load(project / ".claude" / "amicus_sessions" / wave_id / "wave.json"), "wave") == []
 
 
@@ -300,9 +313,10 @@ def bad_calls(project: Path, outside: Path) -> list[tuple[str, dict[str, Any], s
     return [
         ("amicus_council_run", {**run, "briefingFile": "missing.md", "models": ["fake/a", "fake/b"]},
          "MISSING_PROMPT: prompt file"),
+        ("amicus_council_run", {**run, "models": ["fake/a", "fake/b"]}, "MISSING_PROMPT: a briefing is required"),
         ("amicus_council_run", {**run, "briefingFile": "briefing.md", "models": ["fake/a", "fake/b"], "council": "budget"},
-         "BAD_ARGS: pass exactly one of --models / --council"),
-        ("amicus_council_run", {**run, "briefingFile": "briefing.md"}, "BAD_ARGS: provide --models or --council"),
+         "BAD_ARGS: pass exactly one of models / council"),
+        ("amicus_council_run", {**run, "briefingFile": "briefing.md"}, "BAD_ARGS: provide models or council"),
         ("amicus_council_run", {**run, "briefingFile": "briefing.md", "models": ["fake/a", "fake/b"], "chair": "fake/a"},
          "BAD_ARGS: the chair 'fake/a' is also a bench seat"),
         ("amicus_council_run", {**run, "briefingFile": str(outside / "briefing.md"), "models": ["fake/a", "fake/b"]},
@@ -314,7 +328,7 @@ def bad_calls(project: Path, outside: Path) -> list[tuple[str, dict[str, Any], s
         ("amicus_council_run", {**run, "briefingFile": "briefing.md", "models": ["fake/a", "fake/b"],
                                 "claudeReviewFile": str(outside / "briefing.md")}, "BAD_ARGS: claudeReviewFile"),
         ("amicus_council_run", {**run, "briefingFile": "briefing.md", "models": ["fake/a", "fake/b"], "maxCost": -1},
-         "BAD_ARGS: --max-cost must be a positive"),
+         "BAD_ARGS: maxCost must be a positive"),
         ("amicus_council_run", {**run, "briefingFile": "briefing.md", "models": "fake/a"},
          "BAD_ARGS: invalid arguments for amicus_council_run: models"),
         ("amicus_council_run", {**run, "project": str(outside), "briefingFile": "briefing.md", "models": ["fake/a", "fake/b"]},
@@ -322,7 +336,7 @@ def bad_calls(project: Path, outside: Path) -> list[tuple[str, dict[str, Any], s
         ("amicus_fanout", {"project": str(project), "models": ["fake/a"], "prompt": "hi", "promptFile": "briefing.md"},
          "BAD_ARGS: pass exactly one of a prompt text and a prompt file"),
         ("amicus_fanout", {"project": str(project), "models": ["fake/a"], "council": "budget", "prompt": "hi"},
-         "BAD_ARGS: pass exactly one of --models / --council"),
+         "BAD_ARGS: pass exactly one of models / council"),
         ("amicus_fanout", {"project": str(project), "models": ["fake/a"], "promptFile": str(outside / "briefing.md")},
          "BAD_ARGS: promptFile"),
         ("amicus_fanout", {"project": str(project), "models": ["fake/a"]}, "MISSING_PROMPT"),
@@ -336,6 +350,23 @@ def bad_calls(project: Path, outside: Path) -> list[tuple[str, dict[str, Any], s
         ("amicus_council_tally", {"meta": {"runId": "r"}, "findings": [], "adjudications": [], "rankings": []},
          "BAD_ARGS: tally input"),
         ("amicus_no_such_tool", {}, "BAD_ARGS: unknown tool 'amicus_no_such_tool'"),
+        # Strict arguments: one a tool does not have is refused, with the closest it does have.
+        ("amicus_wait", {"id": "feedf00d", "bogus": 1}, "BAD_ARGS: amicus_wait has no argument 'bogus'; the closest is"),
+        ("amicus_council_run", {**run, "briefingFile": "briefing.md", "models": ["fake/a", "fake/b"], "onComplete": "x"},
+         "BAD_ARGS: amicus_council_run has no argument 'onComplete'; the closest is"),
+        ("amicus_fanout", {"project": str(project), "model": ["fake/a"], "prompt": "hi"},
+         "BAD_ARGS: amicus_fanout has no argument 'model'; the closest is 'models'"),
+        # The CLI's pre-flight, run before anything starts.
+        ("amicus_council_run", {**run, "briefingFile": "briefing.md", "council": "no-such-bench"}, "BAD_ARGS: "),
+        ("amicus_council_run", {**run, "briefingFile": "briefing.md", "models": ["fake/a"]},
+         "BAD_ARGS: need at least 2 model(s), got 1"),
+        ("amicus_council_run", {**run, "briefingFile": ".", "models": ["fake/a", "fake/b"]},
+         "BAD_ARGS: prompt file"),
+        ("amicus_council_run", {**run, "briefingFile": "briefing.md", "models": ["fake/a", "fake/b"], "gateway": "smoke"},
+         "BAD_ARGS: invalid arguments for amicus_council_run: gateway"),
+        ("amicus_council_run", {**run, "briefingFile": "briefing.md", "models": ["fake/a", "fake/b"],
+                                "timeoutMinutes": 0}, "BAD_ARGS: timeoutMinutes must be a positive number"),
+        ("amicus_fanout", {"project": str(project), "prompt": "hi"}, "BAD_ARGS: provide models or council"),
     ]
 
 
@@ -352,8 +383,12 @@ async def test_every_bad_input_is_a_clear_error_and_starts_nothing(mode: str, fa
             text = error_of(result)
             assert text.startswith(expected), f"{tool} {args}: {text}"
             assert "\nHint: " in text
-            envelope = result.structured_content
-            assert envelope is not None and envelope["type"] == "error" and envelope["error"]["code"] in text
+            # No structured content (it would not match the outputSchema); the envelope is the JSON text block.
+            assert result.structured_content is None
+            envelope = json.loads(result.content[1].text)  # type: ignore[union-attr]
+            assert envelope["type"] == "error" and envelope["ok"] is False
+            assert text == f"{envelope['error']['code']}: {envelope['error']['message']}\nHint: {envelope['error']['hint']}"
+            assert not CLI_FLAG.search(text), f"{tool} names a CLI flag: {text}"  # the tool's own argument names
     assert nothing_started(project)
     assert not list(outside.glob("council-*"))
 

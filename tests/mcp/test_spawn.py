@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -54,7 +55,9 @@ def test_options_json_carries_every_choice_and_reads_back(tmp_path: Path, monkey
     assert doc == {"type": "council-run-options", "schemaVersion": 2, "models": ["a", "b"], "council": None,
                    "timeoutMinutes": 3.0, "gateway": "direct", "costGate": False, "validateModels": False,
                    "project": None, "promptFile": str(tmp_path / "b.md"), "chair": "c", "maxCost": 1.5,
-                   "critic": "a", "lenses": ["x-y", "z"], "debate": True, "claudeReview": str(tmp_path / "mine.md")}
+                   "critic": "a", "lenses": ["x-y", "z"], "debate": True, "claudeReview": str(tmp_path / "mine.md"),
+                   "allowSecrets": False, "template": None, "artifact": None, "vars": None, "pack": None,
+                   "packRecord": None}
     write_options(tmp_path, options)
     back = read_options(tmp_path)
     assert isinstance(back, RunOptions) and back.document() == doc
@@ -77,12 +80,14 @@ def test_an_edited_options_file_is_refused(tmp_path: Path) -> None:
         read_options(tmp_path)
 
 
-def test_no_engine_module_builds_cli_flags() -> None:
+def test_the_engine_starts_only_the_worker_never_a_cli_command_line() -> None:
     engine = Path(__file__).resolve().parents[2] / "src" / "amicus_mcp" / "engine"
+    spawns = []
     for module in engine.glob("*.py"):
         text = module.read_text(encoding="utf-8")
-        assert "cli_argv(" not in text.replace("def cli_argv(", ""), module.name
-        assert '"--models"' not in text and '"--prompt-file"' not in text, module.name
+        assert "cli_argv(" not in text.replace("def cli_argv(", ""), module.name  # no `amicus …` argv is built
+        spawns += re.findall(r"spawn_detached\((\w+)\(", text)
+    assert spawns and set(spawns) == {"worker_argv"}
 
 
 @pytest.mark.anyio

@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp_helpers import REPO, body, error_of, info, stdio_params, wait_until_terminal
+from mcp_helpers import REPO, body, error_of, info, stdio_params, unfenced, wait_until_terminal
 from council_script import VERDICT, council, wave
 from fakeprovider import FakeProvider
 from mcp import Client
@@ -67,11 +67,11 @@ async def test_tools_tally_verdict_and_bad_inputs(client_name: str, fake: FakePr
     assert body(verdict) == {"verdict": load(FIXTURES / "verdict.json")}
     texts = [error_of(result) for result in errors]
     assert texts[0].startswith("MISSING_PROMPT: prompt file")
-    assert texts[1].startswith("BAD_ARGS: pass exactly one of --models / --council")
+    assert texts[1].startswith("BAD_ARGS: pass exactly one of models / council")
     assert texts[2].startswith("BAD_ARGS: the chair 'fake/b' is also a bench seat")
     assert texts[3].startswith("BAD_ARGS: briefingFile") and "outside the allowed project roots" in texts[3]
     assert texts[4].startswith("BAD_SESSION: no wave or leg '0badc0de'")
-    assert texts[5].startswith("BAD_ARGS: pass exactly one of --models / --council")
+    assert texts[5].startswith("BAD_ARGS: pass exactly one of models / council")
     assert not list(project.glob("council-*")) and not (project / ".claude").exists()
 
 
@@ -99,7 +99,7 @@ async def test_a_council_run_outlives_the_server_and_completes(client_name: str,
         assert (started["workspaceOpened"], started["workspaceOpenReason"]) == (False, "client-not-code-local")
     assert first["terminal"] or messages and all("legs done" in m for m in messages)
     assert (done["status"], done["overallVerdict"], done["exitCode"]) == ("complete", VERDICT, 0)
-    assert report["text"].startswith("# Council Report")
+    assert unfenced(report["text"]).startswith("# Council Report")
 
 
 @CLIENTS

@@ -319,7 +319,7 @@ async def test_real_completion_returns_schema_valid_findings(provider: EmbeddedP
     assert completion.resolved_model == "local/gemma3-270m-q4_k_m"
     assert completion.finish_reason == "stop"
     usage = completion.usage.to_doc()
-    assert usage["cost"] == {"amount": 0.0, "currency": "USD", "source": "estimated"}
+    assert usage["cost"] == {"amount": 0.0, "currency": "USD", "source": "reported"}
     assert usage["tokens"]["input"] > 20 and usage["tokens"]["output"] > 5
 
 

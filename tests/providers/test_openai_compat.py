@@ -136,7 +136,7 @@ async def test_a_schema_invalid_reply_keeps_its_text_and_usage(fake: FakeProvide
         with pytest.raises(MalformedReply) as info:
             await local.complete(ask(M, json_schema=SCHEMA))
     assert info.value.text == '{"findings": "not a list"}'
-    assert info.value.usage == Usage(tokens=Tokens(input=900, output=40), cost_amount=0.0, cost_source="estimated")
+    assert info.value.usage == Usage(tokens=Tokens(input=900, output=40), cost_amount=0.0, cost_source="reported")
     assert info.value.to_doc()["usage"]["tokens"]["input"] == 900
 
 
@@ -342,7 +342,7 @@ async def test_local_cost_mode_prices_known_tokens_at_zero(fake: FakeProvider) -
     fake.script("no/usage", chat("ok", usage=None))
     async with OpenAICompatibleProvider("ollama", fake.base_url, cost_mode="local") as local:
         done = await local.complete(ask(M))
-        assert (done.usage.cost_amount, done.usage.cost_source) == (0.0, "estimated")
+        assert (done.usage.cost_amount, done.usage.cost_source) == (0.0, "reported")  # exact: no bill
         unknown = await local.complete(ask("no/usage"))
         assert (unknown.usage.cost_amount, unknown.usage.cost_source) == (None, "unknown")
     assert "authorization" not in fake.chat_requests(M)[0].headers  # no key, no header

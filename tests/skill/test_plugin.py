@@ -16,6 +16,7 @@ import pytest
 from skill_helpers import COMMAND, README, REPO, SKILL, SKILL_DIR, SKILL_FILES, read, split_markdown
 
 PLUGIN = REPO / ".claude-plugin" / "plugin.json"
+PLUGIN_MCP = REPO / ".mcp.json"
 
 
 def frontmatter(text: str) -> tuple[dict[str, str], str]:
@@ -48,8 +49,12 @@ def test_the_manifest_describes_this_package() -> None:
     assert manifest["license"] == pyproject()["project"]["license"]
 
 
-def test_the_manifest_starts_this_packages_server_from_the_plugin_itself() -> None:
-    server = json.loads(read(PLUGIN))["mcpServers"]["amicus"]
+def test_the_plugins_mcp_json_starts_this_packages_server_from_the_plugin_itself() -> None:
+    # Claude Code counts a plugin's servers from its root .mcp.json, not from the manifest.
+    assert "mcpServers" not in json.loads(read(PLUGIN))
+    servers = json.loads(read(PLUGIN_MCP))["mcpServers"]
+    assert list(servers) == ["amicus"]
+    server = servers["amicus"]
     assert server["command"] == "uvx"
     assert server["args"] == ["--from", "${CLAUDE_PLUGIN_ROOT}", "amicus-mcp"]
     # The script it runs is one this package installs, and the plugin root is this package.
@@ -61,8 +66,19 @@ def test_components_sit_at_the_plugin_root() -> None:
     assert sorted(p.name for p in PLUGIN.parent.iterdir()) == ["plugin.json"]
     assert (REPO / "skills" / "second-opinion" / "SKILL.md").is_file()
     assert (REPO / "commands" / "council.md").is_file()
-    # A root .mcp.json would double as every contributor's project server config.
-    assert not (REPO / ".mcp.json").exists()
+    assert PLUGIN_MCP.is_file()
+
+
+def test_no_run_pointer_files_ship_in_the_plugin() -> None:
+    # A run started from the checkout writes <project>/.claude/amicus_sessions/: never tracked, never shipped.
+    assert ".claude/amicus_sessions/" in read(REPO / ".gitignore").splitlines()
+    sessions = REPO / ".claude" / "amicus_sessions"
+    if (REPO / ".git").exists():
+        import subprocess
+
+        tracked = subprocess.run(["git", "ls-files", str(sessions)], cwd=REPO, capture_output=True, text=True,
+                                 check=True).stdout
+        assert tracked == ""
 
 
 def test_skill_frontmatter() -> None:

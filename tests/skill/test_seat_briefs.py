@@ -108,10 +108,13 @@ def test_the_briefs_are_what_the_engine_sends() -> None:
                                  "Contested", ["deepseek"], ["B2 — both are monthly prices."])
     defense = debate.defense_brief([target])
     head, _, tail = found["debate-defense.md"].partition("$findings")
+    # `$example` is built from the brief's own finding ids (issue 12): B2 here, never an A1.
+    tail = tail.replace("$example", debate.defense_example(["B2"]))
     assert defense.startswith(head) and defense.rstrip("\n").endswith(tail.rstrip("\n"))
     assert "**B2** (blocker) — Prices contradict the FAQ.\n- disputed by 1 peer(s):\n  - a peer: B2" in defense
 
     revote = debate.revote_bundle({"B2": target}, {"B2": {"action": "defended", "argument": "Both are monthly."}})
     head, _, tail = found["debate-revote.md"].partition("$findings")
+    tail = tail.replace("$example", debate.revote_example(["B2"]))
     assert revote.startswith(head) and revote.rstrip("\n").endswith(tail.rstrip("\n"))
     assert "**B2** (blocker) — Prices contradict the FAQ.\n- the raiser's answer: Both are monthly." in revote

@@ -141,7 +141,9 @@ def test_the_examples_fit_together() -> None:
 @pytest.mark.parametrize("bad, expected", [
     (Example({"briefingFile": "b.md", "bench": ["gpt"]}, {"tool": "amicus_council_run"}, "x"),
      "Additional properties are not allowed ('bench' was unexpected)"),
-    (Example({"models": ["gpt"]}, {"tool": "amicus_council_run"}, "x"), "'briefingFile' is a required property"),
+    # briefingFile became optional with templates (issue 16); a tool with a required argument stands in
+    (Example({"meta": {"runId": "r", "models": ["gpt"]}}, {"tool": "amicus_council_tally"}, "x"),
+     "'findings' is a required property"),
     (Example({"meta": {"runId": "r"}, "findings": [], "adjudications": [], "rankings": []},
              {"schema": "council-tally-input"}, "x"), "meta: 'models' is a required property"),
     (Example([{"id": "Z9", "decision": "accepted"}], {"decisions": ""}, "x"),

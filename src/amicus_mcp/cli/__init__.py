@@ -2,7 +2,10 @@
 
 Every failure leaves through one place (`main`): an `AmicusError` becomes the error envelope
 on stdout under `--json`, or `message` + `  → hint` on stderr otherwise, and the process exits
-with the error's documented code. Nothing here prints a traceback.
+with the error's documented code. Nothing here prints a traceback. Bad input is never a bug:
+what Python itself refuses to handle (nesting past the recursion limit, an integer too long
+to convert, a string that cannot be encoded) is BAD_ARGS. Everything printed goes through
+`output.say` (masked, terminal-safe, quiet when the reader of a pipe has gone).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import NoReturn
 
 from .. import __version__
 from ..errors import AmicusError, BadArgs, InternalError
+from .output import flush_all, say
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -44,6 +48,12 @@ def build_parser() -> ArgParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    code = _dispatch(argv)
+    flush_all()  # a `| head` that stopped reading must not turn a finished command into exit 1
+    return code
+
+
+def _dispatch(argv: list[str]) -> int:
     as_json = "--json" in argv
     try:
         args = build_parser().parse_args(argv)
@@ -53,9 +63,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return report_error(err, as_json=as_json, command=_command_name(argv))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return 0  # the reader went away (a pager, `head`): not a failure of the command
+    except (RecursionError, UnicodeError) as exc:
+        err = BadArgs(_bad_input(exc), hint="check the input files: amicus reads plain, finite, shallow JSON and text")
+        return report_error(err, as_json=as_json, command=_command_name(argv))
     except Exception as exc:  # a bug: say what happened, never dump a traceback on the user
         err = InternalError(f"{type(exc).__name__}: {exc}", hint="this is a bug in amicus; please report it with the command you ran")
         return report_error(err, as_json=as_json, command=_command_name(argv))
+
+
+def _bad_input(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply to process"
+    return f"the input holds text that cannot be processed ({type(exc).__name__})"
 
 
 def report_error(err: AmicusError, *, as_json: bool, command: str | None) -> int:
@@ -64,11 +85,11 @@ def report_error(err: AmicusError, *, as_json: bool, command: str | None) -> int
     if err.command is None:
         err.command = command
     if as_json:
-        print(dumps_json(err.to_envelope()))
+        say(dumps_json(err.to_envelope()))
     else:
-        print(f"Error: {err.message}", file=sys.stderr)
+        say(f"Error: {err.message}", err=True)
         if err.hint:
-            print(f"  → {err.hint}", file=sys.stderr)
+            say(f"  → {err.hint}", err=True)
     return err.exit_code
 
 

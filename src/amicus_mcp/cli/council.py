@@ -9,32 +9,29 @@ from typing import Any
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
+from .output import say
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    council = commands.add_parser("council", help="council documents: validate, tally, verdict, report, stats, presets")
+    council = commands.add_parser("council", help="council runs and documents: run, validate, tally, verdict, report, stats, presets, templates, packs, gate")
     sub = council.add_subparsers(dest="council_command", metavar="SUBCOMMAND", parser_class=type(council))
     sub.required = True
 
     p = sub.add_parser("run", help="the headless council: reviews, cross-review, tally, chair, verdict, report")
-    bench = p.add_mutually_exclusive_group()
-    bench.add_argument("--models", help="comma-separated bench (at least 2 seats; repeats make twin seats)")
-    bench.add_argument("--council", help="a saved council or a built-in bench")
-    p.add_argument("--prompt-file", help="the briefing: what to review and how (required)")
-    p.add_argument("--chair", default=None, help="the chair model; must not be a bench seat (default deepseek; the embedded model for the local bench)")
+    _add_run_settings(p)
+    p.add_argument("--prompt-file", help="the briefing: what to review and how (or --template with --artifact)")
+    p.add_argument("--artifact", help="the file the council reviews, composed into the briefing by --template")
+    p.add_argument("--pack", help="a saved policy pack or a pack file: its settings are this run's defaults")
     p.add_argument("--out-dir", help="the run directory (default ./council-<runId>)")
-    p.add_argument("--max-cost", type=float, help="whole-run ceiling on known spend, USD")
-    p.add_argument("--timeout", type=float, default=15.0, help="per-leg timeout in minutes (default 15)")
-    p.add_argument("--gateway", help="auto (default) | direct | openrouter")
     p.add_argument("--no-cost-gate", action="store_true", help="allow models priced above the per-Mtok threshold")
     p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
     p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
-    p.add_argument("--debate", action="store_true", help="add one rebuttal round for Contested/Disputed findings")
-    p.add_argument("--critic", help="a bench member that gets the adversarial four-pass brief")
-    p.add_argument("--lenses", help="comma-separated expert lenses, one per seat (assigned at random; not ledger-recorded)")
     p.add_argument("--claude-review", help="a file with Claude's own review, judged by the bench (never judges or chairs)")
+    p.add_argument("--allow-secrets", action="store_true",
+                   help="send material that looks like it holds a secret (refused by default: SECRET_IN_MATERIAL)")
     p.add_argument("--run-id", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print run.json (or the error envelope)")
+    p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
     p.set_defaults(handler=cmd_run)
 
     p = sub.add_parser("validate", help="check a Stage-1 review's findings block (exit 0 ok, 2 invalid, 1 bad args)")
@@ -86,27 +83,65 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_show)
 
+    from .council_ci import register_ci
+
+    register_ci(sub, _add_run_settings)
+
+
+def _add_run_settings(p: argparse.ArgumentParser) -> None:
+    """The flags a policy pack can hold: `council run` and `council pack save` share them.
+    Every default is None, so a typed value is told apart from an untyped one."""
+    bench = p.add_mutually_exclusive_group()
+    bench.add_argument("--models", help="comma-separated bench (at least 2 seats; repeats make twin seats)")
+    bench.add_argument("--council", help="a saved council or a built-in bench")
+    p.add_argument("--chair", help="the chair model; must not be a bench seat (default deepseek; the embedded model for the local bench)")
+    p.add_argument("--critic", help="a bench member that gets the adversarial four-pass brief")
+    p.add_argument("--lenses", help="comma-separated expert lenses, one per seat (assigned at random; not ledger-recorded)")
+    p.add_argument("--debate", action=argparse.BooleanOptionalAction, default=None,
+                   help="add one rebuttal round for Contested/Disputed findings (--no-debate overrides a pack)")
+    p.add_argument("--template", help="a briefing template (built-in or user name, or a file); needs --artifact on a run")
+    p.add_argument("--var", action="append", metavar="NAME=VALUE", help="a template variable (repeatable)")
+    p.add_argument("--max-cost", type=float, help="whole-run ceiling on known spend, USD")
+    p.add_argument("--timeout", type=float, help="per-leg timeout in minutes (default 15)")
+    p.add_argument("--gateway", help="auto (default) | direct | openrouter")
+
+
+def run_options(args: argparse.Namespace) -> Any:
+    """The RunOptions a `council run` (or `pack save`) command line typed; None where untyped."""
+    from ..council.templates import parse_var_args
+    from ..engine.options import RunOptions
+    from ..presets import parse_models_arg
+
+    return RunOptions(
+        prompt_file=getattr(args, "prompt_file", None), models=parse_models_arg(args.models) if args.models else None,
+        council=args.council, chair=args.chair, out_dir=getattr(args, "out_dir", None), max_cost=args.max_cost,
+        timeout_min=args.timeout, gateway=args.gateway, cost_gate=not getattr(args, "no_cost_gate", False),
+        validate_models=not getattr(args, "no_validate_model", False), project=getattr(args, "project", None),
+        run_id=getattr(args, "run_id", None), critic=args.critic,
+        lenses=args.lenses.split(",") if args.lenses else None, debate=args.debate,
+        claude_review=getattr(args, "claude_review", None), template=args.template,
+        artifact=getattr(args, "artifact", None), vars=parse_var_args(args.var) or None,
+        pack=getattr(args, "pack", None), allow_secrets=getattr(args, "allow_secrets", False),
+    )
+
 
 def _print_json(doc: Any) -> None:
-    print(dumps_json(doc))
+    say(dumps_json(doc))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     import anyio
 
-    from ..engine.council_run import RunOptions, run_council
+    from ..engine.council_run import run_council
+    from ..engine.store import new_task_id
     from ..errors import AmicusError
-    from ..presets import parse_models_arg
+    from .progress import ProgressLine, council_line, wanted, with_progress
 
-    options = RunOptions(
-        prompt_file=args.prompt_file, models=parse_models_arg(args.models) if args.models else None,
-        council=args.council, chair=args.chair, out_dir=args.out_dir, max_cost=args.max_cost,
-        timeout_min=args.timeout, gateway=args.gateway, cost_gate=not args.no_cost_gate,
-        validate_models=not args.no_validate_model, project=args.project, run_id=args.run_id,
-        critic=args.critic, lenses=args.lenses.split(",") if args.lenses else None, debate=args.debate,
-        claude_review=args.claude_review,
-    )
-    run, code = anyio.run(run_council, options)
+    options = run_options(args)
+    # The id is fixed here so the progress line can find the run as soon as it exists.
+    options.run_id = args.run_id or new_task_id()
+    line = ProgressLine(council_line(args.project, options.run_id), sys.stderr) if wanted(args) else None
+    run, code = anyio.run(lambda: with_progress(lambda: run_council(options), line))
     if code == 1 and isinstance(run.get("error"), dict):
         err = AmicusError(run["error"]["message"], hint=f"the run directory is {run['options']['outDir']}", command="council run")
         err.code = run["error"]["code"]
@@ -114,7 +149,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(run)
     else:
-        print(render_run(run))
+        if run.get("droppedMembers"):
+            from ..engine.preflight import dropped_notice
+
+            say(f"Notice: {dropped_notice(run['droppedMembers'])}", err=True)
+        say(render_run(run))
     return code
 
 
@@ -131,7 +170,9 @@ def render_run(run: dict[str, Any]) -> str:
     unknown = (run.get("usage") or {}).get("unknownLegs") or 0
     lines.append(f"  cost: {format_cost(cost.get('amount'), cost.get('source', 'unknown'))}" + (f" (+{unknown} unpriced)" if unknown else ""))
     lines += [f"  notice: {n}" for n in run.get("notices", [])]
-    lines.append(f"  report: {Path(run['options']['outDir']) / 'report.html'}")
+    report = Path(run["options"]["outDir"]) / "report.html"
+    if report.is_file():  # an aborted or failed run may never have written one
+        lines.append(f"  report: {report}")
     return "\n".join(lines)
 
 
@@ -142,11 +183,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(validate_document(result))
     elif result["ok"]:
-        print(f"ok: {len(result['findings'])} finding(s) — {args.file}")
+        say(f"ok: {len(result['findings'])} finding(s) — {args.file}")
     else:
-        print(f"invalid: {args.file}")
+        say(f"invalid: {args.file}")
         for err in result["errors"]:
-            print(f"  {err['code']}: {err['detail']}")
+            say(f"  {err['code']}: {err['detail']}")
     return EXIT_OK if result["ok"] else EXIT_DEGRADED
 
 
@@ -155,43 +196,56 @@ def cmd_tally(args: argparse.Namespace) -> int:
     from ..council.tally import render_tally_summary, tally
 
     record = tally(read_json(args.file, what="tally input"))
+    # Render before the ledger is touched: a record that cannot be shown must not leave rows
+    # behind (and a retry must not append them again).
+    shown = dumps_json(record) if args.json else render_tally_summary(record)
     if not args.no_ledger:
         warning = append_ledger(record)
         if warning:
-            print(f"Notice: {warning}", file=sys.stderr)
-    if args.json:
-        _print_json(record)
-    else:
-        print(render_tally_summary(record))
+            say(f"Notice: {warning}", err=True)
+    say(shown)
     return EXIT_OK
 
 
 def cmd_verdict(args: argparse.Namespace) -> int:
-    from ..council.verdict import build_verdict, render_verdict_summary
+    from ..council.verdict import build_verdict, carried_run_facts, render_verdict_summary
 
     record = read_json(args.file, what="tally record")
     decisions = read_json(args.decisions, what="decisions file") if args.decisions else []
-    verdict = build_verdict(record, decisions, overall_verdict=args.overall_verdict)
     out = Path(args.out)
     if out.is_dir():
         raise BadArgs(f"--out '{out}' is a directory", hint="name the verdict file, e.g. -o run/verdict.json")
+    # Re-deciding a run's verdict keeps what that run lost (its degrades, notices, chair text).
+    previous = _previous_verdict(out)
+    verdict = build_verdict(record, decisions, overall_verdict=args.overall_verdict,
+                            run=carried_run_facts(previous, record))
     atomic_write_json(out, verdict)
     if args.render:
-        _render_next_to(verdict, out)
+        _render_next_to(verdict, out, record)
     if args.json:
         _print_json(verdict)
     else:
-        print(render_verdict_summary(verdict, args.out))
+        say(render_verdict_summary(verdict, args.out))
     return EXIT_OK
 
 
-def _render_next_to(verdict: dict[str, Any], out: Path) -> None:
+def _previous_verdict(out: Path) -> Any:
+    """What `out` holds now, when it reads as JSON (anything else is simply overwritten)."""
+    if not out.is_file():
+        return None
+    try:
+        return read_json(out, what="previous verdict")
+    except BadArgs:
+        return None
+
+
+def _render_next_to(verdict: dict[str, Any], out: Path, record: dict[str, Any]) -> None:
     """Refresh report.html beside a freshly decided verdict; the verdict is already safe."""
     from ..council.report import build_report
 
     target = out.parent / "report.html"
     try:
-        atomic_write_text(target, build_report(verdict, fmt="html"))
+        atomic_write_text(target, build_report(verdict, fmt="html", record=record))
     except OSError as exc:
         raise BadArgs(
             f"verdict written to {out}, but report.html could not be written: {exc.strerror or exc}",
@@ -209,9 +263,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     text = build_report(verdict, fmt=args.fmt, wave=wave)
     if args.out:
         atomic_write_text(args.out, text)
-        print(f"Report written to {args.out}")
+        say(f"Report written to {args.out}")
     else:
-        sys.stdout.write(text)
+        say(text, end="")
     return EXIT_OK
 
 
@@ -224,7 +278,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(stats)
     else:
-        print(render_stats(stats, path))
+        say(render_stats(stats, path))
     return EXIT_OK
 
 
@@ -236,7 +290,7 @@ def cmd_save(args: argparse.Namespace) -> int:
         _print_json(doc)
     else:
         verb = "Overwrote" if doc["overwritten"] else "Saved"
-        print(f"{verb} council '{doc['name']}': {', '.join(doc['members'])}")
+        say(f"{verb} council '{doc['name']}': {', '.join(doc['members'])}")
     return EXIT_OK
 
 
@@ -249,29 +303,29 @@ def cmd_list(args: argparse.Namespace) -> int:
         return EXIT_OK
     rows = doc["councils"]
     width = max(len(r["name"]) for r in rows)
-    print("Councils:")
+    say("Councils:")
     for row in rows:
         if row["builtin"]:
             tag = "[built-in, shadowed]" if row.get("shadowed") else "[built-in]"
-            print(f"  {row['name'].ljust(width)}  {tag}")
+            say(f"  {row['name'].ljust(width)}  {tag}")
         else:
-            print(f"  {row['name'].ljust(width)}  {', '.join(row['members'])}")
+            say(f"  {row['name'].ljust(width)}  {', '.join(row['members'])}")
     return EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from ..presets import show_council
+    from ..engine.preflight import preview_council
 
-    doc = show_council(args.name)
+    doc = preview_council(args.name)
     if args.json:
         _print_json(doc)
         return EXIT_OK
     kind = " [built-in]" if doc["builtin"] else ""
-    print(f"Council '{doc['name']}'{kind}")
-    print(f"  members:  {', '.join(doc['members'])}")
-    print(f"  resolved: {', '.join(doc['resolved']) or '(none)'}")
+    say(f"Council '{doc['name']}'{kind}")
+    say(f"  members:  {', '.join(doc['members'])}")
+    say(f"  resolved: {', '.join(doc['resolved']) or '(none)'}")
     if doc["dropped"]:
-        print(f"  dropped:  {', '.join(d['member'] + ' (' + d['reason'] + ')' for d in doc['dropped'])}")
+        say(f"  dropped:  {', '.join(d['member'] + ' (' + d['reason'] + ')' for d in doc['dropped'])}")
     if len(doc["resolved"]) < 2:
-        print("  note: fewer than 2 usable members — a run with this council would be refused")
+        say("  note: fewer than 2 usable members — a run with this council would be refused")
     return EXIT_OK

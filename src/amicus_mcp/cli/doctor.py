@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..fsio import dumps_json
+from .output import say
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -19,5 +20,5 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from ..doctor import render, run_checks
 
     doc = run_checks(fix=args.fix, offline=args.offline)
-    print(dumps_json(doc) if args.json else render(doc))
+    say(dumps_json(doc) if args.json else render(doc))
     return 0 if doc["ok"] else 1

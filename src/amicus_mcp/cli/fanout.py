@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 import anyio
 
 from ..engine.options import DEFAULT_TIMEOUT_MIN
 from ..fsio import dumps_json
+from .output import say
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -23,8 +25,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
     p.add_argument("--project", help="the project whose sessions dir holds the wave (default: cwd)")
     p.add_argument("--estimate", action="store_true", help="print what the wave would cost and exit without spending")
+    p.add_argument("--allow-secrets", action="store_true",
+                   help="send a prompt that looks like it holds a secret (refused by default: SECRET_IN_MATERIAL)")
     p.add_argument("--wave-id", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print the wave document")
+    p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
     p.set_defaults(handler=cmd_fanout)
 
 
@@ -38,13 +43,25 @@ def cmd_fanout(args: argparse.Namespace) -> int:
         prompt_file=args.prompt_file, models=parse_models_arg(args.models) if args.models else None,
         council=args.council, timeout_min=args.timeout, gateway=args.gateway, cost_gate=not args.no_cost_gate,
         validate_models=not args.no_validate_model, project=args.project, wave_id=args.wave_id,
+        allow_secrets=args.allow_secrets,
     )
     if args.estimate:
         doc = anyio.run(estimate, options)
-        print(dumps_json(doc) if args.json else f"Estimate for {doc['legs']} leg(s): {doc['summary']}")
+        say(dumps_json(doc) if args.json else f"Estimate for {doc['legs']} leg(s): {doc['summary']}")
         return 0
-    wave, code = anyio.run(fanout, options)
-    print(dumps_json(wave) if args.json else render_wave(wave))
+
+    from ..engine.store import new_task_id
+    from .progress import ProgressLine, wanted, wave_line, with_progress
+
+    # The id is fixed here so the progress line can find the wave.
+    options.wave_id = args.wave_id or new_task_id()
+    line = ProgressLine(wave_line(args.project, options.wave_id), sys.stderr) if wanted(args) else None
+    wave, code = anyio.run(lambda: with_progress(lambda: fanout(options), line))
+    if not args.json:
+        for notice in wave.get("notices", []):
+            if notice.startswith("dropped unavailable council member"):
+                say(f"Notice: {notice}", err=True)
+    say(dumps_json(wave) if args.json else render_wave(wave))
     return code
 
 
@@ -59,7 +76,8 @@ def render_leg(leg: dict[str, Any]) -> str:
     source = (cost.get("cost") or {}).get("source", "unknown")
     seconds = f"{leg['durationMs'] / 1000:.1f}s" if isinstance(leg.get("durationMs"), int) else "—"
     served = f" ({leg['model']})" if leg.get("model") and leg["model"] != leg["modelInput"] else ""
-    line = f"  {_MARK.get(leg['status'], '?')} {leg['taskId']}  {leg['modelInput']}{served}  {leg['status']}  {seconds}  {format_cost(amount, source)}"
+    cut = " (truncated: cut at a length limit)" if leg.get("truncated") else ""
+    line = f"  {_MARK.get(leg['status'], '?')} {leg['taskId']}  {leg['modelInput']}{served}  {leg['status']}{cut}  {seconds}  {format_cost(amount, source)}"
     if leg.get("error"):
         line += f"\n      {leg['error']['code']}: {leg['error']['message']}"
     return line

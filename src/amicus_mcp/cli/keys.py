@@ -11,6 +11,7 @@ import sys
 
 from ..errors import EXIT_OK, BadArgs
 from ..fsio import dumps_json
+from .output import say
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -46,7 +47,7 @@ def cmd_set(args: argparse.Namespace) -> int:
 
     path = set_key(args.name, _read_value(args.name))
     doc = {"schemaVersion": 2, "type": "keys", "set": args.name, "file": str(path)}
-    print(dumps_json(doc) if args.json else f"Stored {args.name} in {path} (readable only by you).")
+    say(dumps_json(doc) if args.json else f"Stored {args.name} in {path} (readable only by you).")
     return EXIT_OK
 
 
@@ -63,11 +64,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         where = [src for src, present in (("environment", bool(os.environ.get(name))), ("file", name in in_file)) if present]
         rows.append({"name": name, "setIn": where})
     if args.json:
-        print(dumps_json({"schemaVersion": 2, "type": "keys", "file": str(env_file_path()), "keys": rows}))
+        say(dumps_json({"schemaVersion": 2, "type": "keys", "file": str(env_file_path()), "keys": rows}))
         return EXIT_OK
     for row in rows:
-        print(f"  {row['name']:<30} {', '.join(row['setIn']) or 'not set'}")
-    print(f"  (keys file: {env_file_path()}; the environment wins over the file)")
+        say(f"  {row['name']:<30} {', '.join(row['setIn']) or 'not set'}")
+    say(f"  (keys file: {env_file_path()}; the environment wins over the file)")
     return EXIT_OK
 
 
@@ -76,7 +77,7 @@ def cmd_unset(args: argparse.Namespace) -> int:
 
     removed = unset_key(args.name)
     if args.json:
-        print(dumps_json({"schemaVersion": 2, "type": "keys", "unset": args.name, "removed": removed}))
+        say(dumps_json({"schemaVersion": 2, "type": "keys", "unset": args.name, "removed": removed}))
     else:
-        print(f"Removed {args.name}." if removed else f"{args.name} was not in the keys file.")
+        say(f"Removed {args.name}." if removed else f"{args.name} was not in the keys file.")
     return EXIT_OK

@@ -11,6 +11,7 @@ from ..engine.store import SessionStore, resolve_project
 from ..errors import EXIT_OK, BadArgs
 from ..fsio import dumps_json
 from .fanout import render_leg, render_wave
+from .output import say
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -48,7 +49,7 @@ def _store(args: argparse.Namespace) -> SessionStore:
 def cmd_status(args: argparse.Namespace) -> int:
     from ..engine.control import status
 
-    print(render(status(_store(args), args.id), as_json=args.json))
+    say(render(status(_store(args), args.id), as_json=args.json))
     return EXIT_OK
 
 
@@ -58,14 +59,14 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     rows = list_all(_store(args))
     if args.json:
-        print(dumps_json({"schemaVersion": 2, "type": "session-list", "items": rows}))
+        say(dumps_json({"schemaVersion": 2, "type": "session-list", "items": rows}))
     elif not rows:
-        print("No council runs or waves in this project yet.")
+        say("No council runs or waves in this project yet.")
     else:
         for row in rows:
             verdict = f"  VERDICT: {row['overallVerdict']}" if row.get("overallVerdict") else ""
             cost = format_cost(row.get("cost"), "reported" if row.get("cost") is not None else "unknown")
-            print(f"{row['id']}  {row['type']:<11}  {row['status']:<8}  {row['createdAt'] or '—'}  {cost}  "
+            say(f"{row['id']}  {row['type']:<11}  {row['status']:<8}  {row['createdAt'] or '—'}  {cost}  "
                   f"{', '.join(m for m in row['models'] if m)}{verdict}")
     return EXIT_OK
 
@@ -75,11 +76,11 @@ def cmd_abort(args: argparse.Namespace) -> int:
 
     result = abort(_store(args), args.id)
     if args.json:
-        print(dumps_json(result))
+        say(dumps_json(result))
     elif result.get("alreadyTerminal"):
-        print(f"{args.id} is not running (status: {result['status']}).")
+        say(f"{args.id} is not running (status: {result['status']}).")
     else:
-        print(f"{args.id}: abort requested" + ("" if result["signalled"] else " (its process was already gone)"))
+        say(f"{args.id}: abort requested" + ("" if result["signalled"] else " (its process was already gone)"))
     return EXIT_OK
 
 
@@ -89,9 +90,9 @@ def cmd_wait(args: argparse.Namespace) -> int:
     if not args.timeout > 0:
         raise BadArgs(f"--timeout must be a positive number of seconds, got {args.timeout}", hint="e.g. --timeout 50")
     snapshot = anyio.run(lambda: wait(_store(args), args.id, timeout_s=args.timeout))
-    print(render(snapshot, as_json=args.json))
+    say(render(snapshot, as_json=args.json))
     if snapshot["timedOut"] and not args.json:
-        print(f"  still running after {snapshot['waitedMs'] / 1000:.0f}s — run 'amicus wait {args.id}' again")
+        say(f"  still running after {snapshot['waitedMs'] / 1000:.0f}s — run 'amicus wait {args.id}' again")
     return EXIT_OK
 
 

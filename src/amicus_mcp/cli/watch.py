@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_OK, BadArgs, BadSession
 from ..workspace import DEFAULT_IDLE_EXIT_S, DEFAULT_STALL_S
+from .output import say
 
 if TYPE_CHECKING:
     from ..engine.store import SessionStore
@@ -68,7 +69,7 @@ def watch_terminal(args: argparse.Namespace, store: SessionStore) -> int:
         return run_snapshot(store, args.id, stall_after_s=args.stall_after, texts=False)
 
     if args.json:
-        print(dumps_json(run_snapshot(store, args.id, stall_after_s=args.stall_after)))
+        say(dumps_json(run_snapshot(store, args.id, stall_after_s=args.stall_after)))
         return EXIT_OK
     follow(read, sys.stdout, interval_s=args.interval, tty=sys.stdout.isatty())
     return EXIT_OK
@@ -80,10 +81,10 @@ def serve_ui(args: argparse.Namespace, store: SessionStore) -> int:
     if args.id:
         wait_for_run(store, args.id, timeout_s=max(args.wait_for_run, 0.0))
     server = WorkspaceServer(Workspace(store, run_id=args.id, stall_after_s=args.stall_after, idle_exit_s=args.idle_exit))
-    print(f"Council Workspace: {server.url}", flush=True)
+    say(f"Council Workspace: {server.url}", flush=True)
     if not args.no_open and not open_browser(server.url):
-        print("  no browser could be opened from here: open the URL above yourself", flush=True)
-    print("  it stops by itself once the run has finished and the page has been idle; Ctrl-C stops it now", flush=True)
+        say("  no browser could be opened from here: open the URL above yourself", flush=True)
+    say("  it stops by itself once the run has finished and the page has been idle; Ctrl-C stops it now", flush=True)
     server.serve()
     return EXIT_OK
 

@@ -93,6 +93,7 @@ def judge_bundle(
         date=date,
         review_count=len(reviews),
         label_list=", ".join(labels),
+        example=judge_example(labels, [f["id"] for f in findings]),
         empty_index_rule=empty_rule,
         briefing=briefing.strip(),
         findings_index=index,
@@ -123,7 +124,50 @@ def judge_repair_prompt(previous: str, errors: Sequence[Mapping[str, str]], labe
         errors="\n".join(f"- {e['code']}: {e['detail']}" for e in errors),
         label_list=", ".join(labels),
         finding_ids=", ".join(finding_ids) if finding_ids else "(none — emit an empty adjudications list)",
+        example=judge_example(labels, finding_ids, compact=True),
     )
+
+
+# --- examples built from the run's own labels and ids ------------------------------------
+# A weak model copies the example block it is shown. An example naming a label or an id the
+# run does not have (a "Review C" on a two-review bench) would then be refused and the judge
+# lost, so every example is built from the labels and ids of the prompt it sits in, and is
+# itself a valid answer.
+
+EXAMPLE_VERDICTS = ("agree", "dispute", "neutral")
+EXAMPLE_IDS = 3  # the examples show the shape on at most this many findings
+
+
+def example_ranking(labels: Sequence[str]) -> list[Any]:
+    """Every label once, not in label order, with a tie when there are three or more."""
+    labels = list(labels)
+    if len(labels) < 2:
+        return labels
+    if len(labels) == 2:
+        return [labels[1], labels[0]]
+    return [labels[1], [labels[0], labels[2]], *labels[3:]]
+
+
+def judge_example(labels: Sequence[str], finding_ids: Sequence[str], *, compact: bool = False) -> str:
+    votes = [{"id": fid, "verdict": EXAMPLE_VERDICTS[i % len(EXAMPLE_VERDICTS)]}
+             for i, fid in enumerate(list(finding_ids)[:EXAMPLE_IDS])]
+    return fenced_example({"ranking": example_ranking(labels), "adjudications": votes}, compact=compact)
+
+
+def fenced_example(value: Mapping[str, Any], *, compact: bool = False) -> str:
+    """A ```json block; entries of a top-level list go one per line unless `compact`."""
+    import json
+
+    if compact:
+        return f"```json\n{json.dumps(value, ensure_ascii=False)}\n```"
+    parts = []
+    for key, item in value.items():
+        if isinstance(item, list) and item and all(isinstance(e, dict) for e in item):
+            rows = ",\n".join(f"    {json.dumps(e, ensure_ascii=False)}" for e in item)
+            parts.append(f'  {json.dumps(key)}: [\n{rows}\n  ]')
+        else:
+            parts.append(f"  {json.dumps(key)}: {json.dumps(item, ensure_ascii=False)}")
+    return "```json\n{\n" + ",\n".join(parts) + "\n}\n```"
 
 
 # --- the chair ---------------------------------------------------------------------------

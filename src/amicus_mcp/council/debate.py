@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .briefings import render
+from .briefings import EXAMPLE_IDS, fenced_example, render
 from .parse import apply_revotes
 
 DEBATED_TIERS = ("Contested", "Disputed")
@@ -85,7 +85,8 @@ def defense_brief(targets_of_raiser: Sequence[DebateTarget]) -> str:
         reasons = "\n".join(f"  - a peer: {r}" for r in t.reasons) or "  - (no reason given)"
         blocks.append(f"**{t.finding['id']}** ({t.finding.get('severity')}) — {_one_line(t.finding.get('claim'))}\n"
                       f"- disputed by {len(t.disputers)} peer(s):\n{reasons}")
-    return render("debate-defense", findings="\n\n".join(blocks))
+    return render("debate-defense", findings="\n\n".join(blocks),
+                  example=defense_example([t.finding["id"] for t in targets_of_raiser]))
 
 
 def revote_bundle(targets_by_id: Mapping[str, DebateTarget], responses: Mapping[str, Mapping[str, Any]]) -> str:
@@ -103,14 +104,34 @@ def revote_bundle(targets_by_id: Mapping[str, DebateTarget], responses: Mapping[
             claim = _one_line(finding.get("claim"))
         answer = _one_line(response.get("argument") or "(the raiser amended the claim without further argument)")
         blocks.append(f"**{fid}** ({finding.get('severity')}) — {claim}\n- the raiser's answer: {answer}")
-    return render("debate-revote", findings="\n\n".join(blocks))
+    listed = [fid for fid in targets_by_id if (responses.get(fid) or {}).get("action") in ("defended", "amended")]
+    return render("debate-revote", findings="\n\n".join(blocks), example=revote_example(listed))
 
 
-def debate_repair_prompt(previous: str, errors: Sequence[Mapping[str, str]], kind: str) -> str:
-    shape = ('{"responses": [{"id": "A1", "action": "defend", "argument": "…"}]}' if kind == "defense"
-             else '{"revotes": [{"id": "A1", "verdict": "agree", "reason": "…"}]}')
-    return render("debate-repair", previous=previous.strip(), shape=f"```json\n{shape}\n```",
+def debate_repair_prompt(previous: str, errors: Sequence[Mapping[str, str]], kind: str, ids: Sequence[str]) -> str:
+    """`ids`: the finding ids the answer is about, so the shape shown names only those."""
+    shape = defense_example(ids, compact=True) if kind == "defense" else revote_example(ids, compact=True)
+    return render("debate-repair", previous=previous.strip(), shape=shape,
                   errors="\n".join(f"- {e['code']}: {e['detail']}" for e in errors))
+
+
+# Examples name the prompt's own finding ids (never an A1 the round does not have): a weak
+# model copies the example block, and a copy must at least be about the right findings.
+_DEFENSE_EXAMPLES: tuple[dict[str, str], ...] = (
+    {"action": "defend", "argument": "…"},
+    {"action": "amend", "claim": "…"},
+    {"action": "withdraw"},
+)
+
+
+def defense_example(ids: Sequence[str], *, compact: bool = False) -> str:
+    entries = [{"id": fid, **_DEFENSE_EXAMPLES[i % len(_DEFENSE_EXAMPLES)]} for i, fid in enumerate(list(ids)[:EXAMPLE_IDS])]
+    return fenced_example({"responses": entries}, compact=compact)
+
+
+def revote_example(ids: Sequence[str], *, compact: bool = False) -> str:
+    entries = [{"id": fid, "verdict": "agree", "reason": "one line"} for fid in list(ids)[:1]]
+    return fenced_example({"revotes": entries}, compact=compact)
 
 
 def reassemble(tally_input: Mapping[str, Any], record: Mapping[str, Any], outcome: DebateOutcome) -> dict[str, Any]:

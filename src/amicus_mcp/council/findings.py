@@ -11,12 +11,13 @@ A Stage-1 review is prose followed by a trailing fenced block::
 error is ``{code, detail}``. Codes, in the order the checks run:
 
 - ``NO_FENCED_BLOCK``   no closed ```json block at all (detail: "no ```json block found").
-- ``NOT_PARSEABLE``     the block is not JSON, or is JSON but not an object (null, false,
-                        0, "", an array, ...). Both return before the empty-set rule, so a
+- ``NOT_PARSEABLE``     the block is not JSON. It returns before the empty-set rule, so a
                         broken emit is never mistaken for "I found nothing".
-- ``EMPTY_FINDINGS``    ``findings`` missing or not an array; or an empty array while
-                        ``overall`` is missing, blank or not a string. An empty array with a
-                        real ``overall`` is a clean review, and clean reviews are valid.
+- ``EMPTY_FINDINGS``    the block parses but has no findings array: it is not an object
+                        (null, 123, "", an array, ...), or ``findings`` is missing or not an
+                        array; or an empty array while ``overall`` is missing, blank or not a
+                        string. An empty array with a real ``overall`` is a clean review, and
+                        clean reviews are valid.
 - per finding, in position order (every finding is checked, every error reported):
   ``DUPLICATE_ID`` (the id repeats an earlier finding's id), else ``NON_SEQUENTIAL_ID``
   (the id is not the integer equal to its 1-based position; a boolean or a float such as
@@ -185,13 +186,14 @@ def read_last_json_block(text: str) -> BlockRead:
 
 
 def _read_object(text: str) -> tuple[dict[str, Any] | None, ErrorEntry | None]:
-    """The block as a JSON object; null, scalars and arrays are NOT_PARSEABLE."""
+    """The block as a JSON object. A block that parses to anything else (null, a scalar such
+    as 123, an array) parsed fine but has no findings array: EMPTY_FINDINGS (seed 000)."""
     value, error = read_last_json_block(text)
     if error:
         return None, error
     if not isinstance(value, dict):
-        detail = f"the last ```json block is {json_type(value)}, not an object with findings"
-        return None, make_error("NOT_PARSEABLE", detail)
+        detail = f"the last ```json block is {json_type(value)}, not an object with a findings array"
+        return None, make_error("EMPTY_FINDINGS", detail)
     return value, None
 
 

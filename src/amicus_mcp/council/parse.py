@@ -12,8 +12,8 @@ slot is a label string or a non-empty array of labels (a tie group). Error codes
 
 - ``NO_FENCED_BLOCK`` / ``NOT_PARSEABLE``  no block / block is not JSON.
 - ``BAD_RANKING``      ranking missing, not an array or empty; the body is not an object
-                       (``null`` included); or a slot is neither a label string nor a
-                       non-empty array of label strings.
+                       (``null`` included — then ``BAD_ADJUDICATIONS`` too, as for ``{}``);
+                       or a slot is neither a label string nor a non-empty array of labels.
 - ``UNKNOWN_LABEL``    a label that is not in `labels` (matching is exact).
 - ``DUPLICATE_LABEL``  a label ranked twice (also across tie groups).
 - ``MISSING_LABEL``    a label that is never ranked. The judge must rank ALL reviews,
@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import Any, Literal, NotRequired, TypedDict, TypeVar
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict, TypeVar
 
 from amicus_mcp.council.findings import (
     ErrorEntry,
@@ -133,8 +133,10 @@ def parse_judge_output(
     if error:
         return _judge_result([error], [], [])
     if not isinstance(value, dict):
-        detail = f"the json block is {json_type(value)}, not an object with ranking, adjudications"
-        return _judge_result([make_error("BAD_RANKING", detail)], [], [])
+        # Neither key can be read from it, so both are reported, exactly as for `{}`.
+        what = f"the json block is {json_type(value)}, not an object"
+        return _judge_result([make_error("BAD_RANKING", f"{what} with a ranking"),
+                              make_error("BAD_ADJUDICATIONS", f"{what} with adjudications")], [], [])
     errors = _ranking_errors(value, labels)
     adjudication_errors, adjudications = _read_adjudications(value, frozenset(finding_ids))
     errors.extend(adjudication_errors)
@@ -357,6 +359,44 @@ def _line_phrase(line: str, marker: str, phrases: Sequence[str]) -> str | None:
         return None
     rest = stripped[len(marker) :].strip()
     return next((p for p in phrases if _starts_with_phrase(rest, p)), None)
+
+
+# ------------------------------------------------------------------- chair sections
+
+MAX_SYNTHESIS_CHARS = 12000
+MAX_HARD_QUESTIONS = 10
+MAX_QUESTION_CHARS = 600
+_HARD_QUESTIONS_HEADING = re.compile(r"^[\s#*>_\d.)-]*hard questions\b[\s*_:—-]*$", re.I)
+_LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
+_HEADING = re.compile(r"^\s*#{1,6}\s+")
+_VERDICT_LINE = re.compile(r"^[\s*_]*(?:VERDICT|ANSWER):", re.I)
+
+
+class ChairSections(NamedTuple):
+    synthesis: str | None
+    hard_questions: list[str]
+
+
+def chair_sections(text: str) -> ChairSections:
+    """The chair's synthesis and its hard questions, read off its prose (model text: never
+    raises; bounded). The synthesis is everything before a "Hard questions" heading, the
+    questions are the list items after it; VERDICT lines belong to neither."""
+    lines = [line for line in text.splitlines() if not _VERDICT_LINE.match(line)]
+    cut = next((i for i, line in enumerate(lines) if _HARD_QUESTIONS_HEADING.match(line)), None)
+    before, after = (lines, []) if cut is None else (lines[:cut], lines[cut + 1:])
+    synthesis = "\n".join(_HEADING.sub("", line) for line in before).strip()
+    if len(synthesis) > MAX_SYNTHESIS_CHARS:
+        synthesis = synthesis[: MAX_SYNTHESIS_CHARS - 1] + "…"
+    questions: list[str] = []
+    for line in after:
+        if _LIST_ITEM.match(line):
+            questions.append(_LIST_ITEM.sub("", line).strip())
+        elif line.strip() and questions and not _HEADING.match(line):
+            questions[-1] = f"{questions[-1]} {line.strip()}"  # a wrapped item
+        elif _HEADING.match(line) and questions:
+            break  # a later section: the questions are over
+    questions = [q if len(q) <= MAX_QUESTION_CHARS else q[: MAX_QUESTION_CHARS - 1] + "…" for q in questions if q]
+    return ChairSections(synthesis or None, questions[:MAX_HARD_QUESTIONS])
 
 
 # ------------------------------------------------------------ Stage 2.5: debate round

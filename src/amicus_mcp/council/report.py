@@ -1,10 +1,19 @@
 """Council report: one neutral model of a verdict document, two string renderers.
 
-`build_report(verdict, fmt=..., wave=...)` is the whole public surface the fronts need
-(`amicus council report`, `amicus_verdict` with `render`). It is pure: it reads the
-verdict dict (and optionally a wave dict, used only for the wave's total cost), builds a
+`build_report(verdict, fmt=..., wave=..., record=...)` is the whole public surface the fronts
+need (`amicus council report`, `amicus_verdict` with `render`, the engine's report.html). It
+is pure: it reads the verdict dict (optionally a wave dict, used only for the wave's total
+cost, and the run's tally record, used only for each finding's claim and location), builds a
 `ReportModel` of frozen dataclasses, and hands it to `report_md.render_markdown` or
 `report_html.render_html`, which own the string formats.
+
+What a council run knew beyond the tally rides on the verdict (all optional, emitted only
+when set — see `verdict.RUN_FACT_KEYS`): `degrades` ([{kind, channel, what, why}], run.json's
+shape) become "What was lost", one `What — why` line each; `notices` (strings) are listed
+under **Notes:** there; `judged: false` is said next to the chair verdict; `synthesis` and
+`hardQuestions` are the chair's section; `debate` (run.json's summary) is the "Debate round"
+section, which is otherwise counted from the findings' `debate` stamps. A verdict with none of
+them — the seed's worked example — renders byte for byte as before.
 
 Every figure (durations, costs, street-cred scores) is formatted HERE, once, so the two
 renderers can never disagree about a number; they own structure and escaping only.
@@ -33,6 +42,7 @@ Decisions where the contract (seed "amicus council report", v4.8) is silent:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
@@ -46,6 +56,11 @@ GLYPHS = {"agree": "✓", "dispute": "✗", "neutral": "–", "unknown": "?"}  #
 RESERVED_CLAUDE = "claude"
 # Only these roles get a suffixed cost label; rebuttal/revote render unsuffixed (seed).
 SUFFIXED_ROLES = frozenset({"judge", "chair-attempt", "repair", "superseded"})
+
+# Wording both renderers share (each adds its own markup).
+THIN_VERDICT = "rests on fewer than two judges (judged: false)"
+NO_FINDINGS_RAISED = "No findings were raised."
+NOTHING_LOST_TEXT = "Nothing was lost."
 
 VoteKind = Literal["agree", "dispute", "neutral", "unknown"]
 CostKind = Literal["reported", "estimated", "unknown"]
@@ -123,6 +138,8 @@ class FindingView:
     debate: DebateNote | None
     same_model_only: bool
     votes: tuple[Vote, ...]
+    claim: str | None = None  # from the tally record, when the caller has one
+    location: str | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +174,40 @@ class CostRow:
 
 
 @dataclass(frozen=True)
+class DebateRow:
+    id: str
+    action: str
+    previous_tier: str
+    tier: str
+
+    @property
+    def change(self) -> str:
+        return f"(was {self.previous_tier}, now {self.tier})" if self.previous_tier else f"(now {self.tier})"
+
+
+@dataclass(frozen=True)
+class DebateSummary:
+    """What the one debate round did: the run's own summary when the verdict carries it,
+    else counted from the findings' `debate` stamps (then `outcome` is unknown: None)."""
+
+    outcome: str | None
+    defended: int
+    amended: int
+    withdrawn: int
+    no_response: int
+    verdict_changes: int
+    rows: tuple[DebateRow, ...]
+
+    @property
+    def facts(self) -> tuple[str, ...]:
+        """The round's figures, worded once for both renderers."""
+        outcome = () if self.outcome is None else (f"Outcome: {self.outcome}",)
+        return (*outcome,
+                f"Defended {self.defended} · amended {self.amended} · withdrawn {self.withdrawn} · no response {self.no_response}",
+                f"Verdict changes: {self.verdict_changes}")
+
+
+@dataclass(frozen=True)
 class ReportModel:
     header: Header
     tier_counts: tuple[TierCount, ...]
@@ -166,6 +217,12 @@ class ReportModel:
     cost_rows: tuple[CostRow, ...]
     wave_total: str
     notes: tuple[str, ...] = ()  # "About this run": disclosures and readouts, only when they apply
+    losses: tuple[str, ...] = ()  # "What was lost": one line per degrade, in one voice
+    run_notes: tuple[str, ...] = ()  # the run's informational notices ("**Notes:**" under the losses)
+    thin_verdict: bool = False  # judged:false — the verdict rests on fewer than two judges
+    synthesis: tuple[str, ...] = ()  # the chair's synthesis, paragraph by paragraph
+    hard_questions: tuple[str, ...] = ()
+    debate: DebateSummary | None = None
 
 
 # --------------------------------------------------------------------------- public API
@@ -176,9 +233,13 @@ def build_report(
     *,
     fmt: Literal["md", "html"] = "md",
     wave: dict[str, Any] | None = None,
+    record: Mapping[str, Any] | None = None,
 ) -> str:
-    """Render a council-verdict document as Markdown (`md`) or a self-contained HTML page."""
-    model = build_model(verdict, wave=wave)
+    """Render a council-verdict document as Markdown (`md`) or a self-contained HTML page.
+
+    `record` (the run's tally record) supplies what each finding claims and where: the verdict
+    is a closed projection without them, so a bare verdict renders exactly as the seed shows."""
+    model = build_model(verdict, wave=wave, record=record)
     # Imported here, not at module top: the renderers import this module's dataclasses.
     if fmt == "md":
         from amicus_mcp.council.report_md import render_markdown
@@ -191,14 +252,17 @@ def build_report(
     raise BadArgs(f"unknown report format {fmt!r}", hint="use 'md' or 'html'")
 
 
-def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = None) -> ReportModel:
-    """Project a verdict document (+ optional wave) onto the neutral report model."""
+def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = None,
+                record: Mapping[str, Any] | None = None) -> ReportModel:
+    """Project a verdict document (+ optional wave and tally record) onto the neutral report model."""
     if not isinstance(verdict, Mapping):
         raise BadArgs("a council verdict must be a JSON object")
     if wave is not None and not isinstance(wave, Mapping):
         raise BadArgs("a wave document must be a JSON object")
+    if record is not None and not isinstance(record, Mapping):
+        raise BadArgs("a tally record must be a JSON object")
     findings = [f for f in _list(verdict.get("findings")) if isinstance(f, Mapping)]
-    matrix = _build_matrix(verdict, findings)
+    matrix = _build_matrix(verdict, findings, _claims(record))
     stats = [r for r in _list(verdict.get("runStats")) if isinstance(r, Mapping)]
     return ReportModel(
         header=_build_header(verdict),
@@ -209,7 +273,83 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
         cost_rows=tuple(_cost_row(r) for r in stats),
         wave_total=_wave_total(stats, wave),
         notes=_build_notes(verdict, findings, stats),
+        losses=_build_losses(verdict),
+        run_notes=tuple(_text(n) for n in _list(verdict.get("notices")) if isinstance(n, str) and n.strip()),
+        thin_verdict=verdict.get("judged") is False,
+        synthesis=_paragraphs(verdict.get("synthesis")),
+        hard_questions=tuple(q for q in (_text(q).strip() for q in _list(verdict.get("hardQuestions"))) if q),
+        debate=_build_debate(verdict.get("debate"), matrix.rows),
     )
+
+
+# --------------------------------------------------------------------------- what the run lost
+
+THIN_CROSS_REVIEW = ("Cross-review is thin — fewer than two judges produced a usable judgement, "
+                     "so the tiers and street-cred rest on thin cross-review (judged: false)")
+
+
+def _build_losses(verdict: Mapping[str, Any]) -> tuple[str, ...]:
+    """Every degrade the run recorded, as one sentence each: `What — why`."""
+    losses = []
+    for entry in _list(verdict.get("degrades")):
+        if not isinstance(entry, Mapping):
+            continue
+        what, why = _text(entry.get("what")).strip(), _text(entry.get("why")).strip()
+        if not what:
+            continue
+        losses.append(what[:1].upper() + what[1:] + (f" — {why}" if why else ""))
+    for row in _list(verdict.get("runStats")):
+        if isinstance(row, Mapping) and row.get("findingsUnverified") is True:
+            who = _text(row.get("seat") or row.get("model"), "?")
+            losses.append(f"The findings of {who} are unverified — a repair could not be checked against the "
+                          "findings the review first declared")
+    # A verdict assembled by hand carries no degrades, but its judged:false is still a loss.
+    if verdict.get("judged") is False and not any("judged:false" in line for line in losses):
+        losses.append(THIN_CROSS_REVIEW)
+    return tuple(losses)
+
+
+def _paragraphs(text: Any) -> tuple[str, ...]:
+    if not isinstance(text, str):
+        return ()
+    return tuple(p for p in (" ".join(block.split()) for block in re.split(r"\n\s*\n", text)) if p)
+
+
+def _build_debate(raw: Any, rows: Sequence[FindingView]) -> DebateSummary | None:
+    debated = tuple(DebateRow(r.id, r.debate.action, r.debate.previous_tier, r.tier) for r in rows if r.debate is not None)
+    summary = raw if isinstance(raw, Mapping) else None
+    if summary is None and not debated:
+        return None
+    actions = [r.action for r in debated]
+
+    def count(key: str, action: str) -> int:
+        value = summary.get(key) if summary is not None else None
+        return value if isinstance(value, int) and not isinstance(value, bool) else actions.count(action)
+
+    changes = summary.get("verdictChanges") if summary is not None else None
+    if not isinstance(changes, int) or isinstance(changes, bool):
+        changes = sum(1 for r in debated if r.previous_tier and r.previous_tier != r.tier)
+    outcome = summary.get("outcome") if summary is not None else None
+    return DebateSummary(
+        outcome=_text(outcome) if outcome is not None else None,
+        defended=count("defended", "defended"),
+        amended=count("amended", "amended"),
+        withdrawn=count("withdrawn", "withdrawn"),
+        no_response=count("noResponse", "no-response"),
+        verdict_changes=changes,
+        rows=debated,
+    )
+
+
+def _claims(record: Mapping[str, Any] | None) -> dict[str, tuple[str | None, str | None]]:
+    """finding id → (claim, location) from a tally record (model text, raw)."""
+    out: dict[str, tuple[str | None, str | None]] = {}
+    for f in _list(record.get("findings")) if record is not None else []:
+        if isinstance(f, Mapping) and isinstance(f.get("id"), str):
+            claim, location = f.get("claim"), f.get("location")
+            out[f["id"]] = (claim if isinstance(claim, str) and claim.strip() else None,
+                            location if isinstance(location, str) and location.strip() else None)
+    return out
 
 
 def _build_notes(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]],
@@ -362,7 +502,8 @@ def _vote_kind(raw: Any) -> VoteKind:
     return "unknown"
 
 
-def _build_matrix(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]) -> Matrix:
+def _build_matrix(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]],
+                  claims: Mapping[str, tuple[str | None, str | None]]) -> Matrix:
     seat_ids = _usable_seats(verdict.get("seats"))
     seat_space = seat_ids is not None
     columns = seat_ids if seat_ids is not None else _alias_columns(verdict.get("council"))
@@ -372,7 +513,7 @@ def _build_matrix(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, An
     if any(folded for _, folded in joined) and UNATTRIBUTED not in columns:
         columns = [*columns, UNATTRIBUTED]
     rows = tuple(
-        _finding_view(f, cells, columns, seat_space) for f, (cells, _) in zip(findings, joined, strict=True)
+        _finding_view(f, cells, columns, seat_space, claims) for f, (cells, _) in zip(findings, joined, strict=True)
     )
     return Matrix(
         columns=tuple(columns),
@@ -384,13 +525,15 @@ def _build_matrix(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, An
 
 
 def _finding_view(
-    finding: Mapping[str, Any], cells: Mapping[str, VoteKind], columns: Sequence[str], seat_space: bool
+    finding: Mapping[str, Any], cells: Mapping[str, VoteKind], columns: Sequence[str], seat_space: bool,
+    claims: Mapping[str, tuple[str | None, str | None]],
 ) -> FindingView:
     raiser = _raiser_key(finding, seat_space)
     votes = tuple(Vote(cells.get(col), cells.get(col) is not None and col == raiser) for col in columns)
     override = _override(finding.get("tierOverride"))
     decision = finding.get("decision")
     duplicate = finding.get("duplicateOf")
+    claim, location = claims.get(finding.get("id"), (None, None)) if isinstance(finding.get("id"), str) else (None, None)
     return FindingView(
         id=_text(finding.get("id"), "?"),
         severity=_text(finding.get("severity")),
@@ -404,6 +547,8 @@ def _finding_view(
         debate=_debate(finding.get("debate")),
         same_model_only=finding.get("sameModelCorroboration") is True,
         votes=votes,
+        claim=claim,
+        location=location,
     )
 
 

@@ -17,9 +17,13 @@ from collections.abc import Sequence
 
 from amicus_mcp.council.report import (
     GLYPHS,
+    NO_FINDINGS_RAISED,
+    NOTHING_LOST_TEXT,
+    THIN_VERDICT,
     TIER_ORDER,
     UNATTRIBUTED,
     CostRow,
+    DebateSummary,
     FindingView,
     Header,
     Matrix,
@@ -91,6 +95,13 @@ ul.findings{margin:0;padding-left:22px} ul.findings li{margin:3px 0}
 .note{color:var(--muted)}
 td.cost.unknown{color:var(--muted)} td.cost.estimated{font-style:italic}
 tr.total td{font-weight:700;background:var(--head)}
+.chair-verdict.degraded{border-style:dashed}
+.chair-verdict .rests{font-weight:500}
+ul.losses li{color:var(--bad)}
+.notes-title{margin:12px 0 4px}
+blockquote.synthesis{margin:8px 0;padding:4px 14px;border-left:4px solid var(--border);white-space:normal}
+.claim{margin:2px 0 0}
+.location{color:var(--muted);font-size:.9rem}
 """
 
 
@@ -100,11 +111,14 @@ def render_html(model: ReportModel) -> str:
     title = f"Council Report — {h.run_type} ({h.run_id})"
     body = "\n".join(
         [
-            _header(h),
+            _header(h, thin=model.thin_verdict, degraded=bool(model.losses)),
             _summary(model.tier_counts),
+            *([_lost(model.losses, model.run_notes)] if model.losses or model.run_notes else []),
+            *([_chair(model.synthesis, model.hard_questions)] if model.synthesis or model.hard_questions else []),
             _matrix(model.matrix),
             _street_cred(model.street_cred),
             _findings(model.tier_groups),
+            *([_debate(model.debate)] if model.debate is not None else []),
             *([_notes(model.notes)] if model.notes else []),
             _cost(model.cost_rows, model.wave_total),
         ]
@@ -160,7 +174,7 @@ def _empty(text: str) -> str:
 # --------------------------------------------------------------------------- sections
 
 
-def _header(h: Header) -> str:
+def _header(h: Header, *, thin: bool = False, degraded: bool = False) -> str:
     council = ", ".join(_e(m) for m in h.council)
     lines = [
         "<header>",
@@ -169,7 +183,11 @@ def _header(h: Header) -> str:
     ]
     if h.overall_verdict is not None:
         cls = VERDICT_CLASS.get(h.overall_verdict, "")
-        lines.append(f'<p class="chair-verdict {cls}">Chair verdict: {_e(h.overall_verdict)}</p>')
+        # A degraded run's chip is never the clean one: it points at what was lost.
+        extra = " degraded" if degraded or thin else ""
+        rests = f' <span class="rests">— {_e(THIN_VERDICT)}</span>' if thin else ""
+        lost = ' <span class="rests">— see What was lost</span>' if degraded and not thin else ""
+        lines.append(f'<p class="chair-verdict {cls}{extra}">Chair verdict: {_e(h.overall_verdict)}{rests}{lost}</p>')
     lines.append("</header>")
     return "\n".join(lines)
 
@@ -249,6 +267,29 @@ def _street_cred(rows: Sequence[StreetCredRow]) -> str:
     return _section(title, _table("street-cred", [_th("Model"), _th("peers-only"), _th("with-self")], body))
 
 
+def _lost(losses: Sequence[str], notes: Sequence[str]) -> str:
+    body = ('<ul class="losses">\n' + "\n".join(f"<li>{_e(line)}</li>" for line in losses) + "\n</ul>"
+            if losses else _empty(NOTHING_LOST_TEXT))
+    if notes:
+        body += ('\n<p class="notes-title"><strong>Notes:</strong></p>\n<ul class="notes">\n'
+                 + "\n".join(f"<li>{_e(n)}</li>" for n in notes) + "\n</ul>")
+    return _section("What was lost", body)
+
+
+def _chair(synthesis: Sequence[str], questions: Sequence[str]) -> str:
+    body = "\n".join(f'<blockquote class="synthesis">{_e(p)}</blockquote>' for p in synthesis)
+    if questions:
+        body += "\n<h3>Hard questions</h3>\n<ol class=\"hard-questions\">\n" + \
+            "\n".join(f"<li>{_e(q)}</li>" for q in questions) + "\n</ol>"
+    return _section("Chair's synthesis", body.lstrip("\n"))
+
+
+def _debate(d: DebateSummary) -> str:
+    items = [_e(fact) for fact in d.facts]
+    items += [f"<strong>{_e(r.id)}</strong>: {_e(r.action)} {_e(r.change)}" for r in d.rows]
+    return _section("Debate round", '<ul class="debate">\n' + "\n".join(f"<li>{i}</li>" for i in items) + "\n</ul>")
+
+
 def _finding_item(f: FindingView) -> str:
     """Same text as the Markdown line, plus the thin / override badges."""
     parts = [
@@ -267,12 +308,17 @@ def _finding_item(f: FindingView) -> str:
         parts.append(f'<span class="note">debate: {_e(f.debate.action)}{was}</span>')
     if f.duplicate_of is not None:
         parts.append(f'<span class="note">duplicate of {_e(f.duplicate_of)}</span>')
-    return "<li>" + " — ".join(parts) + "</li>"
+    said = ""
+    if f.claim is not None:
+        said += f'<div class="claim">{_e(f.claim)}</div>'
+    if f.location is not None:
+        said += f'<div class="location">location: {_e(f.location)}</div>'
+    return "<li>" + " — ".join(parts) + said + "</li>"
 
 
 def _findings(groups: Sequence[TierGroup]) -> str:
     if not groups:
-        return _section("Findings by tier", _empty("No findings."))
+        return _section("Findings by tier", _empty(NO_FINDINGS_RAISED))
     blocks = []
     for g in groups:
         cls = TIER_CLASS.get(g.tier, "")

@@ -6,7 +6,9 @@ for byte, so the layout here is deliberately literal.
 
 Model-derived text is untrusted: every such string passes through `_inline` (newlines
 collapsed, so a value cannot start a heading or a new table row) and, inside a table,
-through `_cell` (backslashes and pipes escaped, so it cannot add or shift a column).
+through `_cell` (backslashes and pipes escaped, so it cannot add or shift a column). Model
+prose (claims, locations, the chair's synthesis and questions) goes through `_prose`, which
+also escapes every inline Markdown marker, so it reads as text and never as structure.
 """
 
 from __future__ import annotations
@@ -16,7 +18,11 @@ from collections.abc import Sequence
 
 from amicus_mcp.council.report import (
     GLYPHS,
+    NO_FINDINGS_RAISED,
+    NOTHING_LOST_TEXT,
+    THIN_VERDICT,
     CostRow,
+    DebateSummary,
     FindingView,
     Header,
     Matrix,
@@ -32,6 +38,8 @@ LEGEND_UNKNOWN = "_`?` a vote whose verdict is not agree, dispute or neutral_"
 LEGEND_DAGGER = "_`†` corroborated only by another seat running the same model_"
 LEGEND_UNATTRIBUTED = "_`UNATTRIBUTED` votes whose judge names no column on this bench (last vote wins per finding)_"
 NO_FINDINGS = "_No findings._"
+NONE_RAISED = f"_{NO_FINDINGS_RAISED}_"
+NOTHING_LOST = f"_{NOTHING_LOST_TEXT}_"
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -39,15 +47,39 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 def render_markdown(model: ReportModel) -> str:
     """Render the whole report; sections are separated by one blank line."""
     blocks = [
-        _header(model.header),
+        _header(model.header, thin=model.thin_verdict),
         _summary(model.tier_counts),
+        *([_lost(model.losses, model.run_notes)] if model.losses or model.run_notes else []),
+        *([_chair(model.synthesis, model.hard_questions)] if model.synthesis or model.hard_questions else []),
         _matrix(model.matrix),
         _street_cred(model.street_cred),
         _findings(model.tier_groups),
+        *([_debate(model.debate)] if model.debate is not None else []),
         *([_notes(model.notes)] if model.notes else []),
         _cost(model.cost_rows, model.wave_total),
     ]
     return "\n\n".join(blocks) + "\n"
+
+
+def _lost(losses: Sequence[str], notes: Sequence[str]) -> str:
+    blocks = ["## What was lost"]
+    blocks.append("\n".join(f"- {_prose(line)}" for line in losses) if losses else NOTHING_LOST)
+    if notes:
+        blocks += ["**Notes:**", "\n".join(f"- {_prose(n)}" for n in notes)]
+    return "\n\n".join(blocks)
+
+
+def _chair(synthesis: Sequence[str], questions: Sequence[str]) -> str:
+    blocks = ["## Chair's synthesis", *(f"> {_prose(p)}" for p in synthesis)]
+    if questions:
+        blocks += ["### Hard questions", "\n".join(f"{i}. {_prose(q)}" for i, q in enumerate(questions, 1))]
+    return "\n\n".join(blocks)
+
+
+def _debate(d: DebateSummary) -> str:
+    lines = [f"- {_inline(fact)}" for fact in d.facts]
+    lines += [f"- **{_inline(r.id)}**: {_inline(r.action)} {_inline(r.change)}" for r in d.rows]
+    return "## Debate round\n\n" + "\n".join(lines)
 
 
 def _notes(notes: Sequence[str]) -> str:
@@ -60,6 +92,19 @@ def _notes(notes: Sequence[str]) -> str:
 def _inline(text: str) -> str:
     """One line of Markdown: a newline in model text must not start a new block."""
     return _LINE_BREAK.sub(" ", text)
+
+
+# Model prose (claims, locations, the chair's words) is neutralised, not just kept on one line:
+# every character that could open Markdown structure inside a line (emphasis, code, links,
+# images, raw HTML, table cells) is backslash-escaped, and so is a leading block marker.
+_MD_INLINE = re.compile(r"([\\`*_\[\]<>|~])")
+_MD_BLOCK_START = re.compile(r"^([#>+=-]|\d+[.)])")
+
+
+def _prose(text: str) -> str:
+    one_line = " ".join(text.split())
+    escaped = _MD_INLINE.sub(r"\\\1", one_line)
+    return _MD_BLOCK_START.sub(r"\\\1", escaped)
 
 
 def _cell(text: str) -> str:
@@ -81,7 +126,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 # --------------------------------------------------------------------------- sections
 
 
-def _header(h: Header) -> str:
+def _header(h: Header, *, thin: bool = False) -> str:
     council = ", ".join(_inline(m) for m in h.council)
     lines = [
         f"# Council Report — {_inline(h.run_type)} ({_inline(h.run_id)})",
@@ -89,7 +134,8 @@ def _header(h: Header) -> str:
         f"_{_inline(h.date)} · chair: {_inline(h.chair)} · council: {council}_",
     ]
     if h.overall_verdict is not None:
-        lines += ["", f"**Chair verdict: {_inline(h.overall_verdict)}**"]
+        rests = f" — _{THIN_VERDICT}_" if thin else ""
+        lines += ["", f"**Chair verdict: {_inline(h.overall_verdict)}**{rests}"]
     return "\n".join(lines)
 
 
@@ -140,7 +186,17 @@ def _street_cred(rows: Sequence[StreetCredRow]) -> str:
 
 
 def finding_line(f: FindingView) -> str:
-    """`- **B2** (blocker, raiser gpt) — a0/d1/n0 — accepted (applied)` plus annotations."""
+    """`- **B2** (blocker, raiser gpt) — a0/d1/n0 — accepted (applied)` plus annotations,
+    and, when the report has the run's record, the claim and its location beneath."""
+    line = _finding_head(f)
+    if f.claim is not None:
+        line += f"\n  - {_prose(f.claim)}"
+    if f.location is not None:
+        line += f"\n  - location: {_prose(f.location)}"
+    return line
+
+
+def _finding_head(f: FindingView) -> str:
     parts = [f"- **{_inline(f.id)}** ({_inline(f.severity)}, raiser {_inline(f.raiser)})", f.basis.text]
     if f.decision is not None:
         parts.append(_inline(f.decision) + (" (applied)" if f.applied else ""))
@@ -159,7 +215,7 @@ def finding_line(f: FindingView) -> str:
 def _findings(groups: Sequence[TierGroup]) -> str:
     title = "## Findings by tier"
     if not groups:
-        return f"{title}\n\n{NO_FINDINGS}"
+        return f"{title}\n\n{NONE_RAISED}"
     blocks = [title]
     for g in groups:
         blocks.append(f"### {_inline(g.tier)}")

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..documents import TIERS, check_tally_input
 from .report import format_money
-from .street_cred import street_cred
+from .street_cred import observed_seat_ids, street_cred
 from .tiers import assign_tier, peer_basis
 
 TALLY_SCHEMA_VERSION = 2
@@ -69,11 +69,18 @@ def _tally(tally_input: Any) -> dict[str, Any]:
         "type": "council-tally",
         "meta": meta,
         "judged": len(tally_input["rankings"]) >= 2,
-        "streetCred": street_cred(meta, tally_input["rankings"]),
+        "streetCred": street_cred(meta, tally_input["rankings"], _observed_seats(tally_input)),
         "findings": findings,
         "runStats": [normalize_run_stat(row) for row in tally_input.get("runStats", [])],
         "tierCounts": tier_counts,
     }
+
+
+def _observed_seats(tally_input: Mapping[str, Any]) -> set[str]:
+    """Every seat id the input itself carries — the only ids street-cred may put on a row."""
+    more = [v.get("seat") for v in tally_input["adjudications"]]
+    more += [f.get("raiserSeat") for f in tally_input["findings"]]
+    return observed_seat_ids(tally_input["rankings"], *more)
 
 
 def _score(finding: Mapping[str, Any], votes: list[Mapping[str, Any]]) -> dict[str, Any]:

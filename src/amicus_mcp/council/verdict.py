@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..documents import check_decisions
+from ..documents import TIERS, check_decisions
 from ..errors import BadArgs
 from ..schemas import schema_errors
 
@@ -19,13 +19,24 @@ VERDICT_SCHEMA_VERSION = 2
 OVERALL_VERDICTS = ("Ship it", "Fix these first", "Fundamental rethink")
 
 
+# What the run itself knew beyond the tally (council run, issue 12): emitted after
+# `tierCounts`, each only when set, so a verdict built from a record alone is unchanged.
+RUN_FACT_KEYS = ("synthesis", "hardQuestions", "debate", "degrades", "notices")
+
+
 def build_verdict(
     record: Any,
     decisions: Any = (),
     *,
     overall_verdict: str | None = None,
+    run: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Merge `record` (a council-tally document) with `decisions` into a council-verdict."""
+    """Merge `record` (a council-tally document) with `decisions` into a council-verdict.
+
+    `run` carries what the run knew beyond the record — the chair's `synthesis` and
+    `hardQuestions`, the `debate` summary, the `degrades` and informational `notices` — so
+    `council report` can say what was lost after Stage 4 too. A previous verdict of the same
+    run works as `run` (that is how `council verdict` keeps them when it re-decides)."""
     _check_record(record)
     decisions = list(decisions) if isinstance(decisions, tuple) else decisions
     check_decisions(decisions)
@@ -47,15 +58,53 @@ def build_verdict(
         if key in meta:
             verdict[key] = meta[key]
     verdict["council"] = meta["models"]
+    if meta.get("seats") is not None:  # seed 000: `seats` sits immediately after `council`
+        verdict["seats"] = meta["seats"]
     if "claudeInCouncil" in meta:
         verdict["claudeInCouncil"] = meta["claudeInCouncil"]
-    if meta.get("seats") is not None:
-        verdict["seats"] = meta["seats"]
     verdict["findings"] = [_finding(f, by_id.get(f["id"], {})) for f in record["findings"]]
     verdict["streetCred"] = [_street_cred_row(row) for row in record["streetCred"]]
     verdict["runStats"] = record["runStats"]
     verdict["tierCounts"] = record["tierCounts"]
+    if record["judged"] is False:  # emitted only when false: the tiers rest on thin cross-review
+        verdict["judged"] = False
+    verdict.update(run_facts(run))
     return verdict
+
+
+def run_facts(run: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The well-formed, non-empty RUN_FACT_KEYS of `run`, in that order; the rest is dropped."""
+    if not isinstance(run, Mapping):
+        return {}
+    out: dict[str, Any] = {}
+    synthesis = run.get("synthesis")
+    if isinstance(synthesis, str) and synthesis.strip():
+        out["synthesis"] = synthesis
+    questions = [q for q in run.get("hardQuestions") or [] if isinstance(q, str) and q.strip()] \
+        if isinstance(run.get("hardQuestions"), list) else []
+    if questions:
+        out["hardQuestions"] = questions
+    if isinstance(run.get("debate"), Mapping) and run["debate"]:
+        out["debate"] = dict(run["debate"])
+    degrades = [dict(d) for d in run.get("degrades") or [] if isinstance(d, Mapping) and isinstance(d.get("what"), str)] \
+        if isinstance(run.get("degrades"), list) else []
+    if degrades:
+        out["degrades"] = degrades
+    notices = [n for n in run.get("notices") or [] if isinstance(n, str) and n.strip()] \
+        if isinstance(run.get("notices"), list) else []
+    if notices:
+        out["notices"] = notices
+    return out
+
+
+def carried_run_facts(previous: Any, record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A previous verdict's run facts, when it is a verdict of the same run as `record`."""
+    if not isinstance(previous, Mapping) or previous.get("type") != "council-verdict":
+        return None
+    meta = record.get("meta") if isinstance(record, Mapping) else None
+    if not isinstance(meta, Mapping) or previous.get("runId") != meta.get("runId"):
+        return None
+    return run_facts(previous) or None
 
 
 def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any]) -> dict[str, Any]:
@@ -116,6 +165,11 @@ def _check_record(record: Any) -> None:
             f"not a council-tally record: {'; '.join(problems[:3])}{more}",
             hint="pass the record printed by 'amicus council tally --json'",
         )
+    for finding in record["findings"]:  # the schema leaves an override's shape open; the merge reads `to`
+        override = finding.get("tierOverride")
+        if override and override.get("to") not in TIERS:
+            raise BadArgs(f"finding '{finding['id']}' has a tierOverride without a valid 'to' tier",
+                          hint=f"an override names the tier it moves to: one of {', '.join(TIERS)}")
 
 
 def render_verdict_summary(verdict: Mapping[str, Any], out_path: str) -> str:

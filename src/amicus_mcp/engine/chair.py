@@ -9,10 +9,11 @@ already happened.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from ..council import briefings
-from ..council.anonymize import Anonymized, JudgeAnswer
+from ..council.anonymize import Anonymized
 from ..council.ledger import derive_stats, read_ledger
 from ..council.parse import parse_verdict_line
 from ..errors import AmicusError
@@ -41,23 +42,52 @@ def verdict_contract(ctx: RunContext, route: Route) -> Contract:
     )
 
 
-async def run_chair(ctx: RunContext, packet: str) -> tuple[str | None, str | None]:
-    """(the chair that delivered, its verdict line) — either may be None."""
+@dataclass
+class ChairOutcome:
+    alias: str | None = None  # the chair that delivered
+    verdict: str | None = None  # its VERDICT line
+    text: str | None = None  # its prose (synthesis, hard questions)
+
+
+@dataclass
+class ChairWalk:
+    """How far the chair walk got, so its give-up says what really happened."""
+
+    searched: bool = False  # the ledger was searched for a promotion candidate
+    promoted: str | None = None  # the candidate it found
+    refused: bool = False  # the --max-cost ceiling stopped the walk
+
+    def give_up_reason(self, chair: str) -> str:
+        if self.refused:
+            return "the --max-cost ceiling refused the next chair attempt"
+        if self.promoted is not None:
+            return f"the chair {chair}, its retry and the promoted fallback {self.promoted} all failed"
+        if self.searched:
+            return (f"the chair {chair} and its retry failed, and no promotion candidate exists (no model off the "
+                    "bench has a peers-only street-cred in the ledger)")
+        return f"the chair {chair} failed"
+
+
+async def run_chair(ctx: RunContext, packet: str) -> ChairOutcome:
+    """The walk to a chair that delivers; every field of the outcome may be None."""
     p = ctx.prep
     if ctx.exhausted:
         ctx.stage("chair", "skipped", reason="max-cost")
         ctx.degrade("chair", "no chair verdict", "the --max-cost ceiling was reached before the chair could run")
         ctx.stat_row(Row(model=p.chair, role="chair", stage=STAGE, was_chair=True), None)
-        return None, None
+        return ChairOutcome()
+    ctx.plan(1)
     ctx.stage("chair", "running")
     ctx.write("chair-packet.md", packet)
-    for alias, route in chair_candidates(ctx):
+    walk = ChairWalk()
+    for alias, route in chair_candidates(ctx, walk):
         leg_id = ctx.next_id("ch")
         answer = await ask(ctx, verdict_contract(ctx, route), leg_id=leg_id, role="chair", route=route,
                            row=Row(model=alias, role="chair", stage=STAGE, was_chair=True), prompt=packet,
                            dead_row=Row(model=alias, role="chair-attempt", stage=STAGE))
         record_attempt(ctx, leg_id, alias, answer.first)
         if answer.first is None:
+            walk.refused = True
             break  # refused for cost: the walk stops here
         if answer.dead:
             continue
@@ -66,13 +96,16 @@ async def run_chair(ctx: RunContext, packet: str) -> tuple[str | None, str | Non
         ctx.record("chair", alias)
         ctx.record("chairConformance", answer.conformance)
         ctx.stage("chair", "complete", model=alias)
+        if alias != p.chair:
+            ctx.notice(f"chair promoted: {p.chair} failed twice, so {alias} (the best peers-only "
+                       "street-cred in the ledger, off the bench) chaired instead")
         if not answer.ok:
             ctx.degrade("chair", "no chair verdict", "the chair's output has no VERDICT line, even after one repair")
-        return alias, answer.parsed["verdict"]
+        return ChairOutcome(alias, answer.parsed["verdict"], answer.text)
     ctx.stat_row(Row(model=p.chair, role="chair", stage=STAGE, was_chair=True), None)
     ctx.stage("chair", "error")
-    ctx.degrade("chair", "no chair verdict", "the chair, its retry and the promoted fallback all failed")
-    return None, None
+    ctx.degrade("chair", "no chair verdict", walk.give_up_reason(p.chair))
+    return ChairOutcome()
 
 
 def record_attempt(ctx: RunContext, leg_id: str, alias: str, result: Any) -> None:
@@ -87,7 +120,7 @@ def record_attempt(ctx: RunContext, leg_id: str, alias: str, result: Any) -> Non
     ctx.checkpoint()
 
 
-def chair_candidates(ctx: RunContext) -> Iterator[tuple[str, Route]]:
+def chair_candidates(ctx: RunContext, walk: ChairWalk) -> Iterator[tuple[str, Route]]:
     """The requested chair, its one retry, then the best non-bench model from the ledger."""
     p = ctx.prep
     yield p.chair, p.chair_route
@@ -96,6 +129,8 @@ def chair_candidates(ctx: RunContext) -> Iterator[tuple[str, Route]]:
     served = ctx.served_models("stage1")
     promoted = promote_chair(exclude={s["alias"] for s in p.seats} | served | {p.chair, "claude"},
                              gateway=p.options.gateway)
+    walk.promoted = promoted[0] if promoted is not None else None
+    walk.searched = True
     if promoted is not None:
         yield promoted
 
@@ -124,6 +159,3 @@ def chair_packet(ctx: RunContext, anon: Anonymized, authors: list[str], judges_i
     findings = [{**f, "claim": claims.get(f["id"], f["claim"])} for f in anon.findings]
     return briefings.chair_packet(briefing=ctx.prep.briefing, date=ctx.date, record=record, findings=findings,
                                   reviews=named_reviews, rankings=judges_input["rankings"])
-
-
-__all__ = ["JudgeAnswer", "chair_packet", "promote_chair", "run_chair"]

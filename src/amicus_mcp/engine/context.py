@@ -3,6 +3,7 @@
 A stage (Stage 1, Stage 2, the debate round, the chair walk) never reaches into another
 stage's state or into `run.json` directly. It asks the `RunContext` to:
 
+    plan(n)         announce n more legs about to launch (run.json `legsPlanned`)
     leg(...)        launch one paid model call: claim the budget, run it bounded, record it
     stat_row(...)   add a runStats row (the order is stable whatever order legs finish in)
     degrade(...)    record a loss (exit 2) — also a `Notice:` in human output
@@ -36,7 +37,7 @@ from ..providers.cost import leg_estimate, route_pricing
 from ..providers.errors import MalformedReply
 from ..providers.profiles import Profile
 from ..providers.routing import ProviderRegistry, Route
-from .budget import Budget, Claim
+from .budget import Budget, Claim, output_cap
 from .options import RunOptions
 from .run_state import RunState
 from .store import SessionStore, now_iso
@@ -60,6 +61,7 @@ class Prepared:
     catalog: Catalog
     timeout_s: float
     claude_review: str | None = None  # the validated text of Claude's review
+    records: dict[str, Any] = field(default_factory=dict)  # run.json `template`, `artifact`, `pack`
 
     @property
     def lens_run(self) -> bool:
@@ -81,6 +83,7 @@ class LegResult:
     resolved_model: str | None
     duration_ms: int | None
     error: dict[str, str] | None
+    truncated: bool = False  # cut at the output cap (`finish_reason: length`)
 
     @property
     def usable(self) -> bool:
@@ -192,6 +195,8 @@ class RunContext:
             doc["waveId"] = result.leg_id
             if result.resolved_model:
                 doc["resolvedModel"] = result.resolved_model
+            if result.truncated:
+                doc["truncated"] = True
         if row.seat_id is not None and row.seat_id != (row.alias or row.model):
             doc["seat"] = row.seat_id
         doc["status"] = result.status if result is not None else "error"
@@ -210,11 +215,23 @@ class RunContext:
 
     # -- legs ---------------------------------------------------------------------------
 
+    def plan(self, legs: int) -> None:
+        """Announce `legs` more legs about to launch: run.json `legsPlanned` is the legs launched
+        so far plus those planned, never less than before (repairs are counted as they launch)."""
+        doc = self.state.doc
+        doc["legsPlanned"] = max(doc.get("legsPlanned", 0), len(doc["legs"]) + legs)
+        self.checkpoint()
+
     async def leg(self, *, leg_id: str, stage: str, role: str, route: Route, model: str, prompt: str,
                   seat_id: str | None = None, schema: dict[str, Any] | None = None,
                   to_text: Callable[[dict[str, Any]], str] | None = None) -> LegResult | None:
-        """One paid call: claim the budget, run it bounded, record it. None when refused."""
-        estimate = leg_estimate(len(prompt), route_pricing(route, self.prep.catalog))
+        """One paid call: claim the budget, run it bounded, record it. None when refused.
+
+        The claim reserves the stage's output cap and the call sends that cap as `max_tokens`,
+        so a leg can never spend more output than it reserved. The embedded model keeps its own
+        configured bound (its claim is $0 whatever the length)."""
+        cap = output_cap(stage, role)
+        estimate = leg_estimate(len(prompt), route_pricing(route, self.prep.catalog), output_tokens=cap)
         claim: Claim | None = self.budget.claim(estimate)
         if claim is None:
             self.refuse(leg_id, model, stage)
@@ -230,13 +247,15 @@ class RunContext:
         doc: dict[str, Any] = {"modelInput": model}
         try:
             completion = await call_route(self.registry, route, (Message("user", prompt),),
-                                          timeout_s=self.prep.timeout_s, json_schema=schema if structured else None)
+                                          timeout_s=self.prep.timeout_s, json_schema=schema if structured else None,
+                                          max_tokens=None if self.profile(route).compact else cap)
         except anyio.get_cancelled_exc_class():
             entry["status"] = "aborted"
             raise
         except MalformedReply as exc:
             if exc.text:  # the model answered, badly: a content problem the repair loop owns
-                finish_leg(doc, started, completion=Completion(exc.text, None, None, exc.usage or Usage()))
+                finish = getattr(exc, "finish_reason", None)
+                finish_leg(doc, started, completion=Completion(exc.text, finish, None, exc.usage or Usage()))
             else:
                 finish_leg(doc, started, error=exc)
         except Exception as exc:  # one leg's failure is that leg's outcome
@@ -254,5 +273,9 @@ class RunContext:
             entry["resolvedModel"] = result.resolved_model
         if result.error:
             entry["error"] = result.error
+        if doc.get("truncated"):
+            result.truncated = entry["truncated"] = True
+            self.notice(f"{stage} {role} leg {leg_id} ({model}) was cut at its {cap:,}-token output cap; "
+                        "its reply is incomplete")
         self.checkpoint()
         return result

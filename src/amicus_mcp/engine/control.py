@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 
 from ..errors import BadSession
-from .run_state import RunState, engine_pid, find_run_dir, list_runs, read_run
+from .run_state import RunState, engine_pid, find_run_dir, legs_progress, list_runs, read_run
 from .status import status_of as wave_or_leg_status
 from .store import SessionStore, now_iso, pid_alive
 
@@ -40,9 +40,8 @@ def run_status(run_dir: Path) -> dict[str, Any]:
         state.finalize(1, error={"code": "INTERNAL", "message": ENGINE_DIED})
         doc = state.doc
     current = next((s["name"] for s in doc.get("stages", []) if s.get("status") == "running"), None)
-    legs = doc.get("legs", [])
-    return {**doc, "currentStage": current,
-            "legsTotal": len(legs), "legsComplete": sum(1 for leg in legs if leg.get("status") != "running")}
+    done, total = legs_progress(doc)
+    return {**doc, "currentStage": current, "legsTotal": total, "legsComplete": done}
 
 
 def is_terminal(snapshot: dict[str, Any]) -> bool:

@@ -17,8 +17,13 @@ One command, no Claude in the loop. Stage 4 (accept/deny) stays human: the engin
     outputs      tally-input.json, tally.json, verdict.json, report.html, run.json
 
 `run.json` is checkpointed after every leg, stage and chair attempt. Exit codes: 0 clean;
-1 error; 2 degraded (a dead seat, a dropped judge, no chair verdict, a refused launch, an
-inexact cost under a ceiling); 130/143 aborted by SIGINT/SIGTERM.
+1 error; 2 degraded (a dead seat, a seat whose findings were lost to an unstructured review, a
+dropped judge, no chair verdict, a refused launch, an inexact cost under a ceiling); 130/143
+aborted by SIGINT/SIGTERM.
+
+The stages live in their own modules (stage1, stage2, debate_round, chair) and talk to the
+run only through `RunContext` (context.py); every model answer goes through the one
+ask → parse → repair routine (asking.py).
 """
 
 from __future__ import annotations
@@ -31,9 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from ..council import briefings
+from ..config import load_config
 from ..council.anonymize import Anonymized, StageOneReview, anonymize, tally_input
 from ..council.findings import validate_findings
 from ..council.ledger import append_ledger
+from ..council.parse import chair_sections
 from ..council.report import build_report
 from ..council.seats import Seat, build_seats, repeats_alias
 from ..council.tally import tally
@@ -41,12 +48,14 @@ from ..council.verdict import build_verdict
 from ..errors import AmicusError, BadArgs, ClaudeReviewInvalid, CostExceeded, CouncilQuorum
 from ..fsio import atomic_write_text, read_text
 from ..providers.routing import ProviderRegistry, resolve_model
+from .briefing_inputs import apply_pack, blame_pack, check_briefing_source, compose_briefing, is_template_file
 from .chair import chair_packet, run_chair
 from .context import Prepared, RunContext
 from .debate_round import DebateRound
-from .options import RunOptions, write_options
-from .preflight import check_gateway, check_timeout_minutes, prepare_bench, read_prompt_file
-from .run_state import read_run, write_pointer
+from .options import DEFAULT_TIMEOUT_MIN, RunOptions, write_options
+from .preflight import (check_gateway, check_material, check_ready, check_timeout_minutes, dropped_notice,
+                        prepare_bench, read_prompt_file)
+from .run_state import RunState, read_run, write_pointer
 from .stage1 import SeatOutcome, run_stage1
 from .stage2 import CrossReview, run_stage2
 from .store import SessionStore, new_task_id, now_iso, resolve_project
@@ -62,27 +71,47 @@ __all__ = ["DEFAULT_CHAIR", "LOCAL_CHAIR", "CouncilRun", "Prepared", "RunOptions
 
 # --------------------------------------------------------------------------- pre-flight
 
-async def prepare(options: RunOptions, *, briefing: str | None = None) -> Prepared:
-    """Every check before any spend. `briefing` is the run directory's own copy when a
-    worker continues a run another front prepared (the caller's file may have moved since)."""
-    briefing = read_prompt_file(options.prompt_file) if briefing is None else briefing
-    gateway = check_gateway(options.gateway)
-    timeout_s = check_timeout_minutes(options.timeout_min)
+async def prepare(options: RunOptions, *, briefing: str | None = None,
+                  records: dict[str, Any] | None = None) -> Prepared:
+    """Every check before any spend. A worker continuing a run another front prepared passes
+    the run directory's own `briefing` copy and the `records` (template, artifact, pack) the
+    front made of it: the caller's files may have changed since, and are not read again."""
+    options = apply_pack(options)
+    options = options.model_copy(update={
+        "timeout_min": DEFAULT_TIMEOUT_MIN if options.timeout_min is None else options.timeout_min,
+        "debate": bool(options.debate)})
+    if options.template and is_template_file(options.template):  # the worker runs elsewhere
+        options = options.model_copy(update={"template": str(Path(options.template).expanduser().resolve())})
+    if briefing is None:
+        briefing, records = compose_or_read(options)
+    else:
+        briefing = check_material(briefing, what="the run's briefing", allow_secrets=options.allow_secrets)
+    with blame_pack(options, "gateway"):
+        gateway = check_gateway(options.gateway)
+    with blame_pack(options, "timeout_min"):
+        timeout_s = check_timeout_minutes(options.timeout_min)
     if options.max_cost is not None and not options.max_cost > 0:
         raise BadArgs(f"--max-cost must be a positive number of dollars, got {options.max_cost}", hint="e.g. --max-cost 2.00")
-    bench = await prepare_bench(options.models, options.council, gateway=gateway, minimum=2,
-                                cost_gate=options.cost_gate, validate=options.validate_models)
+    with blame_pack(options, "bench", "gateway"):
+        bench = await prepare_bench(options.models, options.council, gateway=gateway, minimum=2,
+                                    cost_gate=options.cost_gate, validate=options.validate_models)
     all_local = all(r.kind == "embedded" for r in bench.routes)
     chair = options.chair or (LOCAL_CHAIR if all_local else DEFAULT_CHAIR)
-    chair_route = resolve_model(chair, gateway=gateway)
-    bench_ids = {m for m in bench.models} | {r.canonical for r in bench.routes}
-    if chair in bench_ids or chair_route.canonical in bench_ids:
-        raise BadArgs(
-            f"the chair '{chair}' is also a bench seat",
-            hint="the chair must be independent of the bench: pick another --chair",
-        )
-    seats = seat_table(bench.models, critic=options.critic, lenses=options.lenses)
+    with blame_pack(options, "chair", "bench"):
+        chair_route = resolve_model(chair, gateway=gateway)
+        check_ready(chair, chair_route, load_config())
+        bench_ids = {m for m in bench.models} | {r.canonical for r in bench.routes}
+        if chair in bench_ids or chair_route.canonical in bench_ids:
+            raise BadArgs(
+                f"the chair '{chair}' is also a bench seat",
+                hint="the chair must be independent of the bench: pick another --chair",
+            )
+    with blame_pack(options, "critic", "lenses", "bench"):
+        seats = seat_table(bench.models, critic=options.critic, lenses=options.lenses)
     claude_review = read_claude_review(options.claude_review) if options.claude_review else None
+    if claude_review is not None:  # the bench reads it too: it is material like the briefing
+        claude_review = check_material(claude_review, what=f"Claude's review '{options.claude_review}'",
+                                       allow_secrets=options.allow_secrets)
     store = SessionStore(resolve_project(options.project))
     run_id = options.run_id or new_task_id()
     store.task_dir(run_id)  # validates a caller-supplied id
@@ -92,7 +121,22 @@ async def prepare(options: RunOptions, *, briefing: str | None = None) -> Prepar
         options=options, run_id=run_id, run_dir=run_dir, store=store, briefing=briefing,
         seats=seats, routes=bench.routes, chair=chair, chair_route=chair_route,
         dropped=bench.dropped, catalog=bench.catalog, timeout_s=timeout_s, claude_review=claude_review,
+        records=dict(records or {}),
     )
+
+
+def compose_or_read(options: RunOptions) -> tuple[str, dict[str, Any]]:
+    """The briefing (from a template and its artifact, or the prompt file), checked for
+    secrets, and what run.json records of where it came from."""
+    check_briefing_source(options)
+    records: dict[str, Any] = {"pack": options.pack_record} if options.pack_record else {}
+    if not options.template:
+        return read_prompt_file(options.prompt_file, allow_secrets=options.allow_secrets), records
+    composed = compose_briefing(options)
+    records.update(composed.records())
+    text = check_material(composed.text, what=f"the briefing composed from template '{options.template}'",
+                          allow_secrets=options.allow_secrets)
+    return text, records
 
 
 _LENS = re.compile(r"^[a-z0-9][a-z0-9-]{0,47}$")
@@ -156,11 +200,13 @@ def initial_manifest(prep: Prepared) -> dict[str, Any]:
                     "gateway": options.gateway or "auto", "outDir": str(prep.run_dir)},
         "usage": None,
         "legs": [],
+        "legsPlanned": len(prep.seats),  # Stage 1; each later stage adds its legs when it is planned
         "chairAttempts": [],
         "createdAt": now_iso(),
     }
     if prep.dropped:
         doc["droppedMembers"] = prep.dropped
+    doc.update(prep.records)
     if options.debate:
         doc["debate"] = {"enabled": True, "outcome": "nothing-to-debate"}
     return doc
@@ -197,17 +243,15 @@ class CouncilRun:
         self.prep = prep
         self.ctx = RunContext(prep, registry)
         self.ctx.open(initial_manifest(prep))
+        if prep.dropped:
+            self.ctx.notice(dropped_notice(prep.dropped))
         if prep.chair_route.kind == "embedded" and any(r.kind == "embedded" for r in prep.routes):
             self.ctx.notice("the chair runs on the same embedded model as the bench: offline there is no "
                             "independent model, so this verdict is not independent of the reviews")
 
     @property
-    def state(self):  # noqa: ANN201 - the run's manifest (run.json), for the fronts that finalize it
+    def state(self) -> RunState:  # the run's manifest (run.json), for run_council's abort path
         return self.ctx.state
-
-    @property
-    def budget(self):  # noqa: ANN201
-        return self.ctx.budget
 
     async def run(self) -> tuple[dict[str, Any], int]:
         ctx, p = self.ctx, self.prep
@@ -246,17 +290,21 @@ class CouncilRun:
         ctx.checkpoint()
         cross = await run_stage2(ctx, anon, usable)
 
-        ctx.stage("tally", "running")
+        # A debated run's first tally is provisional; its `tally` stage is stamped after the round.
+        first_tally = "tally-provisional" if p.options.debate else "tally"
+        ctx.stage(first_tally, "running")
         provisional_input = self.tally_input(anon, cross, p.chair)
         record = tally(provisional_input)
-        ctx.stage("tally", "complete")
+        ctx.stage(first_tally, "complete")
         round_ = None
         if p.options.debate:
             round_ = await DebateRound(ctx, anon, cross.judges, record, provisional_input, cross.prose).run()
             record = round_.final_record
+            ctx.stage("tally", "complete")
 
         packet = chair_packet(ctx, anon, self.authors(usable), self.tally_input(anon, cross, p.chair, rows=False), record)
-        chair_alias, verdict_line = await run_chair(ctx, packet)
+        chair = await run_chair(ctx, packet)
+        chair_alias, verdict_line = chair.alias, chair.verdict
 
         final_input = self.tally_input(anon, cross, chair_alias or p.chair)
         if round_ is not None:
@@ -273,9 +321,10 @@ class CouncilRun:
 
         ctx.stage("verdict", "running")
         decisions = round_.decisions() if round_ is not None else []
-        verdict = build_verdict(record, decisions, overall_verdict=verdict_line)
+        self.check_cost_floor()  # before the verdict, so its degrades say so too
+        verdict = build_verdict(record, decisions, overall_verdict=verdict_line, run=self.run_facts(chair.text))
         ctx.write_json("verdict.json", verdict)
-        ctx.write("report.html", build_report(verdict, fmt="html"))
+        ctx.write("report.html", build_report(verdict, fmt="html", record=record))
         ctx.stage("verdict", "complete")
         return self.finish(record, verdict)
 
@@ -304,6 +353,28 @@ class CouncilRun:
             meta["seats"] = self.prep.seats
         return meta
 
+    def check_cost_floor(self) -> None:
+        usage = self.ctx.budget.usage_block()
+        if self.prep.options.max_cost is not None and not usage["costExact"]:
+            self.ctx.degrade("budget", "cost total is a floor",
+                             f"{usage['unknownLegs']} leg(s) had no known cost under a --max-cost ceiling")
+
+    def run_facts(self, chair_text: str | None) -> dict[str, Any]:
+        """What verdict.json carries beyond the tally: the chair's sections, the debate
+        summary, the degrades and the informational notices (a degrade is also a notice line
+        in run.json; in the verdict it is listed once, as a loss)."""
+        doc = self.ctx.state.doc
+        degrades = list(doc.get("degrades", []))
+        lost = {f"{d['what']}: {d['why']}" for d in degrades}
+        sections = chair_sections(chair_text) if chair_text else None
+        return {
+            "synthesis": sections.synthesis if sections else None,
+            "hardQuestions": sections.hard_questions if sections else [],
+            "debate": doc.get("debate"),
+            "degrades": degrades,
+            "notices": [n for n in self.ctx.notices if n not in lost],
+        }
+
     def finish(self, record: dict[str, Any], verdict: dict[str, Any]) -> tuple[dict[str, Any], int]:
         ctx = self.ctx
         doc = ctx.state.doc
@@ -311,9 +382,6 @@ class CouncilRun:
         doc["judged"] = record["judged"]
         doc["tierCounts"] = record["tierCounts"]
         doc["overallVerdict"] = verdict["overallVerdict"]
-        if self.prep.options.max_cost is not None and not doc["usage"]["costExact"]:
-            ctx.degrade("budget", "cost total is a floor",
-                        f"{doc['usage']['unknownLegs']} leg(s) had no known cost under a --max-cost ceiling")
         if ctx.notices:
             doc["notices"] = ctx.notices
         code = 2 if ctx.degraded else 0
@@ -322,11 +390,11 @@ class CouncilRun:
 
 
 async def run_council(options: RunOptions, *, registry: ProviderRegistry | None = None,
-                      briefing: str | None = None) -> tuple[dict[str, Any], int]:
+                      briefing: str | None = None, records: dict[str, Any] | None = None) -> tuple[dict[str, Any], int]:
     """Pre-flight, then the whole run with signal handling. Returns (run.json, exit code)."""
     from .signals import run_until_signal
 
-    prep = await prepare(options, briefing=briefing)
+    prep = await prepare(options, briefing=briefing, records=records)
     own = registry is None
     active = registry or ProviderRegistry()
     engine = CouncilRun(prep, active)
@@ -336,7 +404,7 @@ async def run_council(options: RunOptions, *, registry: ProviderRegistry | None 
         if own:
             await active.aclose()
     if signal_exit is not None or result is None:
-        engine.state.doc["usage"] = engine.budget.usage_block()
+        engine.state.doc["usage"] = engine.ctx.budget.usage_block()
         engine.state.doc["status"] = "aborted"
         engine.state.finalize(signal_exit or 143)
         return engine.state.doc, signal_exit or 143

@@ -57,7 +57,6 @@ class DebateRound:
 
     async def run(self) -> DebateRound:
         ctx = self.ctx
-        ctx.stage("tally-provisional", "complete")
         self.targets = debate.targets(self.base_input, self.provisional, self.judge_prose)
         if not self.targets:
             self.set_outcome("nothing-to-debate")
@@ -123,7 +122,7 @@ class DebateRound:
         return target.finding.get("raiserSeat") or target.finding.get("raiser") or ""
 
     async def defense(self) -> None:
-        self.ctx.stage("debate-defense", "running")
+        self.ctx.stage("debate-defense", "running", waveId=f"{self.ctx.run_id}-dr")
         by_raiser: dict[str, list[debate.DebateTarget]] = {}
         for target in self.targets:
             seat = self.raiser_seat(target)
@@ -131,6 +130,7 @@ class DebateRound:
                 self.outcome.responses[target.finding["id"]] = {"action": "no-response"}
                 continue
             by_raiser.setdefault(seat, []).append(target)
+        self.ctx.plan(len(by_raiser))
         async with anyio.create_task_group() as group:
             for seat_id, owned in by_raiser.items():
                 group.start_soon(self.defend, seat_id, owned)
@@ -138,7 +138,8 @@ class DebateRound:
 
     async def defend(self, seat_id: str, owned: list[debate.DebateTarget]) -> None:
         ids = [t.finding["id"] for t in owned]
-        parsed = await self.ask(seat_id, kind="defense", role="rebuttal", suffix="dr", prompt=debate.defense_brief(owned),
+        parsed = await self.ask(seat_id, kind="defense", role="rebuttal", suffix="dr", ids=ids,
+                                prompt=debate.defense_brief(owned),
                                 file=f"rebuttal-{seat_file_stem(seat_id)}.md", parse=lambda text: parse_defense(text, ids),
                                 unusable=("defense", "its findings stand undefended"))
         for fid in ids:
@@ -156,6 +157,7 @@ class DebateRound:
         for fid, target in answered.items():
             for seat in target.disputers:
                 asked.setdefault(seat, []).append(fid)
+        ctx.plan(len(asked))
         async with anyio.create_task_group() as group:
             for seat_id, ids in asked.items():
                 group.start_soon(self.revote_one, seat_id, ids, bundle)
@@ -163,21 +165,22 @@ class DebateRound:
         return len(asked)
 
     async def revote_one(self, seat_id: str, ids: list[str], bundle: str) -> None:
-        parsed = await self.ask(seat_id, kind="revote", role="revote", suffix="rv", prompt=bundle,
+        parsed = await self.ask(seat_id, kind="revote", role="revote", suffix="rv", ids=ids, prompt=bundle,
                                 file=f"revote-{seat_file_stem(seat_id)}.md", parse=lambda text: parse_revote(text, ids),
                                 unusable=("re-vote", "its original verdicts stand"))
         self.outcome.revotes[seat_id] = {fid: dict(vote) for fid, vote in parsed["revotes"].items() if fid in ids}
 
     # -- one debate answer --------------------------------------------------------------
 
-    async def ask(self, seat_id: str, *, kind: str, role: str, suffix: str, prompt: str, file: str,
+    async def ask(self, seat_id: str, *, kind: str, role: str, suffix: str, ids: list[str], prompt: str, file: str,
                   parse: Callable[[str], Parsed], unusable: tuple[str, str]) -> Parsed:
         """One debate answer with exactly one repair. An answer that never parses is a degrade,
         and its parse (of nothing) is the "originals stand" result the caller falls back on."""
         ctx = self.ctx
         seat, route = ctx.prep.seat_route(seat_id)
         contract = Contract(stage="debate", parse=parse, max_repairs=1,
-                            repair_prompt=lambda failing, parsed: debate.debate_repair_prompt(failing, parsed["errors"], kind),
+                            repair_prompt=lambda failing, parsed: debate.debate_repair_prompt(
+                                failing, parsed["errors"], kind, ids),
                             repair_id=lambda: ctx.next_id(f"{suffix}r"))
         answer = await ask(ctx, contract, leg_id=ctx.next_id(suffix), role=role, route=route, prompt=prompt,
                            row=Row(model=seat["alias"], role=role, stage=DEBATE_STAGE, position=seat["position"]),

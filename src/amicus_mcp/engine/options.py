@@ -5,9 +5,13 @@ tools from their arguments — and pre-flight validates it once. The engine writ
 run directory before the first leg; a detached worker (`python -m amicus_mcp.engine.worker
 DIR`) reads it back, so no code ever turns options into another front's argv.
 
-What is recorded is the caller's choices, normalised (absolute paths, the bench as typed),
-never the run's identity (the run id and directory are the run's own, in `run.json`): the
-same inputs give the same document whichever front took them.
+What is recorded is what the run runs with — the caller's choices, with a policy pack's
+defaults already filled in (`packRecord` says which pack, so it is never read twice) and
+paths made absolute — never the run's identity (the run id and directory are the run's own,
+in `run.json`): the same inputs give the same document whichever front took them.
+
+None means "not typed": a pack may then supply the value, else pre-flight applies the
+default (`briefing_inputs.apply_pack`, then `council_run.prepare`).
 """
 
 from __future__ import annotations
@@ -30,12 +34,12 @@ class _Options(BaseModel):
 
     models: list[str] | None = None  # the bench as typed (repeats make twin seats) …
     council: str | None = None  # … or a saved council / built-in bench
-    timeout_min: float = Field(DEFAULT_TIMEOUT_MIN, alias="timeoutMinutes")  # per leg
     gateway: str | None = None  # auto | direct | openrouter (None: config, else auto)
     cost_gate: bool = True  # refuse models priced above the per-Mtok threshold
     validate_models: bool = Field(True, alias="validateModels")  # check ids against the catalog
     project: str | None = None  # whose sessions dir indexes the run (None: cwd)
     prompt_file: str | None = None  # the briefing as the caller named it
+    allow_secrets: bool = False  # send material that looks like it holds a secret (pre-flight refuses it)
 
 
 class RunOptions(_Options):
@@ -45,10 +49,18 @@ class RunOptions(_Options):
     schema_version: Literal[2] = Field(2, alias="schemaVersion")
     chair: str | None = None  # default: DEFAULT_CHAIR, or the embedded model for an all-local bench
     max_cost: float | None = None  # whole-run ceiling on known spend, USD
+    timeout_min: float | None = Field(None, alias="timeoutMinutes")  # per leg; default DEFAULT_TIMEOUT_MIN
     critic: str | None = None  # a bench member that gets the adversarial brief
     lenses: list[str] | None = None  # one expert lens per seat, assigned at random
-    debate: bool = False  # Stage 2.5: one rebuttal round
+    debate: bool | None = None  # Stage 2.5: one rebuttal round (default off)
     claude_review: str | None = None  # a file with Claude's own review, judged but never judging
+    template: str | None = None  # a briefing template (name or file) composed with `artifact`
+    artifact: str | None = None  # the file the council reviews, for a template
+    vars: dict[str, str] | None = None  # the template's variables
+    pack: str | None = None  # a policy pack (name or file) supplying the untyped options
+    pack_record: dict[str, Any] | None = None  # set by apply_pack: run.json `pack`
+    # Set by apply_pack for pre-flight's messages: the options the pack supplied.
+    pack_fields: tuple[str, ...] = Field((), exclude=True)
     # The run's identity, chosen by the front that starts it; never written to options.json.
     out_dir: str | None = Field(None, exclude=True)
     run_id: str | None = Field(None, exclude=True)
@@ -63,6 +75,7 @@ class WaveOptions(_Options):
 
     type: Literal["wave-options"] = "wave-options"
     schema_version: Literal[2] = Field(2, alias="schemaVersion")
+    timeout_min: float = Field(DEFAULT_TIMEOUT_MIN, alias="timeoutMinutes")  # per leg
     wave_id: str | None = Field(None, exclude=True)
 
     def document(self) -> dict[str, Any]:
@@ -71,7 +84,8 @@ class WaveOptions(_Options):
 
 def normalised(options: RunOptions | WaveOptions) -> Any:
     """The same options with every path made absolute (a worker runs in another cwd)."""
-    paths = {name: str(Path(value).resolve()) for name in ("prompt_file", "project", "claude_review", "out_dir")
+    paths = {name: str(Path(value).expanduser().resolve())
+             for name in ("prompt_file", "project", "claude_review", "out_dir", "artifact")
              if isinstance(value := getattr(options, name, None), str)}
     return options.model_copy(update=paths)
 

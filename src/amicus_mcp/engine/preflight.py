@@ -1,10 +1,18 @@
-"""Checks that run before any spend: the bench, the models, the cost gate, the prompt.
+"""Checks that run before any spend: the bench, the models, the keys, the cost gate, the prompt.
+
+The prompt check includes the material itself: a briefing that holds a configured key's
+value or something shaped like a credential is refused (`SECRET_IN_MATERIAL`) before it can
+be sent to every seat, the judges and the chair — unless the caller allows it explicitly.
 
 Every failure here is an `AmicusError` with a hint, raised before a single call is made.
+A `--council` member that has gone stale (its alias no longer resolves, or its id has left
+the model catalog) is dropped with a reason rather than failing the run; an explicit
+`--models` entry stays strict (seed 000).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -12,12 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from ..config import load_config
-from ..errors import BadArgs, MissingPrompt
+from ..errors import AmicusError, BadArgs, BadModel, MissingKey, MissingPrompt, SecretInMaterial
 from ..fsio import read_text
 from ..presets import show_council
-from ..providers.catalog import Catalog, load_catalog, validate_models
+from ..providers.catalog import Catalog, load_catalog, read_cached_catalog, validate_models
 from ..providers.cost import check_cost_gate, cost_gate_threshold, route_pricing
-from ..providers.routing import GATEWAY_MODES, GatewayMode, Route, resolve_model
+from ..providers.endpoints import OPENROUTER_KEY_ENV, provider_settings
+from ..providers.keys import get_key, set_key_hint
+from ..providers.routing import GATEWAY_MODES, GatewayMode, Route, has_provider_factory, resolve_model
 
 DEFAULT_MAX_LEGS = 10
 
@@ -36,7 +46,8 @@ def max_legs() -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_MAX_LEGS
 
 
-def read_prompt_file(path: str | None) -> str:
+def read_prompt_file(path: str | None, *, allow_secrets: bool = False) -> str:
+    """The briefing, read (bounded) and checked for secrets (`check_material`)."""
     if not path:
         raise MissingPrompt("a prompt file is required", hint="pass --prompt-file FILE (prompts are never inline)")
     if not Path(path).exists():
@@ -44,7 +55,33 @@ def read_prompt_file(path: str | None) -> str:
     text = read_text(path, what="prompt file")
     if not text.strip():
         raise MissingPrompt(f"prompt file '{path}' is empty", hint="write the briefing into the file first")
-    return text
+    return check_material(text, what=f"prompt file '{path}'", allow_secrets=allow_secrets)
+
+
+MAX_HITS_SHOWN = 5
+
+
+def check_material(text: str, *, what: str, allow_secrets: bool = False) -> str:
+    """`text` as it may be sent to models; SECRET_IN_MATERIAL when it holds a secret.
+
+    A hit names its line and kind, never the value. With `allow_secrets` the material goes
+    out as written, except the values of keys configured on this machine, which are masked:
+    those never reach a model.
+    """
+    from ..secrets import mask_configured, scan_material
+
+    if allow_secrets:
+        return mask_configured(text)
+    hits = scan_material(text)
+    if not hits:
+        return text
+    shown = "; ".join(hit.describe() for hit in hits[:MAX_HITS_SHOWN])
+    more = f" (and {len(hits) - MAX_HITS_SHOWN} more)" if len(hits) > MAX_HITS_SHOWN else ""
+    raise SecretInMaterial(
+        f"{what} looks like it contains a secret, which would be sent to every model: {shown}{more}",
+        hint="remove it from the material; if it is not a real secret, pass --allow-secrets "
+             "(allowSecrets: true over MCP)",
+    )
 
 
 def check_gateway(gateway: str | None) -> GatewayMode | None:
@@ -70,11 +107,7 @@ def members_of(models: Sequence[str] | None, council: str | None, *, minimum: in
     if council:
         shown = show_council(council)
         members, dropped = shown["resolved"], shown["dropped"]
-        if len(members) < max(minimum, 2):
-            raise BadArgs(
-                f"council '{council}' has fewer than 2 usable members",
-                hint="'amicus council show " + council + "' lists what dropped and why",
-            )
+        check_council_size(council, members, minimum)
     else:
         members, dropped = list(models or []), []
     if len(members) < minimum:
@@ -96,17 +129,121 @@ async def prepare_bench(
     cost_gate: bool = True,
     validate: bool = True,
     catalog: Catalog | None = None,
+    ready: bool = True,
 ) -> Bench:
-    """Resolve every member, validate ids against the catalog and apply the cost gate."""
+    """Resolve every member, drop a council's stale members, validate ids against the catalog,
+    check every route can run (its key, the local extra) and apply the cost gate."""
     members, dropped = members_of(models, council, minimum=minimum)
     cfg: dict[str, Any] = load_config()
-    routes = [resolve_model(member, gateway=gateway, cfg=cfg) for member in members]
+    if council:
+        resolvable, routes, unresolved = split_resolvable(members, gateway=gateway, cfg=cfg)
+    else:
+        resolvable, routes, unresolved = list(members), [resolve_model(m, gateway=gateway, cfg=cfg) for m in members], []
+    if ready:  # before the catalog is even fetched; an estimate spends nothing, so it needs no keys
+        for member, route in zip(resolvable, routes):
+            check_ready(member, route, cfg)
     if catalog is None and any(r.kind == "gateway" for r in routes):
         catalog = await load_catalog()
     catalog = catalog if catalog is not None else Catalog()
-    if validate:
+    if council:
+        members, routes, stale = split_catalogued(resolvable, routes, catalog if validate else Catalog())
+        dropped = [*dropped, *unresolved, *stale]
+        check_council_size(council, members, minimum)
+    elif validate:
         validate_models(routes, catalog)
     threshold = cost_gate_threshold(cfg, disabled=not cost_gate)
     for member, route in zip(members, routes):
         check_cost_gate(member, route_pricing(route, catalog), threshold=threshold)
     return Bench(models=members, routes=routes, dropped=dropped, council=council, catalog=catalog)
+
+
+def check_council_size(council: str, members: Sequence[str], minimum: int) -> None:
+    if len(members) < max(minimum, 2):
+        raise BadArgs(
+            f"council '{council}' has fewer than 2 usable members",
+            hint="'amicus council show " + council + "' lists what dropped and why",
+        )
+
+
+# --- stale council members: dropped with a reason, never fatal on their own ---------------
+
+def split_resolvable(members: Sequence[str], *, gateway: GatewayMode | None,
+                     cfg: dict[str, Any]) -> tuple[list[str], list[Route], list[dict[str, str]]]:
+    """(members that route, their routes, the dropped ones with the routing error as reason)."""
+    kept: list[str] = []
+    routes: list[Route] = []
+    dropped: list[dict[str, str]] = []
+    for member in members:
+        try:
+            routes.append(resolve_model(member, gateway=gateway, cfg=cfg))
+        except AmicusError as err:
+            dropped.append({"member": member, "reason": err.message})
+            continue
+        kept.append(member)
+    return kept, routes, dropped
+
+
+def split_catalogued(members: Sequence[str], routes: Sequence[Route],
+                     catalog: Catalog) -> tuple[list[str], list[Route], list[dict[str, str]]]:
+    """Drop members whose OpenRouter id has left a (non-empty) catalog."""
+    kept: list[str] = []
+    kept_routes: list[Route] = []
+    dropped: list[dict[str, str]] = []
+    for member, route in zip(members, routes):
+        model_id = route.catalog_id
+        if model_id and catalog.has(model_id) is False:
+            dropped.append({"member": member, "reason": f"'{model_id}' is no longer in the OpenRouter model catalog"})
+            continue
+        kept.append(member)
+        kept_routes.append(route)
+    return kept, kept_routes, dropped
+
+
+def dropped_notice(dropped: Sequence[dict[str, str]]) -> str:
+    """The one wording of a council's dropped members (a council run's and a wave's notices)."""
+    return "dropped unavailable council member(s): " + "; ".join(f"{d['member']} ({d['reason']})" for d in dropped)
+
+
+def preview_council(name: str, *, gateway: GatewayMode | None = None) -> dict[str, Any]:
+    """`council show`: the resolved/dropped split a `--council NAME` run would get, read from
+    the cached catalog (no network, nothing spent)."""
+    doc = show_council(name)
+    cfg: dict[str, Any] = load_config()
+    resolvable, routes, unresolved = split_resolvable(doc["resolved"], gateway=gateway, cfg=cfg)
+    kept, _, stale = split_catalogued(resolvable, routes, read_cached_catalog())
+    return {**doc, "resolved": kept, "dropped": [*doc["dropped"], *unresolved, *stale]}
+
+
+# --- can every route run? -----------------------------------------------------------------
+
+def check_ready(member: str, route: Route, cfg: dict[str, Any]) -> None:
+    """MissingKey for a route whose key is not set; the local model's own error when the
+    `local` extra or its model package is not installed. Cheap: nothing is imported."""
+    if has_provider_factory(route.provider):
+        return  # served by a registered factory, which answers for itself
+    if route.kind == "gateway" and not get_key(OPENROUTER_KEY_ENV):
+        raise missing_key(member, "runs through OpenRouter", OPENROUTER_KEY_ENV)
+    if route.kind == "server":
+        env_name = provider_settings(cfg, route.provider).get("apiKeyEnv")
+        if isinstance(env_name, str) and env_name and not get_key(env_name):
+            raise missing_key(member, f"runs on provider '{route.provider}'", env_name)
+    if route.kind == "embedded":
+        check_local_ready(member, route)
+
+
+def missing_key(member: str, how: str, env_name: str) -> MissingKey:
+    return MissingKey(f"'{member}' {how}, which needs {env_name}, and {env_name} is not set",
+                      hint=set_key_hint(env_name))
+
+
+def check_local_ready(member: str, route: Route) -> None:
+    from ..providers.embedded import EXTRA_HINT, LocalModelUnavailable, LocalSettings, resolve_local_model
+    from ..providers.gguf_cache import MODEL_DISTRIBUTION, MODEL_PACKAGE
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise LocalModelUnavailable(f"'{member}' runs on the embedded local model, which needs the 'local' extra "
+                                    "(llama-cpp-python), and it is not installed", hint=EXTRA_HINT)
+    ref = resolve_local_model(route.model, LocalSettings.from_config())
+    if ref.path is None and importlib.util.find_spec(MODEL_PACKAGE) is None:
+        raise BadModel(f"'{member}' runs on the bundled local model, and its package '{MODEL_DISTRIBUTION}' "
+                       "is not installed", hint=EXTRA_HINT)

@@ -11,11 +11,21 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadArgs, BadSession
-from ..fsio import atomic_write_json, read_json
+from ..fsio import atomic_write_json, read_json, sweep_temp_files
 from .store import SessionStore, now_iso
 
 EXIT_STATUS = {0: "complete", 1: "error", 2: "partial", 130: "aborted", 143: "aborted"}
 STAGE_ORDER = ("stage1", "stage2", "tally", "chair", "verdict")
+
+
+def legs_progress(doc: dict[str, Any]) -> tuple[int, int]:
+    """(legs finished, legs in the plan) for a run.json: the plan is `legsPlanned`, or the
+    legs launched when repairs and retries took it past the plan (or an older run has none)."""
+    legs = [leg for leg in doc.get("legs") or [] if isinstance(leg, dict)]
+    planned = doc.get("legsPlanned")
+    planned = planned if isinstance(planned, int) and not isinstance(planned, bool) else 0
+    done = sum(1 for leg in legs if leg.get("status") != "running")
+    return done, max(planned, len(legs))
 
 
 class RunState:
@@ -64,6 +74,9 @@ class RunState:
                 stage["status"] = "aborted" if self.doc["status"] == "aborted" else "error"
                 stage["completedAt"] = now_iso()
         self.checkpoint()
+        # Final (by the engine, or by a reader that found its engine dead): what a killed
+        # write left behind goes now, since nothing will ever rename it into place.
+        sweep_temp_files(self.run_dir)
 
 
 def _read_if_present(path: Path) -> dict[str, Any] | None:

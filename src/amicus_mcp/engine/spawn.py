@@ -141,10 +141,14 @@ class StartedWave:
 async def start_wave(options: WaveOptions, *, prompt: str | None = None) -> StartedWave:
     """Pre-flight a wave exactly as `amicus fanout` does, then start it as a detached worker.
     The prompt is `options.prompt_file`, or `prompt` (inline text, from the MCP tool)."""
-    from .preflight import check_gateway, check_timeout_minutes, prepare_bench, read_prompt_file
+    from .preflight import (check_gateway, check_material, check_timeout_minutes, dropped_notice, prepare_bench,
+                            read_prompt_file)
     from .store import resolve_project
 
-    text = _wave_prompt(prompt, options.prompt_file, read_prompt_file)
+    text = _wave_prompt(prompt, options.prompt_file,
+                        lambda path: read_prompt_file(path, allow_secrets=options.allow_secrets))
+    if prompt is not None:
+        text = check_material(text, what="the prompt", allow_secrets=options.allow_secrets)
     mode = check_gateway(options.gateway)
     check_timeout_minutes(options.timeout_min)
     bench = await prepare_bench(options.models, options.council, gateway=mode,
@@ -160,7 +164,7 @@ async def start_wave(options: WaveOptions, *, prompt: str | None = None) -> Star
         raise InternalError(f"could not start the fanout wave: {exc.strerror or exc}",
                             hint="check the Python environment amicus runs in") from None
     task_ids = seed_wave(store, wave_id, bench.models, pid=pid, briefing=briefing, chars=len(text))
-    notices = [f"dropped unavailable council member {d['member']}: {d['reason']}" for d in bench.dropped]
+    notices = [dropped_notice(bench.dropped)] if bench.dropped else []
     return StartedWave(wave_id, task_ids, pid, notices)
 
 

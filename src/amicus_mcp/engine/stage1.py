@@ -101,6 +101,10 @@ async def review_seat(ctx: RunContext, index: int, outcome: SeatOutcome, brief: 
         ctx.degrade("stage1", f"seat {seat['id']} produced no review", "the model returned no text, even after repair")
         return
     outcome.conformance = answer.conformance
+    if not answer.ok:
+        ctx.degrade("stage1", f"seat {seat['id']}'s findings were lost",
+                    "its review never carried a valid findings block, even after repair; the prose is judged, "
+                    "but it raises no findings")
     findings = answer.parsed["findings"] if answer.ok else []
     outcome.review = StageOneReview(seat["id"], seat["alias"], answer.text, findings, structured=answer.ok)
     ctx.write(f"review-{seat_file_stem(seat['id'])}.md", answer.text)

@@ -31,6 +31,7 @@ async def run_stage2(ctx: RunContext, anon: Anonymized, usable: list[SeatOutcome
     bundle = briefings.judge_bundle(briefing=ctx.prep.briefing, date=ctx.date, reviews=anon.prose,
                                     findings=anon.findings)
     ctx.write("bundle-stage2.md", bundle)
+    ctx.plan(len(usable))
     ctx.stage("stage2", "running", waveId=f"{ctx.run_id}-s2")
     answers: list[JudgeAnswer | None] = [None] * len(usable)
     prose: dict[str, str] = {}

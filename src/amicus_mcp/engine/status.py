@@ -48,4 +48,6 @@ def mark_crashed(store: SessionStore, wave: dict[str, Any]) -> dict[str, Any]:
     wave["status"] = "crashed"
     wave["error"] = {"code": "CRASHED", "message": CRASH_REASON, "detectedAt": now_iso()}
     store.write_wave(wave)
+    for task_id in (wave["waveId"], *(leg["taskId"] for leg in wave["legs"])):
+        store.sweep(task_id)  # its writer is dead: no temp file of its will ever be renamed
     return wave

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadArgs, BadSession
-from ..fsio import atomic_write_json, atomic_write_text, read_json
+from ..fsio import atomic_write_json, atomic_write_text, pid_alive, read_json, sweep_temp_files
+
+__all__ = ["SESSIONS_DIR", "SessionStore", "new_task_id", "now_iso", "pid_alive", "resolve_project"]
 
 SESSIONS_DIR = Path(".claude") / "amicus_sessions"
 TASK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -106,15 +108,6 @@ class SessionStore:
                     waves.append(doc)
         return sorted(waves, key=lambda w: str(w.get("createdAt") or ""), reverse=True)
 
-
-def pid_alive(pid: Any) -> bool:
-    """Whether a process with this pid exists (a pid we may not signal still exists)."""
-    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    def sweep(self, task_id: str) -> None:
+        """Remove what an interrupted write left in a wave's or leg's directory."""
+        sweep_temp_files(self.task_dir(task_id))

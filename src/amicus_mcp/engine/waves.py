@@ -16,6 +16,7 @@ timeout itself, and an outer deadline catches anything that does not.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,10 +25,11 @@ from typing import Any
 import anyio
 
 from ..errors import AmicusError
-from ..providers.base import Completion, CompletionRequest, Message
+from ..providers.base import Completion, CompletionRequest, Message, Usage
 from ..providers.cost import rollup
-from ..providers.errors import ProviderError
+from ..providers.errors import MalformedReply, ProviderError
 from ..providers.routing import GatewayMode, ProviderRegistry, Route, resolve_model
+from ..secrets import redact_text, redact_tree
 from .store import SessionStore, now_iso
 
 LEG_GRACE_S = 5.0
@@ -145,12 +147,27 @@ async def call_route(
     *,
     timeout_s: float,
     json_schema: dict[str, Any] | None = None,
+    max_tokens: int | None = None,
 ) -> Completion:
-    """One bounded provider call on an already-resolved route (the schema is sent only where
-    the route's profile says it is honoured)."""
-    request = CompletionRequest(model=route.model, messages=messages, json_schema=json_schema, timeout_s=timeout_s)
-    with anyio.fail_after(timeout_s + LEG_GRACE_S):
-        return await registry.complete(route, request)
+    """One bounded provider call on an already-resolved route. The schema is sent only where
+    the route's profile says it is honoured (ProviderRegistry.complete).
+
+    Model output is untrusted: a reply that quotes a key value (or anything shaped like a
+    credential) is masked here, before it is written to the run directory or forwarded to
+    another model in a bundle or packet.
+    """
+    request = CompletionRequest(model=route.model, messages=messages, json_schema=json_schema, timeout_s=timeout_s,
+                                max_tokens=max_tokens)
+    try:
+        with anyio.fail_after(timeout_s + LEG_GRACE_S):
+            completion = await registry.complete(route, request)
+    except MalformedReply as exc:
+        if exc.text is not None:
+            exc.text = redact_text(exc.text)
+        raise
+    return dataclasses.replace(
+        completion, text=redact_text(completion.text), structured=redact_tree(completion.structured),
+        reasoning=None if completion.reasoning is None else redact_text(completion.reasoning))
 
 
 def finish_leg(leg: dict[str, Any], started: float, *, completion: Completion | None = None, error: BaseException | None = None, status: str | None = None) -> None:
@@ -164,6 +181,8 @@ def finish_leg(leg: dict[str, Any], started: float, *, completion: Completion | 
         leg["usage"] = completion.usage.to_doc()
         if completion.finish_reason:
             leg["finish"] = completion.finish_reason
+        if completion.finish_reason == "length":
+            leg["truncated"] = True  # cut at the output cap: complete as a call, not as an answer
         return
     if status == "aborted":
         leg["status"] = "aborted"
@@ -173,6 +192,16 @@ def finish_leg(leg: dict[str, Any], started: float, *, completion: Completion | 
     usage = getattr(error, "usage", None)
     if usage is not None:  # a failed call can still have been billed
         leg["usage"] = usage.to_doc()
+    elif refused_before_generating(error):
+        leg["usage"] = Usage(cost_amount=0.0, cost_source="reported").to_doc()
+
+
+def refused_before_generating(error: BaseException | None) -> bool:
+    """A 4xx/5xx reply with no usage: the server refused the call, so it cost a known $0.
+
+    A timeout, a dropped connection or a malformed 2xx body may have been billed and stays
+    unknown."""
+    return isinstance(error, ProviderError) and error.refused_by_status and error.usage is None
 
 
 def _classify(error: BaseException | None) -> tuple[str, dict[str, str]]:

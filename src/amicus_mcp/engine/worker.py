@@ -22,6 +22,7 @@ from .options import RunOptions, WaveOptions, read_options
 from .store import now_iso
 
 BRIEFING = "briefing.md"
+RECORDS = ("template", "artifact", "pack")  # run.json facts the front recorded of the run's inputs
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,8 +47,9 @@ def run_council_dir(run_dir: Path, options: RunOptions, briefing: str) -> int:
 
     seeded = read_json(run_dir / "run.json", what="run manifest")
     options = options.model_copy(update={"run_id": seeded["runId"], "out_dir": str(run_dir)})
+    records = {key: seeded[key] for key in RECORDS if key in seeded}  # where the briefing came from
     try:
-        doc, code = anyio.run(lambda: run_council(options, briefing=briefing))
+        doc, code = anyio.run(lambda: run_council(options, briefing=briefing, records=records))
     except AmicusError as err:  # pre-flight refused what the front accepted: say so in run.json
         seeded.update(status="error", exitCode=err.exit_code, completedAt=now_iso(),
                       error={"code": err.code, "message": err.message})

@@ -1,7 +1,7 @@
 """`amicus_read`: the text of a council run, a wave or a leg, one page at a time.
 
     council run   `file` names a file in the run directory (reviews, judgements, chair
-                  output, the JSON documents, the engine log); without it, the Markdown
+                  output, the JSON documents, the engine log, report.html); without it, the Markdown
                   report rendered from verdict.json
     wave          every leg's output, one `## <legId> · <model> · <status>` section each
     leg           the leg's output
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 READ_CAP = 51_200
-_RUN_FILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._#-]*\.(md|json|log)$")
+_RUN_FILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._#-]*\.(md|json|log|html)$")
 
 
 @dataclass(frozen=True)

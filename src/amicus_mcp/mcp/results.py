@@ -1,21 +1,28 @@
 """How tool results and tool errors look on the wire.
 
 Success: `structuredContent` holds the document (validated against the tool's output
-schema by the client), and the first text block holds the same JSON — inside the
-untrusted-data fence when any of it derives from model output. Further text blocks carry
-short notes for the calling model (a next step, a notice).
+schema by the client), and the first text block holds the same JSON, as the CLI's --json
+prints it. Model-written strings inside it are fenced in the value (`models.Fenced`), so a
+client that reads only one of the two still sees every fence. Further text blocks carry
+short notes for the calling model (what to call next, a notice); each note is also a
+structured field.
 
-Failure: an `isError` result whose text reads `CODE: message` plus a `Hint:` line, with the
-error envelope (`schemaVersion 2`, `type: error`) as its structured content. Every path
-leads here: `AmicusError`s raised by the engine keep their code; argument validation and
-unknown tool names (answered by the SDK before any handler runs) are rewritten by
-`ErrorShaping` from the SDK's text into `BAD_ARGS`; any other exception is `INTERNAL`
-with its type and message — never the SDK's bare "Error executing tool".
+Failure: an `isError` result with **no** `structuredContent` — an error envelope there would
+not match the tool's outputSchema, and clients built on the TypeScript SDK validate it anyway
+and show a schema mismatch instead of the error. Its first text block reads `CODE: message`
+plus a `Hint:` line; its second is the error envelope (`schemaVersion 2`, `type: error`) as
+JSON. Every path leads here: `AmicusError`s raised by the engine keep their code, with the
+CLI flags their messages name mapped to the tool's own argument names; an argument the tool
+does not have, argument validation and unknown tool names (answered by the SDK before any
+handler runs) become `BAD_ARGS` in `ErrorShaping`; any other exception is `INTERNAL` with its
+type and message — never the SDK's bare "Error executing tool".
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
+import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -27,8 +34,8 @@ from mcp.server.context import CallNext, HandlerResult
 from mcp.types import CallToolResult, ContentBlock, TextContent
 from pydantic import BaseModel
 
-from ..errors import AmicusError, BadArgs, InternalError
-from .fence import fence
+from ..errors import AmicusError, BadArgs, InternalError, rename_arguments
+from .params import argument_names
 
 log = logging.getLogger("amicus_mcp.mcp")
 
@@ -42,13 +49,13 @@ def dump(model: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
     return dict(model)
 
 
-def ok(doc: BaseModel | Mapping[str, Any], *, fenced: bool, notes: tuple[str, ...] = ()) -> CallToolResult:
+def ok(doc: BaseModel | Mapping[str, Any], *, notes: tuple[str, ...] = ()) -> CallToolResult:
     """A success: the document as structured content, and as the JSON the CLI's --json prints."""
     from ..fsio import dumps_json
+    from ..secrets import redact_tree
 
-    data = dump(doc)
-    text = dumps_json(data)
-    blocks: list[ContentBlock] = [TextContent(type="text", text=fence(text) if fenced else text)]
+    data = redact_tree(dump(doc))  # no key value leaves over MCP (the text is masked by dumps_json)
+    blocks: list[ContentBlock] = [TextContent(type="text", text=dumps_json(data))]
     blocks += [TextContent(type="text", text=note) for note in notes if note]
     return CallToolResult(content=blocks, structured_content=data)
 
@@ -58,10 +65,13 @@ def error_text(code: str, message: str, hint: str | None) -> str:
 
 
 def failure(err: AmicusError, *, tool: str) -> CallToolResult:
+    """The `isError` result for an error, in the tool's own argument names."""
     if err.command is None:
         err.command = tool
-    return CallToolResult(content=[TextContent(type="text", text=error_text(err.code, err.message, err.hint))],
-                          structured_content=err.to_envelope(), is_error=True)
+    rename_arguments(err, argument_names(tool))
+    return CallToolResult(content=[TextContent(type="text", text=error_text(err.code, err.message, err.hint)),
+                                   TextContent(type="text", text=json.dumps(err.to_envelope(), ensure_ascii=False))],
+                          is_error=True)
 
 
 def structured_errors(tool: str) -> Callable[[Callable[P, Awaitable[CallToolResult]]], Callable[P, Awaitable[CallToolResult]]]:
@@ -125,17 +135,46 @@ def reshape(text: str) -> AmicusError | None:
                          hint="this is a bug in amicus-mcp; please report it", command=tool)
 
 
+def unknown_arguments(tool: str, given: Mapping[str, Any], known: frozenset[str]) -> BadArgs | None:
+    """BAD_ARGS naming the first argument the tool does not have and the closest one it does."""
+    unknown = sorted(name for name in given if name not in known)
+    if not unknown:
+        return None
+    name = unknown[0]
+    closest = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.0)
+    others = f" (and {', '.join(repr(u) for u in unknown[1:])})" if unknown[1:] else ""
+    message = f"{tool} has no argument '{name}'{others}"
+    if closest:
+        message += f"; the closest is '{closest[0]}'"
+    return BadArgs(message, hint=f"{tool} takes: {', '.join(sorted(known))}", command=tool)
+
+
 class ErrorShaping:
-    """Server middleware: SDK-written `tools/call` errors become `CODE: message` results."""
+    """Server middleware for `tools/call`: refuse arguments a tool does not have, and turn
+    SDK-written errors into `CODE: message` results like every other error."""
+
+    def __init__(self, arguments: Mapping[str, frozenset[str]]):
+        self.arguments = arguments  # tool name → its argument names
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method != "tools/call":
+            return await call_next(ctx)
+        params = ctx.params or {}
+        tool, given = params.get("name"), params.get("arguments")
+        if isinstance(tool, str) and tool in self.arguments and isinstance(given, Mapping):
+            refused = unknown_arguments(tool, given, self.arguments[tool])
+            if refused is not None:
+                return _wire(failure(refused, tool=tool))
         result = await call_next(ctx)
-        if ctx.method != "tools/call" or not isinstance(result, dict) or not result.get("isError"):
+        if not isinstance(result, dict) or not result.get("isError"):
             return result
         content = result.get("content") or []
         text = content[0].get("text") if content and isinstance(content[0], dict) else None
         err = reshape(text) if isinstance(text, str) else None
         if err is None:
             return result
-        return {**result, "content": [{"type": "text", "text": error_text(err.code, err.message, err.hint)}],
-                "structuredContent": err.to_envelope()}
+        return _wire(failure(err, tool=err.command or "tool"))
+
+
+def _wire(result: CallToolResult) -> dict[str, Any]:
+    return result.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -4,6 +4,10 @@
 run.json), with every output text in it. A tool result should say where the work is and,
 once it is done, what came of it — the texts themselves are paged through `amicus_read`.
 Cost so far is the rollup of finished legs: an unpriced leg is counted, never taken as $0.
+A council run's `legsTotal` is the engine's `legsPlanned` (the legs planned so far, written
+at the start and raised as each stage is planned) when run.json has it, never fewer than the
+legs already listed. Text a model or a remote body may have written (errors, degrade reasons,
+the notices that repeat them) is fenced.
 """
 
 from __future__ import annotations
@@ -12,24 +16,30 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .models import Cost, LegRow, Snapshot
+from .fence import fence, fence_all
+from .models import NEXT_READ, NEXT_WAIT, Cost, LegRow, Snapshot
 
 
 def snapshot(task_id: str, doc: Mapping[str, Any], *, terminal: bool) -> Snapshot:
     kind = doc.get("type")
     if kind == "council-run":
-        return _run(task_id, doc, terminal)
-    if kind == "wave":
-        return _wave(task_id, doc, terminal)
-    return _leg(task_id, doc, terminal)
+        snap = _run(task_id, doc, terminal)
+    elif kind == "wave":
+        snap = _wave(task_id, doc, terminal)
+    else:
+        snap = _leg(task_id, doc, terminal)
+    snap.next = NEXT_READ[snap.kind] if terminal else NEXT_WAIT
+    return snap
 
 
 def progress_message(snap: Snapshot) -> str:
     """One line for a progress notification: stage, legs done, cost so far."""
     parts = [f"{snap.kind} {snap.id}: {snap.status}"]
-    if snap.stage:
-        parts.append(f"stage {snap.stage}")
-    parts.append(f"{snap.legs_done}/{snap.legs_total} legs done")
+    stage = f"stage {snap.stage}" if snap.stage else None
+    if snap.legs_total:
+        parts += [*([stage] if stage else []), f"{snap.legs_done}/{snap.legs_total} legs done"]
+    else:  # nothing planned yet: say what is starting rather than "0/0 legs done"
+        parts.append(f"{stage} starting" if stage else "starting")
     amount = snap.cost.amount
     cost = "cost unknown so far" if amount is None else f"${amount:.4f} so far"
     if snap.cost.unpriced_legs:
@@ -44,14 +54,14 @@ def _run(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
     report = Path(run_dir) / "report.html" if run_dir else None
     return Snapshot(
         id=task_id, kind="council-run", status=str(doc.get("status")), terminal=terminal,
-        stage=doc.get("currentStage"), legs_done=_count_done(legs), legs_total=len(legs),
+        stage=doc.get("currentStage"), legs_done=_count_done(legs), legs_total=_planned(doc.get("legsPlanned"), legs),
         cost=_cost(leg.get("usage") for leg in legs if leg.get("status") != "running"),
         created_at=doc.get("createdAt"), completed_at=doc.get("completedAt"), run_dir=run_dir,
         exit_code=doc.get("exitCode"), overall_verdict=doc.get("overallVerdict"),
         tier_counts=doc.get("tierCounts"), judged=doc.get("judged"),
         report=str(report) if report is not None and report.exists() else None,
         error=_error(doc.get("error")), degrades=_degrades(doc.get("degrades")) or None,
-        notices=_strings(doc.get("notices")) or None,
+        notices=fence_all(_strings(doc.get("notices"))) or None,
         legs=[_run_leg(leg) for leg in legs],
     )
 
@@ -63,7 +73,7 @@ def _wave(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
         legs_done=_count_done(legs), legs_total=len(legs),
         cost=_cost(leg.get("usage") for leg in legs if leg.get("status") != "running"),
         created_at=doc.get("createdAt"), completed_at=doc.get("completedAt"),
-        error=_error(doc.get("error")), notices=_strings(doc.get("notices")) or None,
+        error=_error(doc.get("error")), notices=fence_all(_strings(doc.get("notices"))) or None,
         legs=[_wave_leg(leg) for leg in legs],
     )
 
@@ -103,21 +113,25 @@ def _leg_cost(usage: Any) -> float | None:
     return float(amount) if isinstance(amount, (int, float)) and not isinstance(amount, bool) else None
 
 
+def _planned(planned: Any, legs: list[Mapping[str, Any]]) -> int:
+    known = planned if isinstance(planned, int) and not isinstance(planned, bool) else 0
+    return max(known, len(legs))
+
+
 def _count_done(legs: list[Mapping[str, Any]]) -> int:
     return sum(1 for leg in legs if leg.get("status") != "running")
 
 
 def _error(err: Any) -> str | None:
+    """An error as `CODE: message`, fenced: a provider's message can echo a remote body."""
     if isinstance(err, Mapping):
-        return f"{err.get('code', 'ERROR')}: {err.get('message', '')}".rstrip(": ")
-    return str(err) if err else None
+        return fence(f"{err.get('code', 'ERROR')}: {err.get('message', '')}".rstrip(": "))
+    return fence(str(err)) if err else None
 
 
 def _degrades(raw: Any) -> list[str]:
-    out = []
-    for entry in _list(raw):
-        out.append(f"{entry.get('channel')}: {entry.get('what')} — {entry.get('why')}")
-    return out
+    """What a degraded run lost and why, fenced: a reason can quote a provider's error."""
+    return fence_all(f"{entry.get('channel')}: {entry.get('what')} — {entry.get('why')}" for entry in _list(raw))
 
 
 def _list(raw: Any) -> list[Mapping[str, Any]]:

@@ -24,10 +24,27 @@ from .paths import contained, file_roots, resolve_project
 log = logging.getLogger("amicus_mcp.mcp")
 
 ROOTS_TIMEOUT_S = 5.0
-# Claude Code backgrounds a call still running after ~120 s; Claude Desktop gives up at ~60 s.
+# The longest one call may safely block, per client: Claude Code turns a call still running
+# after ~120 s into a background task (its result then may never be read); Claude Desktop and
+# Cowork end a call at ~60 s. A client we do not recognize gets the cautious default slice,
+# but an explicit `timeoutSeconds` from it is honoured up to WAIT_MAX_S.
 WAIT_SLICE_S: dict[str, float] = {"code-local": 100.0, "code-web": 100.0, "cowork": 45.0}
+CLIENT_LIMIT: dict[str, str] = {
+    "code-local": "Claude Code moves a tool call still running after about 120 s into the background",
+    "code-web": "Claude Code moves a tool call still running after about 120 s into the background",
+    "cowork": "Claude Desktop and Cowork end a tool call after about 60 s",
+}
 WAIT_ENV = "AMICUS_WAIT_S"
 WAIT_MAX_S = 600.0
+
+
+@dataclass(frozen=True)
+class WaitSlice:
+    """How long one `amicus_wait` call blocks, and whether the request was cut to fit the client."""
+
+    seconds: float
+    clamped_from: float | None = None
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -38,6 +55,7 @@ class Caller:
     roots: tuple[Path, ...]
     env: dict[str, str]
     cwd: Path
+    recognized: bool = True  # False when the client tag is only the fallback for an unknown client
 
     def project(self, arg: str | None) -> Path:
         return resolve_project(arg, client_roots=self.roots, env=self.env, cwd=self.cwd)
@@ -46,18 +64,35 @@ class Caller:
         """A path the call names, resolved against `project` and refused outside the allowed roots."""
         return contained(path, project=project, client_roots=self.roots, env=self.env, what=what)
 
-    def wait_slice(self, requested: float | None) -> float:
-        """One `amicus_wait` slice: the call's value, else $AMICUS_WAIT_S, else the client's default."""
-        if requested is not None and requested > 0:
-            return min(float(requested), WAIT_MAX_S)
-        raw = self.env.get(WAIT_ENV, "")
+    def wait_slice(self, requested: float | None) -> WaitSlice:
+        """One `amicus_wait` slice.
+
+        `$AMICUS_WAIT_S` (the operator knows their client) sets both the default and the
+        ceiling; otherwise the default is the client's safe slice, and a requested one past it
+        is clamped to it — unless the client is unrecognized, when only WAIT_MAX_S applies.
+        """
+        configured = self._configured()
+        ceiling = configured or (WAIT_SLICE_S[self.client] if self.recognized else WAIT_MAX_S)
+        if requested is None or not requested > 0:
+            return WaitSlice(configured or WAIT_SLICE_S[self.client])
+        asked = float(requested)
+        if asked <= ceiling:
+            return WaitSlice(asked)
+        if configured:
+            why = f"{WAIT_ENV}={configured:g} caps each wait"
+        elif self.recognized:
+            why = CLIENT_LIMIT[self.client]
+        else:
+            why = f"one wait blocks at most {WAIT_MAX_S:g} s"
+        return WaitSlice(ceiling, asked, f"asked to wait {asked:g} s, waited at most {ceiling:g} s: {why}; "
+                                          "call amicus_wait again to keep waiting")
+
+    def _configured(self) -> float | None:
         try:
-            configured = float(raw)
+            configured = float(self.env.get(WAIT_ENV, ""))
         except ValueError:
-            configured = 0.0
-        if configured > 0:
-            return min(configured, WAIT_MAX_S)
-        return WAIT_SLICE_S[self.client]
+            return None
+        return min(configured, WAIT_MAX_S) if configured > 0 else None
 
 
 @dataclass
@@ -71,7 +106,8 @@ class ServerState:
         client = self.detector.resolve(name)
         if self.roots is None:
             self.roots = await _ask_roots(ctx)
-        return Caller(client=client, roots=self.roots, env=dict(os.environ), cwd=Path.cwd())
+        recognized = self.detector.detection is not None and self.detector.detection.source != "fallback"
+        return Caller(client=client, roots=self.roots, env=dict(os.environ), cwd=Path.cwd(), recognized=recognized)
 
 
 async def _ask_roots(ctx: Context[Any, Any]) -> tuple[Path, ...]:

@@ -11,12 +11,11 @@ from typing import Annotated, Any
 import anyio
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
-from pydantic import Field
 
 from ..errors import BadArgs
 from .autoopen import open_workspace
 from .models import RunStarted, VerdictResult
-from .params import Council, Gateway, Models, NoCostGate, Project, TimeoutMinutes, Verdict
+from .params import AllowSecrets, Council, Gateway, Models, NoCostGate, NoValidateModel, Project, Verdict, arg
 from .results import ok
 from .state import ServerState
 
@@ -31,55 +30,81 @@ class CouncilTools:
     async def council_run(
         self,
         ctx: Context,
-        briefingFile: Annotated[str, Field(description="The briefing: what to review and how (a file; never inline)")],
+        briefingFile: Annotated[str | None, arg(
+            "Briefing file", "The briefing: what to review and how (a file in the project; never inline). "
+                             "Or template + artifact")] = None,
         models: Models = None,
         council: Council = None,
-        chair: Annotated[str | None, Field(description="Chair model; must not be a bench seat (default deepseek)")] = None,
-        outDir: Annotated[str | None, Field(description="Run directory inside the project (default council-<runId>)")] = None,
-        maxCost: Annotated[float | None, Field(description="Whole-run ceiling on known spend, USD")] = None,
-        timeoutMinutes: TimeoutMinutes = 15.0,
+        chair: Annotated[str | None, arg("Chair model", "Chair model; must not be a bench seat (default deepseek)")] = None,
+        outDir: Annotated[str | None, arg("Run directory", "Run directory inside the project (default council-<runId>)")] = None,
+        maxCost: Annotated[float | None, arg("Cost ceiling (USD)", "Whole-run ceiling on known spend, USD")] = None,
+        timeoutMinutes: Annotated[float | None, arg("Per-leg timeout (minutes)", "Per-leg timeout in minutes (default 15)")] = None,
         gateway: Gateway = None,
         noCostGate: NoCostGate = False,
-        critic: Annotated[str | None, Field(description="A bench model that gets the adversarial brief")] = None,
-        lenses: Annotated[list[str] | None, Field(
-            description="One distinct expert lens per seat, e.g. security-architect (not ledger-recorded)")] = None,
-        debate: Annotated[bool, Field(description="Add one rebuttal round for Contested/Disputed findings")] = False,
-        claudeReviewFile: Annotated[str | None, Field(
-            description="Claude's own review (a file in the project), judged by the bench")] = None,
-        ui: Annotated[bool | None, Field(description="Open the workspace (true) or not (false); default: Claude Code only")] = None,
+        noValidateModel: NoValidateModel = False,
+        critic: Annotated[str | None, arg("Critic seat", "A bench model that gets the adversarial brief")] = None,
+        lenses: Annotated[list[str] | None, arg(
+            "Expert lenses", "One distinct expert lens per seat, e.g. security-architect (not ledger-recorded)")] = None,
+        debate: Annotated[bool | None, arg(
+            "Debate round", "Add one rebuttal round for Contested/Disputed findings (default off)")] = None,
+        claudeReviewFile: Annotated[str | None, arg(
+            "Claude's review file", "Claude's own review (a file in the project), judged by the bench")] = None,
+        pack: Annotated[str | None, arg(
+            "Policy pack",
+            "A saved pack name, or a pack file in the project: its settings (bench, chair, template, "
+            "ceiling…) are this run's defaults; any argument given here overrides that field")] = None,
+        template: Annotated[str | None, arg(
+            "Briefing template",
+            "design-doc, pr-diff, plan, prd, essay, a user template, or a template file in the project: "
+            "composes the briefing from artifact (instead of briefingFile)")] = None,
+        artifact: Annotated[str | None, arg(
+            "Artifact", "The file the council reviews (in the project), composed by template")] = None,
+        vars: Annotated[dict[str, str] | None, arg(
+            "Template variables", 'The template\'s variables by name, e.g. {"audience": "the platform team"}')] = None,
+        ui: Annotated[bool | None, arg("Open the workspace", "Open the workspace (true) or not (false); default: Claude Code only")] = None,
+        allowSecrets: AllowSecrets = False,
         project: Project = None,
     ) -> CallToolResult:
+        from ..engine.briefing_inputs import is_template_file
         from ..engine.council_run import prepare
         from ..engine.options import RunOptions
         from ..engine.spawn import start_council_run
         from ..engine.store import new_task_id
+        from ..packs import is_pack_file
 
         caller = await self.state.caller(ctx)
         root = caller.project(project)
         run_id = new_task_id()
-        briefing = caller.inside(root, briefingFile, what="briefingFile")
+
+        def inside(path: str | None, what: str, *, is_file: bool = True) -> str | None:
+            return path if path is None or not is_file else str(caller.inside(root, path, what=what))
+
         run_dir = caller.inside(root, outDir or f"council-{run_id}", what="outDir")
-        review = None if claudeReviewFile is None else caller.inside(root, claudeReviewFile, what="claudeReviewFile")
         prep = await prepare(RunOptions(
-            prompt_file=str(briefing), models=models, council=council, chair=chair, out_dir=str(run_dir),
-            max_cost=maxCost, timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate,
+            prompt_file=inside(briefingFile, "briefingFile"), models=models, council=council, chair=chair,
+            out_dir=str(run_dir), max_cost=maxCost, timeout_min=timeoutMinutes, gateway=gateway,
+            cost_gate=not noCostGate, validate_models=not noValidateModel,
             project=str(root), run_id=run_id, critic=critic, lenses=lenses, debate=debate,
-            claude_review=None if review is None else str(review)))
+            claude_review=inside(claudeReviewFile, "claudeReviewFile"),
+            pack=inside(pack, "pack", is_file=pack is not None and is_pack_file(pack)),
+            template=inside(template, "template", is_file=template is not None and is_template_file(template)),
+            artifact=inside(artifact, "artifact"), vars=vars, allow_secrets=allowSecrets))
         started = await anyio.to_thread.run_sync(start_council_run, prep)
         opened = await anyio.to_thread.run_sync(lambda: open_workspace(
             ui=ui, client=caller.client, run_id=run_id, project=root, run_dir=started.run_dir, env=caller.env))
         result = RunStarted(run_id=run_id, run_dir=str(started.run_dir), workspace_opened=opened.open,
-                            workspace_open_reason=opened.reason, dropped_members=started.dropped or None)
-        return ok(result, fenced=True, notes=(RUN_NOTE,))
+                            workspace_open_reason=opened.reason, dropped_members=started.dropped or None,
+                            next=RUN_NOTE)
+        return ok(result, notes=(RUN_NOTE,))
 
     async def council_tally(
         self,
-        meta: Annotated[dict[str, Any], Field(description="{runId, models[], runType?, date?, chair?, claudeInCouncil?, seats?}")],
-        findings: Annotated[list[dict[str, Any]], Field(description="[{id, raiser, severity, claim?, location?}]")],
-        adjudications: Annotated[list[dict[str, Any]], Field(description="[{findingId, judge, verdict: agree|dispute|neutral}]")],
-        rankings: Annotated[list[dict[str, Any]], Field(description="[{judge, order: [model | [tied models]]}]")],
-        runStats: Annotated[list[dict[str, Any]] | None, Field(description="Per-leg rows: model, role, status, durationMs, usage")] = None,
-        noLedger: Annotated[bool, Field(description="Do not append to the reliability ledger (re-tallies, debate, lenses)")] = False,
+        meta: Annotated[dict[str, Any], arg("Run metadata", "{runId, models[], runType?, date?, chair?, claudeInCouncil?, seats?}")],
+        findings: Annotated[list[dict[str, Any]], arg("Findings", "[{id, raiser, severity, claim?, location?}]")],
+        adjudications: Annotated[list[dict[str, Any]], arg("Adjudications", "[{findingId, judge, verdict: agree|dispute|neutral}]")],
+        rankings: Annotated[list[dict[str, Any]], arg("Rankings", "[{judge, order: [model | [tied models]]}]")],
+        runStats: Annotated[list[dict[str, Any]] | None, arg("Per-leg stats", "Per-leg rows: model, role, status, durationMs, usage")] = None,
+        noLedger: Annotated[bool, arg("Skip the ledger", "Do not append to the reliability ledger (re-tallies, debate, lenses)")] = False,
     ) -> CallToolResult:
         from ..council.ledger import append_ledger
         from ..council.tally import tally
@@ -90,17 +115,17 @@ class CouncilTools:
             tally_input["runStats"] = runStats
         record = tally(tally_input)
         warning = None if noLedger else append_ledger(record)
-        return ok(record, fenced=True, notes=(f"Notice: {warning}",) if warning else ())
+        return ok(record, notes=(f"Notice: {warning}",) if warning else ())
 
     async def verdict(
         self,
         ctx: Context,
-        record: Annotated[dict[str, Any], Field(description="The tally record amicus_council_tally returned")],
-        decisions: Annotated[list[dict[str, Any]] | None, Field(
-            description="Stage-4 decisions: [{id, decision, applied?, duplicateOf?, tierOverride?}]")] = None,
-        overallVerdict: Annotated[Verdict | None, Field(description="The chair's VERDICT line, verbatim; never invented")] = None,
-        render: Annotated[bool, Field(description="Also return the Markdown report")] = False,
-        outDir: Annotated[str | None, Field(description="With render: refresh <outDir>/report.html (inside the project)")] = None,
+        record: Annotated[dict[str, Any], arg("Tally record", "The tally record amicus_council_tally returned")],
+        decisions: Annotated[list[dict[str, Any]] | None, arg(
+            "Stage-4 decisions", "Stage-4 decisions: [{id, decision, applied?, duplicateOf?, tierOverride?}]")] = None,
+        overallVerdict: Annotated[Verdict | None, arg("Overall verdict", "The chair's VERDICT line, verbatim; never invented")] = None,
+        render: Annotated[bool, arg("Render the report", "Also return the Markdown report")] = False,
+        outDir: Annotated[str | None, arg("Report directory", "With render: refresh <outDir>/report.html (inside the project)")] = None,
         project: Project = None,
     ) -> CallToolResult:
         from ..council.report import build_report
@@ -119,9 +144,9 @@ class CouncilTools:
             target = caller.inside(root, outDir, what="outDir") / "report.html"
             atomic_write_text(target, build_report(verdict, fmt="html"))
             result.report_html = str(target)
-        return ok(result, fenced=True)
+        return ok(result)
 
     async def council_stats(self) -> CallToolResult:
         from ..council.ledger import derive_stats, read_ledger
 
-        return ok(derive_stats(read_ledger()), fenced=True)
+        return ok(derive_stats(read_ledger()))

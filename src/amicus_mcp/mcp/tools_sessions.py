@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Annotated
 
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
-from pydantic import Field
 
+from .fence import fence
 from .models import AbortResult, ListItem, ListResult, ReadResult, WaveStarted
-from .params import Council, Gateway, Models, NoCostGate, Project, TaskId, TimeoutMinutes
+from .params import AllowSecrets, Council, Gateway, Models, NoCostGate, NoValidateModel, Project, TaskId, TimeoutMinutes, arg
 from .reading import READ_CAP, page, read_source
 from .results import ok
 from .snapshot import snapshot
@@ -41,11 +41,13 @@ class SessionTools:
         ctx: Context,
         models: Models = None,
         council: Council = None,
-        prompt: Annotated[str | None, Field(description="The prompt text. XOR promptFile")] = None,
-        promptFile: Annotated[str | None, Field(description="A prompt file inside the project. XOR prompt")] = None,
+        prompt: Annotated[str | None, arg("Prompt text", "The prompt text. XOR promptFile")] = None,
+        promptFile: Annotated[str | None, arg("Prompt file", "A prompt file inside the project. XOR prompt")] = None,
         timeoutMinutes: TimeoutMinutes = 15.0,
         gateway: Gateway = None,
         noCostGate: NoCostGate = False,
+        noValidateModel: NoValidateModel = False,
+        allowSecrets: AllowSecrets = False,
         project: Project = None,
     ) -> CallToolResult:
         from ..engine.options import WaveOptions
@@ -56,46 +58,51 @@ class SessionTools:
         prompt_file = None if promptFile is None else str(caller.inside(root, promptFile, what="promptFile"))
         started = await start_wave(WaveOptions(
             project=str(root), models=models, council=council, prompt_file=prompt_file,
-            timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate), prompt=prompt)
-        result = WaveStarted(wave_id=started.wave_id, task_ids=started.task_ids, notices=started.notices or None)
-        return ok(result, fenced=False, notes=(WAVE_NOTE,))
+            timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate, validate_models=not noValidateModel,
+            allow_secrets=allowSecrets), prompt=prompt)
+        result = WaveStarted(wave_id=started.wave_id, task_ids=started.task_ids, notices=started.notices or None,
+                             next=WAVE_NOTE)
+        return ok(result, notes=(WAVE_NOTE,))
 
     async def wait(
         self,
         ctx: Context,
         id: TaskId,
-        timeoutSeconds: Annotated[float | None, Field(
-            gt=0, description="Longest this call blocks (default: under the client's own tool timeout)")] = None,
+        timeoutSeconds: Annotated[float | None, arg(
+            "Wait at most (seconds)", "Longest this call blocks, up to 600 s, but never past the calling client's own "
+            "tool-call limit (default: a slice safely under it)", gt=0)] = None,
         project: Project = None,
     ) -> CallToolResult:
         caller, store = await self._store(ctx, project)
-        result = await wait_with_progress(store, id, budget_s=caller.wait_slice(timeoutSeconds),
-                                          report=ctx.report_progress)
-        return ok(result, fenced=True)
+        chosen = caller.wait_slice(timeoutSeconds)
+        result = await wait_with_progress(store, id, budget_s=chosen.seconds, report=ctx.report_progress)
+        if chosen.clamped_from is not None:
+            result.clamped_from, result.clamp_reason = chosen.clamped_from, chosen.reason
+        return ok(result, notes=(f"Note: {chosen.reason}",) if chosen.reason else ())
 
     async def status(self, ctx: Context, id: TaskId, project: Project = None) -> CallToolResult:
         from ..engine.control import is_terminal, status
 
         _, store = await self._store(ctx, project)
         doc = status(store, id)
-        return ok(snapshot(id, doc, terminal=is_terminal(doc)), fenced=True)
+        return ok(snapshot(id, doc, terminal=is_terminal(doc)))
 
     async def read(
         self,
         ctx: Context,
         id: TaskId,
-        file: Annotated[str | None, Field(description="Council run only: a file in its run dir (default: the report)")] = None,
-        offset: Annotated[int | None, Field(ge=0, description="First character to return")] = None,
-        limit: Annotated[int, Field(ge=1, le=READ_CAP, description="Most characters to return")] = READ_CAP,
-        tail: Annotated[bool, Field(description="Return the last `limit` characters")] = False,
+        file: Annotated[str | None, arg("Run file", "Council run only: a file in its run dir (default: the report)")] = None,
+        offset: Annotated[int | None, arg("Start at character", "First character to return", ge=0)] = None,
+        limit: Annotated[int, arg("Most characters", "Most characters to return", ge=1, le=READ_CAP)] = READ_CAP,
+        tail: Annotated[bool, arg("Read the end", "Return the last `limit` characters")] = False,
         project: Project = None,
     ) -> CallToolResult:
         _, store = await self._store(ctx, project)
         source = read_source(store, id, file)
         part = page(source.text, offset=offset, limit=limit, tail=tail)
-        result = ReadResult(id=id, kind=source.kind, source=source.name, text=part.text, offset=part.offset,
+        result = ReadResult(id=id, kind=source.kind, source=source.name, text=fence(part.text), offset=part.offset,
                             total_chars=part.total, next_offset=part.next_offset, files=source.files)
-        return ok(result, fenced=True)
+        return ok(result)
 
     async def abort(self, ctx: Context, id: TaskId, project: Project = None) -> CallToolResult:
         from ..engine.control import abort
@@ -104,12 +111,12 @@ class SessionTools:
         done = abort(store, id)
         result = AbortResult(id=id, aborted=bool(done.get("aborted")), already_terminal=bool(done.get("alreadyTerminal")),
                              status=done.get("status"), signalled=done.get("signalled"))
-        return ok(result, fenced=False)
+        return ok(result)
 
     async def list_sessions(
         self,
         ctx: Context,
-        limit: Annotated[int, Field(ge=1, le=500, description="Most rows to return, newest first")] = 50,
+        limit: Annotated[int, arg("Most rows", "Most rows to return, newest first", ge=1, le=500)] = 50,
         project: Project = None,
     ) -> CallToolResult:
         from ..engine.control import list_all
@@ -119,4 +126,4 @@ class SessionTools:
         items = [ListItem(id=row["id"], type=row["type"], status=row.get("status"), created_at=row.get("createdAt"),
                           models=[m for m in row.get("models", []) if isinstance(m, str)], chair=row.get("chair"),
                           overall_verdict=row.get("overallVerdict"), cost=row.get("cost")) for row in rows]
-        return ok(ListResult(items=items), fenced=False)
+        return ok(ListResult(items=items))

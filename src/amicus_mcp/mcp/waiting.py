@@ -12,7 +12,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from .models import WAIT_HINT, WaitResult
+from .models import WaitResult
 from .snapshot import progress_message, snapshot
 
 if TYPE_CHECKING:
@@ -42,8 +42,7 @@ async def wait_with_progress(store: SessionStore, task_id: str, *, budget_s: flo
     terminal = is_terminal(doc)
     snap = snapshot(task_id, doc, terminal=terminal)
     waited = int((time.monotonic() - started) * 1000)
-    return WaitResult(**snap.model_dump(), timed_out=not terminal, waited_ms=waited,
-                      hint=None if terminal else WAIT_HINT)
+    return WaitResult(**snap.model_dump(), timed_out=not terminal, waited_ms=waited, slice_seconds=budget_s)
 
 
 async def _progress(report: Report, task_id: str, doc: dict[str, Any], started: float, last: float,

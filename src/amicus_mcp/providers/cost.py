@@ -6,8 +6,10 @@ as unpriced, never 0. A wave's source is "reported" when every leg was billed,
 "mixed" otherwise. Estimates are marked `~` wherever they are shown.
 
 Pre-flight estimate per leg: prompt price × ceil(prompt chars / 4) + completion price ×
-4000 assumed output tokens. Legs on your own hardware are priced at 0; legs with no
-catalog price are listed as unpriced and add nothing (the total is then a floor).
+the output tokens allowed — 4000 assumed for a fanout leg; a council leg passes its stage's
+output cap, which it also sends as `max_tokens` (engine/budget.py). Legs on your own hardware
+are priced at 0; legs with no catalog price are listed as unpriced and add nothing (the total
+is then a floor).
 
 The cost gate refuses a model whose dearer price is above `maxCostPerMtok` USD per
 million tokens (default 60); config `noCostGate: true` (or `--no-cost-gate`) turns it off.
@@ -138,11 +140,13 @@ class CostEstimate:
         return f"{total}{floor} (cost unknown for {', '.join(self.unpriced)})"
 
 
-def leg_estimate(prompt_chars: int, pricing: Pricing | None) -> float | None:
+def leg_estimate(prompt_chars: int, pricing: Pricing | None, *, output_tokens: int = ASSUMED_OUTPUT_TOKENS) -> float | None:
+    """The prompt at ~4 chars a token plus `output_tokens` of completion (a council leg passes
+    the cap it sends as `max_tokens`, so the figure is a bound rather than a guess)."""
     if pricing is None:
         return None
     prompt_tokens = math.ceil(max(0, prompt_chars) / CHARS_PER_TOKEN)
-    return pricing.prompt * prompt_tokens + pricing.completion * ASSUMED_OUTPUT_TOKENS
+    return pricing.prompt * prompt_tokens + pricing.completion * output_tokens
 
 
 def preflight_estimate(legs: Iterable[PlannedLeg]) -> CostEstimate:

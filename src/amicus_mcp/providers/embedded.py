@@ -38,8 +38,8 @@ cannot load, an unknown `local/<name>`. What goes wrong with one call is a `Prov
 (see providers/errors.py): `LocalModelTimeout`, `LocalReplyInvalid`, and `ProviderRejected`
 for a prompt longer than the context.
 
-Cost. A local model has no API bill: usage carries cost 0.0 with source "estimated"
-(electricity and hardware are not counted); tokens come from llama.cpp's own counts.
+Cost. A local model has no API bill: usage carries an exact cost 0.0 (source "reported";
+electricity and hardware are not what amicus counts); tokens come from llama.cpp's own counts.
 
 Importing this module does not import llama_cpp; the first call does, and says how to
 install the extra when it is missing.
@@ -523,11 +523,11 @@ def _generate(model: _LoadedModel, job: _Job) -> _Raw:
 
 
 def _usage(raw: _Raw) -> Usage:
-    # Local inference has no API bill: 0.0, "estimated" because hardware and power are not counted.
+    # Local inference has no API bill: an exact 0.0 (hardware and power are not what amicus counts).
     return Usage(
         tokens=Tokens(input=raw.prompt_tokens, output=raw.completion_tokens),
         cost_amount=0.0,
-        cost_source="estimated",
+        cost_source="reported",
     )
 
 

@@ -32,7 +32,9 @@ a refusal, an error object inside a 200 body) still cost tokens: such an error c
 `MalformedReply` keeps the raw `text` for a repair prompt.
 
 No message built here contains an API key: providers pass every server-supplied text
-through `keys.redact` before it reaches an exception.
+through `keys.redact` before they cut it to a snippet, and every `ProviderError` masks its
+message again when it is made (configured keys and credential-shaped tokens,
+`secrets.redact_text`) — the last gate before a leg document, a log line or stdout.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ class ProviderError(Exception):
     retryable = False
     leg_status: LegStatus = "error"
     usage: Usage | None = None  # what the failed call consumed, when the server said
+    # The server answered the request itself with a 4xx/5xx status: nothing was generated,
+    # so a failure with no usage cost a known $0 (a 200 body carrying an error may not have).
+    refused_by_status: bool = False
 
     def __init__(
         self,
@@ -62,6 +67,9 @@ class ProviderError(Exception):
         retry_after: float | None = None,
         retryable: bool | None = None,
     ) -> None:
+        from ..secrets import redact_text
+
+        message = redact_text(message)
         super().__init__(message)
         self.message = message
         self.provider = provider

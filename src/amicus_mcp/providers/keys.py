@@ -10,7 +10,9 @@ optional `export ` prefix and optional matching quotes around the value. Nothing
 logs or formats a value: a malformed line is reported by its line number only.
 
 `Secret` wraps a key so an accidental `repr`/`str`/f-string shows `***`, and `redact`
-scrubs known key values out of any text a server sends back before it reaches an error.
+scrubs key values out of any text a server sends back before it reaches an error. The
+masking itself lives in `amicus_mcp.secrets` (one home: configured keys, the keys a
+provider holds, and credential-shaped tokens).
 """
 
 from __future__ import annotations
@@ -18,17 +20,17 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..config import config_dir
 from ..fsio import decode_text
+from ..secrets import REDACTED, hold
 
 log = logging.getLogger(__name__)
 
 ENV_FILE = ".env"
 _KEY_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-REDACTED = "***"
 
 
 class Secret:
@@ -38,6 +40,7 @@ class Secret:
 
     def __init__(self, value: str) -> None:
         self._value = value
+        hold(value)  # from now on every redaction masks it, wherever it was read from
 
     def reveal(self) -> str:
         return self._value
@@ -56,6 +59,11 @@ class Secret:
 
     def __bool__(self) -> bool:
         return bool(self._value)
+
+
+def set_key_hint(name: str) -> str:
+    """The one hint for a key that is not set: the command that stores it, or the shell way."""
+    return f"amicus keys set {name}  (it is kept in {env_file_path()}), or export {name}=… in your shell"
 
 
 def env_file_path() -> Path:
@@ -136,13 +144,11 @@ def get_key(
 
 
 def redact(text: str, secrets: Iterable[Secret | str | None]) -> str:
-    """`text` with every occurrence of each secret value replaced by `***`."""
-    for secret in secrets:
-        value = secret.reveal() if isinstance(secret, Secret) else secret
-        # Very short values would mangle ordinary words; real keys are long.
-        if value and len(value) >= 4:
-            text = text.replace(value, REDACTED)
-    return text
+    """`text` with each of `secrets`, every configured key value and every credential-shaped
+    token replaced by `***`."""
+    from ..secrets import redact_text
+
+    return redact_text(text, (s for s in secrets if s is not None))
 
 
 def set_key(name: str, value: str, path: Path | None = None) -> Path:
@@ -151,7 +157,6 @@ def set_key(name: str, value: str, path: Path | None = None) -> Path:
     Other lines — comments, other keys — are kept as they are. The value is never echoed.
     """
     from ..errors import BadArgs
-    from ..fsio import atomic_write_text
 
     if not _KEY_NAME.match(name):
         raise BadArgs(f"'{name}' is not a valid variable name", hint="e.g. OPENROUTER_API_KEY")
@@ -160,20 +165,18 @@ def set_key(name: str, value: str, path: Path | None = None) -> Path:
     target = path or env_file_path()
     lines = _lines_without(target, name)
     lines.append(f"{name}={value}")
-    _write_private(target, "\n".join(lines) + "\n", atomic_write_text)
+    _write_private(target, "\n".join(lines) + "\n")
     return target
 
 
 def unset_key(name: str, path: Path | None = None) -> bool:
     """Remove `name` from the keys file; False when it was not there."""
-    from ..fsio import atomic_write_text
-
     target = path or env_file_path()
     if not target.exists():
         return False
     before = target.read_bytes()
     lines = _lines_without(target, name)
-    _write_private(target, "\n".join(lines) + ("\n" if lines else ""), atomic_write_text)
+    _write_private(target, "\n".join(lines) + ("\n" if lines else ""))
     return target.read_bytes() != before
 
 
@@ -193,8 +196,11 @@ def _lines_without(path: Path, name: str) -> list[str]:
     return kept
 
 
-def _write_private(path: Path, text: str, write: Callable[[Path, str], Path]) -> None:
+def _write_private(path: Path, text: str) -> None:
+    from ..fsio import atomic_write_text
+
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     # The temp file is created 0600 by mkstemp, so the key is never readable by others.
-    write(path, text)
+    # The one file whose key values are the point of it: written unmasked.
+    atomic_write_text(path, text, mask_keys=False)
     path.chmod(0o600)

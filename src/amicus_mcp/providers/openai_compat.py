@@ -186,7 +186,7 @@ def _content_text(message: dict[str, Any], *, provider: str, model: str) -> str:
         return "".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
     refusal = message.get("refusal")
     if isinstance(refusal, str) and refusal:
-        raise ProviderRejected(f"{provider}: '{model}' refused: {_snippet(refusal)}", provider=provider, model=model)
+        raise ProviderRejected(f"{provider}: '{model}' refused: {_snippet(redact(refusal, ()))}", provider=provider, model=model)
     if content is None:
         return ""  # e.g. finish_reason "length" with nothing written; the engine judges it
     raise MalformedReply(
@@ -206,7 +206,7 @@ def validate_structured(text: str, schema: Mapping[str, Any], *, provider: str, 
     if problem is not None:
         where = "/".join(str(p) for p in problem.absolute_path) or "(root)"
         raise MalformedReply(
-            f"{provider}: structured reply from '{model}' does not match the schema at {where}: {_snippet(problem.message)}",
+            f"{provider}: structured reply from '{model}' does not match the schema at {where}: {_snippet(redact(problem.message, ()))}",
             provider=provider,
             model=model,
         ) from problem
@@ -270,13 +270,15 @@ def error_for_status(
 ) -> ProviderError:
     """The typed error for a non-2xx reply."""
     detail, code, metadata = _error_details(raw)
-    detail = redact(detail, secrets)
+    detail = _snippet(redact(detail, secrets))  # redact the whole text first: a cut could split a key
     retry_after = parse_retry_after(headers.get("retry-after"))
     cls, what = _classify(status, detail, code, metadata)
     message = f"{provider}: {what} for model '{model}' (HTTP {status})" + (f": {detail}" if detail else "")
     if cls is AuthError and auth_hint:
         message += f" — {auth_hint}"
-    return cls(message, provider=provider, model=model, status=status, retry_after=retry_after)
+    err = cls(message, provider=provider, model=model, status=status, retry_after=retry_after)
+    err.refused_by_status = status >= 400
+    return err
 
 
 def _classify(status: int, detail: str, code: Any, metadata: Mapping[str, Any]) -> tuple[type[ProviderError], str]:
@@ -305,7 +307,7 @@ def _classify(status: int, detail: str, code: Any, metadata: Mapping[str, Any]) 
 def error_from_body(error: Any, *, provider: str, model: str, secrets: tuple[Secret | None, ...] = ()) -> ProviderError:
     """The typed error for an `error` object inside a 200 body (generation already started)."""
     detail, code, metadata = _details_from_json({"error": error})
-    detail = redact(detail, secrets)
+    detail = _snippet(redact(detail, secrets))
     status = code if isinstance(code, int) and not isinstance(code, bool) and 400 <= code <= 599 else None
     if status is None:
         # Failed mid-generation with no usable code: the upstream broke, which is worth a retry.
@@ -322,29 +324,42 @@ def error_from_body(error: Any, *, provider: str, model: str, secrets: tuple[Sec
 
 
 def _error_details(raw: bytes) -> tuple[str, Any, Mapping[str, Any]]:
-    """(human message, error code, metadata) from whatever error body a server sent."""
+    """(human message, error code, metadata) from whatever error body a server sent.
+
+    The message is whole (not yet cut): callers redact it, then cut it with `_snippet`.
+    """
     try:
         body = json.loads(raw)
-    except ValueError:
-        return _snippet(raw.decode("utf-8", errors="replace")), None, {}
+    except (ValueError, RecursionError):
+        return raw.decode("utf-8", errors="replace"), None, {}
     return _details_from_json(body)
 
 
 def _details_from_json(body: Any) -> tuple[str, Any, Mapping[str, Any]]:
     err = body.get("error", body) if isinstance(body, dict) else body
     if isinstance(err, str):
-        return _snippet(err), None, {}
+        return err, None, {}
     if not isinstance(err, dict):
-        return _snippet(json.dumps(body)), None, {}
-    message = err["message"] if isinstance(err.get("message"), str) else json.dumps(err)
+        return _dumps_lenient(body), None, {}
+    message = err["message"] if isinstance(err.get("message"), str) else _dumps_lenient(err)
     metadata = _object(err.get("metadata"))
     raw_detail = metadata.get("raw")
     if isinstance(raw_detail, str) and raw_detail:
         message = f"{message} ({raw_detail})"  # OpenRouter puts the upstream's words here
-    return _snippet(message), err.get("code"), metadata
+    return message, err.get("code"), metadata
+
+
+def _dumps_lenient(value: Any) -> str:
+    # A server's error body may hold NaN or nest absurdly; it is only shown, never parsed.
+    try:
+        return json.dumps(value)
+    except (ValueError, RecursionError):
+        return repr(type(value).__name__)
 
 
 def _snippet(text: str) -> str:
+    """`text` flattened and cut to a readable length. Call it on redacted text only:
+    cutting first could leave most of a key just past the mask's reach."""
     flat = " ".join(text.split())
     return flat if len(flat) <= _SNIPPET else flat[: _SNIPPET - 1] + "…"
 
@@ -388,7 +403,8 @@ def price_usage(
         if estimate is not None:
             return Usage(tokens=tokens, cost_amount=estimate, cost_source="estimated")
     if mode == "local" and (tokens.input or 0) + (tokens.output or 0) > 0:
-        return Usage(tokens=tokens, cost_amount=0.0, cost_source="estimated")
+        # Your own hardware sends no bill: the $0 is exact, not an estimate.
+        return Usage(tokens=tokens, cost_amount=0.0, cost_source="reported")
     return Usage(tokens=tokens)
 
 
@@ -525,7 +541,7 @@ class OpenAICompatibleProvider:
         try:
             return json.loads(raw)
         except ValueError as exc:
-            detail = redact(_snippet(raw.decode("utf-8", errors="replace")), (self._key,))
+            detail = _snippet(redact(raw.decode("utf-8", errors="replace"), (self._key,)))
             raise MalformedReply(
                 f"{self.name}: reply for '{model}' is not JSON: {detail}",
                 provider=self.name,
@@ -537,10 +553,12 @@ class OpenAICompatibleProvider:
         connect = min(self._connect_timeout_s, seconds_left)
         timeout = httpx.Timeout(connect=connect, read=seconds_left, write=seconds_left, pool=connect)
         url = f"{self.base_url}/chat/completions"
+        replied: int | None = None  # the status line arrived: the server was reached
         try:
             async with self._http().stream(
                 "POST", url, json=payload, headers=self._request_headers(), timeout=timeout
             ) as response:
+                replied = response.status_code
                 raw = await _read_capped(response, provider=self.name, model=model)
                 return response.status_code, raw, response.headers
         except httpx.TimeoutException as exc:
@@ -551,10 +569,18 @@ class OpenAICompatibleProvider:
             ) from exc
         except httpx.TransportError as exc:
             raise ProviderDown(
-                f"{self.name}: cannot reach {self.base_url} for '{model}': {type(exc).__name__}: {exc}",
-                provider=self.name,
-                model=model,
+                self._transport_failure(exc, model, replied), provider=self.name, model=model, status=replied
             ) from exc
+
+    def _transport_failure(self, exc: httpx.TransportError, model: str, replied: int | None) -> str:
+        """What went wrong on the wire, in words that say whether the server was reached."""
+        if replied is not None:
+            return (f"{self.name}: truncated reply from {self.base_url} for '{model}' (HTTP {replied}): the "
+                    f"connection closed before the whole body arrived ({type(exc).__name__})")
+        if isinstance(exc, httpx.RemoteProtocolError):
+            return (f"{self.name}: {self.base_url} closed the connection without a reply for '{model}' "
+                    f"({type(exc).__name__}: {exc})")
+        return f"{self.name}: cannot reach {self.base_url} for '{model}': {type(exc).__name__}: {exc}"
 
     def _request_headers(self) -> dict[str, str]:
         headers = dict(self._headers)

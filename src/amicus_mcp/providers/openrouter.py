@@ -28,8 +28,8 @@ import httpx
 
 from ..errors import MissingKey
 from .endpoints import OPENROUTER, OPENROUTER_KEY_ENV, openrouter_base_url
-from .keys import Secret, env_file_path, get_key
 from .base import CompletionRequest
+from .keys import Secret, get_key, set_key_hint
 from .openai_compat import OpenAICompatibleProvider, PriceLookup
 from .retry import RetryPolicy
 
@@ -44,7 +44,7 @@ def attribution_headers(app_url: str = APP_URL, app_title: str = APP_TITLE) -> d
 def missing_openrouter_key() -> MissingKey:
     return MissingKey(
         f"OpenRouter needs an API key and {OPENROUTER_KEY_ENV} is not set",
-        hint=f"export {OPENROUTER_KEY_ENV}=… or add a {OPENROUTER_KEY_ENV}= line to {env_file_path()}",
+        hint=set_key_hint(OPENROUTER_KEY_ENV),
     )
 
 

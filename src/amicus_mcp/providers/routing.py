@@ -60,7 +60,7 @@ from .endpoints import (
     local_servers,
     provider_settings,
 )
-from .keys import Secret, env_file_path, get_key
+from .keys import Secret, get_key, set_key_hint
 from .openai_compat import CostMode, OpenAICompatibleProvider, make_client
 from .errors import ModelNotFound, ProviderError, ProviderRejected
 from .openrouter import OpenRouterProvider
@@ -195,7 +195,7 @@ def missing_direct_key(direct: DirectVendor) -> MissingKey:
     names = " or ".join(direct.key_names)
     return MissingKey(
         f"The {direct.vendor} API needs a key and {names} is not set",
-        hint=f"export {direct.key_names[0]}=… or add it to {env_file_path()}, or use --gateway auto/openrouter",
+        hint=f"{set_key_hint(direct.key_names[0])}, or use --gateway auto/openrouter",
     )
 
 
@@ -219,6 +219,10 @@ _FACTORIES: dict[str, ProviderFactory] = {}
 def register_provider_factory(name: str, factory: ProviderFactory) -> None:
     """Let a provider module (the embedded model) build its own instances for `name` routes."""
     _FACTORIES[name] = factory
+
+
+def has_provider_factory(name: str) -> bool:
+    return name in _FACTORIES
 
 
 class ProviderRegistry:
@@ -361,7 +365,7 @@ def _server_key(name: str, settings: Mapping[str, Any]) -> Secret | None:
     if not key:
         raise MissingKey(
             f"Provider '{name}' needs a key and {env_name} is not set",
-            hint=f"export {env_name}=… or add it to {env_file_path()}",
+            hint=set_key_hint(env_name),
         )
     return key
 

@@ -12,7 +12,6 @@ drive the terminal it is printed to.
 from __future__ import annotations
 
 import os
-import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from ..council.report import TIER_ORDER, build_model
+from ..termsafe import terminal_safe
 from .matrix import verdict_source
 from .panels import no_verdict_reason
 from .rundir import is_live, read_optional_json
 
 FOLD_FILE = "fold.md"
 FOLDED_TIERS = ("Confirmed", "Contested")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -39,11 +38,6 @@ class FoldResult:
 
     def to_doc(self) -> dict[str, Any]:
         return {"folded": self.folded, "alreadyFolded": self.already, "file": self.path.name, "refused": self.refused}
-
-
-def terminal_safe(text: str) -> str:
-    """Model text made safe to print: control characters (escape sequences) become `?`."""
-    return _CONTROL.sub("?", text)
 
 
 def one_line(value: Any) -> str:

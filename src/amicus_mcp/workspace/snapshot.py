@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..engine.run_state import legs_progress
 from ..engine.store import SessionStore
 from ..errors import AmicusError
 from . import DEFAULT_STALL_S
@@ -98,8 +99,7 @@ def _header(doc: Mapping[str, Any]) -> dict[str, Any]:
     header["bench"] = [str(s["id"]) for s in seat_list(doc)] or _strings(doc.get("bench"))
     header["currentStage"] = next((s["name"] for s in doc.get("stages") or []
                                    if isinstance(s, dict) and s.get("status") == "running"), None)
-    header["legsTotal"] = len(doc.get("legs") or [])
-    header["legsDone"] = sum(1 for leg in doc.get("legs") or [] if isinstance(leg, dict) and leg.get("status") != "running")
+    header["legsDone"], header["legsTotal"] = legs_progress(doc)
     return header
 
 

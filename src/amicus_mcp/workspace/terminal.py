@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
 from typing import Any, TextIO
 
 from ..council.report import TIER_ORDER
@@ -37,14 +38,17 @@ def render_frame(snap: Mapping[str, Any]) -> str:
 
 def _headline(snap: Mapping[str, Any]) -> str:
     h = snap["header"]
-    parts = [f"Council run {snap['runId']}: {h.get('status')}"]
-    if h.get("currentStage"):
-        parts.append(f"stage {h['currentStage']}")
-    parts.append(f"{h.get('legsDone')}/{h.get('legsTotal')} legs done")
+    parts = [f"Council run {snap['runId']}: {h.get('status')}", *_stage_and_legs(h)]
     stall = snap.get("stall") or {}
     if stall.get("stalled"):
         parts.append(f"STALLED: no leg activity for {stall.get('threshold'):g}s or more")
     return one_line(" · ".join(parts))
+
+
+def _stage_and_legs(header: Mapping[str, Any]) -> list[str]:
+    """The running stage and legs done of the planned total (max(legsPlanned, legs))."""
+    parts = [f"stage {header['currentStage']}"] if header.get("currentStage") else []
+    return [*parts, f"{header.get('legsDone')}/{header.get('legsTotal')} legs done"]
 
 
 def _rail(stages: list[Mapping[str, Any]]) -> str:
@@ -111,3 +115,58 @@ def follow(read: Callable[[], Mapping[str, Any]], out: TextIO, *, interval_s: fl
         if not snap.get("live"):
             return snap
         sleep(interval_s)
+
+
+# --------------------------------------------------------------------------- live progress line
+#
+# `council run` and `fanout` at a terminal: one status line on stderr, redrawn in place.
+# The council line is built from the same snapshot `amicus watch` renders (stage, legs done of
+# the planned total, cost so far, a stalled seat), plus the time since the run started.
+
+def progress_line(snap: Mapping[str, Any], *, now: datetime) -> str | None:
+    """The one-line progress of a council run snapshot; None when there is nothing to say yet."""
+    if snap.get("state") != "ok":
+        return None
+    h = snap["header"]
+    parts = [f"council {snap['runId']}", *_stage_and_legs(h), elapsed_text(h.get("createdAt"), now)]
+    parts.append(f"cost {(snap.get('cost') or {}).get('total', {}).get('text', '?')}")
+    stalled = [str(row.get("name")) for row in snap.get("seats") or [] if row.get("stalled")]
+    if stalled:
+        parts.append("stalled: " + ", ".join(stalled))
+    return one_line(" · ".join(parts))
+
+
+def wave_progress_line(wave: Mapping[str, Any], *, now: datetime, stall_after_s: float) -> str | None:
+    """The one-line progress of a fan-out wave document: legs done, elapsed, cost, a stalled leg."""
+    from ..providers.cost import format_cost, rollup
+
+    legs = [leg for leg in wave.get("legs") or [] if isinstance(leg, Mapping)]
+    if not legs:
+        return None
+    done = sum(1 for leg in legs if leg.get("status") != "running")
+    cost = rollup(leg.get("usage") for leg in legs if leg.get("status") != "running")["cost"]
+    parts = [f"wave {wave.get('waveId')}", f"{done}/{len(legs)} legs done", elapsed_text(wave.get("createdAt"), now),
+             f"cost {format_cost(cost['amount'], cost['source'])}"]
+    stalled = [str(leg.get("modelInput")) for leg in legs
+               if leg.get("status") == "running" and _seconds_since(leg.get("createdAt"), now) >= stall_after_s]
+    if stalled:
+        parts.append("stalled: " + ", ".join(stalled))
+    return one_line(" · ".join(parts))
+
+
+def elapsed_text(started_iso: Any, now: datetime) -> str:
+    seconds = _seconds_since(started_iso, now)
+    if seconds < 0:
+        return "elapsed ?"
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def _seconds_since(iso: Any, now: datetime) -> float:
+    try:
+        started = datetime.fromisoformat(str(iso).replace("Z", "+00:00"))
+    except ValueError:
+        return -1.0
+    if started.tzinfo is None:
+        started = started.replace(tzinfo=timezone.utc)
+    return (now - started).total_seconds()

@@ -1,0 +1,177 @@
+"""The Council Review GitHub Action's step: run a council, report it, gate the job on it.
+
+`action.yml` (at the repository root) installs the package and runs
+`python -m amicus_mcp.cli.action`, passing its inputs as environment variables (never
+interpolated into a shell line). Run it locally the same way — point `GITHUB_STEP_SUMMARY`
+and `GITHUB_OUTPUT` at files — to see exactly what CI will do:
+
+    INPUT_PACK / INPUT_MODELS + INPUT_CHAIR   the bench (a pack, or a model list and a chair)
+    INPUT_TEMPLATE, INPUT_ARTIFACT            the briefing; no artifact → the pull request's
+                                              diff (GITHUB_BASE_REF…HEAD) under `pr-diff`
+    INPUT_VARS                                template variables, one NAME=VALUE per line
+    INPUT_MAX_COST, INPUT_TIMEOUT             ceiling (USD) and per-leg timeout (minutes)
+    INPUT_FAIL_ON, INPUT_ALLOW_NO_VERDICT     the gate (`amicus council gate`)
+    INPUT_OUT_DIR                             the run directory (default council-ci-<run id>)
+
+It appends the Markdown report to `$GITHUB_STEP_SUMMARY`, writes the outputs `run-dir`,
+`verdict`, `tier-counts`, `cost` and `gate` to `$GITHUB_OUTPUT`, and exits with the gate's
+code: 0 pass, 4 fail — or 1 when the run itself failed (no verdict to gate).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import EXIT_ERROR, AmicusError, BadArgs, InternalError
+
+PR_TEMPLATE = "pr-diff"
+# Every input the script reads, as INPUT_<NAME> (action.yml passes exactly these).
+INPUTS = ("PACK", "MODELS", "CHAIR", "TEMPLATE", "ARTIFACT", "VARS", "MAX_COST", "TIMEOUT", "FAIL_ON",
+          "ALLOW_NO_VERDICT", "OUT_DIR")
+
+
+def _input(env: Mapping[str, str], name: str) -> str:
+    if name not in INPUTS:
+        raise InternalError(f"the action reads an undeclared input {name}")
+    return env.get(f"INPUT_{name}", "").strip()
+
+
+def run_flags(env: Mapping[str, str], artifact: str, out_dir: str) -> list[str]:
+    """The `amicus council run` flags for the action's inputs."""
+    flags: list[str] = []
+    if _input(env, "PACK"):
+        flags += ["--pack", _input(env, "PACK")]
+    for name, flag in (("MODELS", "--models"), ("CHAIR", "--chair"), ("TEMPLATE", "--template"),
+                       ("MAX_COST", "--max-cost"), ("TIMEOUT", "--timeout")):
+        if _input(env, name):
+            flags += [flag, _input(env, name)]
+    if not _input(env, "PACK") and not _input(env, "MODELS"):
+        raise BadArgs("the action needs a bench: set the 'pack' input, or 'models' and 'chair'",
+                      hint="e.g. with: {models: deepseek,gpt,gemini, chair: kimi}")
+    if not _input(env, "TEMPLATE") and not _pack_has_template(_input(env, "PACK")):
+        flags += ["--template", PR_TEMPLATE if not _input(env, "ARTIFACT") else "design-doc"]
+    for line in _input(env, "VARS").splitlines():
+        if line.strip():
+            flags += ["--var", line.strip()]
+    return [*flags, "--artifact", artifact, "--out-dir", out_dir, "--json"]
+
+
+def _pack_has_template(pack: str) -> bool:
+    if not pack:
+        return False
+    from ..packs import load_pack
+
+    return load_pack(pack).pack.template is not None
+
+
+def pr_diff(env: Mapping[str, str], target: Path) -> Path:
+    """The pull request's diff (base…HEAD), written to `target`. Needs a checkout with history."""
+    base = env.get("GITHUB_BASE_REF", "").strip()
+    if not base:
+        raise BadArgs("no 'artifact' input and this is not a pull_request event (GITHUB_BASE_REF is unset)",
+                      hint="set the 'artifact' input to the file to review, or run the action on pull_request")
+    cwd = env.get("GITHUB_WORKSPACE") or None
+    proc = subprocess.run(["git", "diff", "--no-color", f"origin/{base}...HEAD"], cwd=cwd,  # noqa: S603,S607
+                          capture_output=True, check=False)
+    if proc.returncode != 0:
+        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["git failed"]
+        raise BadArgs(f"could not diff origin/{base}...HEAD: {detail[0]}",
+                      hint="check out with history: actions/checkout with fetch-depth: 0")
+    if not proc.stdout.strip():
+        raise BadArgs(f"the diff origin/{base}...HEAD is empty", hint="nothing to review: the pull request changes no files")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(proc.stdout)
+    return target
+
+
+def write_outputs(path: str | None, outputs: Mapping[str, str]) -> None:
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as handle:
+        for key, value in outputs.items():
+            handle.write(f"{key}={value.replace(chr(10), ' ')}\n")
+
+
+def append_summary(path: str | None, text: str) -> None:
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(text.rstrip() + "\n\n")
+
+
+def _cost(run: Mapping[str, Any]) -> str:
+    cost = ((run.get("usage") or {}).get("cost") or {})
+    amount = cost.get("amount")
+    if amount is None:
+        return "unknown"
+    exact = (run.get("usage") or {}).get("costExact", True)
+    return f"{amount:.4f}" if exact else f"{amount:.4f}+"  # a floor: some legs were unpriced
+
+
+def main(env: Mapping[str, str] | None = None) -> int:
+    env = os.environ if env is None else env
+    try:
+        return _run(env)
+    except AmicusError as err:
+        print(f"Error: {err.message}", file=sys.stderr)
+        if err.hint:
+            print(f"  → {err.hint}", file=sys.stderr)
+        append_summary(env.get("GITHUB_STEP_SUMMARY"), f"## Council review\n\n**Error** ({err.code}): {err.message}")
+        return err.exit_code
+
+
+def _run(env: Mapping[str, str]) -> int:
+    from ..council.gate import evaluate_gate
+    from ..council.report import build_report
+    from ..fsio import read_json
+
+    fail_on = _input(env, "FAIL_ON") or "fix-these-first"
+    allow_no_verdict = _input(env, "ALLOW_NO_VERDICT").lower() == "true"
+    out_dir = Path(_input(env, "OUT_DIR") or f"council-ci-{env.get('GITHUB_RUN_ID', 'local')}").resolve()
+    artifact = _input(env, "ARTIFACT") or str(pr_diff(env, Path(env.get("RUNNER_TEMP") or out_dir.parent) / "amicus-pr.diff"))
+    argv = [sys.executable, "-m", "amicus_mcp.cli", "council", "run", *run_flags(env, artifact, str(out_dir))]
+    print("amicus council run " + " ".join(argv[5:]), flush=True)
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False, env=dict(env))  # noqa: S603
+    sys.stderr.write(proc.stderr)
+    summary, outputs = env.get("GITHUB_STEP_SUMMARY"), env.get("GITHUB_OUTPUT")
+    doc = _json_or_none(proc.stdout)
+    if proc.returncode not in (0, 2) or not (out_dir / "verdict.json").exists():
+        error = (doc or {}).get("error") or {}
+        message = f"{error.get('code', 'ERROR')}: {error.get('message', 'the council run failed')}"
+        print(f"Council run failed (exit {proc.returncode}): {message}", file=sys.stderr)
+        write_outputs(outputs, {"run-dir": str(out_dir), "verdict": "", "tier-counts": "{}", "cost": "unknown", "gate": "error"})
+        append_summary(summary, f"## Council review\n\n**The council run failed** (exit {proc.returncode}): {message}")
+        return proc.returncode or EXIT_ERROR
+    run = read_json(out_dir / "run.json", what="run.json")
+    verdict = read_json(out_dir / "verdict.json", what="verdict file")
+    gate = evaluate_gate(verdict, fail_on, allow_no_verdict=allow_no_verdict, source=str(out_dir / "verdict.json"))
+    print(gate["reason"], flush=True)
+    degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.get('notices', [])) or 'see run.json degrades'}" if proc.returncode == 2 else ""
+    append_summary(summary, f"## Council review: {'passed' if gate['passed'] else 'FAILED'}\n\n{gate['reason']}{degraded}")
+    append_summary(summary, build_report(verdict, fmt="md"))
+    write_outputs(outputs, {
+        "run-dir": str(out_dir),
+        "verdict": verdict.get("overallVerdict") or "",
+        "tier-counts": json.dumps(verdict.get("tierCounts") or {}, separators=(",", ":"), sort_keys=True),
+        "cost": _cost(run),
+        "gate": "pass" if gate["passed"] else "fail",
+    })
+    return int(gate["exitCode"])
+
+
+def _json_or_none(text: str) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,194 @@
+"""`amicus council template | pack | gate` — councils as a repeatable review step.
+
+    template list | show NAME      the briefing templates (built-in and user) and their variables
+    pack save NAME … | list | show  policy packs: a run's defaults under one name
+    gate PATH --fail-on LEVEL      a verdict's outcome as a CI result (exit 0 pass, 4 fail)
+
+None of them calls a model.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import EXIT_OK, BadArgs
+from ..fsio import dumps_json, read_json
+
+
+def register_ci(sub: argparse._SubParsersAction, add_run_settings: Callable[[argparse.ArgumentParser], None]) -> None:
+    from ..council.gate import GATE_LEVELS
+
+    parser_class = type(sub.choices["run"])
+    template = sub.add_parser("template", help="briefing templates: list, show")
+    tsub = template.add_subparsers(dest="template_command", metavar="SUBCOMMAND", parser_class=parser_class)
+    tsub.required = True
+    _command(tsub, "list", "built-in and user templates with their variables", cmd_template_list, "council-template-list")
+    _command(tsub, "show", "one template: what it reviews for, its variables and its text", cmd_template_show,
+             "council-template", name="a template name, or a template file")
+
+    pack = sub.add_parser("pack", help="policy packs: a run's defaults under one name (save, list, show)")
+    psub = pack.add_subparsers(dest="pack_command", metavar="SUBCOMMAND", parser_class=parser_class)
+    psub.required = True
+    p = _command(psub, "save", "save the given run flags as pack NAME (overwriting bumps its version)", cmd_pack_save,
+                 "council-pack-save", name="the pack's name")
+    add_run_settings(p)
+    p.add_argument("--description", help="what the pack is for, shown by 'pack list'")
+    _command(psub, "list", "the saved packs", cmd_pack_list, "council-pack-list")
+    _command(psub, "show", "one pack, saved (by name) or a file (by path)", cmd_pack_show, "council-pack-show",
+             name="a saved pack's name, or a pack file")
+
+    p = _command(sub, "gate", "a verdict as a CI result: exit 0 pass, 4 fail (1 error)", cmd_gate, "council-gate")
+    p.add_argument("path", metavar="VERDICT_OR_RUN_DIR", help="a verdict.json, or a run directory holding one")
+    p.add_argument("--fail-on", required=True, choices=GATE_LEVELS, help="what fails the gate (never … confirmed-blocker; see the README)")
+    p.add_argument("--allow-no-verdict", action="store_true", help="pass a chair-verdict level when the run has no chair verdict")
+
+
+def _command(sub: argparse._SubParsersAction, command: str, help_text: str, handler: Callable[[argparse.Namespace], int],
+             document: str, *, name: str | None = None) -> argparse.ArgumentParser:
+    """A subcommand with an optional NAME positional and `--json` printing `document`."""
+    p: argparse.ArgumentParser = sub.add_parser(command, help=help_text)
+    if name is not None:
+        p.add_argument("name", help=name)
+    p.add_argument("--json", action="store_true", help=f"print the {document} document")
+    p.set_defaults(handler=handler)
+    return p
+
+
+def printed_json(args: argparse.Namespace, doc: dict[str, Any]) -> bool:
+    """Under --json, print the document and say so (the caller then prints nothing else)."""
+    if args.json:
+        print(dumps_json(doc))
+    return bool(args.json)
+
+
+# --------------------------------------------------------------------------- templates
+
+def cmd_template_list(args: argparse.Namespace) -> int:
+    from ..engine.briefing_inputs import list_templates
+
+    doc = list_templates()
+    if printed_json(args, doc):
+        return EXIT_OK
+    print("Templates:")
+    for row in doc["templates"]:
+        tag = f"[{row['source']}{', shadowed' if row.get('shadowed') else ''}]"
+        if "error" in row:
+            print(f"  {row['name']}  {tag}  unreadable: {row['error']}")
+            continue
+        print(f"  {row['name']}  {tag}  {row['description']}")
+        print(f"      variables: {_variables_line(row['variables'])}")
+    return EXIT_OK
+
+
+def _variables_line(variables: list[dict[str, Any]]) -> str:
+    parts = [f"{v['name']} (required)" if v["required"] else f"{v['name']}" + (" (default)" if "default" in v else "")
+             for v in variables]
+    return ", ".join(parts) or "(none)"
+
+
+def cmd_template_show(args: argparse.Namespace) -> int:
+    from ..engine.briefing_inputs import show_template
+
+    doc = show_template(args.name)
+    if printed_json(args, doc):
+        return EXIT_OK
+    print(f"Template '{doc['name']}' [{doc['source']}] — {doc['title']}")
+    print(f"  {doc['description']}")
+    print(f"  source: {doc['path']} ({doc['hash']})")
+    print("  variables:")
+    for var in doc["variables"]:
+        state = "required" if var["required"] else f"default: {var['default']}" if "default" in var else "optional"
+        print(f"    {var['name']} ({state}) — {var['description']}")
+    print("  use: amicus council run --template " + doc["name"] + " --artifact FILE"
+          + "".join(f" --var {v['name']}=…" for v in doc["variables"] if v["required"]))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- packs
+
+def cmd_pack_save(args: argparse.Namespace) -> int:
+    from ..engine.briefing_inputs import pack_settings
+    from ..packs import save_pack
+    from .council import run_options
+
+    doc = save_pack(args.name, pack_settings(run_options(args)), description=args.description)
+    if not printed_json(args, doc):
+        verb = "Overwrote" if doc["overwritten"] else "Saved"
+        keys = [k for k in doc["pack"] if k not in ("schemaVersion", "type", "name", "version", "description")]
+        print(f"{verb} pack '{doc['name']}' (version {doc['version']}): {', '.join(keys)} → {doc['path']}")
+    return EXIT_OK
+
+
+def cmd_pack_list(args: argparse.Namespace) -> int:
+    from ..packs import list_packs
+
+    doc = list_packs()
+    if printed_json(args, doc):
+        return EXIT_OK
+    if not doc["packs"]:
+        print("No saved packs ('amicus council pack save NAME --models a,b --chair c' saves one).")
+        return EXIT_OK
+    print("Packs:")
+    for row in doc["packs"]:
+        if "error" in row:
+            print(f"  {row['name']}  unreadable: {row['error']}")
+        else:
+            about = f" — {row['description']}" if row.get("description") else ""
+            print(f"  {row['name']} v{row['version']}{about}  ({', '.join(row['settings'])})")
+    return EXIT_OK
+
+
+def cmd_pack_show(args: argparse.Namespace) -> int:
+    from ..packs import show_pack
+
+    doc = show_pack(args.name)
+    if printed_json(args, doc):
+        return EXIT_OK
+    print(f"Pack '{doc['name']}' v{doc['version']} [{doc['source']}] {doc['path']} ({doc['hash']})")
+    for key, value in doc["pack"].items():
+        if key not in ("schemaVersion", "type", "name", "version"):
+            print(f"  {key}: {value if not isinstance(value, (list, dict)) else dumps_json(value, indent=None)}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- the gate
+
+def read_verdict_for_gate(path: str) -> tuple[dict[str, Any], str]:
+    """(the verdict document, the file it came from) for a verdict.json or a run directory."""
+    target = Path(path)
+    if target.is_dir():
+        verdict = target / "verdict.json"
+        if not verdict.exists():
+            raise BadArgs(f"'{path}' holds no verdict.json: {_why_no_verdict(target)}",
+                          hint="the gate reads a finished run; see its run.json `error` and engine.log")
+        target = verdict
+    doc = read_json(target, what="verdict file")
+    if not isinstance(doc, dict) or doc.get("type") != "council-verdict":
+        raise BadArgs(f"'{target}' is not a council-verdict document", hint="pass a run directory or its verdict.json")
+    return doc, str(target)
+
+
+def _why_no_verdict(run_dir: Path) -> str:
+    manifest = run_dir / "run.json"
+    if not manifest.exists():
+        return "it is not a council run directory (no run.json)"
+    try:
+        run = read_json(manifest, what="run.json")
+    except BadArgs:
+        return "its run.json is unreadable"
+    error = run.get("error") if isinstance(run, dict) else None
+    status = run.get("status") if isinstance(run, dict) else None
+    detail = f" ({error.get('code')}: {error.get('message')})" if isinstance(error, dict) else ""
+    return f"the run's status is {status}{detail}"
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    from ..council.gate import evaluate_gate
+
+    verdict, source = read_verdict_for_gate(args.path)
+    doc = evaluate_gate(verdict, args.fail_on, allow_no_verdict=args.allow_no_verdict, source=source)
+    print(dumps_json(doc) if args.json else doc["reason"])
+    return int(doc["exitCode"])

@@ -1,0 +1,100 @@
+"""The CI gate: a council verdict's outcome as a pass or a fail.
+
+`amicus council gate VERDICT_OR_RUN_DIR --fail-on LEVEL` exits 0 when the gate passes and 4
+when it fails (1 stays "error", 2 "degraded"). The levels, from lenient to strict within
+each family:
+
+    never                the gate always passes (report only)
+    fundamental-rethink  fails when the chair's verdict is "Fundamental rethink"
+    fix-these-first      fails when the chair's verdict is "Fix these first" or
+                         "Fundamental rethink" (anything but "Ship it")
+    confirmed-blocker    fails when a blocker-severity finding sits in the Confirmed tier
+                         (the bench agreed it is real)
+    disputed-blocker     fails when a blocker-severity finding sits in the Disputed tier *or
+                         any stronger one*. Tiers rank by how well the bench supported the
+                         finding — Confirmed, Contested, Singleton, Disputed — and Disputed is
+                         the weakest, so this level fails on any blocker at all, even one the
+                         bench disputed. It is the strictest blocker level.
+
+The two chair levels need a chair verdict: a verdict with `overallVerdict: null` (the chair
+failed, or a cost ceiling skipped it) fails them unless `allow_no_verdict`, because "no
+verdict" must never read as "ship it". The blocker levels read the findings' tiers (after
+any recorded tier override) and need no chair. Stage-4 decisions are not consulted: the
+engine's verdict is undecided, and a gate is a statement about what the council found.
+
+Pure: takes the verdict document, returns the `council-gate` document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import EXIT_GATE_FAILED, BadArgs
+
+GATE_LEVELS = ("never", "fundamental-rethink", "fix-these-first", "disputed-blocker", "confirmed-blocker")
+VERDICT_LEVELS = {"fundamental-rethink": ("Fundamental rethink",),
+                  "fix-these-first": ("Fix these first", "Fundamental rethink")}
+# The tiers a blocker fails each blocker level in.
+BLOCKER_LEVELS = {"confirmed-blocker": ("Confirmed",),
+                  "disputed-blocker": ("Confirmed", "Contested", "Singleton", "Disputed")}
+BLOCKER_SCOPE = {"confirmed-blocker": "the Confirmed tier", "disputed-blocker": "any tier"}
+
+
+def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: bool = False,
+                  source: str | None = None) -> dict[str, Any]:
+    """The council-gate document for `verdict` at `level` (`passed`, `exitCode`, `reason`)."""
+    from .verdict import OVERALL_VERDICTS  # here, not at import: the CLI builds its parser from GATE_LEVELS
+
+    if level not in GATE_LEVELS:
+        raise BadArgs(f"--fail-on '{level}' is not a gate level", hint=f"one of: {', '.join(GATE_LEVELS)}")
+    if not isinstance(verdict, Mapping) or verdict.get("type") != "council-verdict":
+        raise BadArgs("the gate reads a council-verdict document", hint="pass a run directory or its verdict.json")
+    overall = verdict.get("overallVerdict")
+    if overall is not None and overall not in OVERALL_VERDICTS:
+        raise BadArgs(f"overallVerdict '{overall}' is not one of: {', '.join(OVERALL_VERDICTS)}",
+                      hint="the verdict document is damaged: re-run 'amicus council verdict'")
+    blockers = [_blocker(f) for f in verdict.get("findings") or [] if isinstance(f, Mapping) and f.get("severity") == "blocker"]
+    failed, reason = _decide(level, overall, blockers, allow_no_verdict)
+    doc: dict[str, Any] = {
+        "schemaVersion": 2,
+        "type": "council-gate",
+        "failOn": level,
+        "passed": not failed,
+        "exitCode": EXIT_GATE_FAILED if failed else 0,
+        "reason": reason,
+        "runId": verdict.get("runId"),
+        "overallVerdict": overall,
+        "allowNoVerdict": allow_no_verdict,
+        "tierCounts": dict(verdict.get("tierCounts") or {}),
+        "blockers": blockers,
+    }
+    if source is not None:
+        doc["source"] = source
+    return doc
+
+
+def _blocker(finding: Mapping[str, Any]) -> dict[str, Any]:
+    row = {"id": finding.get("id"), "tier": finding.get("tier")}
+    if finding.get("raiser") is not None:
+        row["raiser"] = finding["raiser"]
+    return row
+
+
+def _decide(level: str, overall: str | None, blockers: list[dict[str, Any]], allow_no_verdict: bool) -> tuple[bool, str]:
+    if level == "never":
+        return False, "gate passes: --fail-on never (report only)"
+    if level in VERDICT_LEVELS:
+        if overall is None:
+            if allow_no_verdict:
+                return False, "gate passes: no chair verdict, allowed by --allow-no-verdict"
+            return True, f"gate fails: no chair verdict (overallVerdict is null), and --fail-on {level} needs one"
+        if overall in VERDICT_LEVELS[level]:
+            return True, f"gate fails: the chair's verdict is '{overall}' (--fail-on {level})"
+        return False, f"gate passes: the chair's verdict is '{overall}' (--fail-on {level})"
+    hits = [b for b in blockers if b["tier"] in BLOCKER_LEVELS[level]]
+    scope = BLOCKER_SCOPE[level]
+    if hits:
+        listed = ", ".join(f"{b['id']} ({b['tier']})" for b in hits)
+        return True, f"gate fails: {len(hits)} blocker finding(s) in {scope}: {listed} (--fail-on {level})"
+    return False, f"gate passes: no blocker finding in {scope} ({len(blockers)} blocker(s) in all; --fail-on {level})"

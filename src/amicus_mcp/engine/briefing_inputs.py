@@ -1,0 +1,321 @@
+"""A run's inputs before pre-flight: the pack it starts from, the template and the artifact.
+
+One home for turning what a caller typed into a run's options, used by every front (the CLI
+`council run`, the MCP tool `amicus_council_run`, the detached child, the CI action):
+
+    apply_pack(options)       fills every option the caller did not type from the pack, and
+                              records which options the pack supplied (for error messages)
+    compose_briefing(options) the briefing from a template and an artifact, with the run.json
+                              records of both
+    blame_pack(options, …)    re-raises a pre-flight error about a pack-supplied value with
+                              "(set by pack 'NAME')" added
+
+Templates are found as a file path, else by name in the user's `<config dir>/templates/`
+(which shadows a built-in of the same name), else among the built-ins shipped in
+`amicus_mcp/templates/`. Composition itself is pure (`council/templates.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..config import config_dir
+from ..council.templates import BriefingTemplate, check_known_values, compose, parse_template, resolve_values
+from ..errors import AmicusError, BadArgs, MissingPrompt
+from ..fsio import read_text
+from ..packs import LoadedPack, load_pack, sha256_of
+
+if TYPE_CHECKING:
+    from .options import RunOptions
+
+TEMPLATES_DIR = "templates"
+MAX_TEMPLATE_BYTES = 64 * 1024
+# About 100k tokens of English: past this a council is the wrong tool for one briefing, and
+# every seat and judge would be billed for it again.
+MAX_ARTIFACT_BYTES = 400 * 1024
+
+TemplateSource = Literal["builtin", "user", "file"]
+
+
+# --------------------------------------------------------------------------- templates
+
+@dataclass(frozen=True)
+class LoadedTemplate:
+    template: BriefingTemplate
+    source: TemplateSource
+    path: str
+    hash: str
+
+    def record(self) -> dict[str, Any]:
+        """What run.json records: `template: {name, source, hash, path}`."""
+        return {"name": self.template.name, "source": self.source, "hash": self.hash, "path": self.path}
+
+    def document(self, *, body: bool) -> dict[str, Any]:
+        doc: dict[str, Any] = {"name": self.template.name, "source": self.source, "path": self.path,
+                               "hash": self.hash, "title": self.template.title,
+                               "description": self.template.description, "variables": self.template.describe()}
+        if body:
+            doc["body"] = self.template.body
+        return doc
+
+
+def user_templates_dir() -> Path:
+    return config_dir() / TEMPLATES_DIR
+
+
+def is_template_file(ref: str) -> bool:
+    return "/" in ref or "\\" in ref or ref.endswith(".md")
+
+
+def _builtin_names() -> list[str]:
+    folder = files("amicus_mcp").joinpath(TEMPLATES_DIR)
+    return sorted(entry.name[:-3] for entry in folder.iterdir() if entry.name.endswith(".md"))
+
+
+def _user_names() -> list[str]:
+    folder = user_templates_dir()
+    return sorted(p.stem for p in folder.glob("*.md")) if folder.is_dir() else []
+
+
+def _load_builtin(name: str) -> LoadedTemplate:
+    entry = files("amicus_mcp").joinpath(TEMPLATES_DIR, f"{name}.md")
+    raw = entry.read_bytes()
+    return LoadedTemplate(parse_template(name, raw.decode("utf-8")), "builtin", f"builtin:{name}", sha256_of(raw))
+
+
+def _load_file(path: Path, name: str, source: TemplateSource) -> LoadedTemplate:
+    if path.is_file() and path.stat().st_size > MAX_TEMPLATE_BYTES:
+        raise BadArgs(f"template '{path}' is {path.stat().st_size} bytes; the limit is {MAX_TEMPLATE_BYTES}",
+                      hint="a template frames the artifact; the material belongs in --artifact")
+    text = read_text(path, what="template file")
+    return LoadedTemplate(parse_template(name, text), source, str(path), sha256_of(text.encode("utf-8")))
+
+
+def load_template(ref: str) -> LoadedTemplate:
+    """A template by file path, else by name (user templates shadow built-ins)."""
+    if is_template_file(ref):
+        path = Path(ref).expanduser().resolve()
+        return _load_file(path, path.stem, "file")
+    if ref in _user_names():
+        return _load_file(user_templates_dir() / f"{ref}.md", ref, "user")
+    if ref in _builtin_names():
+        return _load_builtin(ref)
+    known = ", ".join(sorted({*_builtin_names(), *_user_names()}))
+    raise BadArgs(f"unknown template '{ref}'", hint=f"templates: {known}; or pass a template file path ('amicus council template list')")
+
+
+def list_templates() -> dict[str, Any]:
+    """Built-ins and user templates; a user template that does not parse is listed with its error."""
+    rows: list[dict[str, Any]] = []
+    users = set(_user_names())
+    for name in sorted(users):
+        try:
+            rows.append(_load_file(user_templates_dir() / f"{name}.md", name, "user").document(body=False))
+        except AmicusError as err:
+            rows.append({"name": name, "source": "user", "path": str(user_templates_dir() / f"{name}.md"), "error": err.message})
+    for name in _builtin_names():
+        row = _load_builtin(name).document(body=False)
+        if name in users:
+            row["shadowed"] = True
+        rows.append(row)
+    return {"schemaVersion": 2, "type": "council-template-list", "templates": rows}
+
+
+def show_template(ref: str) -> dict[str, Any]:
+    return {"schemaVersion": 2, "type": "council-template", **load_template(ref).document(body=True)}
+
+
+# --------------------------------------------------------------------------- the artifact
+
+@dataclass(frozen=True)
+class Artifact:
+    path: Path
+    text: str
+    hash: str
+    bytes: int
+
+    def record(self) -> dict[str, Any]:
+        return {"path": str(self.path), "hash": self.hash, "bytes": self.bytes}
+
+
+def read_artifact(ref: str) -> Artifact:
+    """The artifact as text: refused when missing, a directory, binary or past the size limit."""
+    path = Path(ref).expanduser().resolve()
+    if path.is_dir():
+        raise BadArgs(f"--artifact '{ref}' is a directory", hint="pass one file; for a change set, pass its diff (git diff > change.diff)")
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise BadArgs(f"--artifact '{ref}' does not exist", hint="check the path") from None
+    except OSError as exc:
+        raise BadArgs(f"cannot read --artifact '{ref}': {exc.strerror or exc}", hint="check the path and its permissions") from None
+    try:
+        with open(path, "rb") as handle:  # bounded: a file that grew since stat() is still refused
+            raw = handle.read(MAX_ARTIFACT_BYTES + 1)
+    except OSError as exc:
+        raise BadArgs(f"cannot read --artifact '{ref}': {exc.strerror or exc}", hint="check the path and its permissions") from None
+    if max(size, len(raw)) > MAX_ARTIFACT_BYTES:
+        raise BadArgs(f"--artifact '{ref}' is {max(size, len(raw))} bytes; the limit is {MAX_ARTIFACT_BYTES} ({MAX_ARTIFACT_BYTES // 1024} KiB)",
+                      hint="review a smaller piece (one document, one diff), or extract the part that matters")
+    if b"\x00" in raw:
+        raise BadArgs(f"--artifact '{ref}' is binary", hint="pass a text file: extract the text of a PDF or an image description first")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise BadArgs(f"--artifact '{ref}' is not UTF-8 text", hint="save it as UTF-8 (iconv -t utf-8)") from None
+    if not text.strip():
+        raise BadArgs(f"--artifact '{ref}' is empty", hint="the council reviews the artifact: give it the material")
+    return Artifact(path=path, text=text, hash=sha256_of(raw), bytes=len(raw))
+
+
+# --------------------------------------------------------------------------- composition
+
+@dataclass(frozen=True)
+class ComposedBriefing:
+    text: str
+    template: LoadedTemplate
+    artifact: Artifact
+    values: dict[str, str]  # every variable's value as composed (given or default)
+
+    def records(self) -> dict[str, Any]:
+        template = self.template.record()
+        if self.values:
+            template["vars"] = self.values
+        return {"template": template, "artifact": self.artifact.record()}
+
+
+def check_briefing_source(options: RunOptions) -> None:
+    """Exactly one briefing source: a prompt file, or a template with its artifact."""
+    if not options.prompt_file and not options.template and not options.artifact:
+        raise MissingPrompt("a briefing is required: a prompt file, or a template with an artifact",
+                            hint="pass --prompt-file FILE or --template NAME --artifact FILE "
+                                 "(briefingFile, or template + artifact, in the MCP tool); prompts are never inline")
+    if options.prompt_file and (options.template or options.artifact):
+        raise BadArgs("pass --prompt-file or --template with --artifact, not both",
+                      hint="a template composes the briefing from the artifact; a prompt file is the whole briefing")
+    if options.template and not options.artifact:
+        raise BadArgs(f"--template {options.template} needs --artifact FILE", hint="the artifact is what the council reviews")
+    if options.artifact and not options.template:
+        raise BadArgs("--artifact needs --template NAME", hint="'amicus council template list' shows the templates")
+    if options.vars and not options.template:
+        raise BadArgs("--var is for a template", hint="pass --template NAME (or a pack with a template)")
+
+
+def compose_briefing(options: RunOptions) -> ComposedBriefing:
+    """Read the template and the artifact and compose the briefing (every check before spend)."""
+    assert options.template and options.artifact  # check_briefing_source ran first
+    with blame_pack(options, "template"):
+        loaded = load_template(options.template)
+    artifact = read_artifact(options.artifact)
+    with blame_pack(options, "vars", "template"):
+        values = resolve_values(loaded.template, dict(options.vars or {}))
+    text = compose(loaded.template, artifact_name=artifact.path.name, artifact_text=artifact.text, values=values)
+    return ComposedBriefing(text=text, template=loaded, artifact=artifact, values=values)
+
+
+# --------------------------------------------------------------------------- packs
+
+# RunOptions attribute ← the pack's JSON key.
+_FROM_PACK = {"chair": "chair", "critic": "critic", "lenses": "lenses", "debate": "debate",
+              "max_cost": "maxCost", "timeout_min": "timeout", "gateway": "gateway"}
+
+
+def apply_pack(options: RunOptions) -> RunOptions:
+    """`options` with every field the caller left unset taken from its pack (when it has one).
+
+    A typed value always wins. The bench is one field (models or council); the briefing
+    source is one field (a prompt file, or a template); a template's variables merge per key
+    (typed wins) when the template in effect is the pack's own, and are dropped when the
+    caller chose another template. Idempotent: applying it twice changes nothing.
+    """
+    if not options.pack or options.pack_record is not None:
+        return options
+    loaded = load_pack(options.pack)
+    pack = loaded.pack
+    changes: dict[str, Any] = {}
+    supplied: list[str] = []
+    if not options.models and not options.council and (pack.models or pack.council):
+        changes.update(models=list(pack.models) if pack.models else None, council=pack.council)
+        supplied.append("bench")
+    for attr, key in _FROM_PACK.items():
+        value = getattr(pack, key)
+        if getattr(options, attr) is None and value is not None:
+            changes[attr] = list(value) if isinstance(value, list) else value
+            supplied.append(attr)
+    if pack.template and not options.prompt_file:
+        template = _pack_template(pack.template, loaded)
+        if options.template is None:
+            changes["template"] = template
+            supplied.append("template")
+        typed = options.template
+        if typed and is_template_file(typed):
+            typed = str(Path(typed).expanduser().resolve())
+        if (typed or template) == template and pack.vars:
+            changes["vars"] = {**pack.vars, **dict(options.vars or {})}
+            if set(pack.vars) - set(options.vars or {}):
+                supplied.append("vars")
+    return options.model_copy(update={**changes, "pack_record": loaded.record(), "pack_fields": tuple(supplied)})
+
+
+def _pack_template(template: str, loaded: LoadedPack) -> str:
+    """A pack file's relative template path is relative to the pack file, not the cwd."""
+    if is_template_file(template) and loaded.source == "file" and not Path(template).expanduser().is_absolute():
+        return str((loaded.path.parent / template).resolve())
+    return template
+
+
+_SHOWN = {"timeout_min": "timeout", "max_cost": "max-cost"}
+
+
+@contextmanager
+def blame_pack(options: RunOptions, subject: str, *related: str) -> Iterator[None]:
+    """Say so when a pre-flight error is about a value the pack supplied: `(set by pack 'N')`
+    when the pack set the value the error is about, `(bench set by pack 'N')` when it set a
+    value the error involves."""
+    try:
+        yield
+    except AmicusError as err:
+        if options.pack_record is not None:
+            name = options.pack_record["name"]
+            others = [_SHOWN.get(f, f) for f in related if f in options.pack_fields]
+            if subject in options.pack_fields:
+                suffix = f" (set by pack '{name}')"
+            elif others:
+                suffix = f" ({', '.join(others)} set by pack '{name}')"
+            else:
+                suffix = ""
+            if suffix and not err.message.endswith(suffix):
+                err.message += suffix
+                err.args = (err.message,)
+        raise
+
+def pack_settings(options: RunOptions) -> dict[str, Any]:
+    """The pack settings (JSON keys) an options object typed — what `pack save` stores.
+
+    A template given as a file is stored as an absolute path, so the saved pack works from
+    any directory; its variables are checked against it (a typo is caught at save time).
+    """
+    for attr, flag in (("prompt_file", "--prompt-file"), ("artifact", "--artifact"), ("pack", "--pack")):
+        if getattr(options, attr):
+            raise BadArgs(f"a pack does not hold {flag}", hint="a pack holds settings; the briefing or artifact is given per run")
+    settings: dict[str, Any] = {}
+    if options.models:
+        settings["models"] = list(options.models)
+    if options.council:
+        settings["council"] = options.council
+    for attr, key in _FROM_PACK.items():
+        value = getattr(options, attr)
+        if value is not None:
+            settings[key] = list(value) if isinstance(value, (list, tuple)) else value
+    if options.template:
+        template = str(Path(options.template).expanduser().resolve()) if is_template_file(options.template) else options.template
+        check_known_values(load_template(template).template, options.vars or {})
+        settings["template"] = template
+    if options.vars:
+        settings["vars"] = dict(options.vars)
+    return settings

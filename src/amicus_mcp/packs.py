@@ -1,0 +1,200 @@
+"""Policy packs: a named, versioned document that supplies a council run's defaults.
+
+A pack holds the choices a team makes once — the bench (a model list or a council name),
+the chair, a critic or lenses, debate, a briefing template and its variables, the cost
+ceiling, the per-leg timeout and the gateway — so that "a council reviews every design doc"
+is one flag: `amicus council run --pack NAME|FILE`. Any flag typed as well overrides that
+field of the pack (engine/briefing_inputs.py `apply_pack`).
+
+Saved packs live in `<config dir>/packs/NAME.json`; `pack save` bumps `version` each time it
+overwrites one. A pack may also be a file anywhere (checked into a repository): an argument
+with a path separator or a `.json` suffix is a file. The schema is
+`schemas/council-pack.schema.json`; unknown keys are refused, so a typo in a pack is an
+error rather than a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .config import config_dir
+from .errors import BadArgs
+from .fsio import atomic_write_json, dumps_json
+
+PACKS_DIR = "packs"
+PACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+MAX_PACK_BYTES = 64 * 1024
+
+# The run options a pack may set, by their JSON key (the same names run.json `options` uses).
+PACK_FIELDS = ("models", "council", "chair", "critic", "lenses", "debate", "template", "vars",
+               "maxCost", "timeout", "gateway")
+
+
+class Pack(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    schemaVersion: Literal[2] = 2
+    type: Literal["council-pack"] = "council-pack"
+    name: Annotated[str, Field(pattern=PACK_NAME.pattern)]
+    version: Annotated[int, Field(ge=1)] = 1
+    description: str | None = None
+    models: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=2)] | None = None
+    council: Annotated[str, Field(min_length=1)] | None = None
+    chair: Annotated[str, Field(min_length=1)] | None = None
+    critic: Annotated[str, Field(min_length=1)] | None = None
+    lenses: Annotated[list[str], Field(min_length=1)] | None = None
+    debate: bool | None = None
+    template: Annotated[str, Field(min_length=1)] | None = None
+    vars: dict[str, str] | None = None
+    maxCost: Annotated[float, Field(gt=0)] | None = None
+    timeout: Annotated[float, Field(gt=0)] | None = None
+    gateway: Literal["auto", "direct", "openrouter"] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers(cls, data: Any) -> Any:
+        # strict mode refuses an int where a float is declared; 2 dollars is 2.0 dollars.
+        if isinstance(data, dict):
+            for key in ("maxCost", "timeout"):
+                if isinstance(data.get(key), int) and not isinstance(data.get(key), bool):
+                    data = {**data, key: float(data[key])}
+        return data
+
+    @model_validator(mode="after")
+    def _coherent(self) -> Pack:
+        if self.models is not None and self.council is not None:
+            raise ValueError("set one of models / council, not both")
+        if self.vars is not None and self.template is None:
+            raise ValueError("vars are for a template: set template as well")
+        return self
+
+    def document(self) -> dict[str, Any]:
+        """The pack as JSON: every key that is set, in schema order (emit-when-set)."""
+        return self.model_dump(exclude_none=True)
+
+    def settings(self) -> dict[str, Any]:
+        """Only the run options the pack sets."""
+        return {k: v for k, v in self.document().items() if k in PACK_FIELDS}
+
+
+@dataclass(frozen=True)
+class LoadedPack:
+    pack: Pack
+    source: Literal["saved", "file"]
+    path: Path
+    hash: str
+
+    def record(self) -> dict[str, Any]:
+        """What run.json records: `pack: {name, version, hash, source, path}`."""
+        return {"name": self.pack.name, "version": self.pack.version, "hash": self.hash,
+                "source": self.source, "path": str(self.path)}
+
+
+def packs_dir() -> Path:
+    return config_dir() / PACKS_DIR
+
+
+def is_pack_file(ref: str) -> bool:
+    return "/" in ref or "\\" in ref or ref.endswith(".json")
+
+
+def sha256_of(raw: bytes) -> str:
+    return "sha256:" + hashlib.sha256(raw).hexdigest()
+
+
+def parse_pack(raw: bytes, *, where: str) -> Pack:
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadArgs(f"pack {where} is not a JSON document ({exc})", hint="a pack is one JSON object; see 'amicus council pack show'") from None
+    try:
+        return Pack.model_validate(doc)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "pack"
+        raise BadArgs(f"pack {where}: {field}: {first['msg']}",
+                      hint=f"a pack's keys are name, version, description and {', '.join(PACK_FIELDS)}") from None
+
+
+def load_pack(ref: str) -> LoadedPack:
+    """A saved pack by name, or a pack file by path."""
+    if is_pack_file(ref):
+        path, source = Path(ref).expanduser().resolve(), "file"
+    else:
+        check_pack_name(ref)
+        path, source = packs_dir() / f"{ref}.json", "saved"
+        if not path.exists():
+            raise BadArgs(f"no saved pack '{ref}'", hint="'amicus council pack list' shows the saved packs; a file needs a path like ./ci/pack.json")
+    raw = _read_bounded(path)
+    pack = parse_pack(raw, where=f"'{ref}'")
+    if source == "saved" and pack.name != ref:
+        raise BadArgs(f"saved pack '{ref}' names itself '{pack.name}'", hint=f"fix 'name' in {path}")
+    return LoadedPack(pack=pack, source=source, path=path, hash=sha256_of(raw))  # type: ignore[arg-type]
+
+
+def _read_bounded(path: Path) -> bytes:
+    if path.is_dir():
+        raise BadArgs(f"pack '{path}' is a directory", hint="pass the pack's JSON file")
+    try:
+        size = path.stat().st_size
+        if size > MAX_PACK_BYTES:
+            raise BadArgs(f"pack '{path}' is {size} bytes; a pack is at most {MAX_PACK_BYTES}", hint="a pack holds settings, not material")
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise BadArgs(f"pack file '{path}' does not exist", hint="check the path") from None
+    except OSError as exc:
+        raise BadArgs(f"cannot read pack '{path}': {exc.strerror or exc}", hint="check the path and its permissions") from None
+
+
+def check_pack_name(name: str) -> None:
+    if not PACK_NAME.match(name):
+        raise BadArgs(f"pack name '{name}' is not allowed",
+                      hint="1-64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit")
+
+
+def save_pack(name: str, settings: dict[str, Any], *, description: str | None = None) -> dict[str, Any]:
+    """Write (or overwrite, bumping its version) the saved pack NAME. Returns the save document."""
+    check_pack_name(name)
+    if not settings:
+        raise BadArgs("a pack needs at least one setting", hint="e.g. amicus council pack save NAME --models a,b --chair c")
+    path = packs_dir() / f"{name}.json"
+    previous = load_pack(name).pack if path.exists() else None
+    version = previous.version + 1 if previous is not None else 1
+    doc = {"schemaVersion": 2, "type": "council-pack", "name": name, "version": version,
+           **({"description": description} if description else {}), **settings}
+    pack = parse_pack(dumps_json(doc).encode("utf-8"), where=f"'{name}'")
+    atomic_write_json(path, pack.document())
+    return {"schemaVersion": 2, "type": "council-pack-save", "name": name, "version": version,
+            "overwritten": previous is not None, "path": str(path), "pack": pack.document()}
+
+
+def list_packs() -> dict[str, Any]:
+    """Every saved pack (a broken one is listed with its problem, never hidden)."""
+    rows: list[dict[str, Any]] = []
+    folder = packs_dir()
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        name = path.stem
+        try:
+            loaded = load_pack(name)
+        except BadArgs as err:
+            rows.append({"name": name, "path": str(path), "error": err.message})
+            continue
+        row: dict[str, Any] = {"name": name, "version": loaded.pack.version, "hash": loaded.hash, "path": str(path)}
+        if loaded.pack.description:
+            row["description"] = loaded.pack.description
+        row["settings"] = sorted(loaded.pack.settings())
+        rows.append(row)
+    return {"schemaVersion": 2, "type": "council-pack-list", "packs": rows}
+
+
+def show_pack(ref: str) -> dict[str, Any]:
+    loaded = load_pack(ref)
+    return {"schemaVersion": 2, "type": "council-pack-show", **loaded.record(), "pack": loaded.pack.document()}
+

@@ -1,0 +1,133 @@
+"""The Council Review action's script, run locally exactly as action.yml runs it: a real
+subprocess `python -m amicus_mcp.cli.action` with the action's INPUT_* variables, GITHUB_STEP_SUMMARY
+and GITHUB_OUTPUT pointing at temp files, against the loopback fake provider."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from council_helpers import check_documents, member
+
+from amicus_mcp.schemas import schema_errors
+
+DESIGN = "# Widget cache\n\nThe cache evicts every entry on every write.\n"
+
+
+def outputs_of(path: Path) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in path.read_text(encoding="utf-8").splitlines() if line)
+
+
+def run_action(tmp_path: Path, cwd: Path, **inputs: str) -> tuple[int, Path, dict[str, str], str]:
+    """(exit code, the step summary file, the outputs, stdout+stderr)."""
+    summary, outputs = tmp_path / "summary.md", tmp_path / "outputs.txt"
+    summary.unlink(missing_ok=True)
+    outputs.unlink(missing_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
+    env.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
+    env.update(GITHUB_STEP_SUMMARY=str(summary), GITHUB_OUTPUT=str(outputs), GITHUB_RUN_ID="77",
+               RUNNER_TEMP=str(tmp_path / "runner-temp"))
+    env.update({k: v for k, v in inputs.items() if k.startswith("GITHUB_")})
+    proc = subprocess.run([sys.executable, "-m", "amicus_mcp.cli.action"], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    return proc.returncode, summary, outputs_of(outputs) if outputs.exists() else {}, proc.stdout + proc.stderr
+
+
+@pytest.fixture
+def members(fake: Any) -> None:
+    for name in ("a", "b"):
+        member(fake, name, cost=0.002)
+    member(fake, "chair", cost=0.001)  # its VERDICT: Fix these first
+
+
+def test_the_action_runs_reports_and_exits_with_the_gate(fake, members, tmp_path, project):
+    (project / "design.md").write_text(DESIGN, encoding="utf-8")
+    inputs = {"MODELS": "fake/a,fake/b", "CHAIR": "fake/chair", "TEMPLATE": "design-doc", "ARTIFACT": "design.md",
+              "VARS": "audience=the platform team\nconstraints=p99 under 5 ms\n", "MAX_COST": "1.50"}
+    code, summary, outputs, log = run_action(tmp_path, project, **inputs, FAIL_ON="fix-these-first", OUT_DIR="council-ci")
+    assert code == 4, log
+    run_dir = project / "council-ci"
+    run = check_documents(run_dir)
+    assert run["template"]["name"] == "design-doc" and run["artifact"]["path"] == str(project / "design.md")
+    assert outputs == {"run-dir": str(run_dir), "verdict": "Fix these first",
+                       "tier-counts": json.dumps(run["tierCounts"], separators=(",", ":"), sort_keys=True),
+                       "cost": f"{run['usage']['cost']['amount']:.4f}", "gate": "fail"}
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("## Council review: FAILED\n\ngate fails: the chair's verdict is 'Fix these first'")
+    assert "# Council Report" in text and "## Adjudication matrix" in text
+    assert "gate fails: the chair's verdict is 'Fix these first' (--fail-on fix-these-first)" in log
+    assert "the platform team" in (run_dir / "briefing-stage1.md").read_text(encoding="utf-8")
+
+    code, summary, outputs, log = run_action(tmp_path, project, **inputs, FAIL_ON="fundamental-rethink", OUT_DIR="council-ci-2")
+    assert code == 0, log
+    assert outputs["gate"] == "pass" and outputs["verdict"] == "Fix these first"
+    assert summary.read_text(encoding="utf-8").startswith("## Council review: passed")
+
+
+def git(repo: Path, *argv: str) -> str:
+    return subprocess.run(["git", *argv], cwd=repo, check=True, capture_output=True, text=True,
+                          env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+                               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}).stdout.strip()
+
+
+def test_without_an_artifact_the_action_reviews_the_pull_request_diff(fake, members, tmp_path, config_dir):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "cache.py").write_text("def evict(cache):\n    cache.clear()\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "update-ref", "refs/remotes/origin/main", git(repo, "rev-parse", "HEAD"))  # as actions/checkout leaves it
+    git(repo, "checkout", "-qb", "feature")
+    (repo / "cache.py").write_text("def evict(cache, key):\n    cache.pop(key, None)\n", encoding="utf-8")
+    git(repo, "commit", "-qam", "evict one key")
+    pack = repo / "council-pack.json"
+    pack.write_text(json.dumps({"schemaVersion": 2, "type": "council-pack", "name": "pr", "version": 2,
+                                "models": ["fake/a", "fake/b"], "chair": "fake/chair"}), encoding="utf-8")
+    code, summary, outputs, log = run_action(tmp_path, repo, PACK="council-pack.json", FAIL_ON="never",
+                                             GITHUB_BASE_REF="main", GITHUB_WORKSPACE=str(repo))
+    assert code == 0, log
+    run_dir = Path(outputs["run-dir"])
+    assert run_dir == repo / "council-ci-77"
+    run = check_documents(run_dir)
+    assert run["pack"]["name"] == "pr" and run["pack"]["version"] == 2
+    assert run["template"]["name"] == "pr-diff"
+    diff = Path(run["artifact"]["path"])
+    assert diff == tmp_path / "runner-temp" / "amicus-pr.diff"
+    assert "+    cache.pop(key, None)" in diff.read_text(encoding="utf-8")
+    assert "+    cache.pop(key, None)" in (run_dir / "briefing-stage1.md").read_text(encoding="utf-8")
+    assert outputs["gate"] == "pass" and "gate passes: --fail-on never" in summary.read_text(encoding="utf-8")
+
+
+def test_a_failed_run_exits_1_and_says_why_in_the_summary(fake, tmp_path, project):
+    (project / "design.md").write_text(DESIGN, encoding="utf-8")
+    code, summary, outputs, log = run_action(tmp_path, project, MODELS="fake/a,fake/b", CHAIR="fake/a",
+                                             ARTIFACT="design.md", FAIL_ON="never", OUT_DIR="out")
+    assert code == 1, log
+    assert outputs["gate"] == "error" and outputs["verdict"] == ""
+    assert "**The council run failed** (exit 1): BAD_ARGS: the chair 'fake/a' is also a bench seat" in summary.read_text(encoding="utf-8")
+    assert fake.requests == []
+
+
+def test_the_action_needs_a_bench_and_an_artifact(tmp_path, project, config_dir):
+    code, summary, _, log = run_action(tmp_path, project, TEMPLATE="essay", ARTIFACT="x.md")
+    assert code == 1 and "the action needs a bench" in log
+    code, summary, _, log = run_action(tmp_path, project, MODELS="a,b")
+    assert code == 1 and "not a pull_request event" in summary.read_text(encoding="utf-8")
+
+
+def test_the_gate_document_the_action_decides_from_is_the_cli_gate(fake, members, tmp_path, project):
+    """The action and `amicus council gate` are one function: same run, same answer."""
+    from amicus_mcp.cli import main as cli_main
+
+    (project / "design.md").write_text(DESIGN, encoding="utf-8")
+    code, _, outputs, log = run_action(tmp_path, project, MODELS="fake/a,fake/b", CHAIR="fake/chair",
+                                       ARTIFACT="design.md", FAIL_ON="fix-these-first", OUT_DIR="g")
+    assert code == 4, log
+    assert cli_main(["council", "gate", outputs["run-dir"], "--fail-on", "fix-these-first"]) == 4
+    assert schema_errors(json.loads((project / "g" / "run.json").read_text()), "council-run") == []
