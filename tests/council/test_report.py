@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from amicus_mcp.council.report_model import UNATTRIBUTED
 from amicus_mcp.council.report import (
-    UNATTRIBUTED,
     build_report,
     format_duration,
     format_money,

@@ -44,185 +44,34 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Literal
 
 from amicus_mcp.errors import BadArgs
 
-TIER_ORDER: tuple[str, ...] = ("Disputed", "Contested", "Confirmed", "Singleton")
-UNATTRIBUTED = "UNATTRIBUTED"
-GLYPHS = {"agree": "✓", "dispute": "✗", "neutral": "–", "unknown": "?"}  # one glyph per vote, both renderers
-RESERVED_CLAUDE = "claude"
-# Only these roles get a suffixed cost label; rebuttal/revote render unsuffixed (seed).
-SUFFIXED_ROLES = frozenset({"judge", "chair-attempt", "repair", "superseded"})
-
-# Wording both renderers share (each adds its own markup).
-THIN_VERDICT = "rests on fewer than two judges (judged: false)"
-NO_FINDINGS_RAISED = "No findings were raised."
-NOTHING_LOST_TEXT = "Nothing was lost."
-
-VoteKind = Literal["agree", "dispute", "neutral", "unknown"]
-CostKind = Literal["reported", "estimated", "unknown"]
-
-
-# --------------------------------------------------------------------------- model
-
-
-@dataclass(frozen=True)
-class Header:
-    run_type: str
-    run_id: str
-    date: str
-    chair: str
-    council: tuple[str, ...]
-    overall_verdict: str | None
-
-
-@dataclass(frozen=True)
-class TierCount:
-    tier: str
-    count: int
-
-
-@dataclass(frozen=True)
-class Vote:
-    """One matrix cell. `kind` None means the column's judge did not vote."""
-
-    kind: VoteKind | None
-    raiser: bool
-
-
-@dataclass(frozen=True)
-class Basis:
-    a: int | None
-    d: int | None
-    n: int | None
-
-    @property
-    def text(self) -> str:
-        return f"a{_count(self.a)}/d{_count(self.d)}/n{_count(self.n)}"
-
-    @property
-    def thin(self) -> bool:
-        # Workspace rule: at most one decisive peer vote means the tier rests on little.
-        if self.a is None or self.d is None:
-            return False
-        return self.a + self.d <= 1
-
-
-@dataclass(frozen=True)
-class Override:
-    from_tier: str
-    to_tier: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class DebateNote:
-    action: str
-    previous_tier: str
-
-
-@dataclass(frozen=True)
-class FindingView:
-    id: str
-    severity: str
-    raiser: str
-    tier: str
-    basis: Basis
-    decision: str | None
-    applied: bool
-    override: Override | None
-    duplicate_of: str | None
-    debate: DebateNote | None
-    same_model_only: bool
-    votes: tuple[Vote, ...]
-    claim: str | None = None  # from the tally record, when the caller has one
-    location: str | None = None
-
-
-@dataclass(frozen=True)
-class Matrix:
-    columns: tuple[str, ...]
-    rows: tuple[FindingView, ...]
-    has_unattributed: bool
-    has_dagger: bool
-    has_unknown_vote: bool
-
-
-@dataclass(frozen=True)
-class StreetCredRow:
-    label: str
-    peers_only: str
-    with_self: str
-
-
-@dataclass(frozen=True)
-class TierGroup:
-    tier: str
-    findings: tuple[FindingView, ...]
-
-
-@dataclass(frozen=True)
-class CostRow:
-    label: str
-    status: str
-    duration: str
-    cost: str
-    kind: CostKind
-
-
-@dataclass(frozen=True)
-class DebateRow:
-    id: str
-    action: str
-    previous_tier: str
-    tier: str
-
-    @property
-    def change(self) -> str:
-        return f"(was {self.previous_tier}, now {self.tier})" if self.previous_tier else f"(now {self.tier})"
-
-
-@dataclass(frozen=True)
-class DebateSummary:
-    """What the one debate round did: the run's own summary when the verdict carries it,
-    else counted from the findings' `debate` stamps (then `outcome` is unknown: None)."""
-
-    outcome: str | None
-    defended: int
-    amended: int
-    withdrawn: int
-    no_response: int
-    verdict_changes: int
-    rows: tuple[DebateRow, ...]
-
-    @property
-    def facts(self) -> tuple[str, ...]:
-        """The round's figures, worded once for both renderers."""
-        outcome = () if self.outcome is None else (f"Outcome: {self.outcome}",)
-        return (*outcome,
-                f"Defended {self.defended} · amended {self.amended} · withdrawn {self.withdrawn} · no response {self.no_response}",
-                f"Verdict changes: {self.verdict_changes}")
-
-
-@dataclass(frozen=True)
-class ReportModel:
-    header: Header
-    tier_counts: tuple[TierCount, ...]
-    matrix: Matrix
-    street_cred: tuple[StreetCredRow, ...]
-    tier_groups: tuple[TierGroup, ...]
-    cost_rows: tuple[CostRow, ...]
-    wave_total: str
-    notes: tuple[str, ...] = ()  # "About this run": disclosures and readouts, only when they apply
-    losses: tuple[str, ...] = ()  # "What was lost": one line per degrade, in one voice
-    run_notes: tuple[str, ...] = ()  # the run's informational notices ("**Notes:**" under the losses)
-    thin_verdict: bool = False  # judged:false — the verdict rests on fewer than two judges
-    synthesis: tuple[str, ...] = ()  # the chair's synthesis, paragraph by paragraph
-    hard_questions: tuple[str, ...] = ()
-    debate: DebateSummary | None = None
+from amicus_mcp.council.report_html import render_html
+from amicus_mcp.council.report_md import render_markdown
+from amicus_mcp.council.report_model import (
+    Basis,
+    CostRow,
+    DebateNote,
+    DebateRow,
+    DebateSummary,
+    FindingView,
+    Header,
+    Matrix,
+    Override,
+    RESERVED_CLAUDE,
+    ReportModel,
+    SUFFIXED_ROLES,
+    StreetCredRow,
+    TIER_ORDER,
+    TierCount,
+    TierGroup,
+    UNATTRIBUTED,
+    Vote,
+    VoteKind,
+)
 
 
 # --------------------------------------------------------------------------- public API
@@ -240,14 +89,9 @@ def build_report(
     `record` (the run's tally record) supplies what each finding claims and where: the verdict
     is a closed projection without them, so a bare verdict renders exactly as the seed shows."""
     model = build_model(verdict, wave=wave, record=record)
-    # Imported here, not at module top: the renderers import this module's dataclasses.
     if fmt == "md":
-        from amicus_mcp.council.report_md import render_markdown
-
         return render_markdown(model)
     if fmt == "html":
-        from amicus_mcp.council.report_html import render_html
-
         return render_html(model)
     raise BadArgs(f"unknown report format {fmt!r}", hint="use 'md' or 'html'")
 
@@ -651,10 +495,6 @@ def _is_number(value: Any) -> bool:
 
 def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _count(value: int | None) -> str:
-    return "?" if value is None else str(value)
 
 
 def _text(value: Any, missing: str = "") -> str:

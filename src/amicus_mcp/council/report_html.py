@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from amicus_mcp.council.report import (
+from amicus_mcp.council.report_model import (
     GLYPHS,
     NO_FINDINGS_RAISED,
     NOTHING_LOST_TEXT,

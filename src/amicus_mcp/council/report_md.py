@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from amicus_mcp.council.report import (
+from amicus_mcp.council.report_model import (
     GLYPHS,
     NO_FINDINGS_RAISED,
     NOTHING_LOST_TEXT,

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..council.report import TIER_ORDER, build_model
+from ..council.report import build_model
+from ..council.report_model import TIER_ORDER
 from ..termsafe import terminal_safe
 from .matrix import verdict_source
 from .panels import no_verdict_reason

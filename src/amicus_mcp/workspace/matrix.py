@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..council.report import UNATTRIBUTED, FindingView, Matrix, build_model, format_score
+from ..council.report import build_model, format_score
+from ..council.report_model import UNATTRIBUTED, FindingView, Matrix
 from ..council.verdict import build_verdict
 from ..errors import AmicusError
 

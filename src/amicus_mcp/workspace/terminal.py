@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any, TextIO
 
-from ..council.report import TIER_ORDER
+from ..council.report_model import TIER_ORDER
 from .fold import one_line
 
 CLEAR = "\x1b[H\x1b[2J"
