@@ -33,6 +33,13 @@ def schema_answer(body: Any, tag: str) -> dict[str, Any]:
         return {"review": f"The {tag} reviewer finds the cache evicts too eagerly.", "overall": f"{tag} take",
                 "findings": [{"id": 1, "severity": "major", "claim": f"{tag} claim", "location": "section 2",
                               "rationale": f"{tag} rationale"}]}
+    if "responses" in props:  # a debate defense: defend every finding the raiser is asked about
+        ids = props["responses"]["items"]["properties"]["id"]["enum"]
+        return {"responses": [{"id": i, "action": "defend", "argument": f"{i} stands: section 2 says so",
+                               "claim": ""} for i in ids]}
+    if "revotes" in props:
+        ids = props["revotes"]["items"]["properties"]["id"]["enum"]
+        return {"revotes": [{"id": i, "verdict": "agree", "reason": "the defense convinced me"} for i in ids]}
     if "ranking" in props:
         labels = props["ranking"]["items"]["enum"]
         ids = props["adjudications"]["items"]["properties"]["id"]["enum"]
@@ -78,6 +85,33 @@ async def test_a_structured_bench_sends_a_schema_with_every_request_and_repairs_
     assert (run_dir / "briefing-stage1-structured.md").exists()
     assert run["overallVerdict"] == "Fix these first"
     assert load(run_dir, "tally.json")["judged"] is True
+
+
+async def test_a_structured_debate_round_needs_no_repair_either(fake, council, run_dir, config_dir):
+    """b disputes a's finding, so the round runs: a defends it and b re-votes, all held to schemas."""
+    set_config(config_dir, fake, structuredOutputs=True)
+
+    def disputing(name: str) -> Any:
+        def answer(body: Any) -> Reply:
+            value = schema_answer(body, name)
+            if "ranking" in value:
+                value["adjudications"] = [{"id": a["id"], "verdict": "dispute" if a["id"] == "A1" else "agree"}
+                                          for a in value["adjudications"]]
+            return chat(json.dumps(value), usage=usage(100, 50))
+        return answer
+
+    schema_member(fake, "a")
+    fake.respond("b", disputing("b"))
+    schema_member(fake, "chair")
+    run, code = await council(["fake/a", "fake/b"], debate=True)
+    assert (code, run["status"]) == (0, "complete"), run.get("degrades")
+    check_documents(run_dir, run)
+    assert run["debate"]["outcome"] == "ran" and run["debate"]["defended"] == 1
+    assert all(r.body["response_format"]["type"] == "json_schema" for r in fake.chat_requests())
+    assert [leg for leg in run["legs"] if leg["role"] == "repair"] == []
+    assert {leg["role"] for leg in run["legs"] if leg["stage"] == "debate"} == {"rebuttal", "revote"}
+    rebuttal = (run_dir / "rebuttal-fake-a.md").read_text(encoding="utf-8")
+    assert '"action": "defend"' in rebuttal and '"claim"' not in rebuttal  # the unused half is dropped
 
 
 async def test_without_the_capability_no_schema_is_sent(fake, council, run_dir):
@@ -136,3 +170,33 @@ async def test_openrouter_models_get_a_schema_when_their_catalog_entry_lists_it(
             assert body["response_format"]["type"] == "json_schema"
             assert body["provider"] == {"require_parameters": True}
     assert [leg for leg in run["legs"] if leg["role"] == "repair"] == []
+
+
+async def test_a_burst_of_leg_launches_is_written_once_and_every_finished_leg_at_once(
+        fake, council, run_dir, monkeypatch):
+    """run.json is checkpointed at every stage boundary and whenever a leg ends, but the eight
+    launches of a stage are one write, not eight."""
+    from amicus_mcp.engine import run_state
+
+    writes: list[dict[str, Any]] = []
+    real = run_state.atomic_write_json
+
+    def counting(path: Any, doc: Any) -> Any:
+        if str(path).endswith("run.json"):
+            writes.append(json.loads(json.dumps(doc)))
+        return real(path, doc)
+
+    monkeypatch.setattr(run_state, "atomic_write_json", counting)
+    names = [f"s{i}" for i in range(8)]
+    for name in names:
+        member(fake, name)
+    member(fake, "chair")
+    run, code = await council([f"fake/{n}" for n in names])
+    assert code == 0
+    legs = len(run["legs"])  # 8 reviews, 8 judgements, 1 chair
+    stage_events = sum(2 for _ in run["stages"])
+    assert legs == 17 and len(writes) <= legs + stage_events + 6  # not 2 per leg
+    # Every leg's end reached the disk the moment it ended: some write shows it complete
+    # while a later leg was still running or not yet launched.
+    ends = {leg["id"] for doc in writes for leg in doc["legs"] if leg["status"] == "complete"}
+    assert ends == {leg["id"] for leg in run["legs"]}

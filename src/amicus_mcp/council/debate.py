@@ -188,3 +188,47 @@ def withdrawn_decisions(outcome: DebateOutcome) -> list[dict[str, Any]]:
 
 def _one_line(text: Any) -> str:
     return " ".join(str(text or "").split())
+
+
+# --- structured output: the debate's blocks as JSON Schemas ----------------------------
+# For models that can be held to a schema (see briefings' findings/judge/chair schemas).
+# A strict schema lists every property as required, so an entry carries both `argument` and
+# `claim`; the one its action does not use is empty, and the document keeps only the other.
+
+def _free_text(compact: bool, max_length: int) -> dict[str, Any]:
+    return {"type": "string", "maxLength": max_length} if compact else {"type": "string"}
+
+
+def defense_output_schema(ids: Sequence[str], *, compact: bool = True) -> dict[str, Any]:
+    entry = {
+        "type": "object",
+        "required": ["id", "action", "argument", "claim"],
+        "additionalProperties": False,
+        "properties": {"id": {"enum": list(ids)}, "action": {"enum": ["defend", "amend", "withdraw"]},
+                       "argument": _free_text(compact, 400), "claim": _free_text(compact, 200)},
+    }
+    return {"type": "object", "required": ["responses"], "additionalProperties": False,
+            "properties": {"responses": {"type": "array", "items": entry, "maxItems": len(ids)}}}
+
+
+def revote_output_schema(ids: Sequence[str], *, compact: bool = True) -> dict[str, Any]:
+    entry = {
+        "type": "object",
+        "required": ["id", "verdict", "reason"],
+        "additionalProperties": False,
+        "properties": {"id": {"enum": list(ids)}, "verdict": {"enum": ["agree", "dispute", "neutral"]},
+                       "reason": _free_text(compact, 200)},
+    }
+    return {"type": "object", "required": ["revotes"], "additionalProperties": False,
+            "properties": {"revotes": {"type": "array", "items": entry, "maxItems": len(ids)}}}
+
+
+def defense_from_structured(obj: Mapping[str, Any]) -> str:
+    """A structured defense as the document every other path produces (a trailing json block)."""
+    entries = [{k: v for k, v in entry.items() if not (k in ("argument", "claim") and not str(v).strip())}
+               for entry in obj["responses"]]
+    return fenced_example({"responses": entries}, compact=False)
+
+
+def revote_from_structured(obj: Mapping[str, Any]) -> str:
+    return fenced_example({"revotes": list(obj["revotes"])}, compact=False)

@@ -11,7 +11,7 @@ stage's state or into `run.json` directly. It asks the `RunContext` to:
     write(...)      write an artifact into the run directory (atomically; write_json too)
     stage(...)      mark a stage running / complete / skipped / error in run.json
     record(...)     set or append a top-level run.json field the stage owns
-    checkpoint()    write run.json now
+    checkpoint()    write run.json now (note() for a change that can wait a moment)
 
 and reads the run's fixed facts from `prep` (the briefing, the seats and their routes, the
 chair) and what a model supports from `profile(route)`.
@@ -42,6 +42,10 @@ from .options import RunOptions
 from .run_state import RunState
 from .store import SessionStore, now_iso
 from .waves import call_route, finish_leg
+
+# run.json is written at once at stage boundaries and whenever a leg ends (nothing finished is
+# ever only in memory); a burst of leg launches is written once, this long after the first.
+COALESCE_S = 0.2
 
 
 @dataclass
@@ -119,6 +123,8 @@ class RunContext:
     degraded: bool = False
     _rows: list[tuple[tuple[int, int, int, int], dict[str, Any]]] = field(default_factory=list)
     _counters: dict[str, int] = field(default_factory=dict)
+    _unsaved: bool = False  # run.json is behind the document
+    _wake: anyio.Event | None = None  # set when a change waits to be written
 
     def __post_init__(self) -> None:
         self.budget = Budget(self.prep.options.max_cost)
@@ -161,7 +167,25 @@ class RunContext:
         atomic_write_json(self.prep.run_dir / name, doc)
 
     def checkpoint(self) -> None:
+        self._unsaved = False
         self.state.checkpoint()
+
+    def note(self) -> None:
+        """A change run.json should show soon, not this instant (see COALESCE_S)."""
+        self._unsaved = True
+        if self._wake is not None:
+            self._wake.set()
+        else:  # no writer is running (a run driven without `keep_saved`): write now
+            self.checkpoint()
+
+    async def keep_saved(self) -> None:
+        """Write what `note()` deferred, at most COALESCE_S after it; runs beside the stages."""
+        while True:
+            self._wake = anyio.Event()
+            await self._wake.wait()
+            await anyio.sleep(COALESCE_S)
+            if self._unsaved:
+                self.checkpoint()
 
     def stage(self, name: str, status: str, **extra: Any) -> None:
         self.state.stage(name, status, **extra)
@@ -220,7 +244,7 @@ class RunContext:
         so far plus those planned, never less than before (repairs are counted as they launch)."""
         doc = self.state.doc
         doc["legsPlanned"] = max(doc.get("legsPlanned", 0), len(doc["legs"]) + legs)
-        self.checkpoint()
+        self.note()
 
     async def leg(self, *, leg_id: str, stage: str, role: str, route: Route, model: str, prompt: str,
                   seat_id: str | None = None, schema: dict[str, Any] | None = None,
@@ -242,7 +266,7 @@ class RunContext:
         if seat_id is not None:
             entry["seat"] = seat_id
         self.state.doc["legs"].append(entry)
-        self.checkpoint()
+        self.note()
         started = time.monotonic()
         doc: dict[str, Any] = {"modelInput": model}
         try:

@@ -34,6 +34,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from ..council import briefings
 from ..config import load_config
 from ..council.anonymize import Anonymized, StageOneReview, anonymize, tally_input
@@ -258,7 +260,7 @@ class CouncilRun:
         ctx.checkpoint()
         write_pointer(p.store, p.run_id, p.run_dir)
         try:
-            return await self._stages()
+            return await self._stages_saved()
         except (CouncilQuorum, CostExceeded) as err:
             ctx.record("usage", ctx.budget.usage_block())
             ctx.state.finalize(1, error={"code": err.code, "message": err.message})
@@ -267,6 +269,21 @@ class CouncilRun:
             ctx.record("usage", ctx.budget.usage_block())
             ctx.state.finalize(1, error={"code": "INTERNAL", "message": f"{type(exc).__name__}: {exc}"})
             return ctx.state.doc, 1
+
+    async def _stages_saved(self) -> tuple[dict[str, Any], int]:
+        """The stages, with the writer of deferred run.json changes beside them. A stage's
+        error leaves the group as itself (not wrapped in an exception group)."""
+        failure: Exception | None = None
+        async with anyio.create_task_group() as group:
+            group.start_soon(self.ctx.keep_saved)
+            try:
+                result = await self._stages()
+            except Exception as exc:
+                failure = exc
+            group.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+        return result
 
     async def _stages(self) -> tuple[dict[str, Any], int]:
         ctx, p = self.ctx, self.prep

@@ -30,6 +30,11 @@ from .asking import Contract, Parsed, ask
 from .context import Row, RunContext
 
 DEBATE_STAGE = 3  # runStats order: after Stage 2's rows, before the chair's
+# Each debate answer's schema (for models held to one) and its document form.
+STRUCTURED = {
+    "defense": (debate.defense_output_schema, debate.defense_from_structured),
+    "revote": (debate.revote_output_schema, debate.revote_from_structured),
+}
 
 
 class DebateRound:
@@ -178,10 +183,12 @@ class DebateRound:
         and its parse (of nothing) is the "originals stand" result the caller falls back on."""
         ctx = self.ctx
         seat, route = ctx.prep.seat_route(seat_id)
+        schema, to_text = STRUCTURED[kind]
         contract = Contract(stage="debate", parse=parse, max_repairs=1,
                             repair_prompt=lambda failing, parsed: debate.debate_repair_prompt(
                                 failing, parsed["errors"], kind, ids),
-                            repair_id=lambda: ctx.next_id(f"{suffix}r"))
+                            repair_id=lambda: ctx.next_id(f"{suffix}r"),
+                            schema=schema(ids, compact=ctx.profile(route).compact), to_text=to_text)
         answer = await ask(ctx, contract, leg_id=ctx.next_id(suffix), role=role, route=route, prompt=prompt,
                            row=Row(model=seat["alias"], role=role, stage=DEBATE_STAGE, position=seat["position"]),
                            seat_id=seat_id)
