@@ -28,12 +28,9 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
-from jsonschema.exceptions import best_match
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
 
 from .base import Completion, CompletionRequest, CostSource, Tokens, Usage
 from .catalog import Pricing
@@ -50,6 +47,9 @@ from .errors import (
 )
 from .keys import Secret, redact
 from .retry import RetryPolicy, call_with_retries, parse_retry_after
+
+if TYPE_CHECKING:  # jsonschema is imported where a schema is first used, not at start-up
+    from jsonschema.protocols import Validator
 
 # How a provider prices a reply:
 #   reported — the reply's `usage.cost` (OpenRouter), else a catalog estimate, else unknown
@@ -110,6 +110,8 @@ def schema_validator(schema: Mapping[str, Any]) -> Validator:
 def _compiled(schema_text: str) -> Validator:
     # Keyed by the canonical JSON text: a council uses a handful of schemas many times,
     # and checking a schema costs more than validating a reply against it.
+    from jsonschema.validators import validator_for  # only a structured request pays for jsonschema
+
     schema = json.loads(schema_text)
     cls = validator_for(schema)
     cls.check_schema(schema)
@@ -202,6 +204,8 @@ def validate_structured(text: str, schema: Mapping[str, Any], *, provider: str, 
         raise MalformedReply(
             f"{provider}: structured reply from '{model}' is not JSON ({exc})", provider=provider, model=model
         ) from exc
+    from jsonschema.exceptions import best_match
+
     problem = best_match(schema_validator(schema).iter_errors(value))
     if problem is not None:
         where = "/".join(str(p) for p in problem.absolute_path) or "(root)"
