@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import codecs
 import json
-import math
 import os
 import re
 import stat

@@ -30,7 +30,6 @@ from council_helpers import (
     assert_nothing_happened,
     broken_review,
     check_documents,
-    degrade_channels,
     kind,
     load,
     member,
