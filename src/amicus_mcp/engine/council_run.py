@@ -53,7 +53,7 @@ from .briefing_inputs import apply_pack, blame_pack, check_briefing_source, comp
 from .chair import chair_packet, run_chair
 from .context import Prepared, RunContext
 from .debate_round import DebateRound
-from .options import DEFAULT_TIMEOUT_MIN, RunOptions, write_options
+from .options import BRIEFING_FILE, DEFAULT_TIMEOUT_MIN, RunOptions, write_options
 from .preflight import (check_gateway, check_material, check_ready, check_timeout_minutes, dropped_notice,
                         prepare_bench, read_prompt_file)
 from .run_state import RunState, read_run, write_pointer
@@ -65,7 +65,6 @@ DEFAULT_CHAIR = "deepseek"
 # Offline there is no independent model: a bench made only of the embedded model is chaired
 # by that same model under its explicit name, and the run says so.
 LOCAL_CHAIR = "local/gemma3-270m-q4_k_m"
-BRIEFING_COPY = "briefing.md"  # the user's briefing, as the run read it
 
 __all__ = ["DEFAULT_CHAIR", "LOCAL_CHAIR", "CouncilRun", "Prepared", "RunOptions", "prepare", "run_council"]
 
@@ -230,7 +229,7 @@ def _check_run_dir(run_dir: Path, run_id: str) -> None:
 def write_inputs(prep: Prepared) -> None:
     """options.json and the briefing copy: what a worker (or a resumed run) reads back."""
     prep.run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(prep.run_dir / BRIEFING_COPY, prep.briefing)
+    atomic_write_text(prep.run_dir / BRIEFING_FILE, prep.briefing)
     write_options(prep.run_dir, prep.options)
 
 

@@ -26,6 +26,7 @@ from ..errors import BadSession
 from ..fsio import atomic_write_json, read_json
 
 OPTIONS_FILE = "options.json"
+BRIEFING_FILE = "briefing.md"  # beside it: the briefing as the run read it (a worker briefs off this copy)
 DEFAULT_TIMEOUT_MIN = 15.0
 
 

@@ -18,10 +18,9 @@ import anyio
 
 from ..errors import AmicusError
 from ..fsio import atomic_write_json, dumps_json, read_json, read_text
-from .options import RunOptions, WaveOptions, read_options
+from .options import BRIEFING_FILE, RunOptions, WaveOptions, read_options
 from .store import now_iso
 
-BRIEFING = "briefing.md"
 RECORDS = ("template", "artifact", "pack")  # run.json facts the front recorded of the run's inputs
 
 
@@ -33,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     directory = Path(args[0]).resolve()
     try:
         options = read_options(directory)
-        briefing = read_text(directory / BRIEFING, what="briefing copy")
+        briefing = read_text(directory / BRIEFING_FILE, what="briefing copy")
         if isinstance(options, RunOptions):
             return run_council_dir(directory, options, briefing)
         return run_wave_dir(directory, options, briefing)
