@@ -93,8 +93,9 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, mask_keys: boo
     return target
 
 
-def atomic_write_json(path: str | os.PathLike[str], doc: Any, *, mask_keys: bool = True) -> Path:
-    return atomic_write_text(path, dumps_json(doc, mask_keys=mask_keys) + "\n", mask_keys=mask_keys)
+def atomic_write_json(path: str | os.PathLike[str], doc: Any, *, mask_keys: bool = True,
+                      indent: int | None = 2) -> Path:
+    return atomic_write_text(path, dumps_json(doc, mask_keys=mask_keys, indent=indent) + "\n", mask_keys=mask_keys)
 
 
 def decode_text(raw: bytes) -> str:

@@ -181,10 +181,10 @@ async def test_a_burst_of_leg_launches_is_written_once_and_every_finished_leg_at
     writes: list[dict[str, Any]] = []
     real = run_state.atomic_write_json
 
-    def counting(path: Any, doc: Any) -> Any:
+    def counting(path: Any, doc: Any, **kwargs: Any) -> Any:
         if str(path).endswith("run.json"):
             writes.append(json.loads(json.dumps(doc)))
-        return real(path, doc)
+        return real(path, doc, **kwargs)
 
     monkeypatch.setattr(run_state, "atomic_write_json", counting)
     names = [f"s{i}" for i in range(8)]
