@@ -13,10 +13,11 @@ process that imports httpx and anyio and makes the same three sequential rounds 
 requests (N, N, 1) to the same fake server, with no engine at all. These machines are noisy,
 so the two are measured alternately, best of `--repeats` each.
 
-    python bench/council_overhead.py [--latency 2.0] [--repeats 3] [--python PY]
+    python bench/council_overhead.py [--latency 2.0] [--repeats 3] [--python PY] [--compare PY]
 
-`--python` runs the engine under another interpreter (another checkout's venv), to compare
-two versions of the engine on the same machine in one sitting.
+`--python` runs the engine under another interpreter (another checkout's venv); `--compare`
+adds a second engine measured alternately with the first, so two versions of the engine are
+compared under the same load in one sitting.
 """
 
 from __future__ import annotations
@@ -105,6 +106,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=2.0, help="per-call latency L in seconds")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--python", default=sys.executable, help="the interpreter that runs the engine")
+    parser.add_argument("--compare", default=None, help="a second engine's interpreter, measured alternately")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp, FakeProvider() as fake:
@@ -119,23 +121,30 @@ def main() -> None:
         brief.write_text("Review the design of the widget cache.\n\n" + "The cache evicts on every write.\n" * 50)
 
         ideal = SEQUENTIAL_STAGES * args.latency
+        engines = [args.python] + ([args.compare] if args.compare else [])
         print(f"L = {args.latency:.3f} s, {SEQUENTIAL_STAGES} sequential model stages (ideal {ideal:.3f} s), "
-              f"whole processes, best of {args.repeats}; engine: {args.python}")
-        print(f"{'seats':>5} {'calls':>6} {'engine s':>9} {'engine/(3L)':>12} {'baseline s':>11} "
-              f"{'baseline/(3L)':>14} {'engine-baseline s':>18}")
+              f"whole processes, best of {args.repeats}")
+        for n, python in enumerate(engines, 1):
+            print(f"  engine {n}: {python}")
+        print(f"{'seats':>5} {'calls':>6} {'engine':>6} {'wall s':>8} {'wall/(3L)':>10} {'baseline/(3L)':>14} "
+              f"{'over baseline s':>16}")
         for size in SIZES:
             models = script_council(fake, size, args.latency)
-            engine, baseline = [], []
+            walls: list[list[float]] = [[] for _ in engines]
+            baseline: list[float] = []
             for n in range(args.repeats):
-                out = root / f"run-{size}-{n}"
-                engine.append(timed([args.python, "-m", "amicus_mcp.cli", "council", "run", "--models", ",".join(models),
-                                     "--chair", "fake/chair", "--prompt-file", str(brief), "--out-dir", str(out),
-                                     "--project", str(project), "--json"], env))
+                for index, python in enumerate(engines):
+                    out = root / f"run-{size}-{n}-{index}"
+                    walls[index].append(timed([python, "-m", "amicus_mcp.cli", "council", "run", "--models",
+                                               ",".join(models), "--chair", "fake/chair", "--prompt-file", str(brief),
+                                               "--out-dir", str(out), "--project", str(project), "--json"], env))
                 baseline.append(timed([sys.executable, "-c", BASELINE, f"{fake.base_url}/chat/completions", str(size)],
                                       env))
-            e, b = min(engine), min(baseline)
-            print(f"{size:>5} {2 * size + 1:>6} {e:>9.3f} {e / ideal:>12.3f} {b:>11.3f} {b / ideal:>14.3f} {e - b:>18.3f}")
-
+            b = min(baseline)
+            for index in range(len(engines)):
+                e = min(walls[index])
+                print(f"{size:>5} {2 * size + 1:>6} {index + 1:>6} {e:>8.3f} {e / ideal:>10.3f} {b / ideal:>14.3f} "
+                      f"{e - b:>16.3f}")
 
 if __name__ == "__main__":
     main()
