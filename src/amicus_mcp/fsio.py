@@ -270,7 +270,7 @@ def _check_text(value: str, what: str) -> None:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise BadArgs(f"{what} has a string with a lone UTF-16 surrogate, which is not text",
-                      hint="write the character itself, or a valid \\uXXXX surrogate pair") from None
+                      hint="write the character itself, or a valid surrogate pair such as \\ud83d\\ude00") from None
 
 
 def sweep_temp_files(directory: str | os.PathLike[str]) -> list[Path]:
