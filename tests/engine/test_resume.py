@@ -1,0 +1,249 @@
+"""`amicus council resume`: a killed, crashed or aborted run continues without re-paying.
+
+Each scenario runs the same 3-seat council twice against the loopback fake, which answers
+every prompt the same way each time: once never interrupted (the reference), once as a real
+`amicus council run` subprocess that is SIGKILLed while one kind of leg hangs, then resumed
+with `amicus council resume`. The resumed run must finish with the reference's tally.json,
+verdict.json, ledger rows and cost, and the fake must have seen every finished leg exactly
+once: the only requests beyond the reference's are the legs that were in flight at the kill.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from council_helpers import auto_judge, check_documents, kind, ledger, load, member_responder
+from fakeprovider import FakeProvider, hang, prompt_of
+from polling import read_run_json, wait_for
+
+from amicus_mcp.engine.control import status
+from amicus_mcp.engine.resume import find_resumable
+from amicus_mcp.engine.store import SessionStore
+from amicus_mcp.schemas import schema_errors
+
+SEATS = ("a", "b", "c")
+COST = 0.001  # every leg's reported cost, USD
+TIMEISH = {"runId", "date", "durationMs", "waveId", "createdAt", "completedAt", "startedAt", "at", "generatedAt",
+           "runDir", "outDir", "reportPath"}
+
+
+class Gate:
+    """Holds chosen (member, prompt kind) requests hanging until opened."""
+
+    def __init__(self) -> None:
+        self.closed = threading.Event()
+        self.held: set[tuple[str, str]] = set()
+
+    def hold(self, *pairs: tuple[str, str]) -> None:
+        self.held = set(pairs)
+        self.closed.set()
+
+    def open(self) -> None:
+        self.closed.clear()
+
+
+def bench(fake: FakeProvider, gate: Gate, *, debate: bool = False) -> None:
+    """a, b, c and the chair, each reply priced at COST; with `debate`, c disputes every
+    finding so the round has something to debate."""
+    for name in (*SEATS, "chair"):
+        replies: dict[str, Any] = {}
+        if debate and name == "c":
+            replies["judge"] = auto_judge("dispute", model=f"vendor/{name}-1", usage={"prompt_tokens": 100,
+                                          "completion_tokens": 50, "total_tokens": 150, "cost": COST})
+        inner = member_responder(name, cost=COST, **replies)
+
+        def respond(body: Any, name: str = name, inner: Any = inner) -> Any:
+            if gate.closed.is_set() and (name, kind(prompt_of(body))) in gate.held:
+                return hang(120)
+            return inner(body)
+
+        fake.respond(name, respond)
+
+
+def cli(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "amicus_mcp.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+
+
+def run_args(brief: Path, run_dir: Path, project: Path, *extra: str) -> list[str]:
+    return ["council", "run", "--models", ",".join(f"fake/{s}" for s in SEATS), "--chair", "fake/chair",
+            "--prompt-file", str(brief), "--out-dir", str(run_dir), "--project", str(project), "--json", *extra]
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[int, str, str]:
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        proc.kill()
+    return proc.returncode, out, err
+
+
+def resume(target: str, project: Path) -> tuple[int, dict[str, Any], str]:
+    code, out, err = finish(cli("council", "resume", target, "--project", str(project), "--json"))
+    return code, json.loads(out), err
+
+
+def asked(fake: FakeProvider) -> Counter[tuple[str, str]]:
+    """Requests by (model, prompt kind)."""
+    return Counter((r.body["model"], kind(prompt_of(r.body))) for r in fake.chat_requests())
+
+
+def normal(doc: Any, run_id: str) -> Any:
+    """A document with its timestamps, durations and run id taken out."""
+    if isinstance(doc, dict):
+        return {k: normal(v, run_id) for k, v in doc.items() if k not in TIMEISH}
+    if isinstance(doc, list):
+        return [normal(v, run_id) for v in doc]
+    if isinstance(doc, str):
+        return doc.replace(run_id, "RUN")
+    return doc
+
+
+def outputs(run_dir: Path, config_dir: Path) -> dict[str, Any]:
+    run = load(run_dir, "run.json")
+    rid = run["runId"]
+    rows = [row for row in ledger(config_dir) if row["runId"] == rid]
+    return {"tally": normal(load(run_dir, "tally.json"), rid), "verdict": normal(load(run_dir, "verdict.json"), rid),
+            "ledger": normal(rows, rid), "usage": run["usage"], "status": run["status"],
+            "tierCounts": run["tierCounts"], "overallVerdict": run["overallVerdict"]}
+
+
+def reference(fake: FakeProvider, brief: Path, tmp_path: Path, project: Path, config_dir: Path,
+              *extra: str) -> tuple[dict[str, Any], Counter[tuple[str, str]]]:
+    run_dir = tmp_path / "reference"
+    code, _, err = finish(cli(*run_args(brief, run_dir, project, *extra)))
+    assert code == 0, err
+    result = outputs(run_dir, config_dir), asked(fake)
+    with fake._lock:
+        fake.requests.clear()
+    return result
+
+
+def legs_in(run_dir: Path, stage: str) -> dict[str, str]:
+    return {leg["model"]: leg["status"] for leg in (read_run_json(run_dir) or {}).get("legs", [])
+            if leg["stage"] == stage}
+
+
+# Each scenario: what hangs, when to kill, and the stage the resume starts from.
+SCENARIOS = {
+    "after-stage1": ([(s, "judge") for s in SEATS], lambda fake, run_dir: len(
+        [p for p in fake.prompts() if kind(p) == "judge"]) == 3, "stage2", ()),
+    "mid-stage2": ([("b", "judge")], lambda fake, run_dir: legs_in(run_dir, "stage2") == {
+        "fake/a": "complete", "fake/b": "running", "fake/c": "complete"}, "stage2", ()),
+    "chair": ([("chair", "chair")], lambda fake, run_dir: legs_in(run_dir, "chair") == {"fake/chair": "running"},
+              "chair", ()),
+    "debate": ([(s, "revote") for s in SEATS], lambda fake, run_dir: any(kind(p) == "revote" for p in fake.prompts())
+               and all(status == "complete" for leg_stage in ("stage1", "stage2")
+                       for status in legs_in(run_dir, leg_stage).values()), "debate-revote", ("--debate",)),
+}
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_sigkill_then_resume_matches_an_uninterrupted_run(fake, brief, tmp_path, project, config_dir, scenario):
+    held, ready, stage, extra = SCENARIOS[scenario]
+    gate = Gate()
+    bench(fake, gate, debate=scenario == "debate")
+    expected, fresh = reference(fake, brief, tmp_path, project, config_dir, *extra)
+
+    run_dir = tmp_path / "interrupted"
+    gate.hold(*held)
+    proc = cli(*run_args(brief, run_dir, project, *extra))
+    try:
+        wait_for(lambda: ready(fake, run_dir), timeout=60, what=f"the kill point ({scenario})")
+        before_kill = asked(fake)
+        in_flight = Counter({pair: n for pair, n in before_kill.items() if pair in gate.held})
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == -signal.SIGKILL
+    rid = read_run_json(run_dir)["runId"]
+    snap = status(SessionStore(project), rid)  # the reader finds the dead engine
+    assert (snap["status"], snap["resumable"]) == ("error", True)
+    gate.open()
+
+    code, run, err = resume(rid, project)
+    assert code == 0, err
+    assert check_documents(run_dir, run)["status"] == "complete"
+    assert outputs(run_dir, config_dir) == expected
+    # Every finished leg was asked once; only what was in flight at the kill was asked again.
+    assert asked(fake) == fresh + in_flight
+    reused = [leg for leg in run["legs"] if leg.get("reused")]
+    assert run["resumes"] == [{"at": run["resumes"][0]["at"], "fromStatus": "error", "stage": stage,
+                               "legsReused": len(reused)}]
+    assert len(reused) == sum(before_kill.values()) - sum(in_flight.values())
+    for path in (run_dir / "legs").iterdir():
+        assert schema_errors(json.loads(path.read_text(encoding="utf-8")), "council-leg") == []
+    assert find_resumable(run_dir, run).resumable is False
+
+
+def test_sigterm_then_resume(fake, brief, tmp_path, project, config_dir):
+    gate = Gate()
+    bench(fake, gate)
+    expected, fresh = reference(fake, brief, tmp_path, project, config_dir)
+    run_dir = tmp_path / "aborted"
+    gate.hold(("c", "judge"))
+    proc = cli(*run_args(brief, run_dir, project))
+    try:
+        wait_for(lambda: legs_in(run_dir, "stage2").get("fake/c") == "running", timeout=60, what="c judging")
+        proc.send_signal(signal.SIGTERM)
+        code, _, err = finish(proc)
+    finally:
+        proc.kill()
+    assert code == 143, err
+    aborted = load(run_dir, "run.json")
+    assert aborted["status"] == "aborted"
+    gate.open()
+    code, run, err = resume(str(run_dir), project)  # by directory this time
+    assert code == 0, err
+    assert outputs(run_dir, config_dir) == expected
+    assert asked(fake) == fresh + Counter({("c", "judge"): 1})
+    assert [(r["fromStatus"], r["stage"]) for r in run["resumes"]] == [("aborted", "stage2")]
+    assert run["createdAt"] == aborted["createdAt"] and run["runId"] == aborted["runId"]
+
+
+def test_refusals_are_bad_args_and_send_nothing(fake, brief, tmp_path, project, config_dir):
+    gate = Gate()
+    bench(fake, gate)
+    run_dir = tmp_path / "done"
+    code, _, err = finish(cli(*run_args(brief, run_dir, project)))
+    assert code == 0, err
+    with fake._lock:
+        fake.requests.clear()
+
+    code, out, _ = finish(cli("council", "resume", str(run_dir), "--json"))
+    envelope = json.loads(out)
+    assert code == 1 and envelope["error"]["code"] == "BAD_ARGS"
+    assert "finished (complete)" in envelope["error"]["message"]
+
+    # A run killed mid-way whose briefing copy was then edited is refused before any request.
+    killed = tmp_path / "killed"
+    gate.hold(("chair", "chair"))
+    proc = cli(*run_args(brief, killed, project))
+    try:
+        wait_for(lambda: legs_in(killed, "chair"), timeout=60, what="the chair leg")
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    gate.open()
+    with fake._lock:
+        fake.requests.clear()
+    (killed / "briefing.md").write_text("Review something else entirely.\n", encoding="utf-8")
+    code, out, _ = finish(cli("council", "resume", str(killed), "--json"))
+    envelope = json.loads(out)
+    assert code == 1 and envelope["error"]["code"] == "BAD_ARGS"
+    assert "briefing.md changed" in envelope["error"]["message"]
+    assert schema_errors(envelope, "error") == []
+    assert fake.chat_requests() == []
+
+    code, out, _ = finish(cli("council", "resume", "nosuchrun", "--project", str(project), "--json"))
+    assert code == 1 and json.loads(out)["error"]["code"] == "BAD_ARGS"
