@@ -167,8 +167,13 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(fake, brief, tmp_path,
         proc.kill()
     assert proc.returncode == -signal.SIGKILL
     rid = read_run_json(run_dir)["runId"]
-    snap = status(SessionStore(project), rid)  # the reader finds the dead engine
-    assert (snap["status"], snap["resumable"]) == ("error", True)
+    if scenario == "chair":  # nobody looked: run.json still says running, with a dead pid
+        found = "running"
+    else:
+        snap = status(SessionStore(project), rid)  # the reader finds the dead engine
+        assert (snap["status"], snap["resumable"], snap["resumeCommand"]) == (
+            "error", True, f"amicus council resume {run_dir}")
+        found = "error"
     gate.open()
 
     code, run, err = resume(rid, project)
@@ -178,7 +183,7 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(fake, brief, tmp_path,
     # Every finished leg was asked once; only what was in flight at the kill was asked again.
     assert asked(fake) == fresh + in_flight
     reused = [leg for leg in run["legs"] if leg.get("reused")]
-    assert run["resumes"] == [{"at": run["resumes"][0]["at"], "fromStatus": "error", "stage": stage,
+    assert run["resumes"] == [{"at": run["resumes"][0]["at"], "fromStatus": found, "stage": stage,
                                "legsReused": len(reused)}]
     assert len(reused) == sum(before_kill.values()) - sum(in_flight.values())
     for path in (run_dir / "legs").iterdir():
@@ -202,6 +207,10 @@ def test_sigterm_then_resume(fake, brief, tmp_path, project, config_dir):
     assert code == 143, err
     aborted = load(run_dir, "run.json")
     assert aborted["status"] == "aborted"
+    human = subprocess.run([sys.executable, "-m", "amicus_mcp.cli", "status", aborted["runId"], "--project",
+                            str(project)], capture_output=True, text=True, env=dict(os.environ), timeout=30,
+                           check=True).stdout
+    assert f"resumable (nothing it finished is sent again): amicus council resume {run_dir}" in human
     gate.open()
     code, run, err = resume(str(run_dir), project)  # by directory this time
     assert code == 0, err
@@ -247,3 +256,27 @@ def test_refusals_are_bad_args_and_send_nothing(fake, brief, tmp_path, project, 
 
     code, out, _ = finish(cli("council", "resume", "nosuchrun", "--project", str(project), "--json"))
     assert code == 1 and json.loads(out)["error"]["code"] == "BAD_ARGS"
+
+
+def test_ledger_rows_are_appended_once_however_often_it_is_resumed(fake, brief, tmp_path, project, config_dir):
+    """A run that died after its ledger append (here: a finished run marked crashed by hand,
+    its inputs untouched) resumes from legs alone — no request — and appends no second set."""
+    gate = Gate()
+    bench(fake, gate)
+    run_dir = tmp_path / "late"
+    code, _, err = finish(cli(*run_args(brief, run_dir, project)))
+    assert code == 0, err
+    first = outputs(run_dir, config_dir)
+    rows = len(ledger(config_dir))
+    with fake._lock:
+        fake.requests.clear()
+    for attempt in (1, 2):
+        doc = load(run_dir, "run.json")
+        doc.update(status="error", exitCode=1, error={"code": "INTERNAL", "message": "killed while writing"})
+        (run_dir / "run.json").write_text(json.dumps(doc), encoding="utf-8")
+        code, run, err = resume(str(run_dir), project)
+        assert code == 0, err
+        assert len(run["resumes"]) == attempt and run["resumes"][-1]["legsReused"] == 7
+    assert fake.chat_requests() == []
+    assert len(ledger(config_dir)) == rows
+    assert outputs(run_dir, config_dir) == first

@@ -46,7 +46,7 @@ def run_status(run_dir: Path) -> dict[str, Any]:
     if doc.get("status") in RESUMABLE:
         snapshot["resumable"] = find_resumable(run_dir, doc).resumable
         if snapshot["resumable"]:
-            snapshot["resumeCommand"] = resume_command(str(doc.get("runId")))
+            snapshot["resumeCommand"] = resume_command(run_dir)
     return snapshot
 
 

@@ -69,8 +69,11 @@ def find_resumable(run_dir: Path, doc: dict[str, Any]) -> Verdict:
     return Verdict(True, "it crashed" if status == "error" else "it was aborted", status)
 
 
-def resume_command(run_id: str) -> str:
-    return f"amicus council resume {run_id}"
+def resume_command(run_dir: Path) -> str:
+    """The command that resumes the run, runnable from any directory (it names the run dir)."""
+    import shlex
+
+    return f"amicus council resume {shlex.quote(str(run_dir))}"
 
 
 def locate(store: SessionStore, target: str) -> Path:
