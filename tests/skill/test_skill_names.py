@@ -37,9 +37,9 @@ DOC_IDS = [str(p.relative_to(REPO)) for p in NAMED_DOCS]
 FIELD_DOCS = [*SKILL_FILES, COMMAND, README]
 
 
-def test_the_server_has_the_ten_tools_the_skill_is_written_for() -> None:
+def test_the_server_has_the_eleven_tools_the_skill_is_written_for() -> None:
     assert set(tools()) == {
-        "amicus_council_run", "amicus_fanout", "amicus_wait", "amicus_status", "amicus_read", "amicus_abort",
+        "amicus_council_run", "amicus_council_resume", "amicus_fanout", "amicus_wait", "amicus_status", "amicus_read", "amicus_abort",
         "amicus_list", "amicus_council_tally", "amicus_verdict", "amicus_council_stats",
     }
 
@@ -119,7 +119,8 @@ def test_the_checkers_catch_invented_names() -> None:
 
 _ROW = re.compile(r"^\| (?P<files>`[^|]+`) \| (?P<owner>[a-zA-Z]+) \| (?P<what>.+) \|$", re.MULTILINE)
 # Where the engine and the server name the files of a run directory.
-_WRITERS = ("engine/council_run.py", "engine/debate_round.py", "engine/spawn.py", "mcp/autoopen.py")
+_WRITERS = ("engine/council_run.py", "engine/stage1.py", "engine/stage2.py", "engine/debate_round.py", "engine/chair.py",
+            "engine/spawn.py", "mcp/autoopen.py")
 
 
 def run_folder_table() -> dict[str, str]:
