@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from council_helpers import auto_judge, check_documents, kind, ledger, load, member_responder
-from fakeprovider import FakeProvider, hang, prompt_of
+from fakeprovider import FakeProvider, hang, prompt_of, usage
 from polling import read_run_json, wait_for
 
 from amicus_mcp.engine.control import status
@@ -30,7 +30,8 @@ from amicus_mcp.engine.resume import find_resumable
 from amicus_mcp.engine.store import SessionStore
 from amicus_mcp.schemas import schema_errors
 
-SEATS = ("a", "b", "c")
+SEATS = ("vendor/a", "vendor/b", "vendor/c")  # on the fake as OpenRouter (the `gateway` fixture): priced legs
+CHAIR = "vendor/chair"
 COST = 0.001  # every leg's reported cost, USD
 TIMEISH = {"runId", "date", "durationMs", "waveId", "createdAt", "completedAt", "startedAt", "at", "generatedAt",
            "runDir", "outDir", "reportPath"}
@@ -54,11 +55,10 @@ class Gate:
 def bench(fake: FakeProvider, gate: Gate, *, debate: bool = False) -> None:
     """a, b, c and the chair, each reply priced at COST; with `debate`, c disputes every
     finding so the round has something to debate."""
-    for name in (*SEATS, "chair"):
+    for name in (*SEATS, CHAIR):
         replies: dict[str, Any] = {}
-        if debate and name == "c":
-            replies["judge"] = auto_judge("dispute", model=f"vendor/{name}-1", usage={"prompt_tokens": 100,
-                                          "completion_tokens": 50, "total_tokens": 150, "cost": COST})
+        if debate and name == "vendor/c":
+            replies["judge"] = auto_judge("dispute", model=f"{name}-1", usage=usage(100, 50, cost=COST))
         inner = member_responder(name, cost=COST, **replies)
 
         def respond(body: Any, name: str = name, inner: Any = inner) -> Any:
@@ -75,7 +75,7 @@ def cli(*args: str) -> subprocess.Popen[str]:
 
 
 def run_args(brief: Path, run_dir: Path, project: Path, *extra: str) -> list[str]:
-    return ["council", "run", "--models", ",".join(f"fake/{s}" for s in SEATS), "--chair", "fake/chair",
+    return ["council", "run", "--models", ",".join(f"openrouter/{s}" for s in SEATS), "--chair", f"openrouter/{CHAIR}",
             "--prompt-file", str(brief), "--out-dir", str(run_dir), "--project", str(project), "--json", *extra]
 
 
@@ -137,10 +137,11 @@ def legs_in(run_dir: Path, stage: str) -> dict[str, str]:
 SCENARIOS = {
     "after-stage1": ([(s, "judge") for s in SEATS], lambda fake, run_dir: len(
         [p for p in fake.prompts() if kind(p) == "judge"]) == 3, "stage2", ()),
-    "mid-stage2": ([("b", "judge")], lambda fake, run_dir: legs_in(run_dir, "stage2") == {
-        "fake/a": "complete", "fake/b": "running", "fake/c": "complete"}, "stage2", ()),
-    "chair": ([("chair", "chair")], lambda fake, run_dir: legs_in(run_dir, "chair") == {"fake/chair": "running"},
-              "chair", ()),
+    "mid-stage2": ([("vendor/b", "judge")], lambda fake, run_dir: legs_in(run_dir, "stage2") == {
+        "openrouter/vendor/a": "complete", "openrouter/vendor/b": "running", "openrouter/vendor/c": "complete"},
+        "stage2", ()),
+    "chair": ([(CHAIR, "chair")], lambda fake, run_dir: legs_in(run_dir, "chair") == {
+        "openrouter/vendor/chair": "running"}, "chair", ()),
     "debate": ([(s, "revote") for s in SEATS], lambda fake, run_dir: any(kind(p) == "revote" for p in fake.prompts())
                and all(status == "complete" for leg_stage in ("stage1", "stage2")
                        for status in legs_in(run_dir, leg_stage).values()), "debate-revote", ("--debate",)),
@@ -148,10 +149,11 @@ SCENARIOS = {
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
-def test_sigkill_then_resume_matches_an_uninterrupted_run(fake, brief, tmp_path, project, config_dir, scenario):
+def test_sigkill_then_resume_matches_an_uninterrupted_run(gateway, brief, tmp_path, project, config_dir, scenario):
+    fake = gateway
     held, ready, stage, extra = SCENARIOS[scenario]
     gate = Gate()
-    bench(fake, gate, debate=scenario == "debate")
+    bench(gateway, gate, debate=scenario == "debate")
     expected, fresh = reference(fake, brief, tmp_path, project, config_dir, *extra)
 
     run_dir = tmp_path / "interrupted"
@@ -189,17 +191,27 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(fake, brief, tmp_path,
     for path in (run_dir / "legs").iterdir():
         assert schema_errors(json.loads(path.read_text(encoding="utf-8")), "council-leg") == []
     assert find_resumable(run_dir, run).resumable is False
+    # What the resume paid, against a fresh re-run of the same council.
+    resumed_requests = sum((asked(fake) - before_kill).values())
+    paid = sum(leg["usage"]["cost"]["amount"] for leg in run["legs"] if not leg.get("reused"))
+    assert resumed_requests == len(run["legs"]) - len(reused)
+    assert paid == pytest.approx(COST * resumed_requests)
+    assert run["usage"]["cost"]["amount"] == pytest.approx(COST * sum(fresh.values()))  # the run's whole spend
+    print(f"\n{scenario}: fresh re-run {sum(fresh.values())} requests ${COST * sum(fresh.values()):.4f}; "
+          f"resume {resumed_requests} requests ${paid:.4f}")
 
 
-def test_sigterm_then_resume(fake, brief, tmp_path, project, config_dir):
+def test_sigterm_then_resume(gateway, brief, tmp_path, project, config_dir):
+    fake = gateway
     gate = Gate()
-    bench(fake, gate)
+    bench(gateway, gate)
     expected, fresh = reference(fake, brief, tmp_path, project, config_dir)
     run_dir = tmp_path / "aborted"
-    gate.hold(("c", "judge"))
+    gate.hold(("vendor/c", "judge"))
     proc = cli(*run_args(brief, run_dir, project))
     try:
-        wait_for(lambda: legs_in(run_dir, "stage2").get("fake/c") == "running", timeout=60, what="c judging")
+        wait_for(lambda: legs_in(run_dir, "stage2").get("openrouter/vendor/c") == "running", timeout=60,
+                 what="c judging")
         proc.send_signal(signal.SIGTERM)
         code, _, err = finish(proc)
     finally:
@@ -215,14 +227,15 @@ def test_sigterm_then_resume(fake, brief, tmp_path, project, config_dir):
     code, run, err = resume(str(run_dir), project)  # by directory this time
     assert code == 0, err
     assert outputs(run_dir, config_dir) == expected
-    assert asked(fake) == fresh + Counter({("c", "judge"): 1})
+    assert asked(fake) == fresh + Counter({("vendor/c", "judge"): 1})
     assert [(r["fromStatus"], r["stage"]) for r in run["resumes"]] == [("aborted", "stage2")]
     assert run["createdAt"] == aborted["createdAt"] and run["runId"] == aborted["runId"]
 
 
-def test_refusals_are_bad_args_and_send_nothing(fake, brief, tmp_path, project, config_dir):
+def test_refusals_are_bad_args_and_send_nothing(gateway, brief, tmp_path, project, config_dir):
+    fake = gateway
     gate = Gate()
-    bench(fake, gate)
+    bench(gateway, gate)
     run_dir = tmp_path / "done"
     code, _, err = finish(cli(*run_args(brief, run_dir, project)))
     assert code == 0, err
@@ -236,7 +249,7 @@ def test_refusals_are_bad_args_and_send_nothing(fake, brief, tmp_path, project, 
 
     # A run killed mid-way whose briefing copy was then edited is refused before any request.
     killed = tmp_path / "killed"
-    gate.hold(("chair", "chair"))
+    gate.hold((CHAIR, "chair"))
     proc = cli(*run_args(brief, killed, project))
     try:
         wait_for(lambda: legs_in(killed, "chair"), timeout=60, what="the chair leg")
@@ -258,11 +271,12 @@ def test_refusals_are_bad_args_and_send_nothing(fake, brief, tmp_path, project, 
     assert code == 1 and json.loads(out)["error"]["code"] == "BAD_ARGS"
 
 
-def test_ledger_rows_are_appended_once_however_often_it_is_resumed(fake, brief, tmp_path, project, config_dir):
+def test_ledger_rows_are_appended_once_however_often_it_is_resumed(gateway, brief, tmp_path, project, config_dir):
     """A run that died after its ledger append (here: a finished run marked crashed by hand,
     its inputs untouched) resumes from legs alone — no request — and appends no second set."""
+    fake = gateway
     gate = Gate()
-    bench(fake, gate)
+    bench(gateway, gate)
     run_dir = tmp_path / "late"
     code, _, err = finish(cli(*run_args(brief, run_dir, project)))
     assert code == 0, err
