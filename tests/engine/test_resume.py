@@ -123,9 +123,21 @@ def reference(fake: FakeProvider, brief: Path, tmp_path: Path, project: Path, co
     code, _, err = finish(cli(*run_args(brief, run_dir, project, *extra)))
     assert code == 0, err
     result = outputs(run_dir, config_dir), asked(fake)
+    forget(fake)
+    return result
+
+
+def finished_run(fake: FakeProvider, gate: Gate, brief: Path, run_dir: Path, project: Path) -> None:
+    """A council run to its end, then the fake's record of it forgotten."""
+    bench(fake, gate)
+    code, _, err = finish(cli(*run_args(brief, run_dir, project)))
+    assert code == 0, err
+    forget(fake)
+
+
+def forget(fake: FakeProvider) -> None:
     with fake._lock:
         fake.requests.clear()
-    return result
 
 
 def legs_in(run_dir: Path, stage: str) -> dict[str, str]:
@@ -235,12 +247,8 @@ def test_sigterm_then_resume(gateway, brief, tmp_path, project, config_dir):
 def test_refusals_are_bad_args_and_send_nothing(gateway, brief, tmp_path, project, config_dir):
     fake = gateway
     gate = Gate()
-    bench(gateway, gate)
     run_dir = tmp_path / "done"
-    code, _, err = finish(cli(*run_args(brief, run_dir, project)))
-    assert code == 0, err
-    with fake._lock:
-        fake.requests.clear()
+    finished_run(fake, gate, brief, run_dir, project)
 
     code, out, _ = finish(cli("council", "resume", str(run_dir), "--json"))
     envelope = json.loads(out)
@@ -257,8 +265,7 @@ def test_refusals_are_bad_args_and_send_nothing(gateway, brief, tmp_path, projec
         proc.kill()
         proc.communicate(timeout=30)
     gate.open()
-    with fake._lock:
-        fake.requests.clear()
+    forget(fake)
     (killed / "briefing.md").write_text("Review something else entirely.\n", encoding="utf-8")
     code, out, _ = finish(cli("council", "resume", str(killed), "--json"))
     envelope = json.loads(out)
@@ -275,15 +282,10 @@ def test_ledger_rows_are_appended_once_however_often_it_is_resumed(gateway, brie
     """A run that died after its ledger append (here: a finished run marked crashed by hand,
     its inputs untouched) resumes from legs alone — no request — and appends no second set."""
     fake = gateway
-    gate = Gate()
-    bench(gateway, gate)
     run_dir = tmp_path / "late"
-    code, _, err = finish(cli(*run_args(brief, run_dir, project)))
-    assert code == 0, err
+    finished_run(fake, Gate(), brief, run_dir, project)
     first = outputs(run_dir, config_dir)
     rows = len(ledger(config_dir))
-    with fake._lock:
-        fake.requests.clear()
     for attempt in (1, 2):
         doc = load(run_dir, "run.json")
         doc.update(status="error", exitCode=1, error={"code": "INTERNAL", "message": "killed while writing"})
