@@ -296,3 +296,59 @@ def test_ledger_rows_are_appended_once_however_often_it_is_resumed(gateway, brie
     assert fake.chat_requests() == []
     assert len(ledger(config_dir)) == rows
     assert outputs(run_dir, config_dir) == first
+
+
+def test_a_lens_run_resumes_with_the_lenses_it_drew(gateway, brief, tmp_path, project, config_dir):
+    """The lens↔seat assignment is random: a resume keeps the first attempt's, so every
+    Stage-1 brief is the one already answered and no review is asked again."""
+    fake = gateway
+    gate = Gate()
+    bench(fake, gate)
+    run_dir = tmp_path / "lenses"
+    gate.hold(("vendor/b", "judge"))
+    proc = cli(*run_args(brief, run_dir, project, "--lenses", "security-architect,site-reliability,product-manager"))
+    try:
+        wait_for(lambda: legs_in(run_dir, "stage2").get("openrouter/vendor/b") == "running", timeout=60,
+                 what="b judging")
+        seats = read_run_json(run_dir)["seats"]
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    gate.open()
+    before = asked(fake)
+    code, run, err = resume(str(run_dir), project)
+    assert code == 0, err
+    assert run["seats"] == seats and run["status"] == "complete"
+    again = asked(fake) - before
+    assert again == Counter({("vendor/b", "judge"): 1, (CHAIR, "chair"): 1})
+    assert ledger(config_dir) == []  # a lens run is never ledger-recorded, resumed or not
+
+
+def test_edited_or_damaged_options_are_refused(gateway, brief, tmp_path, project, config_dir):
+    fake = gateway
+    gate = Gate()
+    bench(fake, gate)
+    run_dir = tmp_path / "edited"
+    gate.hold((CHAIR, "chair"))
+    proc = cli(*run_args(brief, run_dir, project))
+    try:
+        wait_for(lambda: legs_in(run_dir, "chair"), timeout=60, what="the chair leg")
+        code, out, _ = finish(cli("council", "resume", str(run_dir), "--json"))  # its process is alive
+        assert code == 1 and "still running" in json.loads(out)["error"]["message"]
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    gate.open()
+    forget(fake)
+    options = load(run_dir, "options.json")
+    (run_dir / "options.json").write_text(json.dumps({**options, "timeoutMinutes": 99}), encoding="utf-8")
+    code, out, _ = finish(cli("council", "resume", str(run_dir), "--json"))
+    assert code == 1 and "options.json changed" in json.loads(out)["error"]["message"]
+    (run_dir / "options.json").write_text("{not json", encoding="utf-8")
+    code, out, _ = finish(cli("council", "resume", str(run_dir), "--json"))
+    envelope = json.loads(out)
+    assert code == 1 and envelope["error"]["code"] == "BAD_ARGS" and "options" in envelope["error"]["message"]
+    assert fake.chat_requests() == []
+    (run_dir / "options.json").write_text(json.dumps(options), encoding="utf-8")  # put back: resumable again
+    code, run, err = resume(str(run_dir), project)
+    assert code == 0 and run["status"] == "complete", err

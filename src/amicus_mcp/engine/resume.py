@@ -109,7 +109,7 @@ def check_resumable(run_dir: Path, *, reopened: bool = False) -> Resumable:
         verdict = find_resumable(run_dir, doc)
         if not verdict.resumable:
             raise BadArgs(f"council run {run_id} cannot be resumed: {verdict.reason}",
-                          hint="amicus status shows the run; a new run is 'amicus council run'")
+                          hint="the run stays as it is; to review again, start a new council run")
         status = verdict.status
     else:
         status = doc["resumes"][-1]["fromStatus"]
