@@ -127,6 +127,12 @@ def reference(fake: FakeProvider, brief: Path, tmp_path: Path, project: Path, co
     return result
 
 
+def only_running(run_dir: Path, role: str) -> bool:
+    """Every leg launched so far has finished, except legs of `role`."""
+    legs = (read_run_json(run_dir) or {}).get("legs", [])
+    return bool(legs) and all(leg["status"] != "running" for leg in legs if leg["role"] != role)
+
+
 def finished_run(fake: FakeProvider, gate: Gate, brief: Path, run_dir: Path, project: Path) -> None:
     """A council run to its end, then the fake's record of it forgotten."""
     bench(fake, gate)
@@ -155,8 +161,7 @@ SCENARIOS = {
     "chair": ([(CHAIR, "chair")], lambda fake, run_dir: legs_in(run_dir, "chair") == {
         "openrouter/vendor/chair": "running"}, "chair", ()),
     "debate": ([(s, "revote") for s in SEATS], lambda fake, run_dir: any(kind(p) == "revote" for p in fake.prompts())
-               and all(status == "complete" for leg_stage in ("stage1", "stage2")
-                       for status in legs_in(run_dir, leg_stage).values()), "debate-revote", ("--debate",)),
+               and only_running(run_dir, "revote"), "debate-revote", ("--debate",)),
 }
 
 
@@ -222,8 +227,8 @@ def test_sigterm_then_resume(gateway, brief, tmp_path, project, config_dir):
     gate.hold(("vendor/c", "judge"))
     proc = cli(*run_args(brief, run_dir, project))
     try:
-        wait_for(lambda: legs_in(run_dir, "stage2").get("openrouter/vendor/c") == "running", timeout=60,
-                 what="c judging")
+        wait_for(lambda: legs_in(run_dir, "stage2") == {"openrouter/vendor/a": "complete", "openrouter/vendor/b": "complete",
+                                                        "openrouter/vendor/c": "running"}, timeout=60, what="c judging")
         proc.send_signal(signal.SIGTERM)
         code, _, err = finish(proc)
     finally:
@@ -308,9 +313,9 @@ def test_a_lens_run_resumes_with_the_lenses_it_drew(gateway, brief, tmp_path, pr
     gate.hold(("vendor/b", "judge"))
     proc = cli(*run_args(brief, run_dir, project, "--lenses", "security-architect,site-reliability,product-manager"))
     try:
-        wait_for(lambda: legs_in(run_dir, "stage2").get("openrouter/vendor/b") == "running", timeout=60,
-                 what="b judging")
-        seats = read_run_json(run_dir)["seats"]
+        wait_for(lambda: legs_in(run_dir, "stage2") == {"openrouter/vendor/a": "complete", "openrouter/vendor/b": "running",
+                                                        "openrouter/vendor/c": "complete"}, timeout=60, what="b judging")
+        seats = wait_for(lambda: (read_run_json(run_dir) or {}).get("seats"), what="the seats")
     finally:
         proc.kill()
         proc.communicate(timeout=30)

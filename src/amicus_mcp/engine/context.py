@@ -136,15 +136,14 @@ class RunContext:
     def __post_init__(self) -> None:
         self.budget = Budget(self.prep.options.max_cost)
         started = self.started_at or datetime.now(timezone.utc)
-        self.started_at = started
+        self.started = started
         self.date = started.strftime("%Y-%m-%d")
         self.started_iso = started.isoformat(timespec="seconds").replace("+00:00", "Z")
 
     def open(self, manifest: dict[str, Any]) -> None:
         manifest["pid"] = os.getpid()
         # The clock the prompts and the tally's date were taken from (a resume reads it back).
-        assert self.started_at is not None
-        manifest["createdAt"] = self.started_at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        manifest["createdAt"] = self.started.isoformat(timespec="milliseconds").replace("+00:00", "Z")
         self.state = RunState(self.prep.run_dir, manifest)
 
     # -- facts --------------------------------------------------------------------------
@@ -318,7 +317,8 @@ class RunContext:
         write_finished(self.prep.run_dir, key, leg_id=leg_id, stage=stage, role=role, model=model,
                        result={"status": result.status, "text": result.text, "usage": result.usage,
                                "resolvedModel": result.resolved_model, "durationMs": result.duration_ms,
-                               "error": result.error, "truncated": result.truncated})
+                               "error": result.error, "truncated": result.truncated,
+                               "startedAt": entry["startedAt"], "completedAt": entry["completedAt"]})
         self.checkpoint()
         return result
 
@@ -347,8 +347,9 @@ class RunContext:
                            finished.get("resolvedModel"), finished.get("durationMs"), finished.get("error"),
                            truncated=bool(finished.get("truncated")))
         entry = self.new_entry(leg_id=leg_id, stage=stage, role=role, model=model, seat_id=seat_id)
-        entry.update(status=result.status, completedAt=entry["startedAt"], durationMs=result.duration_ms,
-                     usage=result.usage, reused=True)
+        # When it really ran (in the earlier attempt), not when it was read back.
+        entry.update(status=result.status, startedAt=finished["startedAt"], completedAt=finished["completedAt"],
+                     durationMs=result.duration_ms, usage=result.usage, reused=True)
         if result.resolved_model:
             entry["resolvedModel"] = result.resolved_model
         if result.error:

@@ -26,7 +26,7 @@ from ..providers.routing import Route
 
 LEGS_DIR = "legs"
 FINISHED = ("complete", "error", "timeout")
-_FIELDS = ("status", "text", "usage", "resolvedModel", "durationMs", "error", "truncated")
+_FIELDS = ("status", "text", "usage", "resolvedModel", "durationMs", "error", "truncated", "startedAt", "completedAt")
 
 
 def leg_key(route: Route, *, seat_id: str | None, prompt: str, schema: dict[str, Any] | None,

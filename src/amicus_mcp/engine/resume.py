@@ -111,8 +111,11 @@ def check_resumable(run_dir: Path, *, reopened: bool = False) -> Resumable:
             raise BadArgs(f"council run {run_id} cannot be resumed: {verdict.reason}",
                           hint="the run stays as it is; to review again, start a new council run")
         status = verdict.status
+    elif isinstance(doc.get("resumes"), list) and doc["resumes"] and isinstance(doc["resumes"][-1], dict):
+        status = str(doc["resumes"][-1].get("fromStatus"))
     else:
-        status = doc["resumes"][-1]["fromStatus"]
+        raise BadArgs(f"council run {run_id} was not reopened for a resume",
+                      hint="resume it with 'amicus council resume' or amicus_council_resume")
     try:
         options = read_options(run_dir)
     except AmicusError as err:
