@@ -52,14 +52,14 @@ class Gate:
         self.closed.clear()
 
 
-def bench(fake: FakeProvider, gate: Gate, *, debate: bool = False) -> None:
+def bench(fake: FakeProvider, gate: Gate, *, debate: bool = False, cost: float = COST) -> None:
     """a, b, c and the chair, each reply priced at COST; with `debate`, c disputes every
     finding so the round has something to debate."""
     for name in (*SEATS, CHAIR):
         replies: dict[str, Any] = {}
         if debate and name == "vendor/c":
-            replies["judge"] = auto_judge("dispute", model=f"{name}-1", usage=usage(100, 50, cost=COST))
-        inner = member_responder(name, cost=COST, **replies)
+            replies["judge"] = auto_judge("dispute", model=f"{name}-1", usage=usage(100, 50, cost=cost))
+        inner = member_responder(name, cost=cost, **replies)
 
         def respond(body: Any, name: str = name, inner: Any = inner) -> Any:
             if gate.closed.is_set() and (name, kind(prompt_of(body))) in gate.held:
@@ -357,3 +357,31 @@ def test_edited_or_damaged_options_are_refused(gateway, brief, tmp_path, project
     (run_dir / "options.json").write_text(json.dumps(options), encoding="utf-8")  # put back: resumable again
     code, run, err = resume(str(run_dir), project)
     assert code == 0 and run["status"] == "complete", err
+
+
+def test_the_cost_ceiling_counts_the_spend_already_made(gateway, brief, tmp_path, project, config_dir):
+    """$0.20 a leg under a $0.55 ceiling: the first attempt launched all three reviews at once
+    (claims of ~$0.16 each fit), and two finished before the kill. Resumed, their $0.40 is
+    known spend from the start, so the third review's claim no longer fits and is refused."""
+    fake = gateway
+    gate = Gate()
+    bench(fake, gate, cost=0.2)
+    run_dir = tmp_path / "ceiling"
+    gate.hold(("vendor/c", "stage1"))
+    proc = cli(*run_args(brief, run_dir, project, "--max-cost", "0.55"))
+    try:
+        wait_for(lambda: legs_in(run_dir, "stage1") == {"openrouter/vendor/a": "complete", "openrouter/vendor/b": "complete",
+                                                        "openrouter/vendor/c": "running"}, timeout=60, what="c reviewing")
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    gate.open()
+    forget(fake)
+    code, run, err = resume(str(run_dir), project)
+    assert code == 2 and run["status"] == "partial", err
+    rid = run["runId"]
+    assert run["budgetRefusals"][0]["waveId"] == f"{rid}-s1-3" and run["budgetRefusals"][0]["stage"] == "stage1"
+    assert ("vendor/c", "stage1") not in asked(fake)  # refused, so never sent again
+    reused = [leg for leg in run["legs"] if leg.get("reused")]
+    assert [leg["model"] for leg in reused] == ["openrouter/vendor/a", "openrouter/vendor/b"]
+    assert run["usage"]["cost"]["amount"] == pytest.approx(0.2 * len(run["legs"]))  # the reused $0.40 included
