@@ -127,6 +127,26 @@ def reference(fake: FakeProvider, brief: Path, tmp_path: Path, project: Path, co
     return result
 
 
+def kill_while(fake: FakeProvider, brief: Path, run_dir: Path, project: Path, held: tuple[str, str], *extra: str,
+               cost: float = COST) -> dict[str, Any]:
+    """Start the council, SIGKILL it once `held` = (member, stage1|judge) is the one leg of its
+    stage still running; the gate is open again after. Returns run.json as the kill left it."""
+    stage = {"judge": "stage2", "stage1": "stage1"}[held[1]]
+    expected = {f"openrouter/{s}": "running" if s == held[0] else "complete" for s in SEATS}
+    gate = Gate()
+    bench(fake, gate, cost=cost)
+    gate.hold(held)
+    proc = cli(*run_args(brief, run_dir, project, *extra))
+    try:
+        wait_for(lambda: legs_in(run_dir, stage) == expected, timeout=60, what=f"{held[0]} alone in {stage}")
+        doc = wait_for(lambda: read_run_json(run_dir), what="run.json")
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    gate.open()
+    return doc
+
+
 def only_running(run_dir: Path, role: str) -> bool:
     """Every leg launched so far has finished, except legs of `role`."""
     legs = (read_run_json(run_dir) or {}).get("legs", [])
@@ -307,19 +327,10 @@ def test_a_lens_run_resumes_with_the_lenses_it_drew(gateway, brief, tmp_path, pr
     """The lens↔seat assignment is random: a resume keeps the first attempt's, so every
     Stage-1 brief is the one already answered and no review is asked again."""
     fake = gateway
-    gate = Gate()
-    bench(fake, gate)
     run_dir = tmp_path / "lenses"
-    gate.hold(("vendor/b", "judge"))
-    proc = cli(*run_args(brief, run_dir, project, "--lenses", "security-architect,site-reliability,product-manager"))
-    try:
-        wait_for(lambda: legs_in(run_dir, "stage2") == {"openrouter/vendor/a": "complete", "openrouter/vendor/b": "running",
-                                                        "openrouter/vendor/c": "complete"}, timeout=60, what="b judging")
-        seats = wait_for(lambda: (read_run_json(run_dir) or {}).get("seats"), what="the seats")
-    finally:
-        proc.kill()
-        proc.communicate(timeout=30)
-    gate.open()
+    killed = kill_while(fake, brief, run_dir, project, ("vendor/b", "judge"),
+                        "--lenses", "security-architect,site-reliability,product-manager")
+    seats = killed["seats"]
     before = asked(fake)
     code, run, err = resume(str(run_dir), project)
     assert code == 0, err
@@ -364,18 +375,8 @@ def test_the_cost_ceiling_counts_the_spend_already_made(gateway, brief, tmp_path
     (claims of ~$0.16 each fit), and two finished before the kill. Resumed, their $0.40 is
     known spend from the start, so the third review's claim no longer fits and is refused."""
     fake = gateway
-    gate = Gate()
-    bench(fake, gate, cost=0.2)
     run_dir = tmp_path / "ceiling"
-    gate.hold(("vendor/c", "stage1"))
-    proc = cli(*run_args(brief, run_dir, project, "--max-cost", "0.55"))
-    try:
-        wait_for(lambda: legs_in(run_dir, "stage1") == {"openrouter/vendor/a": "complete", "openrouter/vendor/b": "complete",
-                                                        "openrouter/vendor/c": "running"}, timeout=60, what="c reviewing")
-    finally:
-        proc.kill()
-        proc.communicate(timeout=30)
-    gate.open()
+    kill_while(fake, brief, run_dir, project, ("vendor/c", "stage1"), "--max-cost", "0.55", cost=0.2)
     forget(fake)
     code, run, err = resume(str(run_dir), project)
     assert code == 2 and run["status"] == "partial", err
