@@ -30,6 +30,7 @@ SCHEMA_NAMES = (
     "council-gate",
     "council-run-options",
     "wave-options",
+    "council-leg",
 )
 
 

@@ -33,7 +33,8 @@ RUN_DOCS = {
     "debate.json": "council-debate",
     "options.json": "council-run-options",
 }
-ALWAYS = ("run.json", "options.json", "briefing.md", "briefing-stage1.md")
+# `legs/` holds every leg the provider answered (what `council resume` reuses): any run that sent one.
+ALWAYS = ("run.json", "options.json", "briefing.md", "briefing-stage1.md", "legs")
 OUTPUTS = ("bundle-stage2.md", "tally-input.json", "tally.json", "verdict.json", "report.html")
 
 

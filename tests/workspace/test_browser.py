@@ -208,6 +208,7 @@ def test_abort_really_aborts_a_live_run(page: Any, fake: Any, brief: Path, proje
     assert json.loads(out)["status"] == "aborted"
 
     page.wait_for_selector("#chips .chip.status-aborted")
+    assert page.inner_text(".banner.resume code") == f"amicus council resume {run_dir}"  # printed, never run
     assert page.is_visible("#fold-button") and not page.is_visible("#abort-button")
     assert page.get_attribute("#blind-toggle", "aria-pressed") == "false"  # off once terminal
     assert "fake/alpha" in page.content()

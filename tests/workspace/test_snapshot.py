@@ -32,6 +32,7 @@ def rows_by_id(snap: dict) -> dict[str, dict]:
 def test_a_finished_run(finished: Run) -> None:
     snap = snap_of(finished)
     assert (snap["state"], snap["live"], snap["runDir"]) == ("ok", False, str(finished.run_dir))
+    assert snap["resume"] is None  # a finished run is not resumed
     matrix = snap["matrix"]
     assert [c["key"] for c in matrix["columns"]] == BENCH
     assert [c["seat"] for c in matrix["columns"]] == BENCH
@@ -93,6 +94,7 @@ def test_a_dead_engine_is_shown_as_an_error_without_writing(finished: Run) -> No
     snap = snap_of(finished)
     assert (snap["live"], snap["header"]["status"], snap["header"]["crashDetected"]) == (False, "error", True)
     assert snap["header"]["error"] == {"code": "INTERNAL", "message": ENGINE_DIED}
+    assert snap["resume"] == f"amicus council resume {finished.run_dir}"  # a hint, never run
     assert tree_digest(finished.run_dir) == before
 
 

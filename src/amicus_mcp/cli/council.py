@@ -13,7 +13,7 @@ from .output import say
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    council = commands.add_parser("council", help="council runs and documents: run, validate, tally, verdict, report, stats, presets, templates, packs, gate")
+    council = commands.add_parser("council", help="council runs and documents: run, resume, validate, tally, verdict, report, stats, presets, templates, packs, gate")
     sub = council.add_subparsers(dest="council_command", metavar="SUBCOMMAND", parser_class=type(council))
     sub.required = True
 
@@ -33,6 +33,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print run.json (or the error envelope)")
     p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
     p.set_defaults(handler=cmd_run)
+
+    p = sub.add_parser("resume", help="continue a crashed, killed or aborted run; nothing it finished is sent again")
+    p.add_argument("run", metavar="RUN_ID_OR_DIR", help="the run's id (amicus list) or its run directory")
+    p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
+    p.add_argument("--json", action="store_true", help="print run.json (or the error envelope)")
+    p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
+    p.set_defaults(handler=cmd_resume)
 
     p = sub.add_parser("validate", help="check a Stage-1 review's findings block (exit 0 ok, 2 invalid, 1 bad args)")
     p.add_argument("file", help="the review file (prose + trailing ```json block)")
@@ -134,7 +141,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from ..engine.council_run import run_council
     from ..engine.store import new_task_id
-    from ..errors import AmicusError
     from .progress import ProgressLine, council_line, wanted, with_progress
 
     options = run_options(args)
@@ -142,8 +148,29 @@ def cmd_run(args: argparse.Namespace) -> int:
     options.run_id = args.run_id or new_task_id()
     line = ProgressLine(council_line(args.project, options.run_id), sys.stderr) if wanted(args) else None
     run, code = anyio.run(lambda: with_progress(lambda: run_council(options), line))
+    return _finish_run(args, run, code, command="council run")
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    import anyio
+
+    from ..engine.resume import locate, resume_council
+    from ..engine.run_state import read_run
+    from ..engine.store import SessionStore, resolve_project
+    from .progress import ProgressLine, council_line, wanted, with_progress
+
+    run_dir = locate(SessionStore(resolve_project(args.project)), args.run)
+    run_id = str(read_run(run_dir).get("runId"))
+    line = ProgressLine(council_line(args.project, run_id), sys.stderr) if wanted(args) else None
+    run, code = anyio.run(lambda: with_progress(lambda: resume_council(run_dir), line))
+    return _finish_run(args, run, code, command="council resume")
+
+
+def _finish_run(args: argparse.Namespace, run: dict[str, Any], code: int, *, command: str) -> int:
+    from ..errors import AmicusError
+
     if code == 1 and isinstance(run.get("error"), dict):
-        err = AmicusError(run["error"]["message"], hint=f"the run directory is {run['options']['outDir']}", command="council run")
+        err = AmicusError(run["error"]["message"], hint=f"the run directory is {run['options']['outDir']}", command=command)
         err.code = run["error"]["code"]
         raise err
     if args.json:

@@ -117,4 +117,6 @@ def render_run_status(run: dict[str, Any]) -> str:
         lines.append(f"  error: {run['error']['code']}: {run['error']['message']}")
     if run.get("overallVerdict"):
         lines.append(f"  VERDICT: {run['overallVerdict']}")
+    if run.get("resumable"):
+        lines.append(f"  resumable (nothing it finished is sent again): {run['resumeCommand']}")
     return "\n".join(lines)

@@ -38,6 +38,7 @@ from ..providers.errors import MalformedReply
 from ..providers.profiles import Profile
 from ..providers.routing import ProviderRegistry, Route
 from .budget import Budget, Claim, output_cap
+from .legcache import base_key, leg_key, read_finished, write_finished
 from .options import RunOptions
 from .run_state import RunState
 from .store import SessionStore, now_iso
@@ -126,14 +127,23 @@ class RunContext:
     _unsaved: bool = False  # run.json is behind the document
     _wake: anyio.Event | None = None  # set when a change waits to be written
 
+    # A resumed run starts from its first attempt's clock: every prompt embeds the date, and a
+    # prompt must be byte-identical for its finished leg to be found (legcache.py).
+    started_at: datetime | None = None
+    resuming: bool = False
+    _ordinals: dict[str, int] = field(default_factory=dict)
+
     def __post_init__(self) -> None:
         self.budget = Budget(self.prep.options.max_cost)
-        started = datetime.now(timezone.utc)
+        started = self.started_at or datetime.now(timezone.utc)
+        self.started = started
         self.date = started.strftime("%Y-%m-%d")
         self.started_iso = started.isoformat(timespec="seconds").replace("+00:00", "Z")
 
     def open(self, manifest: dict[str, Any]) -> None:
         manifest["pid"] = os.getpid()
+        # The clock the prompts and the tally's date were taken from (a resume reads it back).
+        manifest["createdAt"] = self.started.isoformat(timespec="milliseconds").replace("+00:00", "Z")
         self.state = RunState(self.prep.run_dir, manifest)
 
     # -- facts --------------------------------------------------------------------------
@@ -255,24 +265,27 @@ class RunContext:
         so a leg can never spend more output than it reserved. The embedded model keeps its own
         configured bound (its claim is $0 whatever the length)."""
         cap = output_cap(stage, role)
+        structured = schema is not None and self.profile(route).structured_outputs
+        sent_schema = schema if structured else None
+        max_tokens = None if self.profile(route).compact else cap
+        key = self.leg_key(route, seat_id=seat_id, prompt=prompt, schema=sent_schema, max_tokens=max_tokens)
+        finished = read_finished(self.prep.run_dir, key)
+        if finished is not None:  # answered before this run was resumed: reuse it, spend already made
+            return self.reuse(finished, leg_id=leg_id, stage=stage, role=role, model=model, seat_id=seat_id)
         estimate = leg_estimate(len(prompt), route_pricing(route, self.prep.catalog), output_tokens=cap)
         claim: Claim | None = self.budget.claim(estimate)
         if claim is None:
             self.refuse(leg_id, model, stage)
             return None
-        structured = schema is not None and self.profile(route).structured_outputs
-        entry: dict[str, Any] = {"id": leg_id, "stage": stage, "role": role, "model": model,
-                                 "status": "running", "startedAt": now_iso()}
-        if seat_id is not None:
-            entry["seat"] = seat_id
+        entry = self.new_entry(leg_id=leg_id, stage=stage, role=role, model=model, seat_id=seat_id)
         self.state.doc["legs"].append(entry)
         self.note()
         started = time.monotonic()
         doc: dict[str, Any] = {"modelInput": model}
         try:
             completion = await call_route(self.registry, route, (Message("user", prompt),),
-                                          timeout_s=self.prep.timeout_s, json_schema=schema if structured else None,
-                                          max_tokens=None if self.profile(route).compact else cap)
+                                          timeout_s=self.prep.timeout_s, json_schema=sent_schema,
+                                          max_tokens=max_tokens)
         except anyio.get_cancelled_exc_class():
             entry["status"] = "aborted"
             raise
@@ -299,7 +312,58 @@ class RunContext:
             entry["error"] = result.error
         if doc.get("truncated"):
             result.truncated = entry["truncated"] = True
-            self.notice(f"{stage} {role} leg {leg_id} ({model}) was cut at its {cap:,}-token output cap; "
-                        "its reply is incomplete")
+            self.notice(truncation_notice(stage, role, leg_id, model, cap))
+        # On disk before run.json says the leg finished: a kill between the two loses nothing.
+        write_finished(self.prep.run_dir, key, leg_id=leg_id, stage=stage, role=role, model=model,
+                       result={"status": result.status, "text": result.text, "usage": result.usage,
+                               "resolvedModel": result.resolved_model, "durationMs": result.duration_ms,
+                               "error": result.error, "truncated": result.truncated,
+                               "startedAt": entry["startedAt"], "completedAt": entry["completedAt"]})
         self.checkpoint()
         return result
+
+    def leg_key(self, route: Route, *, seat_id: str | None, prompt: str, schema: dict[str, Any] | None,
+                max_tokens: int | None) -> str:
+        """The leg's content key, with its ordinal among legs asking the very same thing (taken
+        synchronously at launch, so a resumed run numbers them in the same order)."""
+        base = base_key(route, seat_id=seat_id, prompt=prompt, schema=schema, max_tokens=max_tokens)
+        ordinal = self._ordinals.get(base, 0)
+        self._ordinals[base] = ordinal + 1
+        return leg_key(route, seat_id=seat_id, prompt=prompt, schema=schema, max_tokens=max_tokens, ordinal=ordinal)
+
+    def new_entry(self, *, leg_id: str, stage: str, role: str, model: str, seat_id: str | None) -> dict[str, Any]:
+        entry: dict[str, Any] = {"id": leg_id, "stage": stage, "role": role, "model": model,
+                                 "status": "running", "startedAt": now_iso()}
+        if seat_id is not None:
+            entry["seat"] = seat_id
+        return entry
+
+    def reuse(self, finished: dict[str, Any], *, leg_id: str, stage: str, role: str, model: str,
+              seat_id: str | None) -> LegResult:
+        """A leg finished by an earlier attempt of this run: no request; its recorded spend
+        counts against the ceiling; run.json marks it `reused`."""
+        self.budget.settle(None, finished.get("usage"))
+        result = LegResult(leg_id, finished["status"], finished.get("text"), finished.get("usage"),
+                           finished.get("resolvedModel"), finished.get("durationMs"), finished.get("error"),
+                           truncated=bool(finished.get("truncated")))
+        entry = self.new_entry(leg_id=leg_id, stage=stage, role=role, model=model, seat_id=seat_id)
+        # When it really ran (in the earlier attempt), not when it was read back.
+        entry.update(status=result.status, startedAt=finished["startedAt"], completedAt=finished["completedAt"],
+                     durationMs=result.duration_ms, usage=result.usage, reused=True)
+        if result.resolved_model:
+            entry["resolvedModel"] = result.resolved_model
+        if result.error:
+            entry["error"] = result.error
+        if result.truncated:
+            entry["truncated"] = True
+            self.notice(truncation_notice(stage, role, leg_id, model, output_cap(stage, role)))
+        self.state.doc["legs"].append(entry)
+        resumes = self.state.doc.get("resumes")
+        if resumes:
+            resumes[-1]["legsReused"] += 1
+        self.note()
+        return result
+
+
+def truncation_notice(stage: str, role: str, leg_id: str, model: str, cap: int) -> str:
+    return f"{stage} {role} leg {leg_id} ({model}) was cut at its {cap:,}-token output cap; its reply is incomplete"

@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 
 from ..errors import BadSession
+from .resume import RESUMABLE, find_resumable, resume_command
 from .run_state import RunState, engine_pid, find_run_dir, legs_progress, list_runs, read_run
 from .status import status_of as wave_or_leg_status
 from .store import SessionStore, now_iso, pid_alive
@@ -41,7 +42,12 @@ def run_status(run_dir: Path) -> dict[str, Any]:
         doc = state.doc
     current = next((s["name"] for s in doc.get("stages", []) if s.get("status") == "running"), None)
     done, total = legs_progress(doc)
-    return {**doc, "currentStage": current, "legsTotal": total, "legsComplete": done}
+    snapshot = {**doc, "currentStage": current, "legsTotal": total, "legsComplete": done}
+    if doc.get("status") in RESUMABLE:
+        snapshot["resumable"] = find_resumable(run_dir, doc).resumable
+        if snapshot["resumable"]:
+            snapshot["resumeCommand"] = resume_command(run_dir)
+    return snapshot
 
 
 def is_terminal(snapshot: dict[str, Any]) -> bool:

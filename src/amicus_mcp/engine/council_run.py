@@ -28,6 +28,8 @@ ask → parse → repair routine (asking.py).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import re
 from collections.abc import Sequence
@@ -40,7 +42,7 @@ from ..council import briefings
 from ..config import load_config
 from ..council.anonymize import Anonymized, StageOneReview, anonymize, tally_input
 from ..council.findings import validate_findings
-from ..council.ledger import append_ledger
+from ..council.ledger import append_ledger, read_ledger
 from ..council.parse import chair_sections
 from ..council.report import build_report
 from ..council.seats import Seat, build_seats, repeats_alias
@@ -59,7 +61,7 @@ from .preflight import (check_gateway, check_material, check_ready, check_timeou
 from .run_state import RunState, read_run, write_pointer
 from .stage1 import SeatOutcome, run_stage1
 from .stage2 import CrossReview, run_stage2
-from .store import SessionStore, new_task_id, now_iso, resolve_project
+from .store import SessionStore, new_task_id, now_iso, parse_iso, resolve_project
 
 DEFAULT_CHAIR = "deepseek"
 # Offline there is no independent model: a bench made only of the embedded model is chaired
@@ -203,13 +205,27 @@ def initial_manifest(prep: Prepared) -> dict[str, Any]:
         "legsPlanned": len(prep.seats),  # Stage 1; each later stage adds its legs when it is planned
         "chairAttempts": [],
         "createdAt": now_iso(),
+        # What a resume checks before reusing anything: the inputs it would brief off again.
+        "briefingSha256": sha256_text(prep.briefing),
+        "optionsSha256": options_sha256(options),
     }
+    if prep.claude_review is not None:
+        doc["claudeReviewSha256"] = sha256_text(prep.claude_review)
     if prep.dropped:
         doc["droppedMembers"] = prep.dropped
     doc.update(prep.records)
     if options.debate:
         doc["debate"] = {"enabled": True, "outcome": "nothing-to-debate"}
     return doc
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def options_sha256(options: RunOptions) -> str:
+    """The hash of the options document (key order aside), as options.json holds it."""
+    return sha256_text(json.dumps(options.document(), sort_keys=True, ensure_ascii=False))
 
 
 def _check_run_dir(run_dir: Path, run_id: str) -> None:
@@ -239,10 +255,16 @@ class CouncilRun:
     """The stages in order over one RunContext: Stage 1 → quorum → Stage 2 → tally →
     (debate) → chair → final tally, ledger, verdict and report."""
 
-    def __init__(self, prep: Prepared, registry: ProviderRegistry):
+    def __init__(self, prep: Prepared, registry: ProviderRegistry, *, resumed: dict[str, Any] | None = None):
+        """`resumed`: the run.json of a run being resumed (resume.py reopened it): the run keeps
+        its clock, and its `resumes` (the last entry is this attempt's)."""
         self.prep = prep
-        self.ctx = RunContext(prep, registry)
-        self.ctx.open(initial_manifest(prep))
+        started = parse_iso(resumed["createdAt"]) if resumed is not None else None
+        self.ctx = RunContext(prep, registry, started_at=started, resuming=resumed is not None)
+        manifest = initial_manifest(prep)
+        if resumed is not None:
+            manifest["resumes"] = list(resumed["resumes"])
+        self.ctx.open(manifest)
         if prep.dropped:
             self.ctx.notice(dropped_notice(prep.dropped))
         if prep.chair_route.kind == "embedded" and any(r.kind == "embedded" for r in prep.routes):
@@ -255,7 +277,8 @@ class CouncilRun:
 
     async def run(self) -> tuple[dict[str, Any], int]:
         ctx, p = self.ctx, self.prep
-        write_inputs(p)
+        if not ctx.resuming:  # a resumed run's inputs are on disk, checked against its hashes
+            write_inputs(p)
         ctx.checkpoint()
         write_pointer(p.store, p.run_id, p.run_dir)
         try:
@@ -329,6 +352,8 @@ class CouncilRun:
         ctx.write_json("tally.json", record)
         if p.lens_run:
             ctx.notice("lens run: not recorded in the reliability ledger (lens reviews are not comparable)")
+        elif ctx.resuming and ledger_holds(p.run_id):
+            pass  # an earlier attempt of this run got as far as the ledger: its rows are appended once
         else:
             warning = append_ledger(record)
             if warning:
@@ -407,12 +432,18 @@ class CouncilRun:
 async def run_council(options: RunOptions, *, registry: ProviderRegistry | None = None,
                       briefing: str | None = None, records: dict[str, Any] | None = None) -> tuple[dict[str, Any], int]:
     """Pre-flight, then the whole run with signal handling. Returns (run.json, exit code)."""
+    prep = await prepare(options, briefing=briefing, records=records)
+    return await run_prepared(prep, registry=registry)
+
+
+async def run_prepared(prep: Prepared, *, registry: ProviderRegistry | None = None,
+                       resumed: dict[str, Any] | None = None) -> tuple[dict[str, Any], int]:
+    """A prepared run (new, or `resumed` from its run.json) with signal handling."""
     from .signals import run_until_signal
 
-    prep = await prepare(options, briefing=briefing, records=records)
     own = registry is None
     active = registry or ProviderRegistry()
-    engine = CouncilRun(prep, active)
+    engine = CouncilRun(prep, active, resumed=resumed)
     try:
         result, signal_exit = await run_until_signal(engine.run)
     finally:
@@ -424,3 +455,8 @@ async def run_council(options: RunOptions, *, registry: ProviderRegistry | None 
         engine.state.finalize(signal_exit or 143)
         return engine.state.doc, signal_exit or 143
     return result
+
+
+def ledger_holds(run_id: str) -> bool:
+    """Whether the reliability ledger already has rows for this run."""
+    return any(row.get("runId") == run_id for row in read_ledger())

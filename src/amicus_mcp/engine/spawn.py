@@ -37,11 +37,12 @@ from typing import TYPE_CHECKING, Any
 from ..errors import BadArgs, InternalError, MissingPrompt
 from ..fsio import atomic_write_json, atomic_write_text
 from .options import WaveOptions, write_options
-from .run_state import write_pointer
+from .run_state import read_run, write_pointer
 from .store import SessionStore, new_task_id, now_iso
 
 if TYPE_CHECKING:  # the engine proper is imported by whoever prepared the run
     from .context import Prepared
+    from .resume import Resumable
 
 ENGINE_LOG = "engine.log"
 SPAWN_PID = "spawn.pid"
@@ -111,6 +112,27 @@ def start_council_run(prep: Prepared) -> StartedRun:
     atomic_write_text(run_dir / SPAWN_PID, f"{pid}\n")
     write_pointer(prep.store, prep.run_id, run_dir)
     return StartedRun(prep.run_id, run_dir, pid, list(prep.dropped))
+
+
+def start_resumed_run(target: Resumable, prep: Prepared) -> StartedRun:
+    """Reopen a checked, pre-flighted resumable run (engine/resume.py) and continue it in a
+    detached worker (`… worker RUN_DIR --resume`)."""
+    from .resume import reopen
+
+    run_dir = target.run_dir
+    (run_dir / SPAWN_PID).unlink(missing_ok=True)  # the dead attempt's pid must not stand for the new one
+    reopen(target, pid=None)
+    try:
+        pid = spawn_detached([*worker_argv(run_dir), "--resume"], cwd=prep.store.project,
+                             log_path=run_dir / ENGINE_LOG)
+    except OSError as exc:
+        message = f"could not start the council engine: {exc.strerror or exc}"
+        doc = {**read_run(run_dir), "status": "error", "exitCode": 1, "completedAt": now_iso(),
+               "error": {"code": "INTERNAL", "message": message}}
+        atomic_write_json(run_dir / "run.json", doc)
+        raise InternalError(message, hint=f"the run directory {run_dir} records the failure") from None
+    atomic_write_text(run_dir / SPAWN_PID, f"{pid}\n")
+    return StartedRun(str(target.doc["runId"]), run_dir, pid)
 
 
 def _record_spawn_failure(prep: Prepared, exc: OSError) -> None:

@@ -35,6 +35,14 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def parse_iso(text: str) -> datetime:
+    """A timestamp `now_iso` wrote, back as an aware datetime (ValueError when it is not one)."""
+    when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if when.tzinfo is None:
+        raise ValueError(f"'{text}' has no time zone")
+    return when
+
+
 def new_task_id() -> str:
     return secrets.token_hex(4)
 

@@ -1,5 +1,6 @@
 """The engine worker: `python -m amicus_mcp.engine.worker DIR` runs the council run or the
-fanout wave whose inputs a front wrote to DIR (`options.json` and `briefing.md`).
+fanout wave whose inputs a front wrote to DIR (`options.json` and `briefing.md`); with
+`--resume`, it continues the council run a front reopened there (engine/resume.py).
 
 It is what a front starts detached (engine/spawn.py). It takes its run id from the seeded
 run.json (or wave.json), briefs off the directory's own copy of the briefing, and prints the
@@ -26,11 +27,14 @@ RECORDS = ("template", "artifact", "pack")  # run.json facts the front recorded 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 1:
-        print("usage: python -m amicus_mcp.engine.worker RUN_OR_WAVE_DIR", file=sys.stderr)
+    resume = args[1:] == ["--resume"]
+    if len(args) != 1 and not resume:
+        print("usage: python -m amicus_mcp.engine.worker RUN_OR_WAVE_DIR [--resume]", file=sys.stderr)
         return 1
     directory = Path(args[0]).resolve()
     try:
+        if resume:
+            return resume_council_dir(directory)
         options = read_options(directory)
         briefing = read_text(directory / BRIEFING_FILE, what="briefing copy")
         if isinstance(options, RunOptions):
@@ -50,12 +54,31 @@ def run_council_dir(run_dir: Path, options: RunOptions, briefing: str) -> int:
     try:
         doc, code = anyio.run(lambda: run_council(options, briefing=briefing, records=records))
     except AmicusError as err:  # pre-flight refused what the front accepted: say so in run.json
-        seeded.update(status="error", exitCode=err.exit_code, completedAt=now_iso(),
-                      error={"code": err.code, "message": err.message})
-        atomic_write_json(run_dir / "run.json", seeded)
+        record_failure(run_dir, err)
         raise
     print(dumps_json(doc), flush=True)
     return code
+
+
+def resume_council_dir(run_dir: Path) -> int:
+    """A run a front checked and reopened (engine/resume.py) continued to its end."""
+    from .resume import resume_council
+
+    try:
+        doc, code = anyio.run(lambda: resume_council(run_dir, reopened=True))
+    except AmicusError as err:  # its inputs no longer pre-flight: say so in run.json
+        record_failure(run_dir, err)
+        raise
+    print(dumps_json(doc), flush=True)
+    return code
+
+
+def record_failure(run_dir: Path, err: AmicusError) -> None:
+    """A worker that failed before its first stage ends its run `error`, saying why."""
+    seeded = read_json(run_dir / "run.json", what="run manifest")
+    seeded.update(status="error", exitCode=err.exit_code, completedAt=now_iso(),
+                  error={"code": err.code, "message": err.message})
+    atomic_write_json(run_dir / "run.json", seeded)
 
 
 def run_wave_dir(wave_dir: Path, options: WaveOptions, briefing: str) -> int:

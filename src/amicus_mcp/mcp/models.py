@@ -24,6 +24,8 @@ from pydantic.alias_generators import to_camel
 from .fence import FENCED_PATTERN
 
 NEXT_WAIT = "still in progress: call amicus_wait again with the same id"
+NEXT_RESUME = ("stopped before it finished (crashed, killed or aborted): offer the user to resume it with "
+               "amicus_council_resume and this id — nothing it already finished is paid for again")
 NEXT_READ = {
     "council-run": "finished: call amicus_read with this id for the report (its `file` argument reads the run's other files)",
     "wave": "finished: call amicus_read with this id for every leg's output",
@@ -105,6 +107,8 @@ class Snapshot(Out):
     degrades: list[Fenced] | None = None
     notices: list[Fenced] | None = Field(default=None, description="what the run noted (a degrade's reason among them)")
     legs: list[LegRow] = Field(default_factory=list)
+    resumable: bool | None = Field(default=None, description=(
+        "council run that stopped (error or aborted): whether amicus_council_resume can continue it"))
     next: Next = None
 
 

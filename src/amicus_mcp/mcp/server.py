@@ -1,6 +1,7 @@
 """`amicus-mcp`: the stdio MCP server — council tools for Claude over the shared engine.
 
     amicus_council_run    start a headless council (detached); returns the run id at once
+    amicus_council_resume continue a crashed, killed or aborted council run (detached)
     amicus_fanout         start a fanout wave (detached); returns the wave and leg ids at once
     amicus_wait           block one bounded slice on a run, wave or leg, with progress
     amicus_status         where a run, wave or leg is now
@@ -85,6 +86,11 @@ def build_tools(state: ServerState) -> list[Tool]:
         make_tool(council.council_run, name="amicus_council_run", title="Start a council run",
                   description="Start a headless council review of a briefing file (Stage 1 reviews, anonymized "
                               "cross-review, tally, chair verdict). Validates everything first; returns the runId at once.",
+                  annotations=_hints(read_only=False, open_world=True), output=RunStarted),
+        make_tool(council.council_resume, name="amicus_council_resume", title="Resume a council run",
+                  description="Continue a council run that crashed, was killed or was aborted, from its last "
+                              "checkpoint: finished legs are reused, never re-sent or re-paid; --max-cost still "
+                              "counts what was spent. Returns at once; then amicus_wait.",
                   annotations=_hints(read_only=False, open_world=True), output=RunStarted),
         make_tool(sessions.fanout, name="amicus_fanout", title="Start a fanout wave",
                   description="Send one prompt to several models at once (models XOR council; prompt XOR promptFile). "

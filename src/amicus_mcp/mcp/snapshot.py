@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .fence import fence, fence_all
-from .models import NEXT_READ, NEXT_WAIT, Cost, LegRow, Snapshot
+from .models import NEXT_READ, NEXT_RESUME, NEXT_WAIT, Cost, LegRow, Snapshot
 
 
 def snapshot(task_id: str, doc: Mapping[str, Any], *, terminal: bool) -> Snapshot:
@@ -29,6 +29,8 @@ def snapshot(task_id: str, doc: Mapping[str, Any], *, terminal: bool) -> Snapsho
     else:
         snap = _leg(task_id, doc, terminal)
     snap.next = NEXT_READ[snap.kind] if terminal else NEXT_WAIT
+    if snap.resumable:
+        snap.next = NEXT_RESUME
     return snap
 
 
@@ -63,6 +65,7 @@ def _run(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
         error=_error(doc.get("error")), degrades=_degrades(doc.get("degrades")) or None,
         notices=fence_all(_strings(doc.get("notices"))) or None,
         legs=[_run_leg(leg) for leg in legs],
+        resumable=doc.get("resumable") if isinstance(doc.get("resumable"), bool) else None,
     )
 
 

@@ -15,12 +15,17 @@ from mcp.types import CallToolResult
 from ..errors import BadArgs
 from .autoopen import open_workspace
 from .models import RunStarted, VerdictResult
-from .params import AllowSecrets, Council, Gateway, Models, NoCostGate, NoValidateModel, Project, Verdict, arg
+from .params import (TASK_ID_PATTERN, AllowSecrets, Council, Gateway, Models, NoCostGate, NoValidateModel, Project,
+                     Verdict, arg)
 from .results import ok
 from .state import ServerState
 
 RUN_NOTE = ("The council runs in the background (minutes). Call amicus_wait with this runId until it is "
             "terminal, then amicus_read it for the report.")
+
+
+RESUME_NOTE = ("The run continues in the background from its last checkpoint: finished legs are reused, not "
+               "re-sent. Call amicus_wait with this runId until it is terminal, then amicus_read it for the report.")
 
 
 class CouncilTools:
@@ -96,6 +101,32 @@ class CouncilTools:
                             workspace_open_reason=opened.reason, dropped_members=started.dropped or None,
                             next=RUN_NOTE)
         return ok(result, notes=(RUN_NOTE,))
+
+    async def council_resume(
+        self,
+        ctx: Context,
+        id: Annotated[str, arg("Council run id", "The id of the council run to continue (amicus_list shows it)",
+                               pattern=TASK_ID_PATTERN)],
+        project: Project = None,
+    ) -> CallToolResult:
+        from ..engine.resume import check_resumable, prepare_resume
+        from ..engine.run_state import find_run_dir
+        from ..engine.spawn import start_resumed_run
+        from ..engine.store import SessionStore
+
+        caller = await self.state.caller(ctx)
+        root = caller.project(project)
+        run_dir = find_run_dir(SessionStore(root), id)
+        if run_dir is None:
+            raise BadArgs(f"no council run '{id}' in the project {root}",
+                          hint="pass the runId amicus_council_run returned (amicus_list shows them), and its project")
+        target = check_resumable(run_dir)
+        prep = await prepare_resume(target)
+        started = await anyio.to_thread.run_sync(start_resumed_run, target, prep)
+        result = RunStarted(run_id=started.run_id, run_dir=str(started.run_dir), workspace_opened=False,
+                            workspace_open_reason="a resumed run opens no workspace; its run directory is the same",
+                            next=RESUME_NOTE)
+        return ok(result, notes=(RESUME_NOTE,))
 
     async def council_tally(
         self,

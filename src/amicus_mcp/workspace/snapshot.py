@@ -89,7 +89,17 @@ def _detail(run_dir: Path, doc: dict[str, Any], now: datetime, stall_after_s: fl
         "masks": masks(doc, seats, labels, _tally_models(tally)),
         "fold": {"folded": (run_dir / FOLD_FILE).is_file(), "available": not live},
         "debate": doc.get("debate") if isinstance(doc.get("debate"), dict) else None,
+        "resume": _resume_hint(run_dir, doc, live),
     }
+
+
+def _resume_hint(run_dir: Path, doc: dict[str, Any], live: bool) -> str | None:
+    """The command that resumes a stopped run (shown, never run: the workspace stays read-only)."""
+    from ..engine.resume import find_resumable, resume_command
+
+    if live or not find_resumable(run_dir, doc).resumable:
+        return None
+    return resume_command(run_dir)
 
 
 def _header(doc: Mapping[str, Any]) -> dict[str, Any]:

@@ -263,6 +263,10 @@ function runBanners(snap) {
     items.push(banner('warn stall', 'Stalled: no leg activity' + since + ' (over ' + snap.stall.threshold + 's).', button));
   }
   if (h.error) items.push(banner('error', 'Run error ' + h.error.code + ': ' + h.error.message));
+  if (snap.resume) {  // printed for the user to run; the workspace never runs it
+    items.push(banner('info resume', 'Resume: this run stopped before it finished; nothing it finished is paid for again. Run',
+      el('code', { text: snap.resume })));
+  }
   for (const d of snap.banners.degrades) items.push(banner('degrade', 'Degraded (' + d.channel + '): ' + d.what + ' \u2014 ' + d.why));
   for (const n of snap.banners.notices) items.push(banner('info', 'Notice: ' + n));
   for (const n of snap.banners.integrity) items.push(banner('warn', 'Run integrity: ' + n));

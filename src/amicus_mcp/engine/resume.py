@@ -1,0 +1,193 @@
+"""Resuming a council run whose process died or was stopped, without re-paying what it got.
+
+Every front goes through here: `amicus council resume` (foreground), `amicus_council_resume`
+(a detached worker, `python -m amicus_mcp.engine.worker RUN_DIR --resume`), and the status
+readers that say whether a run can be resumed.
+
+    find_resumable   why a run can or cannot be resumed (nothing is written)
+    check_resumable  the same, raising BAD_ARGS with the reason; then the inputs: the
+                     briefing and the options must hash as they did when the run started
+    reopen           run.json back to `running`, with this attempt's `resumes` entry
+    prepare_resume   pre-flight of the run's own recorded inputs, its seats as they were
+    resume_council   the whole resumed run, in this process
+
+The run keeps its id, directory and `createdAt` (the prompts embed that date, so they are
+byte-identical and every finished leg is found in `legs/` by its content key: see
+legcache.py). The stages run again from the top; a finished leg answers at once from disk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import AmicusError, BadArgs
+from ..fsio import atomic_write_json, read_text
+from .options import RunOptions, read_options
+from .run_state import engine_pid, find_run_dir, read_run
+from .store import SessionStore, now_iso, pid_alive
+
+RESUMABLE = ("error", "aborted")
+# Errors a run reaches on its own: resumed, it would reach them again from the same legs.
+FINAL_ERRORS = {
+    "COUNCIL_QUORUM": "it ended because fewer than two seats produced a usable review; resumed, the same reviews "
+                      "would end it the same way",
+    "COST_EXCEEDED": "it ended at its --max-cost ceiling; the spend already made still counts, so it would stop "
+                     "there again",
+}
+REOPEN_DROPS = ("exitCode", "error", "completedAt", "abortRequestedAt", "pid")
+BRIEFING = "briefing.md"
+RECORDS = ("template", "artifact", "pack")  # run.json facts the front recorded of the run's inputs
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a run can be resumed, and if not, why."""
+
+    resumable: bool
+    reason: str
+    status: str  # as on disk; `running` when its process is dead
+
+
+def find_resumable(run_dir: Path, doc: dict[str, Any]) -> Verdict:
+    """Whether `doc` (the run's run.json) names a run `council resume` may continue."""
+    status = str(doc.get("status"))
+    if status == "running":
+        if pid_alive(engine_pid(run_dir, doc)):
+            return Verdict(False, "it is still running", status)
+        return Verdict(True, "its process is gone", status)
+    if status in ("complete", "partial"):
+        return Verdict(False, f"it finished ({status}); a finished run is not resumed — start a new one", status)
+    if status not in RESUMABLE:
+        return Verdict(False, f"its status is '{status}'", status)
+    code = (doc.get("error") or {}).get("code") if isinstance(doc.get("error"), dict) else None
+    if status == "error" and code in FINAL_ERRORS:
+        return Verdict(False, FINAL_ERRORS[code], status)
+    if not doc.get("briefingSha256") or not doc.get("optionsSha256"):
+        return Verdict(False, "it predates resumable runs (its run.json records no input hashes)", status)
+    return Verdict(True, "it crashed" if status == "error" else "it was aborted", status)
+
+
+def resume_command(run_dir: Path) -> str:
+    """The command that resumes the run, runnable from any directory (it names the run dir)."""
+    import shlex
+
+    return f"amicus council resume {shlex.quote(str(run_dir))}"
+
+
+def locate(store: SessionStore, target: str) -> Path:
+    """A run directory from a run id (its pointer in the project) or a directory path."""
+    path = Path(target).expanduser()
+    if (path / "run.json").is_file():
+        return path.resolve()
+    try:
+        run_dir = find_run_dir(store, target)
+    except AmicusError:
+        run_dir = None
+    if run_dir is None:
+        raise BadArgs(f"no council run '{target}' in {store.root} and no run directory there",
+                      hint="pass the run id (amicus list) with the project it ran in, or its run directory")
+    return run_dir
+
+
+@dataclass(frozen=True)
+class Resumable:
+    run_dir: Path
+    doc: dict[str, Any]  # run.json as found
+    status: str
+    options: RunOptions
+    briefing: str
+
+
+def check_resumable(run_dir: Path, *, reopened: bool = False) -> Resumable:
+    """Everything a resume checks before anything is sent. `reopened`: a front already checked
+    the run and reopened it for a worker (run.json says `running` with the worker's pid)."""
+    doc = read_run(run_dir)
+    run_id = str(doc.get("runId"))
+    if not reopened:
+        verdict = find_resumable(run_dir, doc)
+        if not verdict.resumable:
+            raise BadArgs(f"council run {run_id} cannot be resumed: {verdict.reason}",
+                          hint="the run stays as it is; to review again, start a new council run")
+        status = verdict.status
+    elif isinstance(doc.get("resumes"), list) and doc["resumes"] and isinstance(doc["resumes"][-1], dict):
+        status = str(doc["resumes"][-1].get("fromStatus"))
+    else:
+        raise BadArgs(f"council run {run_id} was not reopened for a resume",
+                      hint="resume it with 'amicus council resume' or amicus_council_resume")
+    try:
+        options = read_options(run_dir)
+    except AmicusError as err:
+        raise BadArgs(f"council run {run_id} cannot be resumed: {err.message}",
+                      hint="its options.json was edited or damaged; start a new run") from None
+    if not isinstance(options, RunOptions):
+        raise BadArgs(f"council run {run_id} cannot be resumed: its options.json is not a council run's",
+                      hint="start a new run")
+    from .council_run import options_sha256, sha256_text
+
+    if options_sha256(options) != doc.get("optionsSha256"):
+        raise BadArgs(f"council run {run_id} cannot be resumed: its options.json changed since the run started",
+                      hint="reusing its answers with other options would mix two runs; start a new run")
+    briefing = read_text(run_dir / BRIEFING, what="the run's briefing copy")
+    if sha256_text(briefing) != doc.get("briefingSha256"):
+        raise BadArgs(f"council run {run_id} cannot be resumed: its briefing.md changed since the run started",
+                      hint="the reviews already paid for are of the old briefing; start a new run for the new one")
+    return Resumable(run_dir, doc, status, options, briefing)
+
+
+def stopped_stage(doc: dict[str, Any]) -> str | None:
+    """The stage the earlier attempt stopped in: the last one that did not complete, else the last."""
+    stages = [s for s in doc.get("stages") or [] if isinstance(s, dict)]
+    open_ = [s["name"] for s in stages if s.get("status") not in ("complete", "skipped")]
+    if open_:
+        return str(open_[-1])
+    return str(stages[-1]["name"]) if stages else None
+
+
+def reopen(target: Resumable, *, pid: int | None) -> dict[str, Any]:
+    """run.json `running` again, with this attempt's `resumes` entry (written at once, so an
+    abort-wins check never mistakes the old `aborted` for a new abort)."""
+    doc = {k: v for k, v in target.doc.items() if k not in REOPEN_DROPS}
+    doc["status"] = "running"
+    doc["resumes"] = [*(target.doc.get("resumes") or []),
+                      {"at": now_iso(), "fromStatus": target.status, "stage": stopped_stage(target.doc),
+                       "legsReused": 0}]
+    if pid is not None:
+        doc["pid"] = pid
+    atomic_write_json(target.run_dir / "run.json", doc)
+    return doc
+
+
+async def prepare_resume(target: Resumable) -> Any:
+    """Pre-flight over the run's own inputs (the bench must still resolve), with the seats
+    the first attempt drew (a lens assignment is random) and Claude's review unchanged."""
+    from .council_run import prepare, sha256_text
+
+    doc = target.doc
+    options = target.options.model_copy(update={"run_id": doc["runId"], "out_dir": str(target.run_dir)})
+    records = {key: doc[key] for key in RECORDS if key in doc}
+    prep = await prepare(options, briefing=target.briefing, records=records)
+    seats = doc.get("seats")
+    if not isinstance(seats, list) or [s.get("alias") for s in seats] != [s["alias"] for s in prep.seats]:
+        raise BadArgs(f"council run {doc['runId']} cannot be resumed: its bench no longer matches run.json's seats",
+                      hint="start a new run")
+    prep.seats = seats
+    recorded = doc.get("claudeReviewSha256")
+    now = sha256_text(prep.claude_review) if prep.claude_review is not None else None
+    if recorded != now:
+        raise BadArgs(f"council run {doc['runId']} cannot be resumed: Claude's review file changed since the run started",
+                      hint="the bench already judged the old review; start a new run for the new one")
+    return prep
+
+
+async def resume_council(run_dir: Path, *, reopened: bool = False, registry: Any = None) -> tuple[dict[str, Any], int]:
+    """Check, reopen and run a resumable run to its end, in this process."""
+    import os
+
+    from .council_run import run_prepared
+
+    target = check_resumable(run_dir, reopened=reopened)
+    prep = await prepare_resume(target)
+    doc = target.doc if reopened else reopen(target, pid=os.getpid())
+    return await run_prepared(prep, registry=registry, resumed=doc)

@@ -1,0 +1,388 @@
+"""`amicus council resume`: a killed, crashed or aborted run continues without re-paying.
+
+Each scenario runs the same 3-seat council twice against the loopback fake, which answers
+every prompt the same way each time: once never interrupted (the reference), once as a real
+`amicus council run` subprocess that is SIGKILLed while one kind of leg hangs, then resumed
+with `amicus council resume`. The resumed run must finish with the reference's tally.json,
+verdict.json, ledger rows and cost, and the fake must have seen every finished leg exactly
+once: the only requests beyond the reference's are the legs that were in flight at the kill.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from council_helpers import auto_judge, check_documents, kind, ledger, load, member_responder
+from fakeprovider import FakeProvider, hang, prompt_of, usage
+from polling import read_run_json, wait_for
+
+from amicus_mcp.engine.control import status
+from amicus_mcp.engine.resume import find_resumable
+from amicus_mcp.engine.store import SessionStore
+from amicus_mcp.schemas import schema_errors
+
+SEATS = ("vendor/a", "vendor/b", "vendor/c")  # on the fake as OpenRouter (the `gateway` fixture): priced legs
+CHAIR = "vendor/chair"
+COST = 0.001  # every leg's reported cost, USD
+TIMEISH = {"runId", "date", "durationMs", "waveId", "createdAt", "completedAt", "startedAt", "at", "generatedAt",
+           "runDir", "outDir", "reportPath"}
+
+
+class Gate:
+    """Holds chosen (member, prompt kind) requests hanging until opened."""
+
+    def __init__(self) -> None:
+        self.closed = threading.Event()
+        self.held: set[tuple[str, str]] = set()
+
+    def hold(self, *pairs: tuple[str, str]) -> None:
+        self.held = set(pairs)
+        self.closed.set()
+
+    def open(self) -> None:
+        self.closed.clear()
+
+
+def bench(fake: FakeProvider, gate: Gate, *, debate: bool = False, cost: float = COST) -> None:
+    """a, b, c and the chair, each reply priced at COST; with `debate`, c disputes every
+    finding so the round has something to debate."""
+    for name in (*SEATS, CHAIR):
+        replies: dict[str, Any] = {}
+        if debate and name == "vendor/c":
+            replies["judge"] = auto_judge("dispute", model=f"{name}-1", usage=usage(100, 50, cost=cost))
+        inner = member_responder(name, cost=cost, **replies)
+
+        def respond(body: Any, name: str = name, inner: Any = inner) -> Any:
+            if gate.closed.is_set() and (name, kind(prompt_of(body))) in gate.held:
+                return hang(120)
+            return inner(body)
+
+        fake.respond(name, respond)
+
+
+def cli(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "amicus_mcp.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+
+
+def run_args(brief: Path, run_dir: Path, project: Path, *extra: str) -> list[str]:
+    return ["council", "run", "--models", ",".join(f"openrouter/{s}" for s in SEATS), "--chair", f"openrouter/{CHAIR}",
+            "--prompt-file", str(brief), "--out-dir", str(run_dir), "--project", str(project), "--json", *extra]
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[int, str, str]:
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        proc.kill()
+    return proc.returncode, out, err
+
+
+def resume(target: str, project: Path) -> tuple[int, dict[str, Any], str]:
+    code, out, err = finish(cli("council", "resume", target, "--project", str(project), "--json"))
+    return code, json.loads(out), err
+
+
+def asked(fake: FakeProvider) -> Counter[tuple[str, str]]:
+    """Requests by (model, prompt kind)."""
+    return Counter((r.body["model"], kind(prompt_of(r.body))) for r in fake.chat_requests())
+
+
+def normal(doc: Any, run_id: str) -> Any:
+    """A document with its timestamps, durations and run id taken out."""
+    if isinstance(doc, dict):
+        return {k: normal(v, run_id) for k, v in doc.items() if k not in TIMEISH}
+    if isinstance(doc, list):
+        return [normal(v, run_id) for v in doc]
+    if isinstance(doc, str):
+        return doc.replace(run_id, "RUN")
+    return doc
+
+
+def outputs(run_dir: Path, config_dir: Path) -> dict[str, Any]:
+    run = load(run_dir, "run.json")
+    rid = run["runId"]
+    rows = [row for row in ledger(config_dir) if row["runId"] == rid]
+    return {"tally": normal(load(run_dir, "tally.json"), rid), "verdict": normal(load(run_dir, "verdict.json"), rid),
+            "ledger": normal(rows, rid), "usage": run["usage"], "status": run["status"],
+            "tierCounts": run["tierCounts"], "overallVerdict": run["overallVerdict"]}
+
+
+def reference(fake: FakeProvider, brief: Path, tmp_path: Path, project: Path, config_dir: Path,
+              *extra: str) -> tuple[dict[str, Any], Counter[tuple[str, str]]]:
+    run_dir = tmp_path / "reference"
+    code, _, err = finish(cli(*run_args(brief, run_dir, project, *extra)))
+    assert code == 0, err
+    result = outputs(run_dir, config_dir), asked(fake)
+    forget(fake)
+    return result
+
+
+def kill_while(fake: FakeProvider, brief: Path, run_dir: Path, project: Path, held: tuple[str, str], *extra: str,
+               cost: float = COST) -> dict[str, Any]:
+    """Start the council, SIGKILL it once `held` = (member, stage1|judge) is the one leg of its
+    stage still running; the gate is open again after. Returns run.json as the kill left it."""
+    stage = {"judge": "stage2", "stage1": "stage1"}[held[1]]
+    expected = {f"openrouter/{s}": "running" if s == held[0] else "complete" for s in SEATS}
+    gate = Gate()
+    bench(fake, gate, cost=cost)
+    gate.hold(held)
+    proc = cli(*run_args(brief, run_dir, project, *extra))
+    try:
+        wait_for(lambda: legs_in(run_dir, stage) == expected, timeout=60, what=f"{held[0]} alone in {stage}")
+        doc = wait_for(lambda: read_run_json(run_dir), what="run.json")
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    gate.open()
+    return doc
+
+
+def only_running(run_dir: Path, role: str) -> bool:
+    """Every leg launched so far has finished, except legs of `role`."""
+    legs = (read_run_json(run_dir) or {}).get("legs", [])
+    return bool(legs) and all(leg["status"] != "running" for leg in legs if leg["role"] != role)
+
+
+def finished_run(fake: FakeProvider, gate: Gate, brief: Path, run_dir: Path, project: Path) -> None:
+    """A council run to its end, then the fake's record of it forgotten."""
+    bench(fake, gate)
+    code, _, err = finish(cli(*run_args(brief, run_dir, project)))
+    assert code == 0, err
+    forget(fake)
+
+
+def forget(fake: FakeProvider) -> None:
+    with fake._lock:
+        fake.requests.clear()
+
+
+def legs_in(run_dir: Path, stage: str) -> dict[str, str]:
+    return {leg["model"]: leg["status"] for leg in (read_run_json(run_dir) or {}).get("legs", [])
+            if leg["stage"] == stage}
+
+
+# Each scenario: what hangs, when to kill, and the stage the resume starts from.
+SCENARIOS = {
+    "after-stage1": ([(s, "judge") for s in SEATS], lambda fake, run_dir: len(
+        [p for p in fake.prompts() if kind(p) == "judge"]) == 3, "stage2", ()),
+    "mid-stage2": ([("vendor/b", "judge")], lambda fake, run_dir: legs_in(run_dir, "stage2") == {
+        "openrouter/vendor/a": "complete", "openrouter/vendor/b": "running", "openrouter/vendor/c": "complete"},
+        "stage2", ()),
+    "chair": ([(CHAIR, "chair")], lambda fake, run_dir: legs_in(run_dir, "chair") == {
+        "openrouter/vendor/chair": "running"}, "chair", ()),
+    "debate": ([(s, "revote") for s in SEATS], lambda fake, run_dir: any(kind(p) == "revote" for p in fake.prompts())
+               and only_running(run_dir, "revote"), "debate-revote", ("--debate",)),
+}
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_sigkill_then_resume_matches_an_uninterrupted_run(gateway, brief, tmp_path, project, config_dir, scenario):
+    fake = gateway
+    held, ready, stage, extra = SCENARIOS[scenario]
+    gate = Gate()
+    bench(gateway, gate, debate=scenario == "debate")
+    expected, fresh = reference(fake, brief, tmp_path, project, config_dir, *extra)
+
+    run_dir = tmp_path / "interrupted"
+    gate.hold(*held)
+    proc = cli(*run_args(brief, run_dir, project, *extra))
+    try:
+        wait_for(lambda: ready(fake, run_dir), timeout=60, what=f"the kill point ({scenario})")
+        before_kill = asked(fake)
+        in_flight = Counter({pair: n for pair, n in before_kill.items() if pair in gate.held})
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == -signal.SIGKILL
+    rid = read_run_json(run_dir)["runId"]
+    if scenario == "chair":  # nobody looked: run.json still says running, with a dead pid
+        found = "running"
+    else:
+        snap = status(SessionStore(project), rid)  # the reader finds the dead engine
+        assert (snap["status"], snap["resumable"], snap["resumeCommand"]) == (
+            "error", True, f"amicus council resume {run_dir}")
+        found = "error"
+    gate.open()
+
+    code, run, err = resume(rid, project)
+    assert code == 0, err
+    assert check_documents(run_dir, run)["status"] == "complete"
+    assert outputs(run_dir, config_dir) == expected
+    # Every finished leg was asked once; only what was in flight at the kill was asked again.
+    assert asked(fake) == fresh + in_flight
+    reused = [leg for leg in run["legs"] if leg.get("reused")]
+    assert run["resumes"] == [{"at": run["resumes"][0]["at"], "fromStatus": found, "stage": stage,
+                               "legsReused": len(reused)}]
+    assert len(reused) == sum(before_kill.values()) - sum(in_flight.values())
+    for path in (run_dir / "legs").iterdir():
+        assert schema_errors(json.loads(path.read_text(encoding="utf-8")), "council-leg") == []
+    assert find_resumable(run_dir, run).resumable is False
+    # What the resume paid, against a fresh re-run of the same council.
+    resumed_requests = sum((asked(fake) - before_kill).values())
+    paid = sum(leg["usage"]["cost"]["amount"] for leg in run["legs"] if not leg.get("reused"))
+    assert resumed_requests == len(run["legs"]) - len(reused)
+    assert paid == pytest.approx(COST * resumed_requests)
+    assert run["usage"]["cost"]["amount"] == pytest.approx(COST * sum(fresh.values()))  # the run's whole spend
+    print(f"\n{scenario}: fresh re-run {sum(fresh.values())} requests ${COST * sum(fresh.values()):.4f}; "
+          f"resume {resumed_requests} requests ${paid:.4f}")
+
+
+def test_sigterm_then_resume(gateway, brief, tmp_path, project, config_dir):
+    fake = gateway
+    gate = Gate()
+    bench(gateway, gate)
+    expected, fresh = reference(fake, brief, tmp_path, project, config_dir)
+    run_dir = tmp_path / "aborted"
+    gate.hold(("vendor/c", "judge"))
+    proc = cli(*run_args(brief, run_dir, project))
+    try:
+        wait_for(lambda: legs_in(run_dir, "stage2") == {"openrouter/vendor/a": "complete", "openrouter/vendor/b": "complete",
+                                                        "openrouter/vendor/c": "running"}, timeout=60, what="c judging")
+        proc.send_signal(signal.SIGTERM)
+        code, _, err = finish(proc)
+    finally:
+        proc.kill()
+    assert code == 143, err
+    aborted = load(run_dir, "run.json")
+    assert aborted["status"] == "aborted"
+    human = subprocess.run([sys.executable, "-m", "amicus_mcp.cli", "status", aborted["runId"], "--project",
+                            str(project)], capture_output=True, text=True, env=dict(os.environ), timeout=30,
+                           check=True).stdout
+    assert f"resumable (nothing it finished is sent again): amicus council resume {run_dir}" in human
+    gate.open()
+    code, run, err = resume(str(run_dir), project)  # by directory this time
+    assert code == 0, err
+    assert outputs(run_dir, config_dir) == expected
+    assert asked(fake) == fresh + Counter({("vendor/c", "judge"): 1})
+    assert [(r["fromStatus"], r["stage"]) for r in run["resumes"]] == [("aborted", "stage2")]
+    assert run["createdAt"] == aborted["createdAt"] and run["runId"] == aborted["runId"]
+
+
+def test_refusals_are_bad_args_and_send_nothing(gateway, brief, tmp_path, project, config_dir):
+    fake = gateway
+    gate = Gate()
+    run_dir = tmp_path / "done"
+    finished_run(fake, gate, brief, run_dir, project)
+
+    code, out, _ = finish(cli("council", "resume", str(run_dir), "--json"))
+    envelope = json.loads(out)
+    assert code == 1 and envelope["error"]["code"] == "BAD_ARGS"
+    assert "finished (complete)" in envelope["error"]["message"]
+
+    # A run killed mid-way whose briefing copy was then edited is refused before any request.
+    killed = tmp_path / "killed"
+    gate.hold((CHAIR, "chair"))
+    proc = cli(*run_args(brief, killed, project))
+    try:
+        wait_for(lambda: legs_in(killed, "chair"), timeout=60, what="the chair leg")
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    gate.open()
+    forget(fake)
+    (killed / "briefing.md").write_text("Review something else entirely.\n", encoding="utf-8")
+    code, out, _ = finish(cli("council", "resume", str(killed), "--json"))
+    envelope = json.loads(out)
+    assert code == 1 and envelope["error"]["code"] == "BAD_ARGS"
+    assert "briefing.md changed" in envelope["error"]["message"]
+    assert schema_errors(envelope, "error") == []
+    assert fake.chat_requests() == []
+
+    code, out, _ = finish(cli("council", "resume", "nosuchrun", "--project", str(project), "--json"))
+    assert code == 1 and json.loads(out)["error"]["code"] == "BAD_ARGS"
+
+
+def test_ledger_rows_are_appended_once_however_often_it_is_resumed(gateway, brief, tmp_path, project, config_dir):
+    """A run that died after its ledger append (here: a finished run marked crashed by hand,
+    its inputs untouched) resumes from legs alone — no request — and appends no second set."""
+    fake = gateway
+    run_dir = tmp_path / "late"
+    finished_run(fake, Gate(), brief, run_dir, project)
+    first = outputs(run_dir, config_dir)
+    rows = len(ledger(config_dir))
+    for attempt in (1, 2):
+        doc = load(run_dir, "run.json")
+        doc.update(status="error", exitCode=1, error={"code": "INTERNAL", "message": "killed while writing"})
+        (run_dir / "run.json").write_text(json.dumps(doc), encoding="utf-8")
+        code, run, err = resume(str(run_dir), project)
+        assert code == 0, err
+        assert len(run["resumes"]) == attempt and run["resumes"][-1]["legsReused"] == 7
+    assert fake.chat_requests() == []
+    assert len(ledger(config_dir)) == rows
+    assert outputs(run_dir, config_dir) == first
+
+
+def test_a_lens_run_resumes_with_the_lenses_it_drew(gateway, brief, tmp_path, project, config_dir):
+    """The lens↔seat assignment is random: a resume keeps the first attempt's, so every
+    Stage-1 brief is the one already answered and no review is asked again."""
+    fake = gateway
+    run_dir = tmp_path / "lenses"
+    killed = kill_while(fake, brief, run_dir, project, ("vendor/b", "judge"),
+                        "--lenses", "security-architect,site-reliability,product-manager")
+    seats = killed["seats"]
+    before = asked(fake)
+    code, run, err = resume(str(run_dir), project)
+    assert code == 0, err
+    assert run["seats"] == seats and run["status"] == "complete"
+    again = asked(fake) - before
+    assert again == Counter({("vendor/b", "judge"): 1, (CHAIR, "chair"): 1})
+    assert ledger(config_dir) == []  # a lens run is never ledger-recorded, resumed or not
+
+
+def test_edited_or_damaged_options_are_refused(gateway, brief, tmp_path, project, config_dir):
+    fake = gateway
+    gate = Gate()
+    bench(fake, gate)
+    run_dir = tmp_path / "edited"
+    gate.hold((CHAIR, "chair"))
+    proc = cli(*run_args(brief, run_dir, project))
+    try:
+        wait_for(lambda: legs_in(run_dir, "chair"), timeout=60, what="the chair leg")
+        code, out, _ = finish(cli("council", "resume", str(run_dir), "--json"))  # its process is alive
+        assert code == 1 and "still running" in json.loads(out)["error"]["message"]
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    gate.open()
+    forget(fake)
+    options = load(run_dir, "options.json")
+    (run_dir / "options.json").write_text(json.dumps({**options, "timeoutMinutes": 99}), encoding="utf-8")
+    code, out, _ = finish(cli("council", "resume", str(run_dir), "--json"))
+    assert code == 1 and "options.json changed" in json.loads(out)["error"]["message"]
+    (run_dir / "options.json").write_text("{not json", encoding="utf-8")
+    code, out, _ = finish(cli("council", "resume", str(run_dir), "--json"))
+    envelope = json.loads(out)
+    assert code == 1 and envelope["error"]["code"] == "BAD_ARGS" and "options" in envelope["error"]["message"]
+    assert fake.chat_requests() == []
+    (run_dir / "options.json").write_text(json.dumps(options), encoding="utf-8")  # put back: resumable again
+    code, run, err = resume(str(run_dir), project)
+    assert code == 0 and run["status"] == "complete", err
+
+
+def test_the_cost_ceiling_counts_the_spend_already_made(gateway, brief, tmp_path, project, config_dir):
+    """$0.20 a leg under a $0.55 ceiling: the first attempt launched all three reviews at once
+    (claims of ~$0.16 each fit), and two finished before the kill. Resumed, their $0.40 is
+    known spend from the start, so the third review's claim no longer fits and is refused."""
+    fake = gateway
+    run_dir = tmp_path / "ceiling"
+    kill_while(fake, brief, run_dir, project, ("vendor/c", "stage1"), "--max-cost", "0.55", cost=0.2)
+    forget(fake)
+    code, run, err = resume(str(run_dir), project)
+    assert code == 2 and run["status"] == "partial", err
+    rid = run["runId"]
+    assert run["budgetRefusals"][0]["waveId"] == f"{rid}-s1-3" and run["budgetRefusals"][0]["stage"] == "stage1"
+    assert ("vendor/c", "stage1") not in asked(fake)  # refused, so never sent again
+    reused = [leg for leg in run["legs"] if leg.get("reused")]
+    assert [leg["model"] for leg in reused] == ["openrouter/vendor/a", "openrouter/vendor/b"]
+    assert run["usage"]["cost"]["amount"] == pytest.approx(0.2 * len(run["legs"]))  # the reused $0.40 included
