@@ -60,7 +60,7 @@ def read_finished(run_dir: Path, key: str) -> dict[str, Any] | None:
 
 def write_finished(run_dir: Path, key: str, *, leg_id: str, stage: str, role: str, model: str,
                    result: dict[str, Any]) -> None:
-    doc: dict[str, Any] = {"schemaVersion": 1, "type": "council-leg", "key": key, "legId": leg_id, "stage": stage,
+    doc: dict[str, Any] = {"schemaVersion": 2, "type": "council-leg", "key": key, "legId": leg_id, "stage": stage,
                            "role": role, "model": model}
     doc.update({name: result.get(name) for name in _FIELDS})
     doc["truncated"] = bool(doc["truncated"])
