@@ -127,17 +127,20 @@ def max_input_bytes() -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_MAX_INPUT_BYTES
 
 
-def read_bytes_bounded(path: str | os.PathLike[str], *, what: str = "file") -> bytes:
-    """The bytes of a regular file of at most `max_input_bytes()`; BadArgs otherwise.
+def read_bytes_bounded(path: str | os.PathLike[str], *, what: str = "file", limit: int | None = None,
+                       hint: str | None = None) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes (default `max_input_bytes()`, which
+    the user can raise); BadArgs otherwise. A smaller `limit` is a kind of input's own bound
+    (a template, a pack, an artifact), and `hint` says what to do instead.
 
     A FIFO, a device (/dev/zero) or a socket is refused from its stat before it is opened,
     and the open is non-blocking, so a path swapped for a FIFO in between cannot hang it.
     """
     p = Path(path)
-    limit = max_input_bytes()
+    bound = _Bound(limit, hint)
     try:
         before = os.stat(p)
-        _check_regular(p, before, what)
+        _check_regular(p, before, what, bound)
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise BadArgs(f"{what} '{p}' does not exist", hint="check the path") from None
@@ -146,38 +149,51 @@ def read_bytes_bounded(path: str | os.PathLike[str], *, what: str = "file") -> b
     except OSError as exc:
         raise BadArgs(f"cannot read {what} '{p}': {exc.strerror or exc}", hint="check the path and its permissions") from None
     with os.fdopen(fd, "rb") as handle:
-        _check_regular(p, os.fstat(handle.fileno()), what)
-        raw = handle.read(limit + 1)
-    if len(raw) > limit:
-        raise BadArgs(
-            f"{what} '{p}' is larger than the {_size(limit)} amicus reads",
-            hint=f"pass a smaller file, or raise the limit with {MAX_INPUT_ENV}=BYTES",
-        )
+        _check_regular(p, os.fstat(handle.fileno()), what, bound)
+        raw = handle.read(bound.bytes + 1)  # a file that grew since its stat is still refused
+    if len(raw) > bound.bytes:
+        raise bound.refusal(p, what, size=None)
     return raw
 
 
-def _check_regular(p: Path, st: os.stat_result, what: str) -> None:
+class _Bound:
+    """How much of a file amicus reads, and what it says of a file past that."""
+
+    def __init__(self, limit: int | None, hint: str | None) -> None:
+        self.own = limit is not None
+        self.bytes = limit if limit is not None else max_input_bytes()
+        self.hint = hint
+
+    def refusal(self, p: Path, what: str, *, size: int | None) -> BadArgs:
+        if self.own:
+            shown = f"is {size} bytes" if size is not None else "is larger than that"
+            return BadArgs(f"{what} '{p}' {shown}; the limit is {self.bytes} bytes",
+                           hint=self.hint or "pass a smaller file")
+        shown = f"is {_size(size)}, larger than" if size is not None else "is larger than"
+        return BadArgs(f"{what} '{p}' {shown} the {_size(self.bytes)} amicus reads",
+                       hint=self.hint or f"pass a smaller file, or raise the limit with {MAX_INPUT_ENV}=BYTES")
+
+
+def _check_regular(p: Path, st: os.stat_result, what: str, bound: _Bound) -> None:
     if stat.S_ISDIR(st.st_mode):
         raise BadArgs(f"{what} '{p}' is a directory, not a file", hint=f"pass the path of the {what} itself")
     if not stat.S_ISREG(st.st_mode):
         kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file"
         raise BadArgs(f"{what} '{p}' is {kind}; amicus reads only regular files",
                       hint="save the input to a file first, then pass its path")
-    if st.st_size > max_input_bytes():
-        raise BadArgs(
-            f"{what} '{p}' is {_size(st.st_size)}, larger than the {_size(max_input_bytes())} amicus reads",
-            hint=f"pass a smaller file, or raise the limit with {MAX_INPUT_ENV}=BYTES",
-        )
+    if st.st_size > bound.bytes:
+        raise bound.refusal(p, what, size=st.st_size)
 
 
 def _size(n: int) -> str:
     return f"{n / (1024 * 1024):.1f} MiB" if n >= 1024 * 1024 else f"{n} bytes"
 
 
-def read_text(path: str | os.PathLike[str], *, what: str = "file") -> str:
+def read_text(path: str | os.PathLike[str], *, what: str = "file", limit: int | None = None,
+              hint: str | None = None) -> str:
     """Read a text file (bounded, regular files only), turning every failure into a BadArgs."""
     p = Path(path)
-    raw = read_bytes_bounded(p, what=what)
+    raw = read_bytes_bounded(p, what=what, limit=limit, hint=hint)
     try:
         return decode_text(raw)
     except UnicodeDecodeError:

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .config import config_dir
 from .errors import BadArgs
-from .fsio import atomic_write_json, dumps_json
+from .fsio import atomic_write_json, dumps_json, read_bytes_bounded
 
 PACKS_DIR = "packs"
 PACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
@@ -142,15 +142,7 @@ def load_pack(ref: str) -> LoadedPack:
 def _read_bounded(path: Path) -> bytes:
     if path.is_dir():
         raise BadArgs(f"pack '{path}' is a directory", hint="pass the pack's JSON file")
-    try:
-        size = path.stat().st_size
-        if size > MAX_PACK_BYTES:
-            raise BadArgs(f"pack '{path}' is {size} bytes; a pack is at most {MAX_PACK_BYTES}", hint="a pack holds settings, not material")
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise BadArgs(f"pack file '{path}' does not exist", hint="check the path") from None
-    except OSError as exc:
-        raise BadArgs(f"cannot read pack '{path}': {exc.strerror or exc}", hint="check the path and its permissions") from None
+    return read_bytes_bounded(path, what="pack", limit=MAX_PACK_BYTES, hint="a pack holds settings, not material")
 
 
 def check_pack_name(name: str) -> None:

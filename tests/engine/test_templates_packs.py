@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,20 @@ def test_an_unusable_artifact_is_bad_args(fake, tmp_path, run_dir, project, caps
     error = preflight_refused(capsys, ["--models", "fake/a,fake/b", "--chair", "fake/chair", "--template", "essay",
                                        "--artifact", str(artifact), "--out-dir", str(run_dir), "--project", str(project)])
     assert error["code"] == "BAD_ARGS" and message in error["message"] and error["hint"]
+    assert fake.requests == []
+
+
+def test_a_fifo_artifact_template_or_pack_is_refused_at_once(fake, tmp_path, run_dir, project, capsys):
+    """The artifact, template and pack readers are the one bounded reader: a FIFO never blocks them."""
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    base = ["--models", "fake/a,fake/b", "--chair", "fake/chair", "--out-dir", str(run_dir), "--project", str(project)]
+    for extra in (["--template", "essay", "--artifact", str(fifo)], ["--template", str(fifo), "--artifact", str(fifo)],
+                  ["--pack", str(tmp_path / "pipe.json")]):
+        if extra[0] == "--pack":
+            os.mkfifo(tmp_path / "pipe.json")
+        error = preflight_refused(capsys, [*base, *extra])
+        assert error["code"] == "BAD_ARGS" and "a FIFO" in error["message"], error
     assert fake.requests == []
 
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..config import config_dir
 from ..council.templates import BriefingTemplate, check_known_values, compose, parse_template, resolve_values
 from ..errors import AmicusError, BadArgs, MissingPrompt
-from ..fsio import read_text
+from ..fsio import read_bytes_bounded, read_text
 from ..packs import LoadedPack, load_pack, sha256_of
 
 if TYPE_CHECKING:
@@ -89,10 +89,8 @@ def _load_builtin(name: str) -> LoadedTemplate:
 
 
 def _load_file(path: Path, name: str, source: TemplateSource) -> LoadedTemplate:
-    if path.is_file() and path.stat().st_size > MAX_TEMPLATE_BYTES:
-        raise BadArgs(f"template '{path}' is {path.stat().st_size} bytes; the limit is {MAX_TEMPLATE_BYTES}",
-                      hint="a template frames the artifact; the material belongs in --artifact")
-    text = read_text(path, what="template file")
+    text = read_text(path, what="template", limit=MAX_TEMPLATE_BYTES,
+                     hint="a template frames the artifact; the material belongs in --artifact")
     return LoadedTemplate(parse_template(name, text), source, str(path), sha256_of(text.encode("utf-8")))
 
 
@@ -148,20 +146,8 @@ def read_artifact(ref: str) -> Artifact:
     path = Path(ref).expanduser().resolve()
     if path.is_dir():
         raise BadArgs(f"--artifact '{ref}' is a directory", hint="pass one file; for a change set, pass its diff (git diff > change.diff)")
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise BadArgs(f"--artifact '{ref}' does not exist", hint="check the path") from None
-    except OSError as exc:
-        raise BadArgs(f"cannot read --artifact '{ref}': {exc.strerror or exc}", hint="check the path and its permissions") from None
-    try:
-        with open(path, "rb") as handle:  # bounded: a file that grew since stat() is still refused
-            raw = handle.read(MAX_ARTIFACT_BYTES + 1)
-    except OSError as exc:
-        raise BadArgs(f"cannot read --artifact '{ref}': {exc.strerror or exc}", hint="check the path and its permissions") from None
-    if max(size, len(raw)) > MAX_ARTIFACT_BYTES:
-        raise BadArgs(f"--artifact '{ref}' is {max(size, len(raw))} bytes; the limit is {MAX_ARTIFACT_BYTES} ({MAX_ARTIFACT_BYTES // 1024} KiB)",
-                      hint="review a smaller piece (one document, one diff), or extract the part that matters")
+    raw = read_bytes_bounded(path, what="--artifact", limit=MAX_ARTIFACT_BYTES,
+                             hint="review a smaller piece (one document, one diff), or extract the part that matters")
     if b"\x00" in raw:
         raise BadArgs(f"--artifact '{ref}' is binary", hint="pass a text file: extract the text of a PDF or an image description first")
     try:
