@@ -95,7 +95,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, mask_keys: boo
 
 def atomic_write_json(path: str | os.PathLike[str], doc: Any, *, mask_keys: bool = True,
                       indent: int | None = 2) -> Path:
-    return atomic_write_text(path, dumps_json(doc, mask_keys=mask_keys, indent=indent) + "\n", mask_keys=mask_keys)
+    # dumps_json already masked every key value (and credential shape): not twice per write.
+    return atomic_write_text(path, dumps_json(doc, mask_keys=mask_keys, indent=indent) + "\n", mask_keys=False)
 
 
 def decode_text(raw: bytes) -> str:
