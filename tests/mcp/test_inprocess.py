@@ -344,7 +344,10 @@ def bad_calls(project: Path, outside: Path) -> list[tuple[str, dict[str, Any], s
         ("amicus_status", {"id": "feedf00d", "project": str(project)}, "BAD_SESSION"),
         ("amicus_read", {"id": "feedf00d", "project": str(project)}, "BAD_SESSION"),
         ("amicus_abort", {"id": "feedf00d", "project": str(project)}, "BAD_SESSION"),
-        ("amicus_wait", {"id": "../../etc", "project": str(project)}, "BAD_ARGS: invalid arguments for amicus_wait: id"),
+        # A run may be named by its directory, but only one inside the project roots.
+        ("amicus_wait", {"id": "../../etc", "project": str(project)}, "BAD_ARGS: id '"),
+        ("amicus_status", {"id": str(outside), "project": str(project)}, "BAD_ARGS: id '"),
+        ("amicus_read", {"id": "./", "project": str(project)}, "BAD_ARGS: '"),
         ("amicus_wait", {"project": str(project)}, "BAD_ARGS: invalid arguments for amicus_wait: id: Field required"),
         ("amicus_read", {"id": "feedf00d", "limit": 0}, "BAD_ARGS: invalid arguments for amicus_read: limit"),
         ("amicus_council_tally", {"meta": {"runId": "r"}, "findings": [], "adjudications": [], "rankings": []},

@@ -55,9 +55,9 @@ def page(text: str, *, offset: int | None, limit: int, tail: bool) -> Page:
 
 def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
     """What `amicus_read` shows for an id (a `SessionStore` from the engine)."""
-    from ..engine.run_state import find_run_dir
+    from ..engine.control import run_dir_of
 
-    run_dir = find_run_dir(store, task_id)
+    run_dir = run_dir_of(store, task_id)
     if run_dir is not None:
         return _run_source(run_dir, task_id, file)
     if file is not None:
