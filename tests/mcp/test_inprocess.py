@@ -113,9 +113,13 @@ async def test_verdict_reproduces_the_worked_example(mode: str, project: Path) -
     expected = load(FIXTURES / "verdict.json")
     assert plain == {"verdict": expected}
     assert rendered["verdict"] == expected
-    assert rendered["markdown"] == build_report(expected, fmt="md")
+    # Rendered with the record in hand, every finding shows its claim (as `council verdict --render` does).
+    assert rendered["markdown"] == build_report(expected, fmt="md", record=args["record"])
+    assert "- **B2** (blocker, raiser gpt) — a0/d1/n0 — accepted (applied)\n  - Listed prices contradict the numbers in the FAQ section." \
+        in rendered["markdown"]
     assert rendered["reportHtml"] == str(project / "out" / "report.html")
-    assert (project / "out" / "report.html").read_text(encoding="utf-8") == build_report(expected, fmt="html")
+    assert (project / "out" / "report.html").read_text(encoding="utf-8") == build_report(expected, fmt="html",
+                                                                                       record=args["record"])
 
 
 @MODES

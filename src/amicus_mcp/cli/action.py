@@ -128,7 +128,7 @@ def main(env: Mapping[str, str] | None = None) -> int:
 
 def _run(env: Mapping[str, str]) -> int:
     from ..council.gate import evaluate_gate
-    from ..council.report import build_report
+    from ..engine.run_report import render_verdict
     from ..fsio import read_json
 
     fail_on = _input(env, "FAIL_ON") or "fix-these-first"
@@ -154,7 +154,7 @@ def _run(env: Mapping[str, str]) -> int:
     print(gate["reason"], flush=True)
     degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.get('notices', [])) or 'see run.json degrades'}" if proc.returncode == 2 else ""
     append_summary(summary, f"## Council review: {'passed' if gate['passed'] else 'FAILED'}\n\n{gate['reason']}{degraded}")
-    append_summary(summary, build_report(verdict, fmt="md"))
+    append_summary(summary, render_verdict(out_dir / "verdict.json", verdict))
     write_outputs(outputs, {
         "run-dir": str(out_dir),
         "verdict": verdict.get("overallVerdict") or "",

@@ -166,6 +166,19 @@ def find_run(store: SessionStore, target: str) -> Path | None:
     return path.resolve() if (path / "run.json").is_file() else None
 
 
+def run_dir_near(run_id: Any, *near: Path) -> Path | None:
+    """The first of the directories `near` that is run `run_id`'s directory (its run.json is
+    that run's manifest), e.g. the folder a verdict or a tally record was read from."""
+    for folder in near:
+        try:
+            doc = read_run(folder) if (folder / "run.json").is_file() else None
+        except AmicusError:
+            doc = None
+        if doc is not None and doc.get("runId") == run_id:
+            return folder
+    return None
+
+
 def read_run(run_dir: Path) -> dict[str, Any]:
     doc = read_json(run_dir / "run.json", what="run manifest")
     if not isinstance(doc, dict) or doc.get("type") != "council-run":

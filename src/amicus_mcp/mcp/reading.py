@@ -89,10 +89,13 @@ def _run_source(run_dir: Path, run_id: str, file: str | None) -> Source:
     if "verdict.json" not in files:
         raise BadArgs(f"run {run_id} has no verdict.json yet, so there is no report to read",
                       hint=f"wait for the run to finish, or name one of its files with `file`: {', '.join(files)}")
-    from ..council.report import build_report
+    from ..engine.run_report import render_verdict
 
     verdict = read_json(run_dir / "verdict.json", what="verdict file")
-    return Source("council-run", "report", build_report(verdict, fmt="md"), files)
+    if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
+        raise BadArgs(f"run {run_id}'s verdict.json is not a council-verdict document",
+                      hint=f"name one of its files with `file`: {', '.join(files)}")
+    return Source("council-run", "report", render_verdict(run_dir / "verdict.json", verdict), files)
 
 
 def _leg_text(leg: Mapping[str, Any]) -> str:
