@@ -71,11 +71,15 @@ def test_a_killed_run_reads_as_ended_in_every_reader_first_look_included(fake, b
     assert (seat_b["status"], seat_b["dead"], seat_b["error"]["code"]) == ("crashed", True, "CRASHED")
     assert read_run_json(run_dir)["status"] == "running"
 
-    # `amicus list` is the first engine reader: it no longer shows the dead run as running, and
-    # it records what it found, in-flight legs included.
+    # `amicus list` no longer shows the dead run as running (it only reads: amicus_list is read-only).
     listed = amicus("list", "--json", *where)
     assert listed.returncode == 0, listed.stderr
     assert [(i["id"], i["status"]) for i in as_json(listed)["items"]] == [(rid, "error")]
+    assert "running  " not in amicus("list", *where).stdout
+    assert read_run_json(run_dir)["status"] == "running"
+
+    # status records what the check found, in-flight legs included, and lists no leg as running.
+    snap = as_json(amicus("status", rid, "--json", *where))
     run = check_documents(run_dir)
     assert (run["status"], run["exitCode"], run["error"]) == ("error", 1, {"code": "INTERNAL", "message": ENGINE_DIED})
     assert {leg["model"]: leg["status"] for leg in run["legs"]} == {"fake/a": "complete", "fake/b": "crashed"}
@@ -83,8 +87,6 @@ def test_a_killed_run_reads_as_ended_in_every_reader_first_look_included(fake, b
     assert crashed["error"] == {"code": "CRASHED", "message": LEG_DIED} and crashed["completedAt"] is None
     assert [(s["name"], s["status"]) for s in run["stages"]] == [("stage1", "error")]
 
-    # status (JSON and human) lists no leg as running once the crash is recorded.
-    snap = as_json(amicus("status", rid, "--json", *where))
     assert [leg["status"] for leg in snap["legs"]] == ["complete", "crashed"]
     assert (snap["legsComplete"], snap["legsTotal"]) == (2, 2)
     human = amicus("status", rid, *where).stdout

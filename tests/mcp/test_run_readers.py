@@ -4,17 +4,19 @@
     in-flight leg as running, amicus_wait returns at once — the engine's one liveness check
 15  a run directory (inside the project) works wherever a run id does: status, wait, read, abort
 5   amicus_read's default text (the Markdown report) shows each finding's claim and location
+6   amicus_verdict into the run's own directory keeps the chair's verdict
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from pathlib import Path
 
 import anyio
 import pytest
-from council_script import council
+from council_script import VERDICT, council
 from fakeprovider import FakeProvider
 from mcp_helpers import body, in_process, unfenced, wait_until_terminal
 from polling import read_run_json
@@ -58,8 +60,17 @@ async def test_the_default_read_of_a_run_shows_what_each_finding_claims(fake: Fa
     async with in_process("auto") as client:
         run_id = body(await client.call_tool("amicus_council_run", {
             "briefingFile": "briefing.md", "project": str(project), "ui": False, **council(fake)}))["runId"]
-        await wait_until_terminal(client, run_id, project=str(project), slice_s=1.0)
+        done, _ = await wait_until_terminal(client, run_id, project=str(project), slice_s=1.0)
         report = body(await client.call_tool("amicus_read", {"id": run_id, "project": str(project)}))
+        # Re-deciding into the run's own directory keeps its chair's verdict (item 6, the MCP face).
+        run_dir = Path(done["report"]).parent
+        record = json.loads((run_dir / "tally.json").read_text(encoding="utf-8"))
+        redo = body(await client.call_tool("amicus_verdict", {
+            "record": record, "decisions": [{"id": "A1", "decision": "accepted"}], "render": True,
+            "outDir": run_dir.name, "project": str(project)}))
+    assert redo["verdict"]["overallVerdict"] == VERDICT and redo["verdict"]["findings"][0]["decision"] == "accepted"
+    assert "  - a claim 1\n  - location: section 2" in redo["markdown"]
+    assert f"Chair verdict: {VERDICT}" in (run_dir / "report.html").read_text(encoding="utf-8")
     text = unfenced(report["text"])
     assert report["source"] == "report" and text.startswith("# Council Report")
     for line in ("- **A1** (major, raiser fake/a) — a1/d0/n0\n  - a claim 1\n  - location: section 2",

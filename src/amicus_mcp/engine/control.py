@@ -2,8 +2,9 @@
 
 Every front (CLI, MCP tools, workspace) calls these, so they all see the same truth. Readers
 also notice dead processes: a wave or run still marked running whose process is gone is
-rewritten as `crashed` (wave) or `error` (run, its in-flight legs `crashed`) with a reason —
-status, list and wait alike, through `run_state.observed` (runs) and `status.wave_status` (waves).
+seen as `crashed` (wave) or `error` (run, its in-flight legs `crashed`) with a reason by status,
+wait and list alike, through `run_state.observed` (runs) and `status.observed_wave` (waves);
+status and wait also write that finding back, list only reads.
 
 A run is named by its id or by its run directory, wherever an id is taken.
 """
@@ -22,8 +23,8 @@ from ..errors import EXIT_DEGRADED, EXIT_ERROR, EXIT_OK, EXIT_WAIT_TIMEOUT, Amic
 from ..fsio import sweep_temp_files
 from .resume import RESUMABLE, find_resumable, resume_command
 from .run_state import ENGINE_DIED, RunState, engine_pid, find_run, legs_progress, list_run_dirs, observed, read_run
+from .status import observed_wave
 from .status import status_of as wave_or_leg_status
-from .status import wave_status
 from .store import TASK_ID, SessionStore, now_iso, pid_alive
 
 __all__ = ["ENGINE_DIED", "TERMINAL_RUN", "TERMINAL_WAVE", "abort", "is_terminal", "list_all", "observe_run",
@@ -102,8 +103,7 @@ def list_all(store: SessionStore) -> list[dict[str, Any]]:
                      "createdAt": run.get("createdAt"), "models": run.get("bench", []), "chair": run.get("chair"),
                      "overallVerdict": run.get("overallVerdict"), "cost": cost.get("amount")})
     for wave in store.list_waves():
-        if wave.get("status") == "running":
-            wave = wave_status(store, str(wave.get("waveId")))
+        wave = observed_wave(wave) or wave
         rows.append({"id": wave["waveId"], "type": "wave", "status": wave.get("status"),
                      "createdAt": wave.get("createdAt"), "models": [leg.get("modelInput") for leg in wave.get("legs", [])],
                      "cost": ((wave.get("usage") or {}).get("cost") or {}).get("amount")})
@@ -111,12 +111,14 @@ def list_all(store: SessionStore) -> list[dict[str, Any]]:
 
 
 def _runs(store: SessionStore) -> list[dict[str, Any]]:
+    """Every run as the liveness check sees it; a list only reads (status and wait record)."""
     runs = []
     for run_dir in list_run_dirs(store):
         try:
-            runs.append(observe_run(run_dir))
+            doc = read_run(run_dir)
         except (BadArgs, BadSession):
             continue
+        runs.append(observed(run_dir, doc) or doc)
     return runs
 
 
