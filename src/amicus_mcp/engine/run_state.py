@@ -118,11 +118,6 @@ def _crashed(leg: dict[str, Any]) -> dict[str, Any]:
     return {**leg, "status": "crashed", "completedAt": None, "error": {"code": "CRASHED", "message": LEG_DIED}}
 
 
-def in_flight_at_death(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The legs a dead engine left unfinished: `running` (nobody looked yet) or `crashed`."""
-    return [leg for leg in doc.get("legs") or [] if isinstance(leg, dict) and leg.get("status") in ("running", "crashed")]
-
-
 def _read_if_present(path: Path) -> dict[str, Any] | None:
     try:
         doc = read_json(path, what="run manifest")
