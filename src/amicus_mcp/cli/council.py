@@ -297,11 +297,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from ..config import ledger_path
+    from ..config import eval_ledger_path, ledger_path
     from ..council.ledger import derive_stats, read_ledger, render_stats
 
     path = ledger_path()
-    stats = derive_stats(read_ledger(path))
+    stats = derive_stats(read_ledger(path), read_ledger(eval_ledger_path()))
     if args.json:
         _print_json(stats)
     else:

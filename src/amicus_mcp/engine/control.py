@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 
 from ..errors import BadSession
+from . import jobs
 from .resume import RESUMABLE, find_resumable, resume_command
 from .run_state import RunState, engine_pid, find_run_dir, legs_progress, list_runs, read_run
 from .status import status_of as wave_or_leg_status
@@ -31,6 +32,9 @@ def status(store: SessionStore, task_id: str) -> dict[str, Any]:
     run_dir = find_run_dir(store, task_id)
     if run_dir is not None:
         return run_status(run_dir)
+    manifest = jobs.find_manifest(store, task_id)
+    if manifest is not None:  # detached work of a layer above (an eval)
+        return jobs.job_status(manifest)
     return wave_or_leg_status(store, task_id)
 
 
@@ -67,6 +71,10 @@ def list_all(store: SessionStore) -> list[dict[str, Any]]:
         rows.append({"id": run["runId"], "type": "council-run", "status": run.get("status"),
                      "createdAt": run.get("createdAt"), "models": run.get("bench", []), "chair": run.get("chair"),
                      "overallVerdict": run.get("overallVerdict"), "cost": cost.get("amount")})
+    for job in jobs.list_jobs(store):
+        rows.append({"id": job.get("id"), "type": job["type"], "status": job.get("status"),
+                     "createdAt": job.get("createdAt"), "models": job.get("models", []),
+                     "chair": job.get("chair"), "cost": job.get("cost")})
     for wave in store.list_waves():
         rows.append({"id": wave["waveId"], "type": "wave", "status": wave.get("status"),
                      "createdAt": wave.get("createdAt"), "models": [leg.get("modelInput") for leg in wave.get("legs", [])],
@@ -88,6 +96,12 @@ def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
         state.doc["abortRequestedAt"] = now_iso()
         state.checkpoint()
         return {"id": task_id, "aborted": True, "signalled": _terminate(pid)}
+    manifest = jobs.find_manifest(store, task_id)
+    if manifest is not None:
+        job = jobs.job_status(manifest)
+        if job.get("status") != "running":
+            return {"id": task_id, "alreadyTerminal": True, "status": job.get("status")}
+        return {"id": task_id, "aborted": True, "signalled": _terminate(job.get("pid"))}
     wave = wave_or_leg_status(store, task_id)
     if wave.get("type") != "wave":
         raise BadSession(f"'{task_id}' is a leg; abort its wave ({wave.get('waveId')}) instead", hint="amicus abort WAVE_ID")
