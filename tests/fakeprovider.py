@@ -505,11 +505,16 @@ class KnownRecall:
         return "agree" if judge == peers[0] else "dispute"
 
     def chair(self, body: Any) -> Reply:
+        """The case's configured verdict (None: no VERDICT line, in the synthesis or in a repair)."""
         prompt = prompt_of(body)
-        assert self._kind(prompt) == "chair", self._kind(prompt)
-        verdict = self.verdicts.get(self.case_of(prompt), "Fix these first")
+        what = self._kind(prompt)
+        assert what in ("chair", "chair-repair"), what
+        case = self.case_of(prompt)  # a repair quotes the synthesis, which names the case
+        verdict = self.verdicts.get(case, "Fix these first")
+        if what == "chair-repair":
+            return self._reply(f"VERDICT: {verdict}\n" if verdict else "I cannot say.\n", "vendor/chair-1")
         line = f"\n\nVERDICT: {verdict}" if verdict else ""
-        text = f"Synthesis.\n\n## Hard questions\n\n1. Why?\n2. How?\n3. When?{line}\n"
+        text = f"Synthesis of {self.titles[case]}.\n\n## Hard questions\n\n1. Why?\n2. How?\n3. When?{line}\n"
         return self._reply(text, "vendor/chair-1")
 
     def matcher(self, body: Any) -> Reply:

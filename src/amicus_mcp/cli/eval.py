@@ -110,6 +110,17 @@ def render_result(manifest: dict[str, Any], doc: dict[str, Any] | None) -> str:
     return "\n".join(lines)
 
 
+def render_eval_status(doc: dict[str, Any]) -> str:
+    """`amicus status EVAL_ID`: where an eval is, case by case."""
+    lines = [f"Eval {doc['id']}: {doc['status']} — {doc['stage']} ({doc['casesDone']}/{doc['casesTotal']} cases done)"]
+    lines += [f"  {c['caseId']:<32} {c['status']:<9} run {c['runId']}" for c in doc.get("cases", [])]
+    if doc.get("error"):
+        lines.append(f"  error: {doc['error']['code']}: {doc['error']['message']}")
+    if doc.get("report"):
+        lines.append(f"  report: {doc['report']}")
+    return "\n".join(lines)
+
+
 def _pct(rate: float | None) -> str:
     return "—" if rate is None else f"{rate * 100:.1f}%"
 
