@@ -11,7 +11,6 @@ import io
 import json
 import shutil
 import sys
-from collections.abc import Iterator
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,8 +71,10 @@ def run_cli(argv: list[str]) -> tuple[int, str]:
     return code, out.getvalue()
 
 
-@pytest.fixture(scope="module")
-def shipped_eval(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ShippedEval]:
+@pytest.fixture(scope="session")
+def shipped_eval(tmp_path_factory: pytest.TempPathFactory) -> ShippedEval:
+    """One eval of the whole shipped suite for the session; its environment (config dir, the fake)
+    exists only while it runs, so no other test sees it."""
     root = tmp_path_factory.mktemp("shipped-eval")
     config, project = root / "config", root / "project"
     config.mkdir()
@@ -88,9 +89,9 @@ def shipped_eval(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ShippedEv
         fake_config(config, fake)
         known_bench(fake, suite, t)
         code, out = run_cli(eval_argv(root / "eval", project, "--json"))
-        yield ShippedEval(suite=suite, truth=t, expected=expected(suite, t), directory=root / "eval", project=project,
-                          config=config, code=code, printed=json.loads(out), chat_requests=len(fake.chat_requests()),
-                          matcher_requests=len(fake.chat_requests("matcher")))
+        return ShippedEval(suite=suite, truth=t, expected=expected(suite, t), directory=root / "eval", project=project,
+                           config=config, code=code, printed=json.loads(out), chat_requests=len(fake.chat_requests()),
+                           matcher_requests=len(fake.chat_requests("matcher")))
 
 
 @pytest.fixture

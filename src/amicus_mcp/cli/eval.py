@@ -96,6 +96,7 @@ def _finish(args: argparse.Namespace, manifest: dict[str, Any], code: int) -> in
 
 def render_result(manifest: dict[str, Any], doc: dict[str, Any] | None) -> str:
     from ..eval.report_md import headline
+    from ..eval.scoring import UNMATCHED_NOTE
 
     suite = manifest["suite"]
     lines = [f"Eval {manifest['id']}: {manifest['status']} (exit {manifest.get('exitCode')}) — suite {suite['name']} "
@@ -104,6 +105,7 @@ def render_result(manifest: dict[str, Any], doc: dict[str, Any] | None) -> str:
         lines += [f"  {line}" for line in headline(doc)]
         lines += [f"  seat {s['seat']}: recall {_pct(s['recall']['rate'])} ({s['recall']['found']}/{s['recall']['planted']})"
                   for s in doc["seats"]]
+        lines += [f"  note: {n}" for n in doc["notes"] if n != UNMATCHED_NOTE]
     lines += [f"  notice: {n}" for n in manifest.get("notices", [])]
     if manifest.get("report"):
         lines.append(f"  report: {manifest['report']}")
