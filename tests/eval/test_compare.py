@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import ShippedEval, run_cli
+from eval_helpers import ShippedEval, run_cli
 
 from amicus_mcp.schemas import schema_errors
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import ShippedEval, run_cli
+from eval_helpers import ShippedEval, run_cli
 
 from amicus_mcp.council.ledger import derive_stats, render_stats
 from amicus_mcp.eval.documents import EvalLedgerRow

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import LEG_COST, ShippedEval
+from eval_helpers import LEG_COST, ShippedEval
 from eval_truth import BENCH, NO_VERDICT
 
 from amicus_mcp.schemas import schema_errors

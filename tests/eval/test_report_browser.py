@@ -4,41 +4,13 @@ its three plots render, it loads nothing from anywhere, and model text stays tex
 from __future__ import annotations
 
 import json
-import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from conftest import ShippedEval
+from chromium import browser  # noqa: F401 - the shared Chromium fixture
+from eval_helpers import ShippedEval
 
 from amicus_mcp.eval.report_html import render_html
-
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"]
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"browser tests need {reason} (CI must install it)")
-    pytest.skip(f"browser tests need {reason}")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the 'playwright' Python package (the test extra)")
-    executable = os.environ.get("AMICUS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-    if not Path(executable).is_file():
-        _unavailable("Chromium at /usr/bin/chromium (apt-get install chromium)")
-    with sync_playwright() as driver:
-        instance = driver.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS, headless=True)
-        yield instance
-        instance.close()
-
 
 def open_page(browser: Any, path: Path) -> Any:
     context = browser.new_context(viewport={"width": 1200, "height": 900})

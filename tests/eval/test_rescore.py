@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import ShippedEval, run_cli
+from eval_helpers import ShippedEval, run_cli
 
 from amicus_mcp.schemas import schema_errors
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import LEG_COST, eval_argv, fake_config, known_bench, run_cli
+from eval_helpers import LEG_COST, eval_argv, fake_config, known_bench, run_cli
 from eval_truth import BENCH, truth
 from fakeprovider import FakeProvider, Reply, chat, error, prompt_of, usage
 
@@ -123,3 +123,47 @@ def test_a_case_whose_council_fails_is_lost_and_named(bench: Any, fake: FakeProv
     assert lost["scored"] is False and "COUNCIL_QUORUM" in lost["lostReason"]
     assert doc["council"]["recall"]["planted"] == 0  # the lost case is left out, never counted as missed
     assert any("rate-limiter-diff" in n and "left out of every figure" in n for n in doc["notes"])
+
+
+def test_a_matcher_that_honours_a_schema_is_held_to_one(bench: Any, fake: FakeProvider, config_dir: Path,
+                                                          tmp_path: Path, project: Path) -> None:
+    """The same fake server as a second provider whose models take a JSON-schema response_format."""
+    doc = load(config_dir / "config.json")
+    doc["providers"]["fakes"] = {**doc["providers"]["fake"], "structuredOutputs": True}
+    (config_dir / "config.json").write_text(json.dumps(doc), encoding="utf-8")
+    argv = [a if a != "fake/matcher" else "fakes/matcher"
+            for a in eval_argv(tmp_path / "ev", project, *cases("rate-limiter-diff"), "--json")]
+    code, out = run_cli(argv)
+    assert code == 0
+    (request,) = fake.chat_requests("matcher")
+    schema = request.body["response_format"]["json_schema"]["schema"]
+    assert request.body["response_format"]["json_schema"]["strict"] is True
+    asked = schema["properties"]["matches"]["items"]["properties"]["finding"]["enum"]
+    matches = load(tmp_path / "ev" / "cases" / "rate-limiter-diff" / "matches.json")
+    assert asked == [d["finding"] for d in matches["decisions"] if d["candidates"]]
+    assert (tmp_path / "ev" / "cases" / "rate-limiter-diff" / "matcher-output.md").read_text(
+        encoding="utf-8").startswith('{"matches"')
+    assert load_text(out)["bench"]["matcher"] == "fakes/matcher"
+
+
+def test_status_list_and_the_progress_line_read_the_eval_from_disk(shipped_eval: Any,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import timedelta
+
+    from amicus_mcp.cli.eval import eval_line
+    from amicus_mcp.engine.store import parse_iso
+
+    monkeypatch.setenv("AMICUS_CONFIG_DIR", str(shipped_eval.config))
+    manifest = load(shipped_eval.directory / "eval-run.json")
+    project = str(shipped_eval.project)
+    code, text = run_cli(["status", manifest["id"], "--project", project])
+    assert code == 0 and text.startswith(f"Eval {manifest['id']}: partial — done (16/16 cases done)")
+    assert "rate-limiter-diff" in text and "report: " in text
+    code, out = run_cli(["list", "--project", project, "--json"])
+    listed = load_text(out)
+    assert schema_errors(listed, "session-list") == []
+    kinds = [row["type"] for row in listed["items"]]
+    assert kinds.count("eval-run") == 1 and kinds.count("council-run") == 16  # every case's council is a run
+    render = eval_line(shipped_eval.directory / "eval-run.json")
+    line = render(parse_iso(manifest["createdAt"]) + timedelta(seconds=75))
+    assert line == (f"eval {manifest['id']}: done · 16/16 cases done · 0 running · ${manifest['cost']:.4f} so far · 1m15s")

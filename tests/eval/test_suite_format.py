@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import eval_argv, run_cli
+from eval_helpers import eval_argv, run_cli
 
 from amicus_mcp.eval.documents import DOCUMENTS, schema_document
 from amicus_mcp.eval.suite import artifact_lines, load_suite, shipped_suite_path

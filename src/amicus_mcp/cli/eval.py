@@ -17,7 +17,7 @@ from .output import say
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    from .council import _add_run_settings
+    from .council import _add_run_settings, add_run_context
 
     ev = commands.add_parser("eval", help="measure a bench on a planted-flaw suite: run, score, compare")
     sub = ev.add_subparsers(dest="eval_command", metavar="SUBCOMMAND", parser_class=type(ev))
@@ -26,17 +26,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="one council per case of a suite, every finding matched to the planted flaws, "
                                    "the scores in eval.json / eval.md / eval.html")
     _add_run_settings(p)
-    p.add_argument("--pack", help="a saved policy pack or a pack file: its bench settings are this eval's defaults")
+    add_run_context(p)
     p.add_argument("--matcher", help="the model that decides which planted flaw each finding identifies (required)")
     p.add_argument("--suite", help="a suite folder in the same format (default: the shipped suite 'planted')")
     p.add_argument("--case", action="append", metavar="ID", help="run only this case (repeatable)")
     p.add_argument("--out-dir", help="the eval directory (default ./eval-<evalId>)")
     p.add_argument("--estimate", action="store_true", help="print the whole suite's cost estimate and stop (nothing is sent)")
-    p.add_argument("--no-cost-gate", action="store_true", help="allow models priced above the per-Mtok threshold")
-    p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
-    p.add_argument("--project", help="the project whose sessions dir indexes the eval and its councils (default: cwd)")
-    p.add_argument("--allow-secrets", action="store_true",
-                   help="send material that looks like it holds a secret (refused by default: SECRET_IN_MATERIAL)")
     p.add_argument("--json", action="store_true", help="print eval.json (or eval-estimate / the error envelope)")
     p.add_argument("--quiet", action="store_true", help="no estimate line and no live progress on stderr")
     p.set_defaults(handler=cmd_run)

@@ -129,10 +129,9 @@ def build_tools(state: ServerState) -> list[Tool]:
                   annotations=_hints(read_only=True, idempotent=True), output=Document,
                   schema=shipped_schema("council-stats")),
         make_tool(evals.eval, name="amicus_eval", title="Measure a bench (eval)",
-                  description="Run the bench on a planted-flaw suite — one council per case — and score it: recall per "
-                              "seat and for the council, recall by tier, Confirmed-tier precision, false alarms on clean "
-                              "cases, chair verdict accuracy, cost. estimateOnly returns the whole suite's cost estimate "
-                              "and starts nothing. Returns the evalId at once; then amicus_wait.",
+                  description="Measure a bench on a planted-flaw suite (one council per case): recall per seat and by "
+                              "tier, Confirmed precision, false alarms, verdict accuracy, cost. estimateOnly: the cost "
+                              "estimate, nothing started. Returns the evalId at once; then amicus_wait.",
                   annotations=_hints(read_only=False, open_world=True), output=EvalStarted),
     ]
 
