@@ -70,11 +70,8 @@ class EvalPlan:
     estimate: dict[str, Any]
     notices: list[str] = field(default_factory=list)
 
-    @property
-    def seats(self) -> int:
-        return len(next(iter(self.preps.values())).seats)
-
     def first(self) -> Any:
+        """The first case's Prepared: the bench, chair and settings every case shares."""
         return next(iter(self.preps.values()))
 
 
