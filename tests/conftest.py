@@ -12,6 +12,12 @@ from pathlib import Path
 
 import pytest
 from fakeprovider import FakeProvider
+from hypothesis import settings
+
+# Unit tests never time things: a property test fails on what it checks, never on how long an
+# example took on a shared, loaded machine (hypothesis's default 200 ms deadline).
+settings.register_profile("amicus", deadline=None)
+settings.load_profile("amicus")
 
 CLOSED_LOOPBACK = "http://127.0.0.1:9/api/v1"  # the discard port: nothing listens here
 

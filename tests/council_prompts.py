@@ -21,6 +21,8 @@ def kind(prompt: str) -> str:
         return "judge"
     if prompt.startswith("# Council chair"):
         return "chair"
+    if prompt.startswith("# Matching review findings to known flaws"):
+        return "matcher"
     if "Your previous review ended with a findings block" in prompt or "Your previous reply was empty" in prompt:
         return "stage1-repair"
     if "Your previous judgement ended with a block" in prompt:
@@ -43,3 +45,21 @@ def example_block(prompt: str) -> str | None:
     if not blocks:
         return None
     return blocks[-1] if kind(prompt).endswith("repair") else blocks[0]
+
+
+def judge_index(prompt: str) -> dict[str, str]:
+    """{finding id: claim} as a judge bundle's findings index lists them."""
+    index = prompt.split("## Findings index", 1)[1].split("## The reviews", 1)[0]
+    return dict(re.findall(r"^- \*\*([A-Z]\d+)\*\* \([a-z]+\) — (.*)$", index, re.M))
+
+
+def matcher_questions(prompt: str) -> list[tuple[str, str, list[str]]]:
+    """(finding id, claim, candidate flaw ids) for every finding a matcher prompt asks about."""
+    section = prompt.split("## Findings", 1)[1].split("## Your answer", 1)[0]
+    out = []
+    for block in re.split(r"^### ", section, flags=re.M)[1:]:
+        fid = block.split(" ", 1)[0]
+        claim = re.search(r"^- claim: (.*)$", block, re.M)
+        cands = re.search(r"^- may be matched to: (.*)$", block, re.M)
+        out.append((fid, claim.group(1) if claim else "", [c.strip() for c in cands.group(1).split(",")] if cands else []))
+    return out

@@ -19,6 +19,10 @@ each request to "m" and sends the Reply it returns (None falls back to the scrip
 queue per kind, so one model can answer, say, review prompts and judge prompts differently.
 `copycat(example)` is a weak model that answers with the example block its prompt shows.
 
+`KnownRecall` makes fake models of known recall for the eval's tests: which planted flaws each
+finds on each case and which false claims it adds, how the judges vote on each, the chair's
+verdicts, and an oracle matcher — so the eval's figures can be checked against that truth.
+
 A hung reply waits on the server's stop event, so stopping the server releases it at
 once; handler threads are daemons and the server never blocks on them when it closes.
 """
@@ -26,6 +30,7 @@ once; handler threads are daemons and the server never blocks on them when it cl
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -414,3 +419,113 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(body, str):
             return body.encode("utf-8")
         return json.dumps(body).encode("utf-8")
+
+
+# ------------------------------------------------------------- a bench of known recall
+#
+# For the eval's own tests: fake models whose findings on every case are configured — which
+# planted flaw each finding is about, or that it is a false claim — with judges that vote on
+# each finding as configured, a chair that gives each case a configured verdict, and a matcher
+# that knows which flaw each claim was written about. The eval's figures can then be checked
+# against the configured truth exactly.
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One finding a fake reviewer raises about a case."""
+
+    text: str  # the claim; unique across the bench (the oracle matcher's key)
+    location: str
+    severity: str = "major"
+    flaw: str | None = None  # the planted flaw it is about; None: a false claim
+    votes: str = "agree"  # every other judge's vote: agree | dispute | neutral | split (first peer agrees, the rest dispute)
+
+
+class KnownRecall:
+    """Fake council members (and a matcher) that behave like models of known recall.
+
+    `reviews[case id][model] = [Claim …]` is what each model raises on each case (a model or a
+    case left out raises nothing); `verdicts[case id]` is the chair's verdict (None: it gives no
+    VERDICT line). `titles[case id]` is how a prompt is recognised as that case's: every prompt
+    of a case's council, and its matcher prompt, carries the case's title."""
+
+    def __init__(self, reviews: Mapping[str, Mapping[str, Sequence[Claim]]], *, bench: Sequence[str],
+                 titles: Mapping[str, str], verdicts: Mapping[str, str | None] | None = None,
+                 usage: Mapping[str, Any] | None = None) -> None:
+        from council_prompts import judge_index, kind, matcher_questions
+
+        self.reviews, self.bench, self.titles = reviews, list(bench), dict(titles)
+        self.verdicts = dict(verdicts or {})
+        self.usage = dict(usage or {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150})
+        self._kind, self._index, self._questions = kind, judge_index, matcher_questions
+        self.by_text: dict[str, tuple[str, Claim]] = {}
+        for per_model in reviews.values():
+            for model, claims in per_model.items():
+                for claim in claims:
+                    assert claim.text not in self.by_text, f"claim text {claim.text!r} is not unique"
+                    self.by_text[claim.text] = (model, claim)
+
+    def case_of(self, prompt: str) -> str:
+        found = [cid for cid, title in self.titles.items() if title in prompt]
+        assert len(found) == 1, f"prompt matches cases {found}"
+        return found[0]
+
+    def install(self, fake: FakeProvider, *, chair: str, matcher: str) -> None:
+        """`fake/<name>` models: every bench member, the chair and the matcher."""
+        for model in self.bench:
+            fake.respond(model.removeprefix("fake/"), lambda body, m=model: self.answer(m, body))
+        fake.respond(chair.removeprefix("fake/"), self.chair)
+        fake.respond(matcher.split("/", 1)[1], self.matcher)
+
+    def _reply(self, text: str, served: str) -> Reply:
+        return chat(text, model=served, usage=dict(self.usage))
+
+    def answer(self, model: str, body: Any) -> Reply:
+        prompt = prompt_of(body)
+        served = f"vendor/{model.removeprefix('fake/')}-1"
+        what = self._kind(prompt)
+        if what == "stage1":
+            claims = self.reviews.get(self.case_of(prompt), {}).get(model, [])
+            block = {"overall": f"{model} reviewed it.", "findings": [
+                {"id": i, "severity": c.severity, "claim": c.text, "location": c.location,
+                 "rationale": f"because of what {c.location} says"} for i, c in enumerate(claims, 1)]}
+            return self._reply(f"My review.\n\n```json\n{json.dumps(block)}\n```\n", served)
+        if what == "judge":
+            labels = re.findall(r"^### (Review [A-Z])$", prompt, re.M)
+            votes = [{"id": fid, "verdict": self.vote(model, claim)} for fid, claim in self._index(prompt).items()]
+            block = {"ranking": labels, "adjudications": votes}
+            return self._reply(f"I checked each.\n\n```json\n{json.dumps(block)}\n```\n", served)
+        raise AssertionError(f"{model} was asked a {what} prompt")
+
+    def vote(self, judge: str, claim_text: str) -> str:
+        raiser, claim = self.by_text[claim_text]
+        if claim.votes != "split":
+            return claim.votes
+        peers = [m for m in self.bench if m != raiser]
+        return "agree" if judge == peers[0] else "dispute"
+
+    def chair(self, body: Any) -> Reply:
+        """The case's configured verdict (None: no VERDICT line, in the synthesis or in a repair)."""
+        prompt = prompt_of(body)
+        what = self._kind(prompt)
+        assert what in ("chair", "chair-repair"), what
+        case = self.case_of(prompt)  # a repair quotes the synthesis, which names the case
+        verdict = self.verdicts.get(case, "Fix these first")
+        if what == "chair-repair":
+            return self._reply(f"VERDICT: {verdict}\n" if verdict else "I cannot say.\n", "vendor/chair-1")
+        line = f"\n\nVERDICT: {verdict}" if verdict else ""
+        text = f"Synthesis of {self.titles[case]}.\n\n## Hard questions\n\n1. Why?\n2. How?\n3. When?{line}\n"
+        return self._reply(text, "vendor/chair-1")
+
+    def matcher(self, body: Any) -> Reply:
+        prompt = prompt_of(body)
+        assert self._kind(prompt) == "matcher", self._kind(prompt)
+        self.case_of(prompt)  # a matcher prompt names its case
+        matches = []
+        for fid, claim_text, candidates in self._questions(prompt):
+            flaw = self.by_text[claim_text][1].flaw
+            matches.append({"finding": fid, "flaw": flaw if flaw in candidates else None, "reason": "oracle"})
+        value = {"matches": matches}
+        structured = isinstance(body, dict) and "response_format" in body
+        text = json.dumps(value) if structured else f"Matched.\n\n```json\n{json.dumps(value)}\n```\n"
+        return self._reply(text, "vendor/matcher-1")

@@ -16,6 +16,7 @@ from .fsio import atomic_write_json, read_json
 
 CONFIG_FILE = "config.json"
 LEDGER_FILE = "council-ledger.jsonl"
+EVAL_LEDGER_FILE = "eval-ledger.jsonl"  # measured recall per model, one row per model per eval
 
 # Alias → model id. A `vendor/model` id is routed by gateway policy (direct key first under
 # `auto`); an `openrouter/...` id always goes through OpenRouter. These are data, not
@@ -57,6 +58,10 @@ def config_path() -> Path:
 
 def ledger_path() -> Path:
     return config_dir() / LEDGER_FILE
+
+
+def eval_ledger_path() -> Path:
+    return config_dir() / EVAL_LEDGER_FILE
 
 
 def load_config() -> dict[str, Any]:

@@ -31,6 +31,15 @@ SCHEMA_NAMES = (
     "council-run-options",
     "wave-options",
     "council-leg",
+    "eval-suite",
+    "eval-case",
+    "eval-run-options",
+    "eval-run",
+    "eval-matches",
+    "eval",
+    "eval-estimate",
+    "eval-compare",
+    "eval-ledger-row",
 )
 
 

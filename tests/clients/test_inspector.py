@@ -53,7 +53,7 @@ def test_tools_list_shows_titled_closed_arguments(project: Path) -> None:
     done = inspector(project, "--method", "tools/list")
     assert done.returncode == 0, done.stderr
     tools = {tool["name"]: tool for tool in json.loads(done.stdout)["tools"]}
-    assert len(tools) == 11 and {"amicus_council_run", "amicus_council_resume"} <= set(tools)
+    assert len(tools) == 12 and {"amicus_council_run", "amicus_council_resume", "amicus_eval"} <= set(tools)
     for tool in tools.values():
         assert tool["inputSchema"]["additionalProperties"] is False
         assert all(prop.get("title") and prop.get("description") for prop in tool["inputSchema"]["properties"].values())

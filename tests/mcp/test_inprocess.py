@@ -33,7 +33,7 @@ MODES = pytest.mark.parametrize("mode", ["legacy", "auto"])
 WORKED = REPO / "examples" / "worked-example"
 FIXTURES = REPO / "tests" / "fixtures" / "worked-example"
 TOOLS = {"amicus_council_run", "amicus_council_resume", "amicus_fanout", "amicus_wait", "amicus_status", "amicus_read", "amicus_abort",
-         "amicus_list", "amicus_council_tally", "amicus_verdict", "amicus_council_stats"}
+         "amicus_list", "amicus_council_tally", "amicus_verdict", "amicus_council_stats", "amicus_eval"}
 
 
 def load(path: Path) -> Any:
@@ -63,7 +63,7 @@ async def test_lists_every_tool_with_schemas_and_honest_annotations(mode: str, p
         assert tool.input_schema["type"] == "object"
         assert tool.annotations is not None
         hints[tool.name] = tool.annotations
-    starts = {"amicus_council_run", "amicus_council_resume", "amicus_fanout"}  # they call other models
+    starts = {"amicus_council_run", "amicus_council_resume", "amicus_fanout", "amicus_eval"}  # they call other models
     assert {name for name, hint in hints.items() if hint.open_world_hint} == starts
     assert {name for name, hint in hints.items() if hint.read_only_hint} == {"amicus_read", "amicus_list",
                                                                              "amicus_council_stats"}

@@ -31,13 +31,14 @@ class ArgParser(argparse.ArgumentParser):
 
 
 def build_parser() -> ArgParser:
-    from . import council, doctor, fanout, keys, sessions, watch
+    from . import council, doctor, eval, fanout, keys, sessions, watch
 
     parser = ArgParser(prog="amicus", description="Convene a council of other LLMs to review an artifact.")
     parser.add_argument("--version", action="version", version=f"amicus {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgParser)
     commands.required = True
     council.register(commands)
+    eval.register(commands)
     fanout.register(commands)
     sessions.register(commands)
     watch.register(commands)

@@ -21,14 +21,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     _add_run_settings(p)
     p.add_argument("--prompt-file", help="the briefing: what to review and how (or --template with --artifact)")
     p.add_argument("--artifact", help="the file the council reviews, composed into the briefing by --template")
-    p.add_argument("--pack", help="a saved policy pack or a pack file: its settings are this run's defaults")
     p.add_argument("--out-dir", help="the run directory (default ./council-<runId>)")
-    p.add_argument("--no-cost-gate", action="store_true", help="allow models priced above the per-Mtok threshold")
-    p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
-    p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
     p.add_argument("--claude-review", help="a file with Claude's own review, judged by the bench (never judges or chairs)")
-    p.add_argument("--allow-secrets", action="store_true",
-                   help="send material that looks like it holds a secret (refused by default: SECRET_IN_MATERIAL)")
+    add_run_context(p)
     p.add_argument("--run-id", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print run.json (or the error envelope)")
     p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
@@ -117,6 +112,16 @@ def _add_run_settings(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-cost", type=float, help="whole-run ceiling on known spend, USD")
     p.add_argument("--timeout", type=float, help="per-leg timeout in minutes (default 15)")
     p.add_argument("--gateway", help="auto (default) | direct | openrouter")
+
+
+def add_run_context(p: argparse.ArgumentParser) -> None:
+    """The flags a run takes beside its settings (`council run` and `eval run` share them)."""
+    p.add_argument("--pack", help="a saved policy pack or a pack file: its settings are this run's defaults")
+    p.add_argument("--no-cost-gate", action="store_true", help="allow models priced above the per-Mtok threshold")
+    p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
+    p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
+    p.add_argument("--allow-secrets", action="store_true",
+                   help="send material that looks like it holds a secret (refused by default: SECRET_IN_MATERIAL)")
 
 
 def run_options(args: argparse.Namespace) -> Any:
@@ -298,11 +303,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from ..config import ledger_path
+    from ..config import eval_ledger_path, ledger_path
     from ..council.ledger import derive_stats, read_ledger, render_stats
 
     path = ledger_path()
-    stats = derive_stats(read_ledger(path))
+    stats = derive_stats(read_ledger(path), read_ledger(eval_ledger_path()))
     if args.json:
         _print_json(stats)
     else:

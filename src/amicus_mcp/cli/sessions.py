@@ -106,6 +106,10 @@ def render(snapshot: dict[str, Any], *, as_json: bool) -> str:
         return dumps_json(snapshot)
     if snapshot.get("type") == "council-run":
         return render_run_status(snapshot)
+    if snapshot.get("type") == "eval-run":
+        from .eval import render_eval_status
+
+        return render_eval_status(snapshot)
     if snapshot.get("type") == "wave":
         return render_wave(snapshot)
     return render_leg(snapshot)

@@ -61,6 +61,7 @@ DEFAULT_ROLE = "council"
 LOW_N_THRESHOLD = 3
 
 STATS_COLUMNS = ("model", "runs", "avg-cred", "confirm", "fact-err", "notes")
+MEASURED_COLUMNS = ("recall", "false-alarm")  # shown once the eval ledger has measured a model
 NULL_CELL = "—"
 
 
@@ -278,12 +279,23 @@ def append_ledger(record: dict[str, Any], path: Path | None = None) -> str | Non
         return _append_warning(exc, target)
 
 
-def _append_warning(exc: Exception, target: Path | None) -> str:
+def _append_warning(exc: Exception, target: Path | None, what: str = "council ledger",
+                    unaffected: str = "the tally") -> str:
     reason = type(exc).__name__
     if isinstance(exc, OSError) and exc.strerror:
         reason = f"{reason}: {exc.strerror}"
     where = f" ({target})" if target is not None else ""
-    return " ".join(f"council ledger append failed{where}: {reason}; the tally itself is unaffected".split())
+    return " ".join(f"{what} append failed{where}: {reason}; {unaffected} itself is unaffected".split())
+
+
+def append_rows(rows: list[dict[str, Any]], path: Path, *, what: str) -> str | None:
+    """Append already-built rows (the eval ledger's) to `path`; best effort, like append_ledger."""
+    try:
+        if rows:
+            fsio.append_jsonl(path, rows)
+        return None
+    except Exception as exc:  # noqa: BLE001 — best effort by contract
+        return _append_warning(exc, path, what, "the eval")
 
 
 def read_ledger(path: Path | None = None) -> list[dict[str, Any]]:
@@ -364,7 +376,7 @@ def _model_stats(key: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     return entry
 
 
-def derive_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Per-model reliability over ledger rows, as the `council-stats` envelope.
 
     Rows are grouped by `resolvedModel or model`; groups appear in order of first
@@ -375,16 +387,59 @@ def derive_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
     `conformance` (counts of clean / repaired / unstructured; other labels are not
     counted), `aliases` (most recently seen first) and `legacy: true` only when no row of
     the group carries a resolvedModel.
+
+    `eval_rows` (the eval ledger's `eval-ledger-row`s) add `measured` to each group that an
+    eval measured — emit-when-set, so stats without evals are unchanged — and a group of its
+    own (`runs: 0`) for a model measured but never recorded in a council run.
     """
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         if isinstance(row, dict) and _text(row.get("model")) is not None:
             groups.setdefault(_group_key(row), []).append(row)
+    models = [_model_stats(key, members) for key, members in groups.items()]
+    measured = _measured_groups(eval_rows or [])
+    for entry in models:
+        if entry["model"] in measured:
+            entry["measured"] = measured.pop(entry["model"])
+    for key, block in measured.items():  # measured by an eval, never seen in a council run
+        models.append({"model": key, "runs": 0, "lowN": True, "avgStreetCredPeersOnly": None,
+                       "lifetimeConfirmRate": None, "lifetimeFactErrorRate": None,
+                       "conformance": {label: 0 for label in CONFORMANCE_ORDER}, "aliases": block.pop("aliases"),
+                       "measured": block})
+    for entry in models:
+        entry.get("measured", {}).pop("aliases", None)
     return {
         "schemaVersion": STATS_SCHEMA_VERSION,
         "type": "council-stats",
-        "models": [_model_stats(key, members) for key, members in groups.items()],
+        "models": models,
     }
+
+
+def _measured_groups(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per model (resolvedModel or model): what the evals measured, pooled over them.
+
+    recall = flaws found / planted over every eval of the model; falseAlarmRate = clean cases
+    on which it raised a blocker or major finding / clean cases. Evals of different suites pool:
+    `suites` names them."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        if isinstance(row, dict) and row.get("type") == "eval-ledger-row" and _text(row.get("model")):
+            groups.setdefault(_group_key(row), []).append(row)
+    out: dict[str, dict[str, Any]] = {}
+    for key, members in groups.items():
+        found = sum(int(_number(r.get("found")) or 0) for r in members)
+        planted = sum(int(_number(r.get("plantedFlaws")) or 0) for r in members)
+        clean = sum(int(_number(r.get("cleanCases")) or 0) for r in members)
+        alarmed = sum(int(_number(r.get("cleanCasesWithAlarm")) or 0) for r in members)
+        out[key] = {
+            "evals": len({r.get("evalId") for r in members}),
+            "found": found, "planted": planted, "recall": found / planted if planted else None,
+            "cleanCases": clean, "cleanCasesWithAlarm": alarmed,
+            "falseAlarmRate": alarmed / clean if clean else None,
+            "suites": sorted({str(r.get("suite")) for r in members if _text(r.get("suite"))}),
+            "aliases": list(dict.fromkeys(r["model"] for r in reversed(members))),
+        }
+    return out
 
 
 def _cell(text: str) -> str:
@@ -397,16 +452,21 @@ def _fixed(value: Any) -> str:
     return NULL_CELL if number is None else f"{number:.2f}"
 
 
-def _stats_cells(entry: dict[str, Any]) -> list[str]:
+def _stats_cells(entry: dict[str, Any], *, measured: bool = False) -> list[str]:
     notes = [label for label, on in (("low-N", entry.get("lowN") is True), ("legacy", entry.get("legacy") is True)) if on]
-    return [
+    cells = [
         _cell(str(entry.get("model", ""))),
         str(entry.get("runs", "")),
         _fixed(entry.get("avgStreetCredPeersOnly")),
         _fixed(entry.get("lifetimeConfirmRate")),
         _fixed(entry.get("lifetimeFactErrorRate")),
-        " ".join(notes),
     ]
+    if measured:  # what an eval measured, beside what peers agreed on
+        block = _dict(entry.get("measured"))
+        cells += [_fixed(block.get("recall")), _fixed(block.get("falseAlarmRate"))]
+        if not block:
+            notes.append("agreement only")
+    return [*cells, " ".join(notes)]
 
 
 def render_stats(stats: dict[str, Any], ledger: Path | str | None = None) -> str:
@@ -420,9 +480,11 @@ def render_stats(stats: dict[str, Any], ledger: Path | str | None = None) -> str
     if not models:
         where = f" (ledger: {ledger})" if ledger is not None else ""
         return f"No council runs recorded yet{where}."
-    table = [list(STATS_COLUMNS)] + [_stats_cells(_dict(entry)) for entry in models]
-    widths = [max(len(row[col]) for row in table) for col in range(len(STATS_COLUMNS))]
-    left_aligned = {0, len(STATS_COLUMNS) - 1}
+    measured = any(_dict(entry).get("measured") for entry in models)
+    columns = [*STATS_COLUMNS[:-1], *MEASURED_COLUMNS, STATS_COLUMNS[-1]] if measured else list(STATS_COLUMNS)
+    table = [columns] + [_stats_cells(_dict(entry), measured=measured) for entry in models]
+    widths = [max(len(row[col]) for row in table) for col in range(len(columns))]
+    left_aligned = {0, len(columns) - 1}
     lines = []
     for row in table:
         cells = [

@@ -21,6 +21,7 @@ import anyio
 
 from ..errors import EXIT_DEGRADED, EXIT_ERROR, EXIT_OK, EXIT_WAIT_TIMEOUT, AmicusError, BadArgs, BadSession
 from ..fsio import sweep_temp_files
+from . import jobs
 from .resume import RESUMABLE, find_resumable, resume_command
 from .run_state import ENGINE_DIED, RunState, engine_pid, find_run, legs_progress, list_run_dirs, observed, read_run
 from .status import observed_wave
@@ -39,6 +40,9 @@ def status(store: SessionStore, task_id: str) -> dict[str, Any]:
     run_dir = run_dir_of(store, task_id)
     if run_dir is not None:
         return run_status(run_dir)
+    manifest = jobs.find_manifest(store, task_id)
+    if manifest is not None:  # detached work of a layer above (an eval)
+        return jobs.job_status(manifest)
     return wave_or_leg_status(store, task_id)
 
 
@@ -102,6 +106,10 @@ def list_all(store: SessionStore) -> list[dict[str, Any]]:
         rows.append({"id": run["runId"], "type": "council-run", "status": run.get("status"),
                      "createdAt": run.get("createdAt"), "models": run.get("bench", []), "chair": run.get("chair"),
                      "overallVerdict": run.get("overallVerdict"), "cost": cost.get("amount")})
+    for job in jobs.list_jobs(store):
+        rows.append({"id": job.get("id"), "type": job["type"], "status": job.get("status"),
+                     "createdAt": job.get("createdAt"), "models": job.get("models", []),
+                     "chair": job.get("chair"), "cost": job.get("cost")})
     for wave in store.list_waves():
         wave = observed_wave(wave) or wave
         rows.append({"id": wave["waveId"], "type": "wave", "status": wave.get("status"),
@@ -136,7 +144,13 @@ def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
         state.doc["abortRequestedAt"] = now_iso()
         state.checkpoint()
         return {"id": task_id, "aborted": True, "signalled": _terminate(pid)}
-    wave = status(store, task_id)
+    manifest = jobs.find_manifest(store, task_id)
+    if manifest is not None:
+        job = jobs.job_status(manifest)
+        if job.get("status") != "running":
+            return {"id": task_id, "alreadyTerminal": True, "status": job.get("status")}
+        return {"id": task_id, "aborted": True, "signalled": _terminate(job.get("pid"))}
+    wave = wave_or_leg_status(store, task_id)
     if wave.get("type") != "wave":
         raise BadSession(f"'{task_id}' is a leg; abort its wave ({wave.get('waveId')}) instead", hint="amicus abort WAVE_ID")
     if wave["status"] in TERMINAL_WAVE:

@@ -352,6 +352,8 @@ class CouncilRun:
         ctx.write_json("tally.json", record)
         if p.lens_run:
             ctx.notice("lens run: not recorded in the reliability ledger (lens reviews are not comparable)")
+        elif not p.options.ledger:
+            ctx.notice("eval case: not recorded in the reliability ledger (the eval ledger records the eval's results)")
         elif ctx.resuming and ledger_holds(p.run_id):
             pass  # an earlier attempt of this run got as far as the ledger: its rows are appended once
         else:

@@ -60,6 +60,9 @@ class RunOptions(_Options):
     vars: dict[str, str] | None = None  # the template's variables
     pack: str | None = None  # a policy pack (name or file) supplying the untyped options
     pack_record: dict[str, Any] | None = None  # set by apply_pack: run.json `pack`
+    # False for a council an eval runs: its results go to the eval ledger, not the reliability
+    # ledger. Written to options.json only when False, so every other run's document is unchanged.
+    ledger: bool = True
     # Set by apply_pack for pre-flight's messages: the options the pack supplied.
     pack_fields: tuple[str, ...] = Field((), exclude=True)
     # The run's identity, chosen by the front that starts it; never written to options.json.
@@ -68,7 +71,10 @@ class RunOptions(_Options):
 
     def document(self) -> dict[str, Any]:
         """The `options.json` document (paths absolute, identity left to run.json)."""
-        return normalised(self).model_dump(mode="json", by_alias=True)
+        doc: dict[str, Any] = normalised(self).model_dump(mode="json", by_alias=True)
+        if doc.get("ledger") is True:
+            del doc["ledger"]
+        return doc
 
 
 class WaveOptions(_Options):

@@ -28,6 +28,7 @@ NEXT_RESUME = ("stopped before it finished (crashed, killed or aborted): offer t
                "amicus_council_resume and this id — nothing it already finished is paid for again")
 NEXT_READ = {
     "council-run": "finished: call amicus_read with this id for the report (its `file` argument reads the run's other files)",
+    "eval-run": "finished: call amicus_read with this id for the scores (eval.md; `file` reads eval.json or eval-run.json)",
     "wave": "finished: call amicus_read with this id for every leg's output",
     "leg": "finished: call amicus_read with this id for the leg's output",
 }
@@ -65,6 +66,20 @@ class WaveStarted(Out):
     next: Next = None
 
 
+class EvalStarted(Out):
+    """An eval started (or, with estimateOnly, only estimated): what it will cost, before anything is sent."""
+
+    KEEP_NULL = frozenset({"evalId"})
+
+    eval_id: str | None = Field(description="null when only the estimate was asked for")
+    eval_dir: str | None = None
+    status: Literal["running", "estimated"]
+    estimate: dict[str, Any] = Field(description="the whole suite's estimate (eval-estimate): amount, legs, basis")
+    cases: int
+    notices: list[str] | None = None
+    next: Next = None
+
+
 class Cost(Out):
     KEEP_NULL = frozenset({"amount"})
 
@@ -88,12 +103,12 @@ class Snapshot(Out):
     """Where a council run, wave or leg is now; when it is terminal, its result summary."""
 
     id: str
-    kind: Literal["council-run", "wave", "leg"]
+    kind: Literal["council-run", "wave", "leg", "eval-run"]
     status: str
     terminal: bool
     stage: str | None = Field(default=None, description="council run: the stage now running")
-    legs_done: int
-    legs_total: int = Field(description="legs planned so far (it can grow as later stages are planned)")
+    legs_done: int = Field(description="legs finished (an eval: cases finished)")
+    legs_total: int = Field(description="legs planned so far, which can grow as later stages are planned (an eval: its cases)")
     cost: Cost
     created_at: str | None = None
     completed_at: str | None = None
@@ -123,7 +138,7 @@ class WaitResult(Snapshot):
 
 class ReadResult(Out):
     id: str
-    kind: Literal["council-run", "wave", "leg"]
+    kind: Literal["council-run", "wave", "leg", "eval-run"]
     source: str = Field(description="what the text is: a run-dir file name, 'report', 'outputs' or 'output'")
     text: Fenced = Field(description="the page, inside the untrusted-output fence (offsets count the page alone)")
     offset: int
@@ -142,7 +157,7 @@ class AbortResult(Out):
 
 class ListItem(Out):
     id: str
-    type: Literal["council-run", "wave"]
+    type: Literal["council-run", "wave", "eval-run"]
     status: str | None = None
     created_at: str | None = None
     models: list[str] = Field(default_factory=list)

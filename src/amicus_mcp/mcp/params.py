@@ -48,7 +48,7 @@ ARGUMENT_NAMES: dict[str, str] = {
     "--no-validate-model": "noValidateModel: true", "--critic": "critic", "--lenses": "lenses",
     "--debate": "debate: true", "--claude-review": "claudeReviewFile", "--out-dir": "outDir", "--project": "project",
     "--allow-secrets": "allowSecrets: true", "--template": "template", "--artifact": "artifact", "--var": "vars",
-    "--pack": "pack",
+    "--pack": "pack", "--matcher": "matcher", "--suite": "suite", "--case": "cases",
 }
 PROMPT_FILE_ARGUMENT: dict[str, str] = {"amicus_council_run": "briefingFile", "amicus_fanout": "promptFile"}
 

@@ -29,9 +29,12 @@ READ_CAP = 51_200
 _RUN_FILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._#-]*\.(md|json|log|html)$")
 
 
+EVAL_FILES = ("eval.md", "eval.json", "eval-run.json")
+
+
 @dataclass(frozen=True)
 class Source:
-    kind: Literal["council-run", "wave", "leg"]
+    kind: Literal["council-run", "wave", "leg", "eval-run"]
     name: str
     text: str
     files: list[str] | None = None
@@ -57,9 +60,14 @@ def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
     """What `amicus_read` shows for an id (a `SessionStore` from the engine)."""
     from ..engine.control import run_dir_of
 
+    from ..engine.jobs import find_manifest
+
     run_dir = run_dir_of(store, task_id)
     if run_dir is not None:
         return _run_source(run_dir, task_id, file)
+    manifest = find_manifest(store, task_id)
+    if manifest is not None:
+        return _eval_source(manifest.parent, task_id, file)
     if file is not None:
         raise BadArgs(f"'{task_id}' is not a council run: `file` applies to council runs only",
                       hint="read a wave or a leg without `file`")
@@ -96,6 +104,20 @@ def _run_source(run_dir: Path, run_id: str, file: str | None) -> Source:
         raise BadArgs(f"run {run_id}'s verdict.json is not a council-verdict document",
                       hint=f"name one of its files with `file`: {', '.join(files)}")
     return Source("council-run", "report", render_verdict(run_dir / "verdict.json", verdict), files)
+
+
+def _eval_source(eval_dir: Path, eval_id: str, file: str | None) -> Source:
+    """An eval: its Markdown scores by default, or one of its top-level documents."""
+    from ..fsio import read_text
+
+    present = [name for name in EVAL_FILES if (eval_dir / name).is_file()]
+    name = file or "eval.md"
+    if name not in present:
+        if file is not None:
+            raise BadArgs(f"eval {eval_id} has no file '{file}'", hint=f"name one of: {', '.join(present)}")
+        raise BadArgs(f"eval {eval_id} has no eval.md yet, so there are no scores to read",
+                      hint="wait for it to finish (amicus_wait); `file` can read eval-run.json meanwhile")
+    return Source("eval-run", name, read_text(eval_dir / name, what="eval file"), present)
 
 
 def _leg_text(leg: Mapping[str, Any]) -> str:

@@ -10,7 +10,8 @@
     amicus_list           council runs and waves in the project, newest first
     amicus_council_tally  the deterministic tally of a tally-input object (+ ledger append)
     amicus_verdict        tally record + Stage-4 decisions → verdict (+ report refresh)
-    amicus_council_stats  reviewer reliability from the ledger
+    amicus_council_stats  reviewer reliability from the ledger (with measured recall, once an eval ran)
+    amicus_eval           measure a bench on a planted-flaw suite (detached; estimateOnly: its cost first)
 
 Start-up stays light so `initialize` is answered at once: this module loads the MCP SDK,
 pydantic and the small modules of this package; the engine, providers and council code are
@@ -32,6 +33,7 @@ from .. import __version__
 from .models import (
     AbortResult,
     Document,
+    EvalStarted,
     ListResult,
     ReadResult,
     RunStarted,
@@ -45,6 +47,7 @@ from .models import (
 from .results import ErrorShaping, structured_errors
 from .state import ServerState
 from .tools_council import CouncilTools
+from .tools_eval import EvalTools
 from .tools_sessions import SessionTools
 
 SERVER_NAME = "amicus"
@@ -81,7 +84,7 @@ def make_tool(handler: Handler, *, name: str, title: str, description: str, anno
 
 
 def build_tools(state: ServerState) -> list[Tool]:
-    council, sessions = CouncilTools(state), SessionTools(state)
+    council, sessions, evals = CouncilTools(state), SessionTools(state), EvalTools(state)
     return [
         make_tool(council.council_run, name="amicus_council_run", title="Start a council run",
                   description="Start a headless council review of a briefing file (Stage 1 reviews, anonymized "
@@ -125,6 +128,11 @@ def build_tools(state: ServerState) -> list[Tool]:
                   description="Per-model reliability across all past council runs, from the ledger.",
                   annotations=_hints(read_only=True, idempotent=True), output=Document,
                   schema=shipped_schema("council-stats")),
+        make_tool(evals.eval, name="amicus_eval", title="Measure a bench (eval)",
+                  description="Measure a bench on a planted-flaw suite (one council per case): recall per seat and by "
+                              "tier, Confirmed precision, false alarms, verdict accuracy, cost. estimateOnly: the cost "
+                              "estimate, nothing started. Returns the evalId at once; then amicus_wait.",
+                  annotations=_hints(read_only=False, open_world=True), output=EvalStarted),
     ]
 
 

@@ -24,6 +24,8 @@ def snapshot(task_id: str, doc: Mapping[str, Any], *, terminal: bool) -> Snapsho
     kind = doc.get("type")
     if kind == "council-run":
         snap = _run(task_id, doc, terminal)
+    elif kind == "eval-run":
+        snap = _eval(task_id, doc, terminal)
     elif kind == "wave":
         snap = _wave(task_id, doc, terminal)
     else:
@@ -38,8 +40,9 @@ def progress_message(snap: Snapshot) -> str:
     """One line for a progress notification: stage, legs done, cost so far."""
     parts = [f"{snap.kind} {snap.id}: {snap.status}"]
     stage = f"stage {snap.stage}" if snap.stage else None
+    unit = "cases" if snap.kind == "eval-run" else "legs"
     if snap.legs_total:
-        parts += [*([stage] if stage else []), f"{snap.legs_done}/{snap.legs_total} legs done"]
+        parts += [*([stage] if stage else []), f"{snap.legs_done}/{snap.legs_total} {unit} done"]
     else:  # nothing planned yet: say what is starting rather than "0/0 legs done"
         parts.append(f"{stage} starting" if stage else "starting")
     amount = snap.cost.amount
@@ -67,6 +70,33 @@ def _run(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
         legs=[_run_leg(leg) for leg in legs],
         resumable=doc.get("resumable") if isinstance(doc.get("resumable"), bool) else None,
     )
+
+
+def _eval(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
+    """An eval: its cases stand where a run's legs do; its report is eval.html."""
+    cases = _list(doc.get("cases"))
+    report = doc.get("report")
+    known = [c for c in cases if isinstance(c.get("cost"), Mapping)]
+    unpriced = sum(int(c["cost"].get("unpricedLegs") or 0) for c in known)
+    amount = doc.get("cost")
+    return Snapshot(
+        id=task_id, kind="eval-run", status=str(doc.get("status")), terminal=terminal, stage=doc.get("stage"),
+        legs_done=int(doc.get("casesDone") or 0), legs_total=int(doc.get("casesTotal") or len(cases)),
+        cost=Cost(amount=float(amount) if isinstance(amount, (int, float)) else None, unpriced_legs=unpriced),
+        created_at=doc.get("createdAt"), completed_at=doc.get("completedAt"), run_dir=doc.get("evalDir"),
+        exit_code=doc.get("exitCode"), report=report if isinstance(report, str) else None,
+        error=_error(doc.get("error")), notices=fence_all(_strings(doc.get("notices"))) or None,
+        legs=[LegRow(id=str(c.get("runId")), model=str(c.get("caseId")), status=str(c.get("status")), stage="case",
+                     cost=_number_or_none(_dict(c.get("cost")).get("amount"))) for c in cases],
+    )
+
+
+def _number_or_none(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _dict(raw: Any) -> Mapping[str, Any]:
+    return raw if isinstance(raw, Mapping) else {}
 
 
 def _wave(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:

@@ -185,6 +185,7 @@ class CouncilTools:
         return ok(result)
 
     async def council_stats(self) -> CallToolResult:
+        from ..config import eval_ledger_path
         from ..council.ledger import derive_stats, read_ledger
 
-        return ok(derive_stats(read_ledger()))
+        return ok(derive_stats(read_ledger(), read_ledger(eval_ledger_path())))

@@ -1,0 +1,164 @@
+"""`amicus eval …` — measure a bench on a planted-flaw suite: run, score, compare.
+
+The bench flags are `council run`'s own (the same definitions, `council._add_run_settings`,
+and the same options model, `council.run_options`); the work is `amicus_mcp.eval`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import EXIT_OK
+from ..fsio import dumps_json
+from .output import say
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    from .council import _add_run_settings, add_run_context
+
+    ev = commands.add_parser("eval", help="measure a bench on a planted-flaw suite: run, score, compare")
+    sub = ev.add_subparsers(dest="eval_command", metavar="SUBCOMMAND", parser_class=type(ev))
+    sub.required = True
+
+    p = sub.add_parser("run", help="one council per case of a suite, every finding matched to the planted flaws, "
+                                   "the scores in eval.json / eval.md / eval.html")
+    _add_run_settings(p)
+    add_run_context(p)
+    p.add_argument("--matcher", help="the model that decides which planted flaw each finding identifies (required)")
+    p.add_argument("--suite", help="a suite folder in the same format (default: the shipped suite 'planted')")
+    p.add_argument("--case", action="append", metavar="ID", help="run only this case (repeatable)")
+    p.add_argument("--out-dir", help="the eval directory (default ./eval-<evalId>)")
+    p.add_argument("--estimate", action="store_true", help="print the whole suite's cost estimate and stop (nothing is sent)")
+    p.add_argument("--json", action="store_true", help="print eval.json (or eval-estimate / the error envelope)")
+    p.add_argument("--quiet", action="store_true", help="no estimate line and no live progress on stderr")
+    p.set_defaults(handler=cmd_run)
+
+    p = sub.add_parser("score", help="re-score an eval directory from its recorded decisions (no model is called)")
+    p.add_argument("dir", metavar="EVAL_DIR", help="the eval directory 'amicus eval run' wrote")
+    p.add_argument("--json", action="store_true", help="print eval.json")
+    p.set_defaults(handler=cmd_score)
+
+    p = sub.add_parser("compare", help="two evals side by side (a bench against another, a change against the last)")
+    p.add_argument("a", metavar="EVAL_DIR_A")
+    p.add_argument("b", metavar="EVAL_DIR_B")
+    p.add_argument("--json", action="store_true", help="print the eval-compare document")
+    p.set_defaults(handler=cmd_compare)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from ..eval.runner import describe_estimate, prepare_eval, run_eval
+    from .council import run_options
+    from .progress import ProgressLine, wanted, with_progress
+
+    bench = run_options(args).model_copy(update={"out_dir": None, "run_id": None})
+    plan = anyio.run(lambda: prepare_eval(bench, suite=args.suite, matcher=args.matcher, cases=args.case,
+                                          out_dir=args.out_dir))
+    if args.estimate:
+        say(dumps_json(plan.estimate) if args.json else describe_estimate(plan.estimate))
+        return EXIT_OK
+    if not args.json and not args.quiet:
+        say(describe_estimate(plan.estimate), err=True)
+        for notice in plan.notices:
+            say(f"Notice: {notice}", err=True)
+    line = ProgressLine(eval_line(plan.directory.manifest), sys.stderr) if wanted(args) else None
+    manifest, code = anyio.run(lambda: with_progress(lambda: run_eval(plan), line))
+    return _finish(args, manifest, code)
+
+
+def _finish(args: argparse.Namespace, manifest: dict[str, Any], code: int) -> int:
+    from ..errors import AmicusError
+    from ..eval.evaldir import EVAL_JSON, EvalDir
+    from ..fsio import read_json
+
+    d = EvalDir(Path(manifest["evalDir"]))
+    if code == 1 and isinstance(manifest.get("error"), dict):
+        err = AmicusError(manifest["error"]["message"], hint=f"the eval directory is {d.path}", command="eval run")
+        err.code = manifest["error"]["code"]
+        raise err
+    scored = d.report(EVAL_JSON)
+    doc = read_json(scored, what="eval scores") if scored.is_file() and manifest.get("stage") == "done" else None
+    if args.json:
+        say(dumps_json(doc if doc is not None else manifest))
+    else:
+        say(render_result(manifest, doc))
+    return code
+
+
+def render_result(manifest: dict[str, Any], doc: dict[str, Any] | None) -> str:
+    from ..eval.report_md import headline
+    from ..eval.scoring import UNMATCHED_NOTE
+
+    suite = manifest["suite"]
+    lines = [f"Eval {manifest['id']}: {manifest['status']} (exit {manifest.get('exitCode')}) — suite {suite['name']} "
+             f"v{suite['version']}, {manifest['casesTotal']} case(s)"]
+    if doc is not None:
+        lines += [f"  {line}" for line in headline(doc)]
+        lines += [f"  seat {s['seat']}: recall {_pct(s['recall']['rate'])} ({s['recall']['found']}/{s['recall']['planted']})"
+                  for s in doc["seats"]]
+        lines += [f"  note: {n}" for n in doc["notes"] if n != UNMATCHED_NOTE]
+    lines += [f"  notice: {n}" for n in manifest.get("notices", [])]
+    if manifest.get("report"):
+        lines.append(f"  report: {manifest['report']}")
+    return "\n".join(lines)
+
+
+def render_eval_status(doc: dict[str, Any]) -> str:
+    """`amicus status EVAL_ID`: where an eval is, case by case."""
+    lines = [f"Eval {doc['id']}: {doc['status']} — {doc['stage']} ({doc['casesDone']}/{doc['casesTotal']} cases done)"]
+    lines += [f"  {c['caseId']:<32} {c['status']:<9} run {c['runId']}" for c in doc.get("cases", [])]
+    if doc.get("error"):
+        lines.append(f"  error: {doc['error']['code']}: {doc['error']['message']}")
+    if doc.get("report"):
+        lines.append(f"  report: {doc['report']}")
+    return "\n".join(lines)
+
+
+def _pct(rate: float | None) -> str:
+    return "—" if rate is None else f"{rate * 100:.1f}%"
+
+
+def eval_line(manifest_path: Any) -> Any:
+    """The live progress line, rendered from eval-run.json (what `amicus status` reads too)."""
+    from datetime import datetime
+
+    from ..engine.store import parse_iso
+    from ..eval.documents import EvalManifest
+    from ..fsio import read_json
+
+    def render(now: datetime) -> str | None:
+        doc = EvalManifest.model_validate(read_json(manifest_path, what="eval manifest"))
+        running = sum(1 for c in doc.cases if c.status == "running")
+        elapsed = int((now - parse_iso(doc.createdAt)).total_seconds())
+        cost = "cost unknown so far" if doc.cost is None else f"${doc.cost:.4f} so far"
+        return (f"eval {doc.id}: {doc.stage} · {doc.casesDone}/{doc.casesTotal} cases done · {running} running · "
+                f"{cost} · {elapsed // 60}m{elapsed % 60:02d}s")
+
+    return render
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from ..eval.evaldir import locate, read_manifest, rescore, write_reports
+
+    d = locate(args.dir)
+    doc = rescore(d)
+    paths = write_reports(d, doc)
+    if args.json:
+        say(dumps_json(doc))
+    else:
+        say(render_result(read_manifest(d).model_dump(mode="json") | {"report": str(paths["eval.html"])}, doc))
+    return EXIT_OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from ..eval.compare import compare, render_compare
+    from ..eval.evaldir import read_scores
+
+    a, b = read_scores(args.a), read_scores(args.b)
+    doc = compare(a, b, a_dir=args.a, b_dir=args.b)
+    say(dumps_json(doc) if args.json else render_compare(doc), **({} if args.json else {"end": ""}))
+    return EXIT_OK

@@ -1,0 +1,595 @@
+"""`amicus eval run`: one council per case through the engine, then matching, then the scores.
+
+    pre-flight  the suite loaded and every case checked; the bench options (a pack applied) with
+                every council's own pre-flight (`engine.council_run.prepare`) done for every case;
+                the matcher checked like a seat (route, key, catalog, cost gate); the estimate of
+                the whole suite; the eval directory. Nothing is sent before all of it passed.
+    councils    the cases' councils run concurrently (`engine.council_run.run_prepared`), as many
+                at once as keep the legs in flight within the fan-out cap; each gets an even
+                share of the suite's --max-cost as its own ceiling, and is kept out of the
+                reliability ledger (the eval ledger records the eval's results instead)
+    matching    per case, the pre-filter places every finding, then one matcher call (at most one
+                more for what it left unanswered) decides among the candidates; every decision is
+                written to the case's matches.json. The matcher's calls are held to what the
+                councils left of the ceiling.
+    scoring     the pure scorer over what is on disk (exactly what `amicus eval score` reads),
+                eval.json / eval.md / eval.html, and the eval ledger rows
+
+eval-run.json is rewritten as each case starts and finishes. Exit codes: 0 clean; 1 error
+(pre-flight, or nothing could be scored); 2 degraded (a case lost or partial, a finding left
+undecided, a matcher call refused by the ceiling); 130/143 aborted (SIGINT/SIGTERM).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from ..council import briefings
+from ..council.findings import validate_findings
+from ..council.seats import seat_file_stem
+from ..errors import AmicusError, BadArgs
+from ..fsio import atomic_write_json, atomic_write_text, read_json
+from ..providers.base import Message
+from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimate, route_pricing
+from ..providers.routing import ProviderRegistry, Route
+from .documents import CaseProgress, Decision, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
+from .evaldir import BRIEFING_FILE, CASES_DIR, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
+from .matching import Question, prompt, read_reply, repair_prompt, reply_schema
+from .prefilter import candidates
+from .suite import CASE_FILE, SUITE_FILE, Case, Suite, case_briefing, load_suite
+
+MATCHER_OUTPUT_CAP = 8_000
+PER_FINDING_CHARS = 600  # a finding as the matcher prompt shows it, for the estimate
+TYPICAL_FINDINGS = 5  # per review, for the estimate
+NOT_FOR_EVAL = (("prompt_file", "--prompt-file"), ("template", "--template"), ("artifact", "--artifact"),
+                ("vars", "--var"), ("claude_review", "--claude-review"))
+
+
+@dataclass
+class EvalPlan:
+    """Everything pre-flight established; nothing has been sent or written yet."""
+
+    eval_id: str
+    directory: EvalDir
+    options: EvalRunOptions  # what eval-options.json records
+    suite: Suite
+    cases: list[Case]
+    preps: dict[str, Any]  # case id → the council's engine.context.Prepared
+    matcher: str
+    matcher_route: Route
+    max_cost: float | None
+    timeout_s: float
+    concurrency: int
+    estimate: dict[str, Any]
+    notices: list[str] = field(default_factory=list)
+
+    def first(self) -> Any:
+        """The first case's Prepared: the bench, chair and settings every case shares."""
+        return next(iter(self.preps.values()))
+
+
+# --------------------------------------------------------------------------- pre-flight
+
+async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, cases: Sequence[str] | None = None,
+                       eval_id: str | None = None, out_dir: str | None = None,
+                       run_ids: dict[str, str] | None = None) -> EvalPlan:
+    """Every check before anything is sent. `bench` is the RunOptions the front built from the
+    same flags `council run` takes (its briefing fields must be unset: each case has its own).
+    A worker continuing an eval a front prepared passes that eval's id and run ids."""
+    from ..engine.council_run import prepare
+    from ..engine.options import RunOptions
+    from ..engine.preflight import max_legs, prepare_bench
+    from ..engine.store import new_task_id
+
+    options: RunOptions = bench
+    for attr, flag in NOT_FOR_EVAL:
+        if getattr(options, attr):
+            raise BadArgs(f"{flag} does not apply to an eval: every case brings its own briefing and artifact",
+                          hint="name the suite with --suite; the bench flags (--models/--council/--pack, --chair, "
+                               "--critic, --lenses, --debate, --max-cost) apply to every case")
+    if not matcher:
+        raise BadArgs("an eval needs a matcher model: --matcher MODEL",
+                      hint="a model that decides which planted flaw each finding identifies, e.g. --matcher gemini")
+    loaded = load_suite(suite)
+    chosen = _select(loaded, cases)
+    eval_id = eval_id or new_task_id()
+    directory = EvalDir(Path(out_dir or f"eval-{eval_id}").expanduser().resolve())
+    _check_eval_dir(directory, eval_id)
+
+    preps: dict[str, Any] = {}
+    notices: list[str] = []
+    ceiling: float | None = None
+    for index, case in enumerate(chosen):
+        case_dir = directory.case_dir(case.id)
+        # A prompt file (this case's briefing copy) keeps a pack's template out of the options.
+        case_options = options.model_copy(update={
+            "prompt_file": str(case_dir / BRIEFING_FILE), "out_dir": str(directory.council_dir(case.id)),
+            "run_id": (run_ids or {}).get(case.id) or new_task_id(), "ledger": False})
+        if index == 0:
+            from ..engine.briefing_inputs import apply_pack
+
+            applied = apply_pack(case_options)
+            ceiling = applied.max_cost
+            if ceiling is not None and not ceiling > 0:
+                raise BadArgs(f"--max-cost must be a positive number of dollars, got {ceiling}", hint="e.g. --max-cost 2.00")
+            if applied.pack_record and getattr(_pack(applied), "template", None):
+                notices.append(f"pack '{applied.pack_record['name']}' sets a template; an eval's cases bring their own "
+                               "briefing, so it is not used")
+        share = None if ceiling is None else ceiling / len(chosen)
+        case_options = case_options.model_copy(update={"max_cost": share} if share is not None else {})
+        preps[case.id] = await prepare(case_options, briefing=case_briefing(case))
+    first = next(iter(preps.values()))
+    with_matcher = await prepare_bench([matcher], None, gateway=_gateway(first.options.gateway), minimum=1,
+                                       cost_gate=first.options.cost_gate, validate=first.options.validate_models)
+    route = with_matcher.routes[0]
+    bench_ids = {seat["alias"] for seat in first.seats} | {r.canonical for r in first.routes}
+    if matcher in bench_ids or route.canonical in bench_ids:
+        notices.append(f"the matcher '{matcher}' also sits on the bench: it decides about its own findings among "
+                       "the others (it never sees who raised which)")
+    record = RunOptions.model_validate(first.options.document())
+    eval_options = EvalRunOptions(suite=str(loaded.path) if suite is not None else None, matcher=matcher,
+                                  cases=list(cases) if cases else None,
+                                  bench=_bench_document(record, ceiling))
+    plan = EvalPlan(eval_id=eval_id, directory=directory, options=eval_options, suite=loaded, cases=chosen,
+                    preps=preps, matcher=matcher, matcher_route=route, max_cost=ceiling, timeout_s=first.timeout_s,
+                    concurrency=max(1, max_legs() // max(1, len(first.seats))), estimate={}, notices=notices)
+    plan.estimate = estimate(plan, catalog=with_matcher.catalog)
+    return plan
+
+
+def _pack(options: Any) -> Any:
+    from ..packs import load_pack
+
+    return load_pack(options.pack).pack if options.pack else None
+
+
+def _gateway(value: str | None) -> Any:
+    from ..engine.preflight import check_gateway
+
+    return check_gateway(value)
+
+
+def _bench_document(options: Any, ceiling: float | None) -> dict[str, Any]:
+    """The council options every case ran with, as eval-options.json records them: the suite's
+    ceiling instead of one case's share, and no case's briefing."""
+    doc = dict(options.document())
+    doc.update(maxCost=ceiling, promptFile=None)
+    doc.pop("ledger", None)
+    return doc
+
+
+def _select(suite: Suite, wanted: Sequence[str] | None) -> list[Case]:
+    if not wanted:
+        return list(suite.cases)
+    known = {c.id: c for c in suite.cases}
+    unknown = [w for w in wanted if w not in known]
+    if unknown:
+        raise BadArgs(f"--case {', '.join(unknown)}: no such case in suite '{suite.doc.name}'",
+                      hint=f"its cases: {', '.join(known)}")
+    return [known[w] for w in dict.fromkeys(wanted)]
+
+
+def _check_eval_dir(directory: EvalDir, eval_id: str) -> None:
+    path = directory.path
+    if path.exists() and not path.is_dir():
+        raise BadArgs(f"--out-dir '{path}' exists and is not a directory", hint="name a new folder")
+    if directory.manifest.exists():
+        try:
+            other = read_manifest(directory).id
+        except AmicusError:
+            other = None
+        if other != eval_id:
+            raise BadArgs(f"--out-dir '{path}' already holds another eval ({other or 'unreadable eval-run.json'})",
+                          hint="pick a new --out-dir; an eval directory is never reused")
+    elif path.is_dir() and any(path.iterdir()):
+        raise BadArgs(f"--out-dir '{path}' is not empty", hint="name a new folder for the eval")
+
+
+# --------------------------------------------------------------------------- the estimate
+
+def estimate(plan: EvalPlan, *, catalog: Any) -> dict[str, Any]:
+    """The whole suite's cost at typical output lengths: every council leg (Stage 1, Stage 2, the
+    chair, a debate round when on) and one matcher call per case."""
+    rows, unpriced, legs_total = [], set(), 0
+    for case in plan.cases:
+        prep = plan.preps[case.id]
+        seats = len(prep.seats)
+        review_chars = ASSUMED_OUTPUT_TOKENS * CHARS_PER_TOKEN
+        stage1 = len(briefings.seat_briefing(prep.briefing, date="2000-01-01"))
+        bundle = stage1 + seats * review_chars
+        planned: list[tuple[Route, int, str]] = [(r, stage1, s["alias"]) for r, s in zip(prep.routes, prep.seats)]
+        planned += [(r, bundle, s["alias"]) for r, s in zip(prep.routes, prep.seats)]
+        planned.append((prep.chair_route, bundle, prep.chair))
+        if prep.options.debate:
+            planned += [(r, review_chars, s["alias"]) for r, s in zip(prep.routes, prep.seats) for _ in (0, 1)]
+        flaws_chars = sum(len(f.description) + 80 for f in case.doc.plantedFlaws)
+        planned.append((plan.matcher_route, flaws_chars + seats * TYPICAL_FINDINGS * PER_FINDING_CHARS, plan.matcher))
+        amounts = []
+        for route, chars, name in planned:
+            amount = leg_estimate(chars, route_pricing(route, catalog))
+            if amount is None:
+                unpriced.add(name)
+            else:
+                amounts.append(amount)
+        legs_total += len(planned)
+        rows.append({"caseId": case.id, "legs": len(planned), "amount": round(sum(amounts), 6) if amounts else None})
+    known = [r["amount"] for r in rows if r["amount"] is not None]
+    doc = {"cases": len(rows), "legs": legs_total, "amount": round(sum(known), 6) if known else None,
+           "unpricedModels": sorted(unpriced), "maxCost": plan.max_cost, "perCase": rows,
+           "basis": (f"the catalog's prices at a typical {ASSUMED_OUTPUT_TOKENS:,} output tokens a call (the same "
+                     "assumption as `amicus fanout --estimate`); repairs and retries are not counted, and models "
+                     "listed as unpriced add nothing")}
+    return EvalEstimate.model_validate(doc).model_dump(mode="json")
+
+
+def describe_estimate(est: dict[str, Any]) -> str:
+    from ..providers.cost import format_cost
+
+    amount = format_cost(est["amount"], "estimated" if est["amount"] is not None else "unknown")
+    text = f"Estimate: {amount} for {est['cases']} case(s), {est['legs']} calls"
+    if est["unpricedModels"]:
+        text += f" (no price known for {', '.join(est['unpricedModels'])}: their cost is not in the figure)"
+    if est["maxCost"] is not None:
+        text += f"; ceiling ${est['maxCost']:.2f}"
+    return text
+
+
+# --------------------------------------------------------------------------- writing inputs
+
+def write_inputs(plan: EvalPlan, *, pid: int | None) -> EvalManifest:
+    """The eval directory before anything is sent: the suite's copy, each case's briefing,
+    eval-options.json and the `running` manifest (and the pointer that finds it by id)."""
+    from ..engine import jobs
+
+    d = plan.directory
+    d.path.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(plan.suite.path / SUITE_FILE, d.path / SUITE_FILE)
+    for case in plan.cases:
+        source = plan.suite.path / CASES_DIR / case.id
+        target = d.case_dir(case.id)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in (CASE_FILE, case.doc.artifact):
+            shutil.copyfile(source / name, target / name)
+        atomic_write_text(target / BRIEFING_FILE, plan.preps[case.id].briefing)
+    atomic_write_json(d.options, plan.options.model_dump(mode="json"))
+    manifest = EvalManifest(
+        id=plan.eval_id, status="running", stage="councils", pid=pid, createdAt=_now(), evalDir=str(d.path),
+        suite={"name": plan.suite.doc.name, "version": plan.suite.doc.version, "sha256": plan.suite.sha256,
+               "path": str(plan.suite.path)},
+        models=[seat["alias"] for seat in plan.first().seats], chair=plan.first().chair, matcher=plan.matcher,
+        estimate=plan.estimate, concurrency=plan.concurrency,
+        cases=[CaseProgress(caseId=c.id, status="pending", runId=plan.preps[c.id].run_id,
+                            runDir=str(plan.preps[c.id].run_dir)) for c in plan.cases],
+        casesDone=0, casesTotal=len(plan.cases), notices=list(plan.notices))
+    write_manifest(d, manifest)
+    jobs.write_pointer(plan.first().store, plan.eval_id, "eval-run", d.manifest)
+    return manifest
+
+
+def _now() -> str:
+    from ..engine.store import now_iso
+
+    return now_iso()
+
+
+# --------------------------------------------------------------------------- the run
+
+class EvalRun:
+    """The stages in order, keeping the manifest current."""
+
+    def __init__(self, plan: EvalPlan, manifest: EvalManifest, registry: ProviderRegistry):
+        self.plan = plan
+        self.manifest = manifest
+        self.registry = registry
+        self.degraded = False
+
+    def save(self) -> None:
+        self.manifest.casesDone = sum(1 for c in self.manifest.cases if c.status not in ("pending", "running"))
+        known = [c.cost.amount for c in self.manifest.cases if c.cost is not None and c.cost.amount is not None]
+        self.manifest.cost = round(sum(known), 6) if known else None
+        write_manifest(self.plan.directory, self.manifest)
+
+    def progress(self, case_id: str) -> CaseProgress:
+        return next(c for c in self.manifest.cases if c.caseId == case_id)
+
+    async def run(self) -> int:
+        from ..engine.signals import run_until_signal, signal_received
+
+        await self.councils()
+        if signal_received():
+            return self.finish(signal_received() or 143)
+        self.manifest.stage = "matching"
+        self.save()
+        await run_until_signal(self.match_all)  # a signal stops the matcher's calls too
+        if signal_received():
+            return self.finish(signal_received() or 143)
+        self.manifest.stage = "scoring"
+        self.save()
+        return self.score()
+
+    # -- councils -------------------------------------------------------------------------
+
+    async def councils(self) -> None:
+        limiter = anyio.CapacityLimiter(self.plan.concurrency)
+        async with anyio.create_task_group() as group:
+            for case in self.plan.cases:
+                group.start_soon(self.council, case, limiter)
+
+    async def council(self, case: Case, limiter: anyio.CapacityLimiter) -> None:
+        from ..engine.council_run import run_prepared
+        from ..engine.signals import signal_received
+
+        async with limiter:
+            progress = self.progress(case.id)
+            if signal_received():
+                progress.status = "skipped"
+                self.save()
+                return
+            progress.status = "running"
+            self.save()
+            try:
+                run, code = await run_prepared(self.plan.preps[case.id], registry=self.registry)
+            except AmicusError as err:  # a case's own failure is that case's outcome
+                run, code = {"status": "error", "error": {"code": err.code, "message": err.message}}, 1
+            progress.status = run.get("status") if run.get("status") in ("complete", "partial", "error", "aborted") else "error"
+            usage = run.get("usage") or {}
+            progress.cost = Money(amount=(usage.get("cost") or {}).get("amount"),
+                                  unpricedLegs=int(usage.get("unknownLegs") or 0))
+            if isinstance(run.get("error"), dict):
+                progress.error = {"code": str(run["error"].get("code")), "message": str(run["error"].get("message"))}
+            if code != 0:
+                self.degraded = True
+            self.save()
+
+    # -- matching -------------------------------------------------------------------------
+
+    async def match_all(self) -> None:
+        from ..engine.budget import Budget
+
+        spent = [c.cost.amount for c in self.manifest.cases if c.cost is not None and c.cost.amount is not None]
+        ceiling = None if self.plan.max_cost is None else max(0.0, self.plan.max_cost - sum(spent))
+        budget = Budget(ceiling)
+        limiter = anyio.CapacityLimiter(max(1, self.plan.concurrency))
+        async with anyio.create_task_group() as group:
+            for case in self.plan.cases:
+                tally = self.plan.directory.council_dir(case.id) / "tally.json"
+                if tally.is_file():
+                    group.start_soon(self.match_case, case, tally, budget, limiter)
+
+    async def match_case(self, case: Case, tally_path: Path, budget: Any, limiter: anyio.CapacityLimiter) -> None:
+        async with limiter:
+            started = time.monotonic()
+            matcher = Matcher(self, case, budget)
+            doc = await matcher.decide(tally_path)
+            doc = doc.model_copy(update={"durationMs": int((time.monotonic() - started) * 1000)})
+            atomic_write_json(self.plan.directory.matches(case.id), doc.model_dump(mode="json"))
+            if any(d.by == "undecided" for d in doc.decisions):
+                self.degraded = True
+
+    # -- scoring --------------------------------------------------------------------------
+
+    def score(self) -> int:
+        from .evaldir import rescore
+
+        self.manifest.stage = "done"
+        self.manifest.status = "partial" if self.degraded else "complete"
+        self.manifest.completedAt = _now()
+        code = 2 if self.degraded else 0
+        self.manifest.exitCode = code
+        self.save()  # the scorer reads the manifest from disk, as `amicus eval score` does
+        try:
+            doc = rescore(self.plan.directory)
+        except AmicusError as err:
+            self.manifest.stage = "scoring"
+            return self.finish(1, error={"code": err.code, "message": err.message})
+        if doc["casesScored"] == 0:  # every council failed: say why the first one did
+            self.manifest.stage = "scoring"
+            first = next((c.error for c in self.manifest.cases if c.error), None) or {"code": "COUNCIL_QUORUM"}
+            return self.finish(1, error={"code": first["code"],
+                                         "message": "no case produced a tally, so there is nothing to score"})
+        paths = write_reports(self.plan.directory, doc)
+        self.manifest.report = str(paths["eval.html"])
+        if self.plan.first().lens_run:
+            self.manifest.notices.append("lens eval: not recorded in the eval ledger (lens reviews are not comparable)")
+        else:
+            warning = append_eval_ledger(doc)
+            if warning:
+                self.manifest.notices.append(warning)
+        self.save()
+        return code
+
+    def finish(self, code: int, *, error: dict[str, str] | None = None) -> int:
+        self.manifest.status = {130: "aborted", 143: "aborted", 1: "error"}.get(code, "partial")  # type: ignore[assignment]
+        self.manifest.exitCode = code
+        self.manifest.completedAt = _now()
+        if error is not None:
+            self.manifest.error = error
+        self.save()
+        return code
+
+
+# --------------------------------------------------------------------------- the matcher
+
+class Matcher:
+    """One case's matching: the pre-filter, then the matcher's call(s), then every decision."""
+
+    def __init__(self, run: EvalRun, case: Case, budget: Any):
+        self.run, self.case, self.budget = run, case, budget
+        self.usages: list[Any] = []
+        self.legs = 0
+
+    async def decide(self, tally_path: Path) -> MatchesDocument:
+        tally = read_json(tally_path, what="council tally")
+        findings = [f for f in tally.get("findings", []) if isinstance(f, dict)]
+        rationale = self.rationales(tally_path.parent, findings)
+        decisions: dict[str, Decision] = {}
+        questions: list[Question] = []
+        for f in findings:
+            fid, location, claim = str(f.get("id")), str(f.get("location") or ""), str(f.get("claim") or "")
+            found = candidates(self.case.doc.plantedFlaws, location=location, claim=claim)
+            if not found.flaws:
+                by = "clean-case" if found.placement == "clean" else "prefilter"
+                decisions[fid] = Decision(finding=fid, candidates=[], placement=found.placement, flaw=None, by=by,
+                                          reason=None)
+            else:
+                questions.append(Question(fid, str(f.get("severity")), location, claim, rationale.get(fid, ""),
+                                          found.flaws))
+                decisions[fid] = Decision(finding=fid, candidates=list(found.flaws), placement=found.placement,
+                                          flaw=None, by="undecided", reason=None)
+        answers = await self.ask(questions) if questions else {}
+        for fid, (flaw, reason) in answers.items():
+            decisions[fid] = decisions[fid].model_copy(update={"flaw": flaw, "by": "matcher", "reason": reason})
+        from ..providers.cost import rollup
+
+        cost = rollup(self.usages)["cost"]
+        return MatchesDocument(caseId=self.case.id, caseSha256=self.case.sha256, runId=str(tally["meta"]["runId"]),
+                               tallySha256=sha256_file(tally_path), matcher=self.run.plan.matcher,
+                               decisions=[decisions[str(f.get("id"))] for f in findings],
+                               usage=Money(amount=cost["amount"], unpricedLegs=cost["unpricedLegs"]),
+                               legs=self.legs, durationMs=None)
+
+    def rationales(self, council: Path, findings: Sequence[dict[str, Any]]) -> dict[str, str]:
+        """Each finding's rationale, read back from its raiser's review (the tally keeps none)."""
+        out: dict[str, str] = {}
+        by_seat: dict[str, dict[str, str]] = {}
+        for f in findings:
+            seat = str(f.get("raiserSeat") or f.get("raiser") or "")
+            if seat not in by_seat:
+                path = council / f"review-{seat_file_stem(seat)}.md"
+                parsed = validate_findings(path.read_text(encoding="utf-8")) if path.is_file() else {"findings": []}
+                by_seat[seat] = {str(g.get("id")): str(g.get("rationale") or "") for g in parsed["findings"]}
+            fid = str(f.get("id"))
+            out[fid] = by_seat[seat].get(fid[1:], "")
+        return out
+
+    async def ask(self, questions: list[Question]) -> dict[str, tuple[str | None, str]]:
+        answers: dict[str, tuple[str | None, str]] = {}
+        text = prompt(self.case, questions)
+        for attempt in (1, 2):
+            pending = [q for q in questions if q.finding not in answers]
+            reading = await self.call(text, pending, attempt)
+            if reading is None:
+                break
+            answers.update(reading.answers)
+            unanswered = [q for q in questions if q.finding not in answers]
+            if not unanswered:
+                break
+            text = repair_prompt(self.case, reading.problems, unanswered)
+        return answers
+
+    async def call(self, text: str, pending: list[Question], attempt: int) -> Any:
+        from ..engine.waves import call_route
+        from ..providers.cost import usage_from_doc
+
+        plan = self.run.plan
+        d = plan.directory.case_dir(self.case.id)
+        suffix = "" if attempt == 1 else f"-{attempt}"
+        atomic_write_text(d / f"matcher-prompt{suffix}.md", text)
+        route = plan.matcher_route
+        claim = self.budget.claim(leg_estimate(len(text), route_pricing(route, plan.first().catalog),
+                                               output_tokens=MATCHER_OUTPUT_CAP))
+        if claim is None:
+            self.run.manifest.notices.append(f"case {self.case.id}: the matcher call was refused by the --max-cost "
+                                             "ceiling; its findings stay undecided")
+            return None
+        self.legs += 1
+        usage_doc = None
+        try:
+            completion = await call_route(self.registry, route, (Message("user", text),), timeout_s=plan.timeout_s,
+                                          json_schema=reply_schema(pending, [f.id for f in self.case.doc.plantedFlaws]),
+                                          max_tokens=MATCHER_OUTPUT_CAP)
+        except Exception as exc:  # noqa: BLE001 - a failed matcher call is this case's outcome
+            usage = getattr(exc, "usage", None)
+            usage_doc = usage.to_doc() if usage is not None else None
+            self.budget.settle(claim, usage_doc)
+            self.usages.append(usage_from_doc(usage_doc) if usage_doc else None)
+            raw = getattr(exc, "text", None)
+            message = getattr(exc, "message", None) or type(exc).__name__
+            atomic_write_text(d / f"matcher-output{suffix}.md", raw or f"(no reply: {message})\n")
+            if raw:  # the model answered, in a shape the provider refused: read what it said
+                return read_reply(raw, None, pending)
+            self.run.manifest.notices.append(f"case {self.case.id}: the matcher call failed ({message})")
+            return None
+        usage_doc = completion.usage.to_doc()
+        self.budget.settle(claim, usage_doc)
+        self.usages.append(completion.usage)
+        atomic_write_text(d / f"matcher-output{suffix}.md", completion.text)
+        return read_reply(completion.text, completion.structured, pending)
+
+    @property
+    def registry(self) -> ProviderRegistry:
+        return self.run.registry
+
+
+# --------------------------------------------------------------------------- the ledger
+
+def append_eval_ledger(doc: dict[str, Any]) -> str | None:
+    """One content-free row per model (eval-ledger-row) in the eval ledger; best effort."""
+    from ..config import eval_ledger_path
+    from ..council.ledger import append_rows
+    from .scoring import ledger_rows
+
+    return append_rows(ledger_rows(doc), eval_ledger_path(), what="eval ledger")
+
+
+# --------------------------------------------------------------------------- entry points
+
+async def run_eval(plan: EvalPlan, *, registry: ProviderRegistry | None = None,
+                   manifest: EvalManifest | None = None) -> tuple[dict[str, Any], int]:
+    """An eval from its plan to its scores, with signal handling. Returns (eval-run.json, exit code).
+    `manifest`: the one a front already wrote (a detached worker takes it over)."""
+    import os
+
+    from ..engine.signals import run_until_signal
+
+    if manifest is None:
+        manifest = write_inputs(plan, pid=os.getpid())
+    else:
+        manifest.pid = os.getpid()
+        write_manifest(plan.directory, manifest)
+    own = registry is None
+    active = registry or ProviderRegistry()
+    engine = EvalRun(plan, manifest, active)
+    try:
+        code, signal_code = await run_until_signal(engine.run, graceful=True)
+    except Exception as exc:  # a bug: the manifest must not stay `running`
+        engine.finish(1, error={"code": "INTERNAL", "message": f"{type(exc).__name__}: {exc}"})
+        raise
+    finally:
+        if own:
+            await active.aclose()
+    if signal_code is not None and engine.manifest.status == "running":
+        code = engine.finish(signal_code)
+    return engine.manifest.model_dump(mode="json"), int(code if code is not None else 1)
+
+
+def start_eval(plan: EvalPlan) -> EvalManifest:
+    """Start a prepared eval as a detached worker (`python -m amicus_mcp.eval.worker DIR`)."""
+    import os
+    import sys
+
+    from ..engine.spawn import ENGINE_LOG, spawn_detached
+    from ..errors import InternalError
+
+    manifest = write_inputs(plan, pid=os.getpid())  # this (live) process stands for the worker until it runs
+    argv = [sys.executable, "-m", "amicus_mcp.eval.worker", str(plan.directory.path)]
+    try:
+        pid = spawn_detached(argv, cwd=plan.first().store.project, log_path=plan.directory.path / ENGINE_LOG)
+    except OSError as exc:
+        manifest.status, manifest.exitCode, manifest.completedAt = "error", 1, _now()
+        manifest.error = {"code": "INTERNAL", "message": f"could not start the eval: {exc.strerror or exc}"}
+        write_manifest(plan.directory, manifest)
+        raise InternalError(manifest.error["message"], hint="check the Python environment amicus runs in") from None
+    current = read_manifest(plan.directory)
+    if current.pid == os.getpid():  # the worker has not written its own pid yet
+        current.pid = pid
+        write_manifest(plan.directory, current)
+    return current
+

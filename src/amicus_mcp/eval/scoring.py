@@ -1,0 +1,390 @@
+"""Scoring: the recorded decisions and the councils' own documents → the `eval` document.
+
+Pure: everything comes in as arguments (the suite, each case's run.json, tally.json and
+matcher decisions, the eval's manifest and options) and the same inputs give the same
+document, byte for byte — which is how `amicus eval score DIR` reproduces eval.json.
+
+The figures, over the cases whose council produced a tally ("scored"; a case with none is
+"lost", named, and left out of every denominator):
+
+- recall — planted flaws found / planted, per seat (a flaw is found by a seat when one of its
+  findings was matched to it) and for the council (found by any seat), by severity, and by
+  tier: each planted flaw counts once, at the strongest tier any finding matched to it reached
+  (Confirmed > Contested > Singleton > Disputed), or Missed;
+- precision per tier, above all Confirmed: matched vs unmatched findings. An unmatched
+  finding is not called false — it may be a real flaw nobody planted;
+- false alarms — blocker and major findings on clean cases, per seat and for the council;
+- chair verdict accuracy against each case's expected verdict;
+- cost (councils and matching) and wall time, per case and in total;
+- per seat and per model, the mean peers-only street-cred earned in these runs beside the
+  measured recall, so a reader can see whether peer agreement tracks correctness.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine.store import parse_iso
+from .documents import EvalDocument, EvalManifest, EvalRunOptions, MatchesDocument
+from .suite import Case, Suite
+
+TIER_STRENGTH = ("Confirmed", "Contested", "Singleton", "Disputed")  # strongest first
+SEVERITIES = ("blocker", "major", "minor", "nit")
+ALARM_SEVERITIES = ("blocker", "major")
+UNMATCHED_NOTE = ("An unmatched finding is not necessarily wrong: it may be a real flaw nobody planted. "
+                  "Read the unmatched Confirmed findings before calling them noise.")
+
+
+@dataclass(frozen=True)
+class CaseInputs:
+    """What one case left on disk: its council's run.json and tally.json, and the decisions."""
+
+    case: Case
+    run: Mapping[str, Any] | None
+    tally: Mapping[str, Any] | None
+    matches: MatchesDocument | None
+
+
+# --------------------------------------------------------------------------- small helpers
+
+def rate(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(math.fsum(values) / len(values), 4) if values else None
+
+
+def _money(amounts: Sequence[tuple[float | None, int]]) -> dict[str, Any]:
+    known = [a for a, _ in amounts if a is not None]
+    return {"amount": round(math.fsum(known), 6) if known else None, "unpricedLegs": sum(u for _, u in amounts)}
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _dict(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def finding_seat(finding: Mapping[str, Any]) -> str:
+    return str(finding.get("raiserSeat") or finding.get("raiser") or "")
+
+
+def _strongest(tiers: Sequence[str | None]) -> str | None:
+    ranked = [t for t in TIER_STRENGTH if t in tiers]
+    return ranked[0] if ranked else None
+
+
+def _run_cost(run: Mapping[str, Any] | None) -> tuple[float | None, int]:
+    usage = _dict(_dict(run).get("usage"))
+    return _number(_dict(usage.get("cost")).get("amount")), int(_number(usage.get("unknownLegs")) or 0)
+
+
+def _wall_ms(run: Mapping[str, Any] | None, extra_ms: int | None) -> int | None:
+    run = _dict(run)
+    try:
+        started, ended = parse_iso(str(run["createdAt"])), parse_iso(str(run["completedAt"]))
+    except (KeyError, ValueError):
+        return None
+    return int((ended - started).total_seconds() * 1000) + (extra_ms or 0)
+
+
+def _seat_cost(runs: Sequence[Mapping[str, Any]], seat: str) -> dict[str, Any]:
+    amounts = []
+    for run in runs:
+        for leg in _list(run.get("legs")):
+            if isinstance(leg, Mapping) and leg.get("seat") == seat and leg.get("status") != "running":
+                cost = _dict(_dict(leg.get("usage")).get("cost"))
+                amount = _number(cost.get("amount"))
+                amounts.append((amount, 0 if amount is not None else 1))
+    return _money(amounts)
+
+
+def _street_cred(tally: Mapping[str, Any], seat: str, alias: str) -> float | None:
+    rows = [_dict(r) for r in _list(tally.get("streetCred"))]
+    seated = [r for r in rows if r.get("seat") == seat]
+    chosen = seated or [r for r in rows if r.get("model") == alias and "seat" not in r]
+    values = [v for v in (_number(r.get("peersOnly")) for r in chosen) if v is not None]
+    return math.fsum(values) / len(values) if values else None
+
+
+def _resolved(tally: Mapping[str, Any], alias: str) -> str | None:
+    for row in _list(tally.get("runStats")):
+        row = _dict(row)
+        if row.get("model") == alias and row.get("role") in ("seat", "critic") and row.get("resolvedModel"):
+            return str(row["resolvedModel"])
+    for row in _list(tally.get("runStats")):
+        row = _dict(row)
+        if row.get("model") == alias and str(row.get("role", "")).startswith("lens:") and row.get("resolvedModel"):
+            return str(row["resolvedModel"])
+    return None
+
+
+# --------------------------------------------------------------------------- one case
+
+@dataclass
+class _Scored:
+    inputs: CaseInputs
+    doc: dict[str, Any]
+    findings: list[dict[str, Any]]  # FindingResult dicts
+
+
+def _lost_reason(run: Mapping[str, Any] | None) -> str:
+    if run is None:
+        return "its council never started"
+    error = _dict(run.get("error"))
+    if error:
+        return f"its council ended {run.get('status')}: {error.get('code')}: {error.get('message')}"
+    return f"its council ended {run.get('status')} without a tally"
+
+
+def score_case(inputs: CaseInputs, seat_order: Sequence[str]) -> _Scored:
+    case, run, tally, matches = inputs.case, inputs.run, inputs.tally, inputs.matches
+    doc: dict[str, Any] = {
+        "caseId": case.id, "kind": case.doc.kind, "title": case.doc.title, "clean": case.clean,
+        "scored": tally is not None and matches is not None, "lostReason": None,
+        "runId": _dict(run).get("runId"), "runStatus": _dict(run).get("status"),
+        "expectedVerdict": case.doc.expectedVerdict, "verdict": None, "verdictCorrect": None,
+        "plantedFlaws": len(case.doc.plantedFlaws), "found": 0, "flaws": [],
+        "findingCounts": {"total": 0, "matched": 0, "unmatched": 0, "undecided": 0}, "findings": [],
+        "falseAlarms": 0,
+        "cost": _money([_run_cost(run), *([(matches.usage.amount, matches.usage.unpricedLegs)] if matches else [])]),
+        "wallMs": _wall_ms(run, matches.durationMs if matches else None),
+    }
+    if tally is None or matches is None:
+        doc["lostReason"] = _lost_reason(run)
+        doc["flaws"] = [{"id": f.id, "severity": f.severity, "class": f.flaw_class, "tier": None, "foundBy": [],
+                         "findings": []} for f in case.doc.plantedFlaws]
+        return _Scored(inputs, doc, [])
+    decisions = {d.finding: d for d in matches.decisions}
+    findings = []
+    for f in _list(tally.get("findings")):
+        f = _dict(f)
+        decision = decisions[str(f.get("id"))]
+        findings.append({"id": str(f.get("id")), "seat": finding_seat(f), "severity": str(f.get("severity")),
+                         "tier": f.get("tier") if f.get("tier") in TIER_STRENGTH else None,
+                         "claim": str(f.get("claim") or ""), "location": str(f.get("location") or ""),
+                         "flaw": decision.flaw, "by": decision.by, "placement": decision.placement,
+                         "reason": decision.reason})
+    for flaw in case.doc.plantedFlaws:
+        hits = [f for f in findings if f["flaw"] == flaw.id]
+        seats = {f["seat"] for f in hits}
+        doc["flaws"].append({"id": flaw.id, "severity": flaw.severity, "class": flaw.flaw_class,
+                             "tier": _strongest([f["tier"] for f in hits]),
+                             "foundBy": [s for s in seat_order if s in seats] + sorted(seats - set(seat_order)),
+                             "findings": [f["id"] for f in hits]})
+    doc["found"] = sum(1 for f in doc["flaws"] if f["findings"])
+    counts = doc["findingCounts"]
+    counts["total"] = len(findings)
+    counts["undecided"] = sum(1 for f in findings if f["by"] == "undecided")
+    counts["matched"] = sum(1 for f in findings if f["flaw"] is not None)
+    counts["unmatched"] = counts["total"] - counts["matched"] - counts["undecided"]
+    doc["findings"] = findings
+    if case.clean:
+        doc["falseAlarms"] = sum(1 for f in findings if f["severity"] in ALARM_SEVERITIES)
+    verdict = _dict(run).get("overallVerdict")
+    if verdict in ("Ship it", "Fix these first", "Fundamental rethink"):
+        doc["verdict"] = verdict
+        doc["verdictCorrect"] = verdict == case.doc.expectedVerdict
+    return _Scored(inputs, doc, findings)
+
+
+# --------------------------------------------------------------------------- seats and models
+
+def bench_seats(inputs: Sequence[CaseInputs], fallback: Sequence[str]) -> list[tuple[str, str]]:
+    """(seat id, alias) of the bench, in seat order, from the first run that lists them."""
+    for item in inputs:
+        seats = [(str(_dict(s).get("id")), str(_dict(s).get("alias"))) for s in _list(_dict(item.run).get("seats"))]
+        if seats:
+            return seats
+    return [(m, m) for m in fallback]
+
+
+def _findings_of(scored: Sequence[_Scored], seat: str) -> list[dict[str, Any]]:
+    return [f for s in scored for f in s.findings if f["seat"] == seat]
+
+
+def _counts(findings: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    matched = sum(1 for f in findings if f["flaw"] is not None)
+    undecided = sum(1 for f in findings if f["by"] == "undecided")
+    return {"total": len(findings), "matched": matched, "unmatched": len(findings) - matched - undecided,
+            "undecided": undecided}
+
+
+def _seat_result(seat: str, alias: str, scored: Sequence[_Scored]) -> dict[str, Any]:
+    flawed = [s for s in scored if not s.inputs.case.clean]
+    clean = [s for s in scored if s.inputs.case.clean]
+    planted = sum(len(s.doc["flaws"]) for s in flawed)
+    found = sum(1 for s in flawed for f in s.doc["flaws"] if seat in f["foundBy"])
+    alarms = [[f for f in s.findings if f["seat"] == seat and f["severity"] in ALARM_SEVERITIES] for s in clean]
+    creds = [c for c in (_street_cred(_dict(s.inputs.tally), seat, alias) for s in scored) if c is not None]
+    resolved = next((r for r in (_resolved(_dict(s.inputs.tally), alias) for s in scored) if r), None)
+    with_alarm = sum(1 for a in alarms if a)
+    return {
+        "seat": seat, "model": alias, "resolvedModel": resolved,
+        "recall": {"found": found, "planted": planted, "rate": rate(found, planted)},
+        "findings": _counts(_findings_of(scored, seat)),
+        "falseAlarms": sum(len(a) for a in alarms), "cleanCases": len(clean), "cleanCasesWithAlarm": with_alarm,
+        "falseAlarmRate": rate(with_alarm, len(clean)), "streetCredPeersOnly": _mean(creds),
+        "cost": _seat_cost([_dict(s.inputs.run) for s in scored], seat),
+    }
+
+
+def _model_result(alias: str, seats: Sequence[str], scored: Sequence[_Scored],
+                  seat_rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A model's figures: its seats together (a twin bench's seats count as one model)."""
+    flawed = [s for s in scored if not s.inputs.case.clean]
+    clean = [s for s in scored if s.inputs.case.clean]
+    planted = sum(len(s.doc["flaws"]) for s in flawed)
+    found = sum(1 for s in flawed for f in s.doc["flaws"] if set(f["foundBy"]) & set(seats))
+    alarms = [[f for f in s.findings if f["seat"] in seats and f["severity"] in ALARM_SEVERITIES] for s in clean]
+    rows = [r for r in seat_rows if r["seat"] in seats]
+    creds = [r["streetCredPeersOnly"] for r in rows if r["streetCredPeersOnly"] is not None]
+    with_alarm = sum(1 for a in alarms if a)
+    return {
+        "model": alias, "resolvedModel": next((r["resolvedModel"] for r in rows if r["resolvedModel"]), None),
+        "seats": list(seats), "recall": {"found": found, "planted": planted, "rate": rate(found, planted)},
+        "falseAlarms": sum(len(a) for a in alarms), "cleanCasesWithAlarm": with_alarm,
+        "falseAlarmRate": rate(with_alarm, len(clean)), "streetCredPeersOnly": _mean(creds),
+        "cost": _money([(r["cost"]["amount"], r["cost"]["unpricedLegs"]) for r in rows]),
+    }
+
+
+# --------------------------------------------------------------------------- the council
+
+def _council(scored: Sequence[_Scored]) -> dict[str, Any]:
+    flaws = [f for s in scored if not s.inputs.case.clean for f in s.doc["flaws"]]
+    found = [f for f in flaws if f["findings"]]
+    by_severity = {sev: {"found": sum(1 for f in found if f["severity"] == sev),
+                         "planted": sum(1 for f in flaws if f["severity"] == sev)} for sev in SEVERITIES}
+    for entry in by_severity.values():
+        entry["rate"] = rate(entry["found"], entry["planted"])
+    by_tier = {tier: sum(1 for f in flaws if f["tier"] == tier) for tier in TIER_STRENGTH}
+    by_tier["Missed"] = len(flaws) - len(found)
+    return {"recall": {"found": len(found), "planted": len(flaws), "rate": rate(len(found), len(flaws))},
+            "bySeverity": by_severity, "byTier": by_tier}
+
+
+def _precision(scored: Sequence[_Scored]) -> dict[str, Any]:
+    findings = [f for s in scored for f in s.findings]
+    by_tier = {}
+    for tier in TIER_STRENGTH:
+        counts = _counts([f for f in findings if f["tier"] == tier])
+        by_tier[tier] = {"findings": counts["total"], "matched": counts["matched"], "unmatched": counts["unmatched"],
+                         "undecided": counts["undecided"],
+                         "rate": rate(counts["matched"], counts["matched"] + counts["unmatched"])}
+    return {"byTier": by_tier, "confirmed": by_tier["Confirmed"], "note": UNMATCHED_NOTE}
+
+
+def _false_alarms(scored: Sequence[_Scored]) -> dict[str, Any]:
+    clean = [s for s in scored if s.inputs.case.clean]
+    alarms = [[f for f in s.findings if f["severity"] in ALARM_SEVERITIES] for s in clean]
+    return {"cleanCases": len(clean), "findings": sum(len(a) for a in alarms),
+            "confirmed": sum(1 for a in alarms for f in a if f["tier"] == "Confirmed"),
+            "casesWithAlarm": sum(1 for a in alarms if a)}
+
+
+def _verdicts(scored: Sequence[_Scored]) -> dict[str, Any]:
+    correct = sum(1 for s in scored if s.doc["verdictCorrect"] is True)
+    wrong = sum(1 for s in scored if s.doc["verdictCorrect"] is False)
+    none = sum(1 for s in scored if s.doc["verdict"] is None)
+    return {"cases": len(scored), "correct": correct, "wrong": wrong, "noVerdict": none,
+            "accuracy": rate(correct, len(scored))}
+
+
+def _totals(cases: Sequence[_Scored], manifest: EvalManifest) -> dict[str, Any]:
+    councils = _money([_run_cost(c.inputs.run) for c in cases])
+    matching = _money([(c.inputs.matches.usage.amount, c.inputs.matches.usage.unpricedLegs)
+                       for c in cases if c.inputs.matches is not None])
+    total = _money([(councils["amount"], councils["unpricedLegs"]), (matching["amount"], matching["unpricedLegs"])])
+    wall = None
+    if manifest.completedAt is not None:
+        wall = int((parse_iso(manifest.completedAt) - parse_iso(manifest.createdAt)).total_seconds() * 1000)
+    return {"cost": total, "councils": councils, "matching": matching, "wallMs": wall}
+
+
+def _notes(cases: Sequence[_Scored], precision: Mapping[str, Any]) -> list[str]:
+    notes = []
+    lost = [c for c in cases if not c.doc["scored"]]
+    if lost:
+        notes.append(f"{len(lost)} case(s) produced no tally and are left out of every figure: "
+                     + "; ".join(f"{c.doc['caseId']} ({c.doc['lostReason']})" for c in lost))
+    undecided = sum(c.doc["findingCounts"]["undecided"] for c in cases)
+    if undecided:
+        notes.append(f"{undecided} finding(s) got no usable answer from the matcher: they count as matched to "
+                     "nothing, so recall is a floor")
+    if precision["confirmed"]["unmatched"]:
+        notes.append(UNMATCHED_NOTE)
+    no_verdict = [c.doc["caseId"] for c in cases if c.doc["scored"] and c.doc["verdict"] is None]
+    if no_verdict:
+        notes.append(f"no chair verdict on {len(no_verdict)} case(s): {', '.join(no_verdict)}")
+    return notes
+
+
+# --------------------------------------------------------------------------- the document
+
+def score(manifest: EvalManifest, options: EvalRunOptions, suite: Suite,
+          inputs: Sequence[CaseInputs]) -> dict[str, Any]:
+    """The eval document (validated against its model, keys in the model's order)."""
+    seats = bench_seats(inputs, manifest.models)
+    seat_order = [s for s, _ in seats]
+    cases = [score_case(item, seat_order) for item in inputs]
+    scored = [c for c in cases if c.doc["scored"]]
+    seat_rows = [_seat_result(seat, alias, scored) for seat, alias in seats]
+    aliases: dict[str, list[str]] = {}
+    for seat, alias in seats:
+        aliases.setdefault(alias, []).append(seat)
+    bench = options.bench
+    precision = _precision(scored)
+    doc = {
+        "schemaVersion": 2, "type": "eval", "evalId": manifest.id, "createdAt": manifest.createdAt,
+        "completedAt": manifest.completedAt, "status": manifest.status, "suite": _suite_summary(suite, inputs),
+        "bench": {"seats": [{"seat": s, "model": a} for s, a in seats], "chair": manifest.chair,
+                  "matcher": manifest.matcher, "critic": bench.get("critic"), "lenses": bench.get("lenses"),
+                  "debate": bool(bench.get("debate")), "maxCost": bench.get("maxCost")},
+        "casesScored": len(scored), "casesLost": len(cases) - len(scored),
+        "council": _council(scored), "seats": seat_rows,
+        "models": [_model_result(alias, members, scored, seat_rows) for alias, members in aliases.items()],
+        "precision": precision, "falseAlarms": _false_alarms(scored), "verdicts": _verdicts(scored),
+        "totals": _totals(cases, manifest), "cases": [c.doc for c in cases], "notes": _notes(cases, precision),
+    }
+    return EvalDocument.model_validate(doc).model_dump(mode="json", by_alias=True)
+
+
+def _suite_summary(suite: Suite, inputs: Sequence[CaseInputs]) -> dict[str, Any]:
+    """The suite as this eval ran it (a `--case` selection runs part of it)."""
+    ran = [item.case for item in inputs]
+    flawed = [c for c in ran if not c.clean]
+    return {"name": suite.doc.name, "version": suite.doc.version, "sha256": suite.sha256, "cases": len(ran),
+            "cleanCases": len(ran) - len(flawed), "plantedFlaws": sum(len(c.doc.plantedFlaws) for c in flawed),
+            "kinds": sorted({c.doc.kind for c in ran})}
+
+
+# --------------------------------------------------------------------------- the eval ledger
+
+def ledger_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One eval-ledger row per model of an eval document: counts and rates, no content."""
+    suite = doc["suite"]
+    clean = doc["falseAlarms"]["cleanCases"]
+    rows = []
+    for model in doc["models"]:
+        rows.append({
+            "schemaVersion": 2, "type": "eval-ledger-row", "evalId": doc["evalId"],
+            "date": doc["completedAt"] or doc["createdAt"], "suite": suite["name"], "suiteVersion": suite["version"],
+            "suiteSha256": suite["sha256"], "model": model["model"], "resolvedModel": model["resolvedModel"],
+            "seats": len(model["seats"]), "casesScored": doc["casesScored"],
+            "plantedFlaws": model["recall"]["planted"], "found": model["recall"]["found"],
+            "recall": model["recall"]["rate"], "cleanCases": clean, "falseAlarms": model["falseAlarms"],
+            "cleanCasesWithAlarm": model["cleanCasesWithAlarm"],
+            "falseAlarmRate": model["falseAlarmRate"], "streetCredPeersOnly": model["streetCredPeersOnly"],
+        })
+    return rows

@@ -1,0 +1,302 @@
+"""Planted-flaw suites: the format, its validation, and loading one from a folder.
+
+    <suite>/suite.json             {schemaVersion, type: "eval-suite", name, version, description}
+    <suite>/cases/<id>/case.json   one case (`eval-case`): kind, title, artifact, briefing,
+                                   expectedVerdict, plantedFlaws[]
+    <suite>/cases/<id>/<artifact>  the artifact the council reviews (UTF-8 text)
+
+The format is documented for suite authors in `suites/planted/README.md`. A planted flaw's
+location is one or more 1-based inclusive line ranges of the artifact, an optional `quote`
+that must appear within those lines (so a line number that drifted is caught) and optional
+`anchors` (identifiers or headings that appear in the artifact), which the pre-filter also
+accepts as a location.
+
+Everything is checked before anything is sent: a missing or unknown field, a flaw whose lines
+fall outside the artifact or whose quote is not on them, an anchor the artifact does not
+contain, a duplicate id. Each problem is one `BadArgs` naming the file and the field, e.g.
+`cases/x/case.json: plantedFlaws[2].location.lines: line 80 is past the artifact's 62 lines`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..council.parse import REVIEW_VERDICTS
+from ..errors import BadArgs
+from ..fsio import read_bytes_bounded
+
+SUITE_FILE = "suite.json"
+CASES_DIR = "cases"
+CASE_FILE = "case.json"
+SHIPPED_SUITE = "planted"  # the suite `amicus eval run` uses when none is named
+MAX_CASE_BYTES = 256 * 1024
+MAX_ARTIFACT_BYTES = 200 * 1024
+MAX_CASES = 200
+
+SLUG = r"^[a-z0-9][a-z0-9-]{0,63}$"
+FLAW_ID = r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"
+ARTIFACT_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
+Severity = Literal["blocker", "major", "minor", "nit"]
+Verdict = Literal["Ship it", "Fix these first", "Fundamental rethink"]
+assert tuple(Verdict.__args__) == REVIEW_VERDICTS  # type: ignore[attr-defined]  # one scale
+
+LineRange = Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=2, max_length=2)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+
+
+class FlawLocation(_Strict):
+    lines: LineRange | Annotated[list[LineRange], Field(min_length=1)]
+    quote: Annotated[str, Field(min_length=3)] | None = None
+    anchors: list[Annotated[str, Field(min_length=2, max_length=80)]] = Field(default_factory=list)
+
+    def ranges(self) -> list[tuple[int, int]]:
+        """The location as (start, end) ranges, however it was written."""
+        raw = self.lines if isinstance(self.lines[0], list) else [self.lines]
+        return [(int(r[0]), int(r[1])) for r in raw]  # type: ignore[index]
+
+
+class PlantedFlaw(_Strict):
+    id: Annotated[str, Field(pattern=FLAW_ID)]
+    location: FlawLocation
+    severity: Severity
+    flaw_class: Annotated[str, Field(alias="class", pattern=SLUG)]
+    description: Annotated[str, Field(min_length=20, max_length=2000)]
+
+
+class CaseDocument(_Strict):
+    schemaVersion: Literal[2]
+    type: Literal["eval-case"]
+    id: Annotated[str, Field(pattern=SLUG)]
+    kind: Annotated[str, Field(pattern=SLUG)]
+    title: Annotated[str, Field(min_length=3, max_length=200)]
+    artifact: Annotated[str, Field(pattern=ARTIFACT_NAME)]
+    briefing: Annotated[str, Field(min_length=20, max_length=8000)]
+    expectedVerdict: Verdict
+    plantedFlaws: list[PlantedFlaw]
+
+
+class SuiteDocument(_Strict):
+    schemaVersion: Literal[2]
+    type: Literal["eval-suite"]
+    name: Annotated[str, Field(pattern=SLUG)]
+    version: Annotated[int, Field(ge=1)]
+    description: Annotated[str, Field(max_length=2000)] = ""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case, read and checked: its document, the artifact text and its lines."""
+
+    doc: CaseDocument
+    artifact_text: str
+    sha256: str  # of case.json and the artifact together: what the case was when it ran
+
+    @property
+    def id(self) -> str:
+        return self.doc.id
+
+    @property
+    def clean(self) -> bool:
+        return not self.doc.plantedFlaws
+
+    @property
+    def lines(self) -> list[str]:
+        return artifact_lines(self.artifact_text)
+
+    def flaw(self, flaw_id: str) -> PlantedFlaw:
+        return next(f for f in self.doc.plantedFlaws if f.id == flaw_id)
+
+
+@dataclass(frozen=True)
+class Suite:
+    doc: SuiteDocument
+    path: Path
+    cases: tuple[Case, ...]
+    sha256: str  # over every case's hash, in case order
+
+    def case(self, case_id: str) -> Case:
+        return next(c for c in self.cases if c.id == case_id)
+
+
+# --------------------------------------------------------------------------- artifact lines
+
+def artifact_lines(text: str) -> list[str]:
+    """The artifact's lines as the council sees them numbered (a final newline ends the last)."""
+    body = text[:-1] if text.endswith("\n") else text
+    return body.split("\n")
+
+
+def numbered(text: str) -> str:
+    """The artifact with a right-aligned line number and a bar before every line."""
+    lines = artifact_lines(text)
+    width = len(str(len(lines)))
+    return "\n".join(f"{n:>{width}} | {line}".rstrip() for n, line in enumerate(lines, 1))
+
+
+# --------------------------------------------------------------------------- checks (pure)
+
+def parse_case(raw: bytes, artifact_raw: bytes | None, *, where: str, dir_name: str) -> Case:
+    """A case from its case.json bytes and its artifact's bytes (None: the file is missing).
+    `where` names the case file in every message."""
+    doc = _parse(CaseDocument, raw, where=where, hint="see the case format in the suite's README.md")
+    if doc.id != dir_name:
+        raise BadArgs(f"{where}: id: '{doc.id}' does not match its folder '{dir_name}'",
+                      hint="a case's id is the name of its folder under cases/")
+    if artifact_raw is None:
+        raise BadArgs(f"{where}: artifact: the file '{doc.artifact}' is missing beside case.json",
+                      hint="put the artifact in the case's folder, named as `artifact` says")
+    text = _artifact_text(artifact_raw, where=where, name=doc.artifact)
+    _check_flaws(doc, text, where=where)
+    digest = hashlib.sha256(raw + b"\0" + artifact_raw).hexdigest()
+    return Case(doc=doc, artifact_text=text, sha256=digest)
+
+
+def _check_flaws(doc: CaseDocument, text: str, *, where: str) -> None:
+    lines = artifact_lines(text)
+    seen: set[str] = set()
+    for i, flaw in enumerate(doc.plantedFlaws):
+        field = f"plantedFlaws[{i}]"
+        if flaw.id in seen:
+            raise BadArgs(f"{where}: {field}.id: duplicate flaw id '{flaw.id}'", hint="flaw ids are unique within a case")
+        seen.add(flaw.id)
+        covered: list[str] = []
+        for start, end in flaw.location.ranges():
+            if end < start:
+                raise BadArgs(f"{where}: {field}.location.lines: range {start}-{end} ends before it starts",
+                              hint="write [first line, last line], 1-based and inclusive")
+            if end > len(lines):
+                raise BadArgs(f"{where}: {field}.location.lines: line {end} is past the end of the artifact "
+                              f"'{doc.artifact}' ({len(lines)} lines)",
+                              hint="a planted flaw must sit inside the artifact: check its line numbers")
+            covered.append("\n".join(lines[start - 1:end]))
+        quote = flaw.location.quote
+        if quote is not None and not any(quote in part for part in covered):
+            raise BadArgs(f"{where}: {field}.location.quote: {quote!r} is not on the lines given",
+                          hint="the quote must appear, exactly, within the flaw's line ranges")
+        lowered = text.lower()
+        for j, anchor in enumerate(flaw.location.anchors):
+            if anchor.lower() not in lowered:
+                raise BadArgs(f"{where}: {field}.location.anchors[{j}]: {anchor!r} does not appear in the artifact",
+                              hint="an anchor is a name or heading the artifact contains")
+    if not doc.plantedFlaws and doc.expectedVerdict != "Ship it":
+        raise BadArgs(f"{where}: expectedVerdict: a clean case (no planted flaw) expects 'Ship it', "
+                      f"not '{doc.expectedVerdict}'", hint="plant its flaws, or expect 'Ship it'")
+
+
+def _artifact_text(raw: bytes, *, where: str, name: str) -> str:
+    if b"\x00" in raw:
+        raise BadArgs(f"{where}: artifact: '{name}' is binary", hint="an artifact is UTF-8 text")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadArgs(f"{where}: artifact: '{name}' is not UTF-8 text", hint="save it as UTF-8") from None
+    if not text.strip():
+        raise BadArgs(f"{where}: artifact: '{name}' is empty", hint="the council reviews the artifact")
+    return text
+
+
+def _parse(model: type[Any], raw: bytes, *, where: str, hint: str) -> Any:
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise BadArgs(f"{where}: not a JSON document ({exc})", hint=hint) from None
+    try:
+        return model.model_validate(doc)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        raise BadArgs(f"{where}: {_field(first['loc'])}: {_message(first)}", hint=hint) from None
+
+
+def _field(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif re.fullmatch(r"(list\[.*\]|int|str|none|union\[.*\]|function-.*)", str(part)):
+            continue  # a union branch pydantic names in the location: noise to a reader
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(root)"
+
+
+def _message(problem: dict[str, Any]) -> str:
+    if problem["type"] == "missing":
+        return "this field is required"
+    if problem["type"] == "extra_forbidden":
+        return "unknown field"
+    return str(problem["msg"])
+
+
+# --------------------------------------------------------------------------- loading (I/O)
+
+def shipped_suite_path() -> Path:
+    return Path(str(files("amicus_mcp").joinpath("eval", "suites", SHIPPED_SUITE)))
+
+
+def load_suite(path: str | Path | None = None) -> Suite:
+    """The suite in folder `path` (the shipped suite when None), every case checked."""
+    root = Path(path).expanduser().resolve() if path is not None else shipped_suite_path()
+    if not root.is_dir():
+        raise BadArgs(f"suite '{path}' is not a folder", hint="a suite is a folder with suite.json and cases/")
+    suite_raw = _read(root / SUITE_FILE, where=f"{root / SUITE_FILE}", limit=MAX_CASE_BYTES)
+    if suite_raw is None:
+        raise BadArgs(f"{root}: suite.json is missing", hint="a suite folder starts with suite.json (see the format)")
+    doc = _parse(SuiteDocument, suite_raw, where=str(root / SUITE_FILE), hint="see the suite format in README.md")
+    case_root = root / CASES_DIR
+    folders = sorted(p for p in case_root.iterdir() if p.is_dir()) if case_root.is_dir() else []
+    if not folders:
+        raise BadArgs(f"{root}: cases/ holds no case folder", hint="each case is cases/<id>/case.json plus its artifact")
+    if len(folders) > MAX_CASES:
+        raise BadArgs(f"{root}: {len(folders)} cases is more than {MAX_CASES}", hint="split the suite")
+    cases = tuple(_load_case(folder) for folder in folders)
+    digest = hashlib.sha256("\n".join(f"{c.id}:{c.sha256}" for c in cases).encode()).hexdigest()
+    return Suite(doc=doc, path=root, cases=cases, sha256=digest)
+
+
+def _load_case(folder: Path) -> Case:
+    where = f"{folder / CASE_FILE}"
+    raw = _read(folder / CASE_FILE, where=where, limit=MAX_CASE_BYTES)
+    if raw is None:
+        raise BadArgs(f"{where}: the file is missing", hint="every folder under cases/ is one case with a case.json")
+    try:
+        name = json.loads(raw.decode("utf-8")).get("artifact")
+    except (UnicodeDecodeError, ValueError, AttributeError):
+        name = None
+    artifact = None
+    if isinstance(name, str) and re.fullmatch(ARTIFACT_NAME, name):
+        artifact = _read(folder / name, where=f"{where}: artifact", limit=MAX_ARTIFACT_BYTES)
+    return parse_case(raw, artifact, where=where, dir_name=folder.name)
+
+
+def _read(path: Path, *, where: str, limit: int) -> bytes | None:
+    if not path.exists():
+        return None
+    if path.is_dir():
+        raise BadArgs(f"{where}: is a folder, not a file", hint="check the suite layout")
+    return read_bytes_bounded(path, what=where, limit=limit, hint="keep case files and artifacts small")
+
+
+# --------------------------------------------------------------------------- the briefing
+
+def case_briefing(case: Case) -> str:
+    """What the case's council is briefed with: the case's briefing and its numbered artifact.
+    The numbers are what planted flaws are located by, so the reviewers are asked to cite them."""
+    from ..council.templates import fence
+
+    doc = case.doc
+    return (f"# {doc.title}\n\n{doc.briefing.strip()}\n\n"
+            f"The material under review is `{doc.artifact}` ({doc.kind.replace('-', ' ')}), below. Every line "
+            "is numbered at the left; cite those numbers in each finding's location, for example "
+            "\"line 12\" or \"lines 12-15\".\n\n"
+            f"{fence(numbered(case.artifact_text))}\n")

@@ -1,0 +1,94 @@
+"""`amicus eval score DIR`: re-scoring from the recorded decisions, with no model call.
+
+It reproduces eval.json (and eval.md, eval.html) byte for byte; a decision file that is
+missing, corrupted, about another case or another tally, or that leaves a finding out is
+reported naming the file — never matched again.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from eval_helpers import ShippedEval, run_cli
+
+from amicus_mcp.schemas import schema_errors
+
+CASE = "rate-limiter-diff"
+
+
+def rescore_json(directory: Path) -> tuple[int, dict]:
+    code, out = run_cli(["eval", "score", str(directory), "--json"])
+    return code, json.loads(out)
+
+
+def test_rescoring_reproduces_every_report_byte_for_byte(shipped_eval: ShippedEval, eval_copy: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # Nothing to call: any request would go to a closed port and fail the re-score.
+    monkeypatch.setenv("AMICUS_CONFIG_DIR", str(shipped_eval.config))
+    before = {name: (eval_copy / name).read_bytes() for name in ("eval.json", "eval.md", "eval.html")}
+    for name in before:
+        (eval_copy / name).unlink()
+    code, printed = rescore_json(eval_copy)
+    assert code == 0
+    for name, original in before.items():
+        assert (eval_copy / name).read_bytes() == original, name
+    assert printed == json.loads(before["eval.json"])
+    assert before["eval.json"] == (shipped_eval.directory / "eval.json").read_bytes()
+    # The eval ledger is written by a run, never by a re-score.
+    rows = (shipped_eval.config / "eval-ledger.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(rows) == 3
+
+
+def damaged(eval_copy: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+    code, out = run_cli(["eval", "score", str(eval_copy), "--json"])
+    envelope = json.loads(out)
+    assert code == 1 and schema_errors(envelope, "error") == []
+    assert not (eval_copy / "eval.json").exists()  # nothing was written from a damaged directory
+    return envelope["error"]
+
+
+@pytest.fixture
+def without_reports(eval_copy: Path) -> Path:
+    for name in ("eval.json", "eval.md", "eval.html"):
+        (eval_copy / name).unlink()
+    return eval_copy
+
+
+def test_a_missing_decision_file_is_reported_never_rematched(without_reports: Path, capsys) -> None:
+    path = without_reports / "cases" / CASE / "matches.json"
+    path.unlink()
+    error = damaged(without_reports, capsys)
+    assert error["code"] == "BAD_SESSION"
+    assert str(path) in error["message"] and "missing" in error["message"]
+    assert "never matches again" in error["hint"]
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda text: text[: len(text) // 2], "not valid JSON"),
+    (lambda text: json.dumps({**json.loads(text), "decisions": "none"}), "not a valid matcher decision file"),
+    (lambda text: json.dumps({**json.loads(text), "caseId": "another-case"}), "about case 'another-case'"),
+    (lambda text: json.dumps({**json.loads(text), "tallySha256": "0" * 64}), "another tally.json"),
+    (lambda text: json.dumps({**json.loads(text), "decisions": json.loads(text)["decisions"][1:]}), "no decision for A1"),
+    (lambda text: json.dumps({**json.loads(text), "decisions": [
+        {**json.loads(text)["decisions"][0], "flaw": "F9"}, *json.loads(text)["decisions"][1:]]}), "not one of its candidates"),
+], ids=["truncated", "wrong-shape", "other-case", "other-tally", "finding-left-out", "flaw-not-a-candidate"])
+def test_a_corrupted_decision_file_is_reported_naming_it(without_reports: Path, capsys, damage, words: str) -> None:
+    path = without_reports / "cases" / CASE / "matches.json"
+    path.write_text(damage(path.read_text(encoding="utf-8")), encoding="utf-8")
+    error = damaged(without_reports, capsys)
+    assert str(path) in error["message"] and words in error["message"], error["message"]
+
+
+def test_a_changed_tally_invalidates_its_decisions(without_reports: Path, capsys) -> None:
+    tally = without_reports / "cases" / CASE / "council" / "tally.json"
+    tally.write_text(tally.read_text(encoding="utf-8").replace('"Confirmed"', '"Disputed"', 1), encoding="utf-8")
+    error = damaged(without_reports, capsys)
+    assert "another tally.json" in error["message"]
+
+
+def test_score_refuses_what_is_not_an_eval_directory(tmp_path: Path, capsys) -> None:
+    code, out = run_cli(["eval", "score", str(tmp_path), "--json"])
+    assert code == 1 and json.loads(out)["error"]["code"] == "BAD_SESSION"
+    assert "not an eval directory" in json.loads(out)["error"]["message"]

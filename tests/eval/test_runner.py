@@ -1,0 +1,169 @@
+"""The eval runner's behaviour on a few cases: the estimate before anything is sent, the
+ceiling shared across the cases, the matcher's repair, a matcher that fails, a lost case."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from eval_helpers import LEG_COST, eval_argv, fake_config, known_bench, run_cli
+from eval_truth import BENCH, truth
+from fakeprovider import FakeProvider, Reply, chat, error, prompt_of, usage
+
+from amicus_mcp.eval.suite import load_suite
+from amicus_mcp.schemas import schema_errors
+
+SUITE = load_suite()
+TWO = ["rate-limiter-diff", "worker-cronjob-config"]  # one flawed case, one clean
+
+
+@pytest.fixture
+def bench(fake: FakeProvider, config_dir: Path) -> Any:
+    fake_config(config_dir, fake)
+    return known_bench(fake, SUITE, truth(SUITE))
+
+
+def cases(*ids: str) -> list[str]:
+    return [arg for case in ids for arg in ("--case", case)]
+
+
+def load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_the_estimate_comes_first_and_sends_nothing(fake: FakeProvider, config_dir: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AMICUS_OPENROUTER_BASE_URL", fake.base_url)
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test-dummy")
+    fake.catalog = [{"id": f"vendor/{n}", "name": n, "context_length": 100000,
+                     "pricing": {"prompt": "0.000001", "completion": "0.00001"}} for n in ("a", "b", "c", "chair", "m")]
+    project = tmp_path / "project"
+    project.mkdir()
+    argv = ["eval", "run", "--models", "openrouter/vendor/a,openrouter/vendor/b,openrouter/vendor/c",
+            "--chair", "openrouter/vendor/chair", "--matcher", "openrouter/vendor/m", "--out-dir", str(tmp_path / "ev"),
+            "--project", str(project), "--max-cost", "9", *cases(*TWO), "--estimate"]
+    code, out = run_cli([*argv, "--json"])
+    est = load_text(out)
+    assert code == 0 and schema_errors(est, "eval-estimate") == []
+    # 3 reviews, 3 judgements, the chair and one matcher call per case, each at a typical 4,000 output tokens.
+    assert (est["cases"], est["legs"], est["unpricedModels"], est["maxCost"]) == (2, 16, [], 9)
+    assert [row["legs"] for row in est["perCase"]] == [8, 8]
+    assert 16 * 4000 * 1e-5 < est["amount"] < 16 * 4000 * 1e-5 + 16 * 0.02
+    assert est["amount"] == pytest.approx(sum(row["amount"] for row in est["perCase"]))
+    assert fake.chat_requests() == [] and not (tmp_path / "ev").exists()
+    code, text = run_cli(argv)
+    assert text.startswith(f"Estimate: ~${est['amount']:.4f} for 2 case(s), 16 calls; ceiling $9.00")
+
+
+def load_text(text: str) -> Any:
+    return json.loads(text)
+
+
+def test_the_ceiling_is_the_whole_suite_s_split_evenly(bench: Any, tmp_path: Path, project: Path) -> None:
+    code, _ = run_cli(eval_argv(tmp_path / "ev", project, "--max-cost", "3", *cases(*TWO), "--json"))
+    assert code == 0
+    for case in TWO:
+        options = load(tmp_path / "ev" / "cases" / case / "council" / "options.json")
+        assert options["maxCost"] == 1.5 and options["ledger"] is False
+    assert load(tmp_path / "ev" / "eval-options.json")["bench"]["maxCost"] == 3
+    assert load(tmp_path / "ev" / "eval.json")["bench"]["maxCost"] == 3
+
+
+def test_a_matcher_reply_that_cannot_be_read_is_asked_once_more(bench: Any, fake: FakeProvider, tmp_path: Path,
+                                                                  project: Path) -> None:
+    answers: list[str] = []
+
+    def flaky(body: Any) -> Reply:
+        answers.append(prompt_of(body))
+        return chat("I think they all match.", usage=usage(cost=LEG_COST)) if len(answers) == 1 else bench.matcher(body)
+
+    fake.respond("matcher", flaky)
+    code, out = run_cli(eval_argv(tmp_path / "ev", project, *cases("rate-limiter-diff"), "--json"))
+    assert code == 0
+    case_dir = tmp_path / "ev" / "cases" / "rate-limiter-diff"
+    matches = load(case_dir / "matches.json")
+    assert matches["legs"] == 2 and {d["by"] for d in matches["decisions"]} <= {"matcher", "prefilter"}
+    assert "Your previous answer could not be used" in answers[1] and "NO_FENCED_BLOCK" in answers[1]
+    assert (case_dir / "matcher-output.md").read_text(encoding="utf-8") == "I think they all match."
+    assert (case_dir / "matcher-prompt-2.md").read_text(encoding="utf-8") == answers[1]
+    assert matches["usage"] == {"amount": 2 * LEG_COST, "unpricedLegs": 0}
+
+
+def test_a_failing_matcher_leaves_findings_undecided_and_says_so(bench: Any, fake: FakeProvider, tmp_path: Path,
+                                                                   project: Path) -> None:
+    fake.respond("matcher", lambda body: error(500, "matcher is down"))
+    code, out = run_cli(eval_argv(tmp_path / "ev", project, *cases("rate-limiter-diff"), "--json"))
+    doc = load_text(out)
+    assert code == 2 and doc["status"] == "partial"
+    undecided = [d for d in load(tmp_path / "ev" / "cases" / "rate-limiter-diff" / "matches.json")["decisions"]
+                 if d["by"] == "undecided"]
+    assert undecided and all(d["flaw"] is None and d["candidates"] for d in undecided)
+    assert doc["cases"][0]["findingCounts"]["undecided"] == len(undecided)
+    assert doc["council"]["recall"]["found"] == 0  # nothing was decided, so nothing counts as found
+    assert any("got no usable answer from the matcher" in n and "recall is a floor" in n for n in doc["notes"])
+    manifest = load(tmp_path / "ev" / "eval-run.json")
+    assert any("the matcher call failed" in n for n in manifest["notices"])
+
+
+def test_a_case_whose_council_fails_is_lost_and_named(bench: Any, fake: FakeProvider, tmp_path: Path,
+                                                        project: Path) -> None:
+    for model in BENCH[:2]:  # two of three seats are down on one case: its council has no quorum
+        def down(body: Any, m: str = model) -> Reply:
+            if "Per-client token-bucket rate limiter" in prompt_of(body):
+                return error(503, "overloaded")
+            return bench.answer(m, body)
+
+        fake.respond(model.removeprefix("fake/"), down)
+    code, out = run_cli(eval_argv(tmp_path / "ev", project, *cases(*TWO), "--json"))
+    doc = load_text(out)
+    assert code == 2 and (doc["casesScored"], doc["casesLost"]) == (1, 1)
+    lost = next(c for c in doc["cases"] if c["caseId"] == "rate-limiter-diff")
+    assert lost["scored"] is False and "COUNCIL_QUORUM" in lost["lostReason"]
+    assert doc["council"]["recall"]["planted"] == 0  # the lost case is left out, never counted as missed
+    assert any("rate-limiter-diff" in n and "left out of every figure" in n for n in doc["notes"])
+
+
+def test_a_matcher_that_honours_a_schema_is_held_to_one(bench: Any, fake: FakeProvider, config_dir: Path,
+                                                          tmp_path: Path, project: Path) -> None:
+    """The same fake server as a second provider whose models take a JSON-schema response_format."""
+    doc = load(config_dir / "config.json")
+    doc["providers"]["fakes"] = {**doc["providers"]["fake"], "structuredOutputs": True}
+    (config_dir / "config.json").write_text(json.dumps(doc), encoding="utf-8")
+    argv = [a if a != "fake/matcher" else "fakes/matcher"
+            for a in eval_argv(tmp_path / "ev", project, *cases("rate-limiter-diff"), "--json")]
+    code, out = run_cli(argv)
+    assert code == 0
+    (request,) = fake.chat_requests("matcher")
+    schema = request.body["response_format"]["json_schema"]["schema"]
+    assert request.body["response_format"]["json_schema"]["strict"] is True
+    asked = schema["properties"]["matches"]["items"]["properties"]["finding"]["enum"]
+    matches = load(tmp_path / "ev" / "cases" / "rate-limiter-diff" / "matches.json")
+    assert asked == [d["finding"] for d in matches["decisions"] if d["candidates"]]
+    assert (tmp_path / "ev" / "cases" / "rate-limiter-diff" / "matcher-output.md").read_text(
+        encoding="utf-8").startswith('{"matches"')
+    assert load_text(out)["bench"]["matcher"] == "fakes/matcher"
+
+
+def test_status_list_and_the_progress_line_read_the_eval_from_disk(shipped_eval: Any,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import timedelta
+
+    from amicus_mcp.cli.eval import eval_line
+    from amicus_mcp.engine.store import parse_iso
+
+    monkeypatch.setenv("AMICUS_CONFIG_DIR", str(shipped_eval.config))
+    manifest = load(shipped_eval.directory / "eval-run.json")
+    project = str(shipped_eval.project)
+    code, text = run_cli(["status", manifest["id"], "--project", project])
+    assert code == 0 and text.startswith(f"Eval {manifest['id']}: partial — done (16/16 cases done)")
+    assert "rate-limiter-diff" in text and "report: " in text
+    code, out = run_cli(["list", "--project", project, "--json"])
+    listed = load_text(out)
+    assert schema_errors(listed, "session-list") == []
+    kinds = [row["type"] for row in listed["items"]]
+    assert kinds.count("eval-run") == 1 and kinds.count("council-run") == 16  # every case's council is a run
+    render = eval_line(shipped_eval.directory / "eval-run.json")
+    line = render(parse_iso(manifest["createdAt"]) + timedelta(seconds=75))
+    assert line == (f"eval {manifest['id']}: done · 16/16 cases done · 0 running · ${manifest['cost']:.4f} so far · 1m15s")
