@@ -3,16 +3,25 @@
 Two jobs, one vocabulary of what a secret looks like:
 
 - `redact_text` / `redact_tree` mask every *configured key value* (the provider keys in the
-  environment or the keys file, and any `*_KEY` / `*_TOKEN` / `*_SECRET` / `*_PASSWORD`
-  variable) and every token shaped like a credential (`Bearer …`, `sk-…`, `sk-or-v1-…`,
-  `sk-ant-…`, `AKIA…`, `ghp_…`, `xox…-…`, a private-key block). The choke points call
-  them: JSON serialization (`fsio.dumps_json`), every atomic text write, every
+  environment or the keys file, any `*_KEY` / `*_TOKEN` / `*_SECRET` / `*_PASSWORD`
+  variable, and every key a provider holds), every run of `FRAGMENT` (12) or more
+  consecutive characters of one — a provider that quotes the key it refused cut short still
+  quotes part of it — and every token shaped like a credential (`Bearer …`, `sk-…`,
+  `sk-or-v1-…`, `sk-ant-…`, `AKIA…`, `ghp_…`, `xox…-…`, a private-key block). The choke
+  points call them: JSON serialization (`fsio.dumps_json`), every atomic text write, every
   `AmicusError` and `ProviderError` message, the CLI's printers, a model's reply as it
-  enters the engine and the MCP result builder.
-- `scan_material` finds secrets in a briefing before it is sent to any model: the values
-  of configured keys, the same credential shapes, and `.env`-style assignments of a
-  `*_KEY` / `*_TOKEN` / `*_SECRET` variable to a non-trivial value. A hit names the line
-  and the kind, never the value.
+  enters the engine and the MCP result builder. The keys are compiled once into an index
+  of their pieces (`_KeyIndex`), so the hot paths pay about what whole-value masking did
+  (bench/redaction_cost.py).
+- `scan_material` finds secrets in anything about to be sent to a model (pre-flight calls
+  it for the prompt file, the artifact, each template variable, Claude's review and the
+  composed briefing): configured key values and pieces of them, the same credential shapes,
+  assignments of a `*_KEY` / `*_TOKEN` / `*_SECRET` variable to a non-trivial value,
+  password assignments (`password=…`, `PASSWORD: …`, `"db_password": "…"`,
+  `;Password=…;`), and URLs with a password in them (`postgres://admin:…@db/app`).
+  References, placeholders, expressions and types (`$PW`, `${{ secrets.PW }}`, `<your
+  password>`, `os.environ["PW"]`, `password: SecretStr`) are not secrets. A hit names the
+  line and the kind, never the value.
 
 Nothing here imports beyond the standard library at import time (fsio and errors use it).
 """
