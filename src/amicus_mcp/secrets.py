@@ -313,7 +313,7 @@ def mask_configured(text: str) -> str:
 _ASSIGNMENT = re.compile(
     r"""(?:^|(?<=[\s;,&?({\[`]))(?:export\s+)?["']?"""
     r"""(?P<name>(?P<pw>[A-Za-z0-9_.-]*(?:PASSWORD|PASSWD|PASSPHRASE)|[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*[_-]PWD)"""
-    r"""|[A-Za-z_][A-Za-z0-9_]*(?:_KEY|_TOKEN|_SECRET)|API_?KEY)["']?\s*[:=]\s*"""
+    r"""|[A-Za-z_][A-Za-z0-9_]*(?:_KEY|_TOKEN|_SECRET)|API_?KEY)["']?[ \t]*[:=][ \t]*"""  # on one line
     r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"',;`)\]}\\]+))""",
     re.IGNORECASE | re.MULTILINE,
 )
