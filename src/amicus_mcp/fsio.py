@@ -205,15 +205,25 @@ def read_json(path: str | os.PathLike[str], *, what: str = "JSON file") -> Any:
     return loads_json(read_text(path, what=what), what=f"{what} '{path}'")
 
 
-def loads_json(text: str, *, what: str = "JSON input") -> Any:
-    """Parse strict JSON: every way it is not a usable document is a BadArgs naming `what`."""
+def loads_json(text: str | bytes, *, what: str = "JSON input", strict_strings: bool = True) -> Any:
+    """Parse strict JSON: every way it is not a usable document is a BadArgs naming `what`.
+
+    The one JSON reader for anything amicus did not just write itself — files, arguments,
+    provider and model replies — so a 5,000-digit integer, NaN or a 10,000-deep nest is a
+    clear error everywhere rather than a crash somewhere. `strict_strings=False` accepts raw
+    control characters inside strings (a grammar-constrained local model writes newlines
+    there); bytes are read as UTF-8.
+    """
     try:
-        doc = json.loads(text, parse_constant=_refuse_constant(what), parse_int=_bounded_int(what))
+        doc = json.loads(text, parse_constant=_refuse_constant(what), parse_int=_bounded_int(what),
+                         strict=strict_strings)
     except json.JSONDecodeError as exc:
         raise BadArgs(
             f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
             hint="check the file is the complete JSON document",
         ) from None
+    except UnicodeDecodeError:
+        raise BadArgs(f"{what} is not UTF-8 text", hint="check the file is the complete JSON document") from None
     except RecursionError:
         raise _too_deep(what) from None
     check_json_tree(doc, what=what)

@@ -16,7 +16,6 @@ error rather than a silently ignored setting.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .config import config_dir
 from .errors import BadArgs
-from .fsio import atomic_write_json, dumps_json, read_bytes_bounded
+from .fsio import atomic_write_json, dumps_json, loads_json, read_bytes_bounded
 
 PACKS_DIR = "packs"
 PACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
@@ -111,9 +110,9 @@ def sha256_of(raw: bytes) -> str:
 
 def parse_pack(raw: bytes, *, where: str) -> Pack:
     try:
-        doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadArgs(f"pack {where} is not a JSON document ({exc})", hint="a pack is one JSON object; see 'amicus council pack show'") from None
+        doc = loads_json(raw, what=f"pack {where}")
+    except BadArgs as err:
+        raise BadArgs(err.message, hint="a pack is one JSON object; see 'amicus council pack show'") from None
     try:
         return Pack.model_validate(doc)
     except ValidationError as exc:

@@ -82,7 +82,7 @@ def test_an_overlong_value_is_refused() -> None:
 
 @pytest.mark.parametrize(("text", "message"), [
     ("Review $artifact\n", "no front matter"),
-    ("---\nnot json\n---\n$artifact\n", "front matter is not JSON"),
+    ("---\nnot json\n---\n$artifact\n", "front matter is not valid JSON"),
     ('---\n{"title": "t"}\n---\n$artifact\n', "description"),
     ('---\n{"title": "t", "description": "d", "extra": 1}\n---\n$artifact\n', "extra"),
     ('---\n{"title": "t", "description": "d"}\n---\nno placeholder\n', "never places \\$artifact"),

@@ -183,7 +183,7 @@ def test_pack_save_bumps_the_version_and_list_show_report_it(config_dir, capsys)
     assert code == 0 and schema_errors(listed, "council-packs") == []
     rows = {r["name"]: r for r in listed["packs"]}
     assert rows["ci"]["version"] == 2 and rows["ci"]["settings"] == ["chair", "council", "debate"]
-    assert "not a JSON document" in rows["junk"]["error"]
+    assert "is not valid JSON" in rows["junk"]["error"]
     code, shown = cli_json(capsys, "council", "pack", "show", "ci")
     assert code == 0 and schema_errors(shown, "council-packs") == []
     assert shown["pack"] == {"schemaVersion": 2, "type": "council-pack", "name": "ci", "version": 2,

@@ -66,3 +66,27 @@ async def test_no_configured_key_leaves_in_a_tool_result(config_dir: Path, monke
     record = body(result)
     shown = json.dumps(record) + "".join(getattr(c, "text", "") for c in result.content)
     assert "SECRETCANARY" not in shown and record["findings"][0]["claim"] == "the key *** leaks"
+
+
+PASSWORD = "Hq7vR2pLm9x"
+
+
+@pytest.mark.parametrize(("tool", "args", "named"), [
+    ("amicus_council_run", {"template": "design-doc", "artifact": "design.md", "ui": False,
+                            "vars": {"constraints": f"the DB is postgres://admin:{PASSWORD}@db.internal/app"}},
+     "template variable 'constraints'"),
+    ("amicus_council_run", {"template": "design-doc", "artifact": "leaky.md", "ui": False}, "artifact '"),
+    ("amicus_fanout", {"prompt": f"Check the service.\n\nPASSWORD={PASSWORD}\n"}, "the prompt"),
+])
+async def test_issue19_vars_artifacts_and_prompts_holding_a_password_are_refused_and_written_nowhere(
+        fake, project: Path, tool: str, args: dict, named: str) -> None:
+    (project / "design.md").write_text("# Widget cache\n\nEvicts on every write.\n", encoding="utf-8")
+    (project / "leaky.md").write_text(f"# Widget cache\n\npassword: {PASSWORD}\n", encoding="utf-8")
+    async with in_process("legacy") as client:
+        result = await client.call_tool(tool, {**args, "models": ["fake/a", "fake/b"], "project": str(project),
+                                               **({"chair": "fake/chair"} if tool == "amicus_council_run" else {})})
+    text = error_of(result)
+    assert text.startswith("SECRET_IN_MATERIAL:") and named in text and "line " in text
+    assert PASSWORD not in text and PASSWORD not in json.dumps(result.structured_content)
+    assert not list(project.glob("council-*")) and not (project / ".claude").exists()
+    assert fake.chat_requests() == []

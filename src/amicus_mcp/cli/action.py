@@ -169,9 +169,12 @@ def _run(env: Mapping[str, str]) -> int:
 
 
 def _json_or_none(text: str) -> dict[str, Any] | None:
+    from ..errors import BadArgs
+    from ..fsio import loads_json
+
     try:
-        doc = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
+        doc = loads_json(text, what="the council run's output")
+    except BadArgs:
         return None
     return doc if isinstance(doc, dict) else None
 

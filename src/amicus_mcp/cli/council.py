@@ -86,8 +86,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_list)
 
-    p = sub.add_parser("show", help="resolve a council name the way --council does")
+    p = sub.add_parser("show", help="resolve a council name the way --council does, against the model catalog")
     p.add_argument("name")
+    p.add_argument("--offline", action="store_true",
+                   help="check against the cached model catalog only (never fetch it); says when none is cached")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_show)
 
@@ -347,12 +349,17 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    import anyio
+
     from ..engine.preflight import preview_council
 
-    doc = preview_council(args.name)
+    doc = anyio.run(lambda: preview_council(args.name, offline=args.offline))
     if args.json:
         _print_json(doc)
         return EXIT_OK
+    checked = doc["catalog"]
+    if checked["note"] and checked["state"] is not None:  # said aside: stdout stays the seed's lines
+        say(f"Notice: {checked['note']}", err=True)
     kind = " [built-in]" if doc["builtin"] else ""
     say(f"Council '{doc['name']}'{kind}")
     say(f"  members:  {', '.join(doc['members'])}")

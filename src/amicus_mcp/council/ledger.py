@@ -41,7 +41,6 @@ appearance in the ledger. See its docstring for the per-field rules.
 
 from __future__ import annotations
 
-import json
 import math
 import unicodedata
 from collections.abc import Iterable
@@ -321,10 +320,11 @@ def read_ledger(path: Path | None = None) -> list[dict[str, Any]]:
 
 
 def _parse_line(line: bytes) -> dict[str, Any] | None:
+    """A ledger row, or None for a line that is not one (a torn write, hand edits): skipped."""
     try:
         text = line.decode("utf-8").lstrip("\ufeff").strip()
-        doc = json.loads(text) if text else None
-    except (UnicodeDecodeError, ValueError):
+        doc = fsio.loads_json(text, what="ledger row") if text else None
+    except (UnicodeDecodeError, BadArgs):
         return None
     return doc if isinstance(doc, dict) else None
 

@@ -28,7 +28,6 @@ Everything here is pure: file reading and lookup (built-in, user, file path) liv
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import BadArgs
+from ..fsio import loads_json
 
 RESERVED = ("artifact", "artifact_name")
 VAR_NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -88,10 +88,9 @@ def parse_template(name: str, text: str) -> BriefingTemplate:
         raise BadArgs(f"{where} has no front matter", hint="start it with a JSON object between two '---' lines "
                       "(title, description, variables); see 'amicus council template show design-doc'")
     try:
-        front = TemplateFrontMatter.model_validate(json.loads(match.group(1)))
-    except json.JSONDecodeError as exc:
-        raise BadArgs(f"{where}: front matter is not JSON ({exc.msg}, line {exc.lineno})",
-                      hint="the block between the '---' lines must be one JSON object") from None
+        front = TemplateFrontMatter.model_validate(loads_json(match.group(1), what=f"{where}: front matter"))
+    except BadArgs as err:
+        raise BadArgs(err.message, hint="the block between the '---' lines must be one JSON object") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "front matter"

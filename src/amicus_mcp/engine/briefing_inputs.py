@@ -193,13 +193,24 @@ def check_briefing_source(options: RunOptions) -> None:
 
 
 def compose_briefing(options: RunOptions) -> ComposedBriefing:
-    """Read the template and the artifact and compose the briefing (every check before spend)."""
+    """Read the template and the artifact and compose the briefing (every check before spend).
+
+    Each part that reaches the models is checked for secrets on its own first, so a refusal
+    names the line of the artifact or the variable itself; the caller checks the composed
+    text as well (a template line `password: $pw` and a variable make one only together).
+    """
     assert options.template and options.artifact  # check_briefing_source ran first
+    from .preflight import check_material
+
     with blame_pack(options, "template"):
         loaded = load_template(options.template)
     artifact = read_artifact(options.artifact)
     with blame_pack(options, "vars", "template"):
+        for name, value in (options.vars or {}).items():  # alone, and as typed: `--var NAME=VALUE`
+            for text in (value, f"{name}={value}"):
+                check_material(text, what=f"template variable '{name}'", allow_secrets=options.allow_secrets)
         values = resolve_values(loaded.template, dict(options.vars or {}))
+    check_material(artifact.text, what=f"--artifact '{options.artifact}'", allow_secrets=options.allow_secrets)
     text = compose(loaded.template, artifact_name=artifact.path.name, artifact_text=artifact.text, values=values)
     return ComposedBriefing(text=text, template=loaded, artifact=artifact, values=values)
 

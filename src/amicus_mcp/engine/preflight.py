@@ -204,14 +204,38 @@ def dropped_notice(dropped: Sequence[dict[str, str]]) -> str:
     return "dropped unavailable council member(s): " + "; ".join(f"{d['member']} ({d['reason']})" for d in dropped)
 
 
-def preview_council(name: str, *, gateway: GatewayMode | None = None) -> dict[str, Any]:
-    """`council show`: the resolved/dropped split a `--council NAME` run would get, read from
-    the cached catalog (no network, nothing spent)."""
+async def preview_council(name: str, *, gateway: GatewayMode | None = None, offline: bool = False) -> dict[str, Any]:
+    """`council show`: the resolved/dropped split a `--council NAME` run would get, against
+    the model catalog as a run reads it (refreshed when the cache is older than a day;
+    `offline`: the cache only). `catalog` says whether the members were checked against it:
+    a member that left the catalog is only caught when they were. Nothing is spent."""
     doc = show_council(name)
     cfg: dict[str, Any] = load_config()
     resolvable, routes, unresolved = split_resolvable(doc["resolved"], gateway=gateway, cfg=cfg)
-    kept, _, stale = split_catalogued(resolvable, routes, read_cached_catalog())
-    return {**doc, "resolved": kept, "dropped": [*doc["dropped"], *unresolved, *stale]}
+    looked_up = any(r.kind == "gateway" for r in routes)  # as prepare_bench decides to fetch it
+    catalog = (read_cached_catalog() if offline else await load_catalog()) if looked_up else Catalog()
+    kept, _, stale = split_catalogued(resolvable, routes, catalog)
+    return {**doc, "resolved": kept, "dropped": [*doc["dropped"], *unresolved, *stale],
+            "catalog": catalog_check(catalog, looked_up=looked_up, offline=offline)}
+
+
+def catalog_check(catalog: Catalog, *, looked_up: bool, offline: bool) -> dict[str, Any]:
+    """What `council show` says of the catalog it checked the members against (or did not)."""
+    fetched = catalog.fetched_at.isoformat().replace("+00:00", "Z") if catalog.fetched_at else None
+    if not looked_up:
+        return {"checked": True, "state": None, "fetchedAt": None,
+                "note": "no member is looked up in the OpenRouter model catalog"}
+    if catalog.is_empty:
+        why = ("--offline, and no catalog is cached" if offline
+               else f"the catalog could not be fetched ({catalog.error or 'no models'})")
+        return {"checked": False, "state": catalog.state, "fetchedAt": None,
+                "note": f"not checked against the OpenRouter model catalog: {why}; a member that left it "
+                        "shows as resolved, and a run drops it only once it can read the catalog"}
+    note = None
+    if catalog.state == "stale" or catalog.error:
+        note = (f"checked against the catalog cached at {fetched}"
+                + (f"; refreshing it failed ({catalog.error})" if catalog.error else " (older than a day)"))
+    return {"checked": True, "state": catalog.state, "fetchedAt": fetched, "note": note}
 
 
 # --- can every route run? -----------------------------------------------------------------

@@ -32,7 +32,7 @@ import httpx
 
 from ..config import config_dir
 from ..errors import AmicusError, BadModel
-from ..fsio import atomic_write_json, read_json
+from ..fsio import atomic_write_json, loads_json, read_json
 from .endpoints import openrouter_base_url
 
 CATALOG_FILE = "model-catalog.json"
@@ -291,9 +291,9 @@ def parse_catalog_reply(response: httpx.Response, url: str) -> list[ModelInfo]:
     if response.status_code != 200:
         raise CatalogUnavailable(f"{url} answered HTTP {response.status_code}")
     try:
-        body = response.json()
-    except ValueError as exc:
-        raise CatalogUnavailable(f"{url} did not return JSON") from exc
+        body = loads_json(response.content, what="the catalog")
+    except AmicusError as exc:
+        raise CatalogUnavailable(f"{url} did not return JSON ({exc.message})") from None
     rows = body.get("data") if isinstance(body, dict) else None
     models = [m for m in (ModelInfo.from_doc(r) for r in rows or []) if m is not None] if isinstance(rows, list) else []
     if not models:

@@ -66,6 +66,7 @@ import jsonschema
 
 from ..config import config_dir, load_config
 from ..errors import BadArgs, BadModel
+from ..fsio import loads_json
 from . import gguf_cache
 from .base import Completion, CompletionRequest, Message, Tokens, Usage
 from .errors import MalformedReply, ProviderRejected, ProviderTimeout
@@ -540,9 +541,9 @@ def _validate_json(raw: _Raw, schema: dict[str, Any], model: str) -> Any:
     try:
         # strict=False: a grammar may emit a raw newline inside a string; that is still the
         # JSON the schema asked for, not a malformed reply.
-        doc = json.loads(raw.text, strict=False)
-    except json.JSONDecodeError as exc:
-        raise invalid(f"not JSON: {exc.msg}") from None
+        doc = loads_json(raw.text, what="the reply", strict_strings=False)
+    except BadArgs as exc:
+        raise invalid(f"not JSON: {exc.message}") from None
     validator_cls = jsonschema.validators.validator_for(schema)
     error = jsonschema.exceptions.best_match(validator_cls(schema).iter_errors(doc))
     if error is not None:

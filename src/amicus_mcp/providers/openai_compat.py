@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
+from ..errors import BadArgs
+from ..fsio import loads_json
 from .base import Completion, CompletionRequest, CostSource, Tokens, Usage
 from .catalog import Pricing
 from .errors import (
@@ -199,11 +201,11 @@ def _content_text(message: dict[str, Any], *, provider: str, model: str) -> str:
 def validate_structured(text: str, schema: Mapping[str, Any], *, provider: str, model: str) -> Any:
     """The reply parsed as JSON and checked against `schema`; MalformedReply otherwise."""
     try:
-        value = json.loads(_strip_fence(text))
-    except ValueError as exc:
+        value = loads_json(_strip_fence(text), what="the reply")
+    except BadArgs as exc:  # NaN, 1e999 and 5,000-digit integers are not JSON amicus carries either
         raise MalformedReply(
-            f"{provider}: structured reply from '{model}' is not JSON ({exc})", provider=provider, model=model
-        ) from exc
+            f"{provider}: structured reply from '{model}' is not JSON ({exc.message})", provider=provider, model=model
+        ) from None
     from jsonschema.exceptions import best_match
 
     problem = best_match(schema_validator(schema).iter_errors(value))
@@ -333,8 +335,8 @@ def _error_details(raw: bytes) -> tuple[str, Any, Mapping[str, Any]]:
     The message is whole (not yet cut): callers redact it, then cut it with `_snippet`.
     """
     try:
-        body = json.loads(raw)
-    except (ValueError, RecursionError):
+        body = loads_json(raw, what="error body")
+    except BadArgs:
         return raw.decode("utf-8", errors="replace"), None, {}
     return _details_from_json(body)
 
@@ -543,15 +545,15 @@ class OpenAICompatibleProvider:
                 status, raw, headers, provider=self.name, model=model, secrets=(self._key,), auth_hint=hint
             )
         try:
-            return json.loads(raw)
-        except ValueError as exc:
+            return loads_json(raw, what="reply")
+        except BadArgs as exc:
             detail = _snippet(redact(raw.decode("utf-8", errors="replace"), (self._key,)))
             raise MalformedReply(
-                f"{self.name}: reply for '{model}' is not JSON: {detail}",
+                f"{self.name}: reply for '{model}' is not JSON ({exc.message}): {detail}",
                 provider=self.name,
                 model=model,
                 status=status,
-            ) from exc
+            ) from None
 
     async def _send(self, payload: dict[str, Any], model: str, seconds_left: float) -> tuple[int, bytes, httpx.Headers]:
         connect = min(self._connect_timeout_s, seconds_left)
