@@ -56,8 +56,9 @@ from .chair import chair_packet, run_chair
 from .context import Prepared, RunContext
 from .debate_round import DebateRound
 from .options import BRIEFING_FILE, DEFAULT_TIMEOUT_MIN, RunOptions, write_options
-from .preflight import (check_gateway, check_material, check_ready, check_timeout_minutes, dropped_notice,
-                        prepare_bench, read_prompt_file)
+from .preflight import (check_gateway, check_listed, check_material, check_ready, check_timeout_minutes,
+                        dropped_notice, gate_threshold, naming, price_bench, read_catalog, read_prompt_file,
+                        route_bench)
 from .run_state import RunState, read_run, write_pointer
 from .stage1 import SeatOutcome, run_stage1
 from .stage2 import CrossReview, run_stage2
@@ -94,14 +95,24 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         timeout_s = check_timeout_minutes(options.timeout_min)
     if options.max_cost is not None and not options.max_cost > 0:
         raise BadArgs(f"--max-cost must be a positive number of dollars, got {options.max_cost}", hint="e.g. --max-cost 2.00")
+    # The chair is held to every check a seat is (its key, the catalog, the cost gate), before
+    # anything is spent: a typo'd or over-priced chair never lets the run pay for two stages first.
+    cfg = load_config()
     with blame_pack(options, "bench", "gateway"):
-        bench = await prepare_bench(options.models, options.council, gateway=gateway, minimum=2,
-                                    cost_gate=options.cost_gate, validate=options.validate_models)
-    all_local = all(r.kind == "embedded" for r in bench.routes)
+        routed = route_bench(options.models, options.council, gateway=gateway, minimum=2, cfg=cfg)
+    all_local = all(r.kind == "embedded" for r in routed.routes)
     chair = options.chair or (LOCAL_CHAIR if all_local else DEFAULT_CHAIR)
+    with blame_pack(options, "chair", "bench"), naming("--chair"):
+        chair_route = resolve_model(chair, gateway=gateway, cfg=cfg)
+        check_ready(chair, chair_route, cfg)
+    catalog = await read_catalog([*routed.routes, chair_route])
+    with blame_pack(options, "bench", "gateway"):
+        bench = price_bench(routed, catalog, minimum=2, cost_gate=options.cost_gate,
+                            validate=options.validate_models, cfg=cfg)
+    with blame_pack(options, "chair", "bench"), naming("--chair"):
+        check_listed([(chair, chair_route)], catalog, validate=options.validate_models,
+                     threshold=gate_threshold(options.cost_gate, cfg))
     with blame_pack(options, "chair", "bench"):
-        chair_route = resolve_model(chair, gateway=gateway)
-        check_ready(chair, chair_route, load_config())
         bench_ids = {m for m in bench.models} | {r.canonical for r in bench.routes}
         if chair in bench_ids or chair_route.canonical in bench_ids:
             raise BadArgs(
