@@ -48,6 +48,15 @@ def seat_briefing(briefing: str, *, date: str, stance: str | Template = "stance-
     )
 
 
+def seat_stance(role: str, lens: str | None) -> tuple[str | Template, str]:
+    """(the stance, the file stem its briefing is written under) for a seat's role."""
+    if role == "critic":
+        return "stance-critic", "briefing-stage1-critic"
+    if lens:
+        return lens_stance(lens), f"briefing-stage1-lens-{lens}"
+    return "stance-standard", "briefing-stage1"
+
+
 def lens_stance(lens: str) -> Template:
     """The lens brief for one seat: `security-architect` → 'as a “security architect” would'."""
     return Template(template("stance-lens").safe_substitute(lens=f"a “{lens.replace('-', ' ')}”"))

@@ -79,7 +79,7 @@ async def run_chair(ctx: RunContext, packet: str) -> ChairOutcome:
         ctx.degrade("chair", "no chair verdict", "the --max-cost ceiling was reached before the chair could run")
         ctx.stat_row(Row(model=p.chair, role="chair", stage=STAGE, was_chair=True), None)
         return ChairOutcome()
-    ctx.plan(1)
+    ctx.plan(1, wave="chair")
     ctx.stage("chair", "running")
     ctx.write("chair-packet.md", packet)
     walk = ChairWalk()

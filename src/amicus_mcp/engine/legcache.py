@@ -3,20 +3,23 @@
 Every leg the provider answered (complete, error or timeout) is written to
 `<runDir>/legs/<key>.json` before run.json records it. The key is the sha256 of everything
 that decides the answer — the provider and model, the seat asking, the prompt, the schema
-actually sent, the output cap — plus the ordinal of that content in the run (the chair's
+actually sent, the stage's nominal output cap (not the cap a tight ceiling fitted, which a
+resumed run may fit differently) — plus the ordinal of that content in the run (the chair's
 retry repeats its first attempt word for word; it is the second occurrence, not the same
 leg). Leg ids are no key: repair ids come from counters that follow finish order.
 
 A run resumed from its directory asks the same things in the same order (its prompts are
 byte-identical: same briefing, date and seats), so each finished leg is found by its key
 and reused as is; a leg that was in flight when the process died has no file and is sent
-again.
+again; so is a leg whose file is damaged (unreadable, not a council-leg document, or not this
+leg's), and the run says so in a notice: it is paid for a second time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,18 +47,27 @@ def base_key(route: Route, *, seat_id: str | None, prompt: str, schema: dict[str
     return leg_key(route, seat_id=seat_id, prompt=prompt, schema=schema, max_tokens=max_tokens, ordinal=-1)
 
 
-def read_finished(run_dir: Path, key: str) -> dict[str, Any] | None:
-    """The finished leg stored under `key`, or None (absent, unreadable or not finished)."""
+def read_finished(run_dir: Path, key: str, *, damaged: Callable[[str], None] | None = None) -> dict[str, Any] | None:
+    """The finished leg stored under `key`, or None (absent, unreadable or not finished). A file
+    that is there but cannot be used is reported to `damaged` with why: that leg is sent again."""
     path = run_dir / LEGS_DIR / f"{key}.json"
     if not path.is_file():
         return None
     try:
         doc = read_json(path, what="finished leg")
-    except AmicusError:
-        return None  # a damaged file is a leg to send again, never a reason to stop
+    except AmicusError as err:
+        return _damaged(damaged, err.message)  # a leg to send again, never a reason to stop
     if not isinstance(doc, dict) or doc.get("type") != "council-leg" or doc.get("key") != key:
-        return None
-    return doc if doc.get("status") in FINISHED else None
+        return _damaged(damaged, "it is not this leg's council-leg document")
+    if doc.get("status") not in FINISHED:
+        return _damaged(damaged, f"its status is {doc.get('status')!r}, not a finished leg's")
+    return doc
+
+
+def _damaged(report: Callable[[str], None] | None, why: str) -> None:
+    if report is not None:
+        report(why)
+    return None
 
 
 def write_finished(run_dir: Path, key: str, *, leg_id: str, stage: str, role: str, model: str,
@@ -64,4 +76,6 @@ def write_finished(run_dir: Path, key: str, *, leg_id: str, stage: str, role: st
                            "role": role, "model": model}
     doc.update({name: result.get(name) for name in _FIELDS})
     doc["truncated"] = bool(doc["truncated"])
+    if isinstance(result.get("maxTokens"), int):
+        doc["maxTokens"] = result["maxTokens"]
     atomic_write_json(run_dir / LEGS_DIR / f"{key}.json", doc)
