@@ -39,7 +39,7 @@ from ..providers.profiles import Profile
 from ..providers.routing import ProviderRegistry, Route
 from .budget import Budget, Claim, floor_cap, output_cap
 from .limits import RunPlan, context_window
-from .legcache import base_key, leg_key, read_finished, write_finished
+from .legcache import base_key, leg_key, read_finished, write_finished, write_launch
 from .options import RunOptions
 from .run_state import RunState
 from .store import SessionStore, now_iso
@@ -301,11 +301,13 @@ class RunContext:
         cap = claim.cap
         max_tokens = None if compact else cap
         entry = self.new_entry(leg_id=leg_id, stage=stage, role=role, model=model, seat_id=seat_id)
-        entry["key"] = key  # how a resume tells a leg lost in flight from one saved just before the stop
         entry["reserved"] = round(claim.amount, 10)  # what a resume keeps holding if this process dies
         if max_tokens is not None:
             entry["maxTokens"] = max_tokens
         self.state.doc["legs"].append(entry)
+        # On disk before the request goes: a process killed while it is in flight leaves a record
+        # a resume counts as probably billed (run.json's own write of it may be coalesced away).
+        write_launch(self.prep.run_dir, key, attempt=len(self.state.doc.get("resumes") or []), entry=entry)
         self.note()
         started = time.monotonic()
         doc: dict[str, Any] = {"modelInput": model}

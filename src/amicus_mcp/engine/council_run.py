@@ -56,6 +56,7 @@ from .briefing_inputs import apply_pack, blame_pack, check_briefing_source, comp
 from .chair import chair_packet, run_chair
 from .context import Prepared, RunContext
 from .debate_round import DebateRound
+from .legcache import lost_launches
 from .limits import check_ceiling, plan_run
 from .options import BRIEFING_FILE, DEFAULT_TIMEOUT_MIN, RunOptions, write_options
 from .preflight import (check_gateway, check_listed, check_material, check_ready, check_timeout_minutes,
@@ -289,7 +290,7 @@ class CouncilRun:
             planned = resumed.get("legsPlanned")
             if isinstance(planned, int) and not isinstance(planned, bool):
                 manifest["legsPlanned"] = max(manifest["legsPlanned"], planned)
-            lost = interrupted_legs(prep.run_dir, resumed)
+            lost = lost_launches(prep.run_dir)
             if lost:
                 manifest["interruptedLegs"] = lost
         self.ctx.open(manifest)
@@ -373,8 +374,10 @@ class CouncilRun:
             raise CouncilQuorum(f"only {len(usable)} of {len(outcomes)} seats produced a usable review; a council needs 2",
                                 hint="check the seats' errors in run.json `legs`, then re-run")
         if ctx.exhausted:
-            raise CostExceeded(f"known spend ${ctx.budget.known:.4f} reached the ${p.options.max_cost} --max-cost ceiling "
-                               "after Stage 1",
+            held = (f" (and ${ctx.budget.held:.4f} reserved by legs lost in flight, which may have been billed)"
+                    if ctx.budget.held else "")
+            raise CostExceeded(f"known spend ${ctx.budget.known:.4f}{held} reached the ${p.options.max_cost} --max-cost "
+                               "ceiling after Stage 1",
                                hint="raise --max-cost or use cheaper models")
 
         reviews = [o.review for o in usable if o.review is not None]
@@ -515,24 +518,6 @@ async def run_prepared(prep: Prepared, *, registry: ProviderRegistry | None = No
 
 
 STAGE_ROWS = {"stage1": 1, "stage2": 2, "debate": 3, "chair": 4}  # runStats order, as the stages number it
-
-
-def interrupted_legs(run_dir: Path, resumed: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every leg an earlier attempt launched and never saw finish (run.json says running or
-    aborted, and legs/ has no answer for it), with those earlier resumes already found."""
-    from .legcache import read_finished
-
-    earlier = [leg for leg in resumed.get("interruptedLegs") or [] if isinstance(leg, dict)]
-    found = []
-    for leg in resumed.get("legs") or []:
-        if not isinstance(leg, dict) or leg.get("status") not in ("running", "aborted"):
-            continue
-        key = leg.get("key")
-        if isinstance(key, str) and read_finished(run_dir, key) is not None:
-            continue  # it finished: its answer was saved just before the process stopped
-        found.append({name: leg[name] for name in ("id", "stage", "role", "model", "seat", "startedAt", "reserved")
-                      if name in leg})
-    return [*earlier, *found]
 
 
 def ledger_holds(run_id: str) -> bool:

@@ -13,6 +13,11 @@ byte-identical: same briefing, date and seats), so each finished leg is found by
 and reused as is; a leg that was in flight when the process died has no file and is sent
 again; so is a leg whose file is damaged (unreadable, not a council-leg document, or not this
 leg's), and the run says so in a notice: it is paid for a second time.
+
+Every launch is on disk too, before its request is sent: `<key>.<attempt>.launch` (`attempt` is
+0 for the first, then one more per resume). A launch whose attempt never wrote the answer was in
+flight when that attempt stopped — the provider probably finished and billed it — so a resumed
+run counts it (`lost_launches`): its cost is unknown, and the ceiling keeps its reservation.
 """
 
 from __future__ import annotations
@@ -79,3 +84,32 @@ def write_finished(run_dir: Path, key: str, *, leg_id: str, stage: str, role: st
     if isinstance(result.get("maxTokens"), int):
         doc["maxTokens"] = result["maxTokens"]
     atomic_write_json(run_dir / LEGS_DIR / f"{key}.json", doc)
+
+
+LAUNCH_SUFFIX = ".launch"
+
+
+def write_launch(run_dir: Path, key: str, *, attempt: int, entry: dict[str, Any]) -> None:
+    """Record a launch (its run.json leg entry, with what it reserved) before it is sent."""
+    atomic_write_json(run_dir / LEGS_DIR / f"{key}.{attempt}{LAUNCH_SUFFIX}",
+                      {"key": key, **{k: entry[k] for k in _LAUNCH_FIELDS if k in entry}})
+
+
+_LAUNCH_FIELDS = ("id", "stage", "role", "model", "seat", "startedAt", "reserved")
+
+
+def lost_launches(run_dir: Path) -> list[dict[str, Any]]:
+    """Every launch of an earlier attempt whose answer that attempt never saved, oldest first."""
+    lost: list[tuple[str, dict[str, Any]]] = []
+    for path in sorted((run_dir / LEGS_DIR).glob(f"*{LAUNCH_SUFFIX}")):
+        try:
+            doc = read_json(path, what="leg launch record")
+        except AmicusError:
+            continue  # a torn record of a launch that may never have been sent: nothing to count
+        if not isinstance(doc, dict) or not isinstance(doc.get("key"), str):
+            continue
+        finished = read_finished(run_dir, doc["key"])
+        if finished is not None and (finished.get("legId"), finished.get("startedAt")) == (doc.get("id"), doc.get("startedAt")):
+            continue  # this launch's own answer
+        lost.append((str(doc.get("startedAt")), {k: doc[k] for k in _LAUNCH_FIELDS if k in doc}))
+    return [doc for _, doc in sorted(lost, key=lambda item: item[0])]
