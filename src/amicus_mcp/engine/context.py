@@ -134,8 +134,13 @@ class RunContext:
     started_at: datetime | None = None
     resuming: bool = False
     _ordinals: dict[str, int] = field(default_factory=dict)
+    # A resumed run first replays its finished legs from disk, in a burst: until it sends a
+    # request, run.json writes are deferred (COALESCE_S), so no reader sees the attempt half
+    # replayed ("0/3 legs") — the reopened run.json stands until the replay has caught up.
+    replaying: bool = False
 
     def __post_init__(self) -> None:
+        self.replaying = self.resuming
         plan = self.prep.plan
         self.budget = Budget(self.prep.options.max_cost, floors=plan.floors() if plan is not None else {})
         started = self.started_at or datetime.now(timezone.utc)
@@ -180,14 +185,30 @@ class RunContext:
         atomic_write_json(self.prep.run_dir / name, doc)
 
     def checkpoint(self) -> None:
+        if self.replaying:
+            self._defer()  # mid-replay: written once caught up, never half-replayed
+            return
+        self._write()
+
+    def _write(self) -> None:
         self._unsaved = False
         self.state.checkpoint()
 
-    def note(self) -> None:
-        """A change run.json should show soon, not this instant (see COALESCE_S)."""
+    def _defer(self) -> None:
         self._unsaved = True
         if self._wake is not None:
             self._wake.set()
+
+    def caught_up(self) -> None:
+        """A resumed run is about to send its first request: its replay of finished legs is over."""
+        if self.replaying:
+            self.replaying = False
+            self.checkpoint()
+
+    def note(self) -> None:
+        """A change run.json should show soon, not this instant (see COALESCE_S)."""
+        if self._wake is not None:
+            self._defer()
         else:  # no writer is running (a run driven without `keep_saved`): write now
             self.checkpoint()
 
@@ -198,7 +219,7 @@ class RunContext:
             await self._wake.wait()
             await anyio.sleep(COALESCE_S)
             if self._unsaved:
-                self.checkpoint()
+                self._write()
 
     def stage(self, name: str, status: str, **extra: Any) -> None:
         self.state.stage(name, status, **extra)
@@ -309,6 +330,7 @@ class RunContext:
         # a resume counts as probably billed (run.json's own write of it may be coalesced away).
         write_launch(self.prep.run_dir, key, attempt=len(self.state.doc.get("resumes") or []), entry=entry)
         self.note()
+        self.caught_up()
         started = time.monotonic()
         doc: dict[str, Any] = {"modelInput": model}
         try:

@@ -329,9 +329,7 @@ class CouncilRun:
         ctx, p = self.ctx, self.prep
         if not ctx.resuming:  # a resumed run's inputs are on disk, checked against its hashes
             write_inputs(p)
-            ctx.checkpoint()
-        # A resumed run's first write waits for Stage 1's reused legs (stage1.py): until then
-        # run.json is the reopened one, never an empty attempt that reads "0 legs done".
+        ctx.checkpoint()  # a resumed run's is deferred until its replay has caught up (context.py)
         write_pointer(p.store, p.run_id, p.run_dir)
         try:
             return await self._stages_saved()

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
-import anyio.lowlevel
 
 from ..council import briefings
 from ..council.anonymize import StageOneReview, strip_findings_block
@@ -38,15 +37,12 @@ class SeatOutcome:
 
 async def run_stage1(ctx: RunContext) -> list[SeatOutcome]:
     """Every seat at once: standard seats, the critic and lens seats, each with its brief."""
+    ctx.stage("stage1", "running", waveId=f"{ctx.run_id}-s1")
     ctx.plan(len(ctx.prep.seats), wave="stage1")
     outcomes = [SeatOutcome(seat, route) for seat, route in zip(ctx.prep.seats, ctx.prep.routes)]
     async with anyio.create_task_group() as group:
         for index, outcome in enumerate(outcomes):
             group.start_soon(review_seat, ctx, index, outcome, brief_for(ctx, outcome.seat, outcome.route))
-        # Marked once every seat has launched (or, resumed, been answered from disk at once), so
-        # the first run.json of a resumed attempt already counts the legs it reused.
-        await anyio.lowlevel.checkpoint()
-        ctx.stage("stage1", "running", waveId=f"{ctx.run_id}-s1")
     ctx.stage("stage1", "complete")
     return outcomes
 
