@@ -200,10 +200,9 @@ class RunContext:
             self._wake.set()
 
     def caught_up(self) -> None:
-        """A resumed run is about to send its first request: its replay of finished legs is over."""
-        if self.replaying:
-            self.replaying = False
-            self.checkpoint()
+        """A resumed run is about to send its first request: its replay of finished legs is over
+        (the wave's other legs replay in the same instant, so run.json is written a moment on)."""
+        self.replaying = False
 
     def note(self) -> None:
         """A change run.json should show soon, not this instant (see COALESCE_S)."""
@@ -222,7 +221,8 @@ class RunContext:
                 self._write()
 
     def stage(self, name: str, status: str, **extra: Any) -> None:
-        self.state.stage(name, status, **extra)
+        self.state.stage(name, status, save=False, **extra)
+        self.checkpoint()
 
     def record(self, key: str, value: Any) -> None:
         self.state.doc[key] = value
@@ -329,8 +329,8 @@ class RunContext:
         # On disk before the request goes: a process killed while it is in flight leaves a record
         # a resume counts as probably billed (run.json's own write of it may be coalesced away).
         write_launch(self.prep.run_dir, key, attempt=len(self.state.doc.get("resumes") or []), entry=entry)
-        self.note()
         self.caught_up()
+        self.note()
         started = time.monotonic()
         doc: dict[str, Any] = {"modelInput": model}
         try:
