@@ -238,6 +238,9 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(gateway, brief, tmp_pa
     proc = cli(*run_args(brief, run_dir, project, *extra))
     try:
         wait_for(lambda: ready(fake, run_dir), timeout=60, what=f"the kill point ({scenario})")
+        # ... and every leg run.json shows in flight has reached the fake (else it is lost unsent).
+        wait_for(lambda: sum(n for pair, n in asked(fake).items() if pair in gate.held) == sum(
+            leg["status"] == "running" for leg in read_run_json(run_dir)["legs"]), timeout=30, what="in flight")
         before_kill = asked(fake)
         in_flight = Counter({pair: n for pair, n in before_kill.items() if pair in gate.held})
         proc.send_signal(signal.SIGKILL)
