@@ -131,3 +131,35 @@ def test_the_gate_document_the_action_decides_from_is_the_cli_gate(fake, members
     assert code == 4, log
     assert cli_main(["council", "gate", outputs["run-dir"], "--fail-on", "fix-these-first"]) == 4
     assert schema_errors(json.loads((project / "g" / "run.json").read_text()), "council-run") == []
+
+
+def test_a_pull_request_diff_over_the_read_limit_says_how_to_narrow_it(fake, members, tmp_path, config_dir):
+    """Issue 19 item 4: a diff past what a council reviews at once ends with a clear message
+    naming the action's `paths` input; with `paths` set, the narrowed diff is reviewed."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "cache.py").write_text("def evict(cache):\n    cache.clear()\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "update-ref", "refs/remotes/origin/main", git(repo, "rev-parse", "HEAD"))
+    git(repo, "checkout", "-qb", "feature")
+    (repo / "cache.py").write_text("def evict(cache, key):\n    cache.pop(key, None)\n", encoding="utf-8")
+    (repo / "vendored.js").write_text("".join(f"var v{i} = {i};\n" for i in range(40_000)), encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "evict one key, vendor a library")
+    bench = {"MODELS": "fake/a,fake/b", "CHAIR": "fake/chair", "FAIL_ON": "never", "GITHUB_BASE_REF": "main",
+             "GITHUB_WORKSPACE": str(repo)}
+    code, summary, _, log = run_action(tmp_path, repo, **bench)
+    assert code == 1, log
+    text = summary.read_text(encoding="utf-8")
+    assert "**Error** (BAD_ARGS): the pull request's diff origin/main...HEAD is " in text
+    assert "over the 400 KiB a council reviews at once" in text
+    assert "→ narrow the diff with the action's 'paths' input (e.g. paths: src/ docs/)" in text
+    assert fake.chat_requests() == []
+
+    code, summary, outputs, log = run_action(tmp_path, repo, **bench, PATHS="cache.py")
+    assert code == 0, log
+    diff = (tmp_path / "runner-temp" / "amicus-pr.diff").read_text(encoding="utf-8")
+    assert "+    cache.pop(key, None)" in diff and "vendored.js" not in diff
+    assert outputs["gate"] == "pass"

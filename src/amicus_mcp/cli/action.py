@@ -139,7 +139,8 @@ def main(env: Mapping[str, str] | None = None) -> int:
         print(f"Error: {err.message}", file=sys.stderr)
         if err.hint:
             print(f"  → {err.hint}", file=sys.stderr)
-        append_summary(env.get("GITHUB_STEP_SUMMARY"), f"## Council review\n\n**Error** ({err.code}): {err.message}")
+        hint = f"\n\n→ {err.hint}" if err.hint else ""
+        append_summary(env.get("GITHUB_STEP_SUMMARY"), f"## Council review\n\n**Error** ({err.code}): {err.message}{hint}")
         return err.exit_code
 
 
