@@ -75,7 +75,9 @@ def git(repo: Path, *argv: str) -> str:
                                "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}).stdout.strip()
 
 
-def test_without_an_artifact_the_action_reviews_the_pull_request_diff(fake, members, tmp_path, config_dir):
+def pull_request(tmp_path: Path, **added: str) -> Path:
+    """A repository checked out as actions/checkout leaves a pull request: `feature` changes
+    cache.py (and adds `added` files) on top of origin/main."""
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
@@ -85,7 +87,15 @@ def test_without_an_artifact_the_action_reviews_the_pull_request_diff(fake, memb
     git(repo, "update-ref", "refs/remotes/origin/main", git(repo, "rev-parse", "HEAD"))  # as actions/checkout leaves it
     git(repo, "checkout", "-qb", "feature")
     (repo / "cache.py").write_text("def evict(cache, key):\n    cache.pop(key, None)\n", encoding="utf-8")
-    git(repo, "commit", "-qam", "evict one key")
+    for name, text in added.items():
+        (repo / name).write_text(text, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "evict one key")
+    return repo
+
+
+def test_without_an_artifact_the_action_reviews_the_pull_request_diff(fake, members, tmp_path, config_dir):
+    repo = pull_request(tmp_path)
     pack = repo / "council-pack.json"
     pack.write_text(json.dumps({"schemaVersion": 2, "type": "council-pack", "name": "pr", "version": 2,
                                 "models": ["fake/a", "fake/b"], "chair": "fake/chair"}), encoding="utf-8")
@@ -136,18 +146,7 @@ def test_the_gate_document_the_action_decides_from_is_the_cli_gate(fake, members
 def test_a_pull_request_diff_over_the_read_limit_says_how_to_narrow_it(fake, members, tmp_path, config_dir):
     """Issue 19 item 4: a diff past what a council reviews at once ends with a clear message
     naming the action's `paths` input; with `paths` set, the narrowed diff is reviewed."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    (repo / "cache.py").write_text("def evict(cache):\n    cache.clear()\n", encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
-    git(repo, "update-ref", "refs/remotes/origin/main", git(repo, "rev-parse", "HEAD"))
-    git(repo, "checkout", "-qb", "feature")
-    (repo / "cache.py").write_text("def evict(cache, key):\n    cache.pop(key, None)\n", encoding="utf-8")
-    (repo / "vendored.js").write_text("".join(f"var v{i} = {i};\n" for i in range(40_000)), encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "evict one key, vendor a library")
+    repo = pull_request(tmp_path, **{"vendored.js": "".join(f"var v{i} = {i};\n" for i in range(40_000))})
     bench = {"MODELS": "fake/a,fake/b", "CHAIR": "fake/chair", "FAIL_ON": "never", "GITHUB_BASE_REF": "main",
              "GITHUB_WORKSPACE": str(repo)}
     code, summary, _, log = run_action(tmp_path, repo, **bench)

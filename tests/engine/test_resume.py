@@ -395,7 +395,11 @@ def test_edited_or_damaged_options_are_refused(gateway, brief, tmp_path, project
     try:
         wait_for(lambda: legs_in(run_dir, "chair"), timeout=60, what="the chair leg")
         code, out, _ = finish(cli("council", "resume", str(run_dir), "--json"))  # its process is alive
-        assert code == 1 and "still running" in json.loads(out)["error"]["message"]
+        err, rid = json.loads(out)["error"], load(run_dir, "run.json")["runId"]
+        assert code == 1 and err["message"] == f"council run {rid} cannot be resumed: it is still running"
+        # Issue 19 item 15: a run still going is not one to start anew: wait for it, or abort it.
+        assert err["hint"] == (f"wait for it to finish (amicus wait {rid}, or amicus_wait over MCP), or stop it "
+                               f"(amicus abort {rid}) and resume it after")
     finally:
         proc.kill()
         proc.communicate(timeout=30)
@@ -461,30 +465,6 @@ def test_a_damaged_saved_leg_is_sent_again_and_said(gateway, brief, tmp_path, pr
                              "(openrouter/vendor/b), is damaged (")
     assert notice.endswith("the leg is sent again and paid for again")
     assert run["resumes"][-1]["legsReused"] == 6
-
-
-def test_resuming_a_live_run_says_wait_or_abort(gateway, brief, tmp_path, project, config_dir):
-    """Issue 19 item 15: a run still going is not one to start anew: the refusal says to wait
-    for it or abort it (then resume)."""
-    fake = gateway
-    gate = Gate()
-    bench(fake, gate)
-    run_dir = tmp_path / "live"
-    gate.hold((CHAIR, "chair"))
-    proc = cli(*run_args(brief, run_dir, project))
-    try:
-        wait_for(lambda: legs_in(run_dir, "chair"), timeout=60, what="the chair leg")
-        code, out, _ = finish(cli("council", "resume", str(run_dir), "--json"))
-    finally:
-        proc.kill()
-        proc.communicate(timeout=30)
-    gate.open()
-    err = json.loads(out)["error"]
-    rid = load(run_dir, "run.json")["runId"]
-    assert code == 1 and err["message"] == f"council run {rid} cannot be resumed: it is still running"
-    assert err["hint"] == (f"wait for it to finish (amicus wait {rid}, or amicus_wait over MCP), or stop it "
-                           f"(amicus abort {rid}) and resume it after")
-    assert "start a new" not in err["hint"]
 
 
 def test_the_progress_of_a_resumed_run_counts_this_attempt(gateway, brief, tmp_path, project, config_dir):

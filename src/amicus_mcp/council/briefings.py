@@ -48,13 +48,13 @@ def seat_briefing(briefing: str, *, date: str, stance: str | Template = "stance-
     )
 
 
-def seat_stance(role: str, lens: str | None) -> tuple[str | Template, str]:
-    """(the stance, the file stem its briefing is written under) for a seat's role."""
+def seat_stance(role: str, lens: str | None) -> str | Template:
+    """The stance a seat's Stage-1 brief takes: the critic's, its lens's, or the standard one."""
     if role == "critic":
-        return "stance-critic", "briefing-stage1-critic"
+        return "stance-critic"
     if lens:
-        return lens_stance(lens), f"briefing-stage1-lens-{lens}"
-    return "stance-standard", "briefing-stage1"
+        return lens_stance(lens)
+    return "stance-standard"
 
 
 def lens_stance(lens: str) -> Template:

@@ -102,6 +102,8 @@ class Budget:
             if fitted < floor:
                 return None
             cap = fitted
+        elif self.ceiling is not None and self.room(wave) < 0:
+            return None  # unpriced, so it reserves nothing: refused only once the room is overdrawn
         amount = reservation(prompt_tokens, pricing, cap)
         self.claimed += amount
         return Claim(amount, cap)

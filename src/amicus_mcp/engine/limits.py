@@ -156,8 +156,7 @@ def too_long(who: str, window: int, what: str, tokens: int, floor: int) -> Conte
 
 def stage1_prompt(briefing: str, date: str, seat: Seat) -> str:
     """The Stage-1 brief a seat is sent (stage1.brief_for, without writing it)."""
-    stance, _ = briefings.seat_stance(seat["role"], seat["lens"])
-    return briefings.seat_briefing(briefing, date=date, stance=stance)
+    return briefings.seat_briefing(briefing, date=date, stance=briefings.seat_stance(seat["role"], seat["lens"]))
 
 
 def empty_chair_packet(briefing: str, date: str) -> str:

@@ -50,7 +50,13 @@ async def run_stage1(ctx: RunContext) -> list[SeatOutcome]:
 def brief_for(ctx: RunContext, seat: Seat, route: Route) -> str:
     """The seat's composed briefing, written once per distinct brief to the run dir."""
     structured = ctx.profile(route).structured_outputs
-    stance, name = briefings.seat_stance(seat["role"], seat["lens"])
+    stance = briefings.seat_stance(seat["role"], seat["lens"])
+    if seat["role"] == "critic":
+        name = "briefing-stage1-critic"
+    elif seat["lens"]:
+        name = f"briefing-stage1-lens-{seat['lens']}"
+    else:
+        name = "briefing-stage1"
     brief = briefings.seat_briefing(ctx.prep.briefing, date=ctx.date, stance=stance, structured=structured)
     if name != "briefing-stage1" or structured:
         ctx.write(f"{name}{'-structured' if structured else ''}.md", brief)
