@@ -189,6 +189,21 @@ def model_not_found(model: str) -> Reply:
     return error(404, f"model '{model}' not found")
 
 
+def context_too_long(limit: int = 8192, requested: int = 12000, *, status: int = 400) -> Reply:
+    """A provider saying the prompt does not fit, in OpenRouter's words (its `code` is the HTTP
+    status, so only the message tells it apart from any other 400)."""
+    return error(status, f"This endpoint's maximum context length is {limit} tokens. However, you requested "
+                         f"about {requested} tokens ({requested - 1000} of text input, 1000 in the output). "
+                         "Please reduce the length of either one.")
+
+
+def catalog_row(model_id: str, *, context: int | None = 100_000, prompt: str = "0.000001",
+                completion: str = "0.00001") -> dict[str, Any]:
+    """One row of the fake's OpenRouter model listing (`/models`): its window and its prices."""
+    return {"id": model_id, "name": model_id, "context_length": context,
+            "pricing": {"prompt": prompt, "completion": completion}}
+
+
 # ------------------------------------------------------------- content-based replies
 
 Responder = Callable[[Any], "Reply | None"]

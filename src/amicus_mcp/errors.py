@@ -17,7 +17,9 @@ twice and no front shows another front's names.
     ├── BadSession         BAD_SESSION    — an unknown or malformed run/wave/leg id
     ├── BudgetExceeded     BUDGET_EXCEEDED
     ├── CouncilQuorum      COUNCIL_QUORUM
-    ├── CostExceeded       COST_EXCEEDED
+    ├── CostExceeded       COST_EXCEEDED — the ceiling stopped a run mid-way (before its tally)
+    ├── CostCeilingTooLow  COST_CEILING_TOO_LOW — the ceiling cannot hold the run (pre-flight)
+    ├── ContextLengthExceeded CONTEXT_LENGTH_EXCEEDED — a prompt exceeds a model's window (pre-flight)
     ├── SecretInMaterial   SECRET_IN_MATERIAL — the briefing holds what looks like a secret
     ├── ClaudeReviewInvalid COUNCIL_CLAUDE_REVIEW_INVALID
     └── InternalError      INTERNAL       — a bug; the message says what was being done
@@ -113,6 +115,18 @@ class CostExceeded(AmicusError):
     code = "COST_EXCEEDED"
 
 
+class CostCeilingTooLow(AmicusError):
+    """`--max-cost` cannot hold the run's legs even at their smallest output caps (pre-flight)."""
+
+    code = "COST_CEILING_TOO_LOW"
+
+
+class ContextLengthExceeded(AmicusError):
+    """A stage's prompt (or its bound) does not fit a model's context window (pre-flight)."""
+
+    code = "CONTEXT_LENGTH_EXCEEDED"
+
+
 class SecretInMaterial(AmicusError):
     code = "SECRET_IN_MATERIAL"
 
@@ -137,4 +151,6 @@ ERROR_CODES = (
     "COST_EXCEEDED",
     "COUNCIL_CLAUDE_REVIEW_INVALID",
     "SECRET_IN_MATERIAL",
+    "COST_CEILING_TOO_LOW",
+    "CONTEXT_LENGTH_EXCEEDED",
 )

@@ -599,7 +599,7 @@ def test_cost_unknown_estimated_and_role_suffixes() -> None:
         ["gpt", "complete", "<0.1s", "$0.0200"],
         ["deepseek#2", "complete", "<0.1s", "~$0.0000"],
         # 1.234 + 0.001 + 0.01 + 0.02 + 0 known; three rows unknown → a lower bound.
-        ["**Wave total**", "", "", "≥ ~$1.27"],
+        ["**Wave total**", "", "", "at least ~$1.27"],
     ]
 
 

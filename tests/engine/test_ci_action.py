@@ -79,7 +79,9 @@ def git(repo: Path, *argv: str) -> str:
                                "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}).stdout.strip()
 
 
-def test_without_an_artifact_the_action_reviews_the_pull_request_diff(fake, members, tmp_path, config_dir):
+def pull_request(tmp_path: Path, **added: str) -> Path:
+    """A repository checked out as actions/checkout leaves a pull request: `feature` changes
+    cache.py (and adds `added` files) on top of origin/main."""
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
@@ -89,7 +91,15 @@ def test_without_an_artifact_the_action_reviews_the_pull_request_diff(fake, memb
     git(repo, "update-ref", "refs/remotes/origin/main", git(repo, "rev-parse", "HEAD"))  # as actions/checkout leaves it
     git(repo, "checkout", "-qb", "feature")
     (repo / "cache.py").write_text("def evict(cache, key):\n    cache.pop(key, None)\n", encoding="utf-8")
-    git(repo, "commit", "-qam", "evict one key")
+    for name, text in added.items():
+        (repo / name).write_text(text, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "evict one key")
+    return repo
+
+
+def test_without_an_artifact_the_action_reviews_the_pull_request_diff(fake, members, tmp_path, config_dir):
+    repo = pull_request(tmp_path)
     pack = repo / "council-pack.json"
     pack.write_text(json.dumps({"schemaVersion": 2, "type": "council-pack", "name": "pr", "version": 2,
                                 "models": ["fake/a", "fake/b"], "chair": "fake/chair"}), encoding="utf-8")
@@ -135,6 +145,27 @@ def test_the_gate_document_the_action_decides_from_is_the_cli_gate(fake, members
     assert code == 4, log
     assert cli_main(["council", "gate", outputs["run-dir"], "--fail-on", "fix-these-first"]) == 4
     assert schema_errors(json.loads((project / "g" / "run.json").read_text()), "council-run") == []
+
+
+def test_a_pull_request_diff_over_the_read_limit_says_how_to_narrow_it(fake, members, tmp_path, config_dir):
+    """Issue 19 item 4: a diff past what a council reviews at once ends with a clear message
+    naming the action's `paths` input; with `paths` set, the narrowed diff is reviewed."""
+    repo = pull_request(tmp_path, **{"vendored.js": "".join(f"var v{i} = {i};\n" for i in range(40_000))})
+    bench = {"MODELS": "fake/a,fake/b", "CHAIR": "fake/chair", "FAIL_ON": "never", "GITHUB_BASE_REF": "main",
+             "GITHUB_WORKSPACE": str(repo)}
+    code, summary, _, log = run_action(tmp_path, repo, **bench)
+    assert code == 1, log
+    text = summary.read_text(encoding="utf-8")
+    assert "**Error** (BAD_ARGS): the pull request's diff origin/main...HEAD is " in text
+    assert "over the 400 KiB a council reviews at once" in text
+    assert "→ narrow the diff with the action's 'paths' input (e.g. paths: src/ docs/)" in text
+    assert fake.chat_requests() == []
+
+    code, summary, outputs, log = run_action(tmp_path, repo, **bench, PATHS="cache.py")
+    assert code == 0, log
+    diff = (tmp_path / "runner-temp" / "amicus-pr.diff").read_text(encoding="utf-8")
+    assert "+    cache.pop(key, None)" in diff and "vendored.js" not in diff
+    assert outputs["gate"] == "pass"
 
 
 def test_an_unjudged_run_fails_the_actions_gate_unless_the_input_allows_it(fake, tmp_path, project):

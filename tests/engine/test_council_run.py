@@ -319,37 +319,53 @@ async def test_cost_ceiling_hit_before_the_tally_is_cost_exceeded(fake, council,
     assert ledger(config_dir) == []
 
 
-async def test_a_launch_refused_by_the_ceiling(gateway, council, run_dir):
-    for name in ("vendor/a", "vendor/b", "vendor/c", "vendor/chair"):
-        member(gateway, name, cost=0.001)
+async def test_a_launch_refused_by_the_ceiling_mid_way_blames_the_ceiling(gateway, council, run_dir):
+    """Reviews billed far above their reservation ($0.1222 each) leave ~$0.02 for the judges
+    after the chair's floor is held back: their equal shares would be below their floor, so they
+    are admitted at the floor while the room lasts — two of the three — and the third is refused,
+    the message blaming the ceiling."""
+    for name in ("vendor/a", "vendor/b", "vendor/c"):
+        member(gateway, name, cost=0.1222, judge=auto_judge(usage=u(0.001)))
+    member(gateway, "vendor/chair", cost=0.001)
     models = ["openrouter/vendor/a", "openrouter/vendor/b", "openrouter/vendor/c"]
-    # A review leg reserves its 16k-token cap (~$0.16 here): $0.40 admits two of the three.
     run, code = await council(models, chair="openrouter/vendor/chair", max_cost=0.4)
     assert (code, run["status"]) == (2, "partial")
     check_documents(run_dir, run)
     rid = run["runId"]
-    assert [(r["waveId"], r["models"], r["reason"]) for r in run["budgetRefusals"]] == [
-        (f"{rid}-s1-3", ["openrouter/vendor/c"], "max-cost")]
-    assert gateway.prompts("vendor/c") == []  # a refused launch is never made
-    assert [leg["id"] for leg in run["legs"] if leg["stage"] == "stage1"] == [f"{rid}-s1-1", f"{rid}-s1-2"]
-    assert run["labelMap"] == {"Review A": "openrouter/vendor/a", "Review B": "openrouter/vendor/b"}
-    assert run["overallVerdict"] == "Fix these first" and run["judged"] is True
-    assert degrade_channels(run) == ["budget"] and any("refused" in n for n in run["notices"])
-    assert run["usage"]["costExact"] is True and run["usage"]["cost"]["source"] == "reported"
-    refused = next(r for r in load(run_dir, "tally.json")["runStats"] if r["model"] == "openrouter/vendor/c")
-    assert (refused["role"], refused["status"], refused["usage"]) == ("seat", "error", None)
+    assert [(r["waveId"], r["models"], r["reason"], r["stage"]) for r in run["budgetRefusals"]] == [
+        (f"{rid}-s2-3", ["openrouter/vendor/c"], "max-cost", "stage2")]
+    assert [kind(p) for p in gateway.prompts("vendor/c")] == ["stage1"]  # a refused launch is never made
+    judges = [leg for leg in run["legs"] if leg["stage"] == "stage2"]
+    assert [leg["maxTokens"] for leg in judges] == [750, 750]  # admitted at their floor
+    assert run["judged"] is True and run["overallVerdict"] == "Fix these first"
+    assert degrade_channels(run) == ["budget"]
+    assert "stage2 launch for openrouter/vendor/c refused: the --max-cost ceiling has no room left for it" in run["notices"]
+    assert sum(leg["reserved"] for leg in run["legs"]) <= 0.4  # what was claimed never exceeds the ceiling
+    assert run["usage"]["costExact"] is True and run["usage"]["cost"]["amount"] <= 0.4
 
 
-async def test_a_ceiling_that_refuses_the_bench_below_two_is_quorum(gateway, council, run_dir, config_dir):
+async def test_a_ceiling_too_low_for_the_run_is_refused_before_any_request(gateway, council, run_dir, config_dir):
+    """At their smallest output caps this bench reserves $0.0820 (seed the catalog cache, so not
+    even the catalog is fetched): a $0.05 ceiling is refused at pre-flight, naming the ceiling,
+    the reservation per leg and the smallest ceiling that fits."""
+    from amicus_mcp.errors import CostCeilingTooLow
+    from amicus_mcp.providers.catalog import ModelInfo, write_catalog
+
+    write_catalog([m for m in (ModelInfo.from_doc(row) for row in gateway.catalog) if m is not None])
     for name in ("vendor/a", "vendor/b", "vendor/c", "vendor/chair"):
         member(gateway, name, cost=0.001)
     models = ["openrouter/vendor/a", "openrouter/vendor/b", "openrouter/vendor/c"]
-    run, code = await council(models, chair="openrouter/vendor/chair", max_cost=0.2)
-    assert (code, run["status"], run["error"]["code"]) == (1, "error", "COUNCIL_QUORUM")
-    check_documents(run_dir, run)
-    assert [r["models"] for r in run["budgetRefusals"]] == [["openrouter/vendor/b"], ["openrouter/vendor/c"]]
-    assert [kind(p) for p in gateway.prompts()] == ["stage1"]
-    assert files(run_dir) == {*ALWAYS, "review-openrouter-vendor-a.md"} and ledger(config_dir) == []
+    with pytest.raises(CostCeilingTooLow) as info:
+        await council(models, chair="openrouter/vendor/chair", max_cost=0.05)
+    message = info.value.message
+    assert message.startswith("the --max-cost $0.05 ceiling cannot hold this run")
+    assert "Stage 1 3 leg(s) of up to $0.0104 each (1,000-token answers)" in message
+    assert "Stage 2 3 leg(s) of up to $0.0127 each (750-token answers)" in message
+    assert message.endswith("The smallest ceiling that fits is $0.0820")
+    assert "0.0820" in (info.value.hint or "")
+    assert gateway.requests == [] and not run_dir.exists()
+    run, code = await council(models, chair="openrouter/vendor/chair", max_cost=0.082)  # that ceiling runs
+    assert (code, run["status"]) == (0, "complete")
 
 
 @pytest.mark.parametrize("max_cost, expected", [(None, (0, "complete")), (5.0, (2, "partial"))])

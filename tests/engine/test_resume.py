@@ -108,13 +108,53 @@ def normal(doc: Any, run_id: str) -> Any:
     return doc
 
 
+LOST_NOTICE = "in flight when an earlier attempt of this run stopped"
+
+
+def without_lost(doc: dict[str, Any]) -> dict[str, Any]:
+    """A tally or verdict without what a resume adds for legs lost in flight: their cost rows
+    (role `interrupted`) and the notice that says the cost is a floor."""
+    doc = dict(doc)
+    doc["runStats"] = [row for row in doc.get("runStats", []) if row.get("role") != "interrupted"]
+    if "notices" in doc:
+        doc["notices"] = [n for n in doc["notices"] if LOST_NOTICE not in n] or None
+        if doc["notices"] is None:
+            del doc["notices"]
+    return doc
+
+
 def outputs(run_dir: Path, config_dir: Path) -> dict[str, Any]:
+    """What a resumed run must share with an uninterrupted one. Its usage is compared apart
+    (`check_lost`): legs lost in flight make the resumed total a floor."""
     run = load(run_dir, "run.json")
     rid = run["runId"]
     rows = [row for row in ledger(config_dir) if row["runId"] == rid]
-    return {"tally": normal(load(run_dir, "tally.json"), rid), "verdict": normal(load(run_dir, "verdict.json"), rid),
-            "ledger": normal(rows, rid), "usage": run["usage"], "status": run["status"],
-            "tierCounts": run["tierCounts"], "overallVerdict": run["overallVerdict"]}
+    usage = run["usage"]
+    return {"tally": normal(without_lost(load(run_dir, "tally.json")), rid),
+            "verdict": normal(without_lost(load(run_dir, "verdict.json")), rid),
+            "ledger": normal(rows, rid), "amount": usage["cost"]["amount"], "tokens": usage["tokens"],
+            "status": run["status"], "tierCounts": run["tierCounts"], "overallVerdict": run["overallVerdict"]}
+
+
+def check_lost(run_dir: Path, in_flight: Counter[tuple[str, str]]) -> None:
+    """Every leg in flight at the kill is on record as lost: the cost is a floor (costExact
+    false, a notice, a cost row of unknown cost, "at least" in the report)."""
+    run = load(run_dir, "run.json")
+    lost = Counter((leg["model"].removeprefix("openrouter/"), LEG_KIND[(leg["stage"], leg["role"])])
+                   for leg in run.get("interruptedLegs", []))
+    assert lost == in_flight
+    if not in_flight:
+        assert run["usage"]["costExact"] is True and "interruptedLegs" not in run
+        return
+    assert (run["usage"]["costExact"], run["usage"]["unknownLegs"]) == (False, sum(in_flight.values()))
+    assert any(LOST_NOTICE in n for n in run["notices"])
+    rows = [r for r in load(run_dir, "tally.json")["runStats"] if r.get("role") == "interrupted"]
+    assert len(rows) == sum(in_flight.values()) and all(r["usage"] is None for r in rows)
+    assert '<td class="num">at least $' in (run_dir / "report.html").read_text(encoding="utf-8")
+
+
+LEG_KIND = {("stage1", "seat"): "stage1", ("stage2", "judge"): "judge", ("chair", "chair"): "chair",
+            ("debate", "revote"): "revote", ("debate", "rebuttal"): "defense"}
 
 
 def reference(fake: FakeProvider, brief: Path, tmp_path: Path, project: Path, config_dir: Path,
@@ -198,6 +238,9 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(gateway, brief, tmp_pa
     proc = cli(*run_args(brief, run_dir, project, *extra))
     try:
         wait_for(lambda: ready(fake, run_dir), timeout=60, what=f"the kill point ({scenario})")
+        # ... and every leg run.json shows in flight has reached the fake (else it is lost unsent).
+        wait_for(lambda: sum(n for pair, n in asked(fake).items() if pair in gate.held) == sum(
+            leg["status"] == "running" for leg in read_run_json(run_dir)["legs"]), timeout=30, what="in flight")
         before_kill = asked(fake)
         in_flight = Counter({pair: n for pair, n in before_kill.items() if pair in gate.held})
         proc.send_signal(signal.SIGKILL)
@@ -219,13 +262,14 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(gateway, brief, tmp_pa
     assert code == 0, err
     assert check_documents(run_dir, run)["status"] == "complete"
     assert outputs(run_dir, config_dir) == expected
+    check_lost(run_dir, in_flight)
     # Every finished leg was asked once; only what was in flight at the kill was asked again.
     assert asked(fake) == fresh + in_flight
     reused = [leg for leg in run["legs"] if leg.get("reused")]
     assert run["resumes"] == [{"at": run["resumes"][0]["at"], "fromStatus": found, "stage": stage,
                                "legsReused": len(reused)}]
     assert len(reused) == sum(before_kill.values()) - sum(in_flight.values())
-    for path in (run_dir / "legs").iterdir():
+    for path in (run_dir / "legs").glob("*.json"):
         assert schema_errors(json.loads(path.read_text(encoding="utf-8")), "council-leg") == []
     assert find_resumable(run_dir, run).resumable is False
     # What the resume paid, against a fresh re-run of the same council.
@@ -264,6 +308,7 @@ def test_sigterm_then_resume(gateway, brief, tmp_path, project, config_dir):
     code, run, err = resume(str(run_dir), project)  # by directory this time
     assert code == 0, err
     assert outputs(run_dir, config_dir) == expected
+    check_lost(run_dir, Counter({("vendor/c", "judge"): 1}))  # aborted in flight: it may have been billed
     assert asked(fake) == fresh + Counter({("vendor/c", "judge"): 1})
     assert [(r["fromStatus"], r["stage"]) for r in run["resumes"]] == [("aborted", "stage2")]
     assert run["createdAt"] == aborted["createdAt"] and run["runId"] == aborted["runId"]
@@ -350,7 +395,11 @@ def test_edited_or_damaged_options_are_refused(gateway, brief, tmp_path, project
     try:
         wait_for(lambda: legs_in(run_dir, "chair"), timeout=60, what="the chair leg")
         code, out, _ = finish(cli("council", "resume", str(run_dir), "--json"))  # its process is alive
-        assert code == 1 and "still running" in json.loads(out)["error"]["message"]
+        err, rid = json.loads(out)["error"], load(run_dir, "run.json")["runId"]
+        assert code == 1 and err["message"] == f"council run {rid} cannot be resumed: it is still running"
+        # Issue 19 item 15: a run still going is not one to start anew: wait for it, or abort it.
+        assert err["hint"] == (f"wait for it to finish (amicus wait {rid}, or amicus_wait over MCP), or stop it "
+                               f"(amicus abort {rid}) and resume it after")
     finally:
         proc.kill()
         proc.communicate(timeout=30)
@@ -373,16 +422,82 @@ def test_edited_or_damaged_options_are_refused(gateway, brief, tmp_path, project
 def test_the_cost_ceiling_counts_the_spend_already_made(gateway, brief, tmp_path, project, config_dir):
     """$0.20 a leg under a $0.55 ceiling: the first attempt launched all three reviews at once
     (claims of ~$0.16 each fit), and two finished before the kill. Resumed, their $0.40 is
-    known spend from the start, so the third review's claim no longer fits and is refused."""
+    known spend from the start, and the third review — in flight at the kill, so probably billed
+    — keeps its ~$0.16 reservation: nothing is left, so its re-send is refused and the run stops
+    after Stage 1 at the ceiling, saying so (COST_EXCEEDED), with its cost a floor."""
     fake = gateway
     run_dir = tmp_path / "ceiling"
     kill_while(fake, brief, run_dir, project, ("vendor/c", "stage1"), "--max-cost", "0.55", cost=0.2)
     forget(fake)
     code, run, err = resume(str(run_dir), project)
-    assert code == 2 and run["status"] == "partial", err
+    assert code == 1 and run["error"]["code"] == "COST_EXCEEDED", err
+    assert "known spend $0.4000 (and $0.1604 reserved by legs lost in flight" in run["error"]["message"]
+    assert "--max-cost ceiling" in run["error"]["message"]
+    run = load(run_dir, "run.json")
     rid = run["runId"]
     assert run["budgetRefusals"][0]["waveId"] == f"{rid}-s1-3" and run["budgetRefusals"][0]["stage"] == "stage1"
     assert ("vendor/c", "stage1") not in asked(fake)  # refused, so never sent again
     reused = [leg for leg in run["legs"] if leg.get("reused")]
     assert [leg["model"] for leg in reused] == ["openrouter/vendor/a", "openrouter/vendor/b"]
-    assert run["usage"]["cost"]["amount"] == pytest.approx(0.2 * len(run["legs"]))  # the reused $0.40 included
+    assert [leg["model"] for leg in run["interruptedLegs"]] == ["openrouter/vendor/c"]
+    assert run["interruptedLegs"][0]["reserved"] == pytest.approx(0.160424)
+    assert run["usage"]["cost"]["amount"] == pytest.approx(0.4)  # the reused $0.40, and a floor:
+    assert (run["usage"]["costExact"], run["usage"]["unknownLegs"]) == (False, 1)
+
+
+def test_a_damaged_saved_leg_is_sent_again_and_said(gateway, brief, tmp_path, project, config_dir):
+    """Issue 19 item 14: a legs/<key>.json that cannot be read is not silently re-sent: the run
+    says which leg's saved answer was damaged and that it is paid for again."""
+    fake = gateway
+    run_dir = tmp_path / "damaged"
+    finished_run(fake, Gate(), brief, run_dir, project)
+    doc = load(run_dir, "run.json")
+    doc.update(status="error", exitCode=1, error={"code": "INTERNAL", "message": "killed while writing"})
+    (run_dir / "run.json").write_text(json.dumps(doc), encoding="utf-8")
+    rid = doc["runId"]
+    saved = next(p for p in (run_dir / "legs").glob("*.json") if load(p.parent, p.name)["legId"] == f"{rid}-s1-2")
+    saved.write_text('{"schemaVersion": 2, "type": "council-le', encoding="utf-8")  # torn by a crash
+    code, run, err = resume(str(run_dir), project)
+    assert code == 0, err
+    assert asked(fake) == Counter({("vendor/b", "stage1"): 1})  # only the damaged one was sent again
+    notice = next(n for n in run["notices"] if "is damaged" in n)
+    assert notice.startswith(f"legs/{saved.stem}.json, the saved answer of stage1 seat leg {rid}-s1-2 "
+                             "(openrouter/vendor/b), is damaged (")
+    assert notice.endswith("the leg is sent again and paid for again")
+    assert run["resumes"][-1]["legsReused"] == 6
+
+
+def test_the_progress_of_a_resumed_run_counts_this_attempt(gateway, brief, tmp_path, project, config_dir):
+    """Issue 19 item 15: while a resumed run replays its finished legs, its progress line never
+    reads "0/3 legs" (an attempt written before its reused legs are in), and its clock is this
+    attempt's, not the first one's."""
+    from datetime import datetime, timezone
+
+    from amicus_mcp.workspace.snapshot import run_snapshot
+    from amicus_mcp.workspace.terminal import progress_line
+
+    fake = gateway
+    run_dir = tmp_path / "progress"
+    killed = kill_while(fake, brief, run_dir, project, ("vendor/b", "judge"))
+    rid = killed["runId"]
+    store = SessionStore(project)
+    lines: list[str] = []
+    proc = cli("council", "resume", str(run_dir), "--project", str(project), "--json")
+    try:
+        while proc.poll() is None:
+            now = datetime.now(timezone.utc)
+            try:
+                line = progress_line(run_snapshot(store, rid, stall_after_s=60, now=now, texts=False), now=now)
+            except Exception:  # noqa: BLE001 - mid-replace: read again
+                continue
+            if line:
+                lines.append(line)
+    finally:
+        code, _, err = finish(proc)
+    assert code == 0, err
+    first = next(i for i, line in enumerate(lines) if "since resume" in line)  # once reopened
+    seen = lines[first:]
+    done = [int(line.split(" legs done")[0].rsplit(" ", 1)[1].split("/")[0]) for line in seen]
+    totals = {int(line.split(" legs done")[0].rsplit("/", 1)[1]) for line in seen}
+    assert min(done) >= 5 and min(totals) >= 6, sorted(set(seen))  # 5 legs were answered, 6 planned then
+    assert all("since resume" in line for line in seen), sorted(set(seen))

@@ -8,6 +8,11 @@ and `GITHUB_OUTPUT` at files — to see exactly what CI will do:
     INPUT_PACK / INPUT_MODELS + INPUT_CHAIR   the bench (a pack, or a model list and a chair)
     INPUT_TEMPLATE, INPUT_ARTIFACT            the briefing; no artifact → the pull request's
                                               diff (GITHUB_BASE_REF…HEAD) under `pr-diff`
+    INPUT_PATHS                               narrow that diff to these paths (git pathspecs,
+                                              space- or line-separated): a diff over the
+                                              artifact read limit, or too long for the
+                                              models' context windows, is refused with a
+                                              message that says to set it
     INPUT_VARS                                template variables, one NAME=VALUE per line
     INPUT_MAX_COST, INPUT_TIMEOUT             ceiling (USD) and per-leg timeout (minutes)
     INPUT_FAIL_ON, INPUT_ALLOW_NO_VERDICT,    the gate (`amicus council gate`)
@@ -29,12 +34,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..engine.briefing_inputs import MAX_ARTIFACT_BYTES
 from ..errors import EXIT_ERROR, AmicusError, BadArgs, InternalError
 
 PR_TEMPLATE = "pr-diff"
 # Every input the script reads, as INPUT_<NAME> (action.yml passes exactly these).
-INPUTS = ("PACK", "MODELS", "CHAIR", "TEMPLATE", "ARTIFACT", "VARS", "MAX_COST", "TIMEOUT", "FAIL_ON",
+INPUTS = ("PACK", "MODELS", "CHAIR", "TEMPLATE", "ARTIFACT", "PATHS", "VARS", "MAX_COST", "TIMEOUT", "FAIL_ON",
           "ALLOW_NO_VERDICT", "ALLOW_UNJUDGED", "OUT_DIR")
+NARROW_HINT = "narrow the diff with the action's 'paths' input (e.g. paths: src/ docs/), or review one file with 'artifact'"
 
 
 def _input(env: Mapping[str, str], name: str) -> str:
@@ -78,17 +85,27 @@ def pr_diff(env: Mapping[str, str], target: Path) -> Path:
         raise BadArgs("no 'artifact' input and this is not a pull_request event (GITHUB_BASE_REF is unset)",
                       hint="set the 'artifact' input to the file to review, or run the action on pull_request")
     cwd = env.get("GITHUB_WORKSPACE") or None
-    proc = subprocess.run(["git", "diff", "--no-color", f"origin/{base}...HEAD"], cwd=cwd,  # noqa: S603,S607
+    paths = _input(env, "PATHS").split()
+    proc = subprocess.run(["git", "diff", "--no-color", f"origin/{base}...HEAD", "--", *paths], cwd=cwd,  # noqa: S603,S607
                           capture_output=True, check=False)
     if proc.returncode != 0:
         detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["git failed"]
         raise BadArgs(f"could not diff origin/{base}...HEAD: {detail[0]}",
                       hint="check out with history: actions/checkout with fetch-depth: 0")
+    where = f" under {' '.join(paths)}" if paths else ""
     if not proc.stdout.strip():
-        raise BadArgs(f"the diff origin/{base}...HEAD is empty", hint="nothing to review: the pull request changes no files")
+        raise BadArgs(f"the diff origin/{base}...HEAD{where} is empty",
+                      hint="nothing to review: the pull request changes no files" + (" there" if paths else ""))
+    if len(proc.stdout) > MAX_ARTIFACT_BYTES:
+        raise BadArgs(f"the pull request's diff origin/{base}...HEAD{where} is {_size(len(proc.stdout))}, over the "
+                      f"{_size(MAX_ARTIFACT_BYTES)} a council reviews at once", hint=NARROW_HINT)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(proc.stdout)
     return target
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024:,.0f} KiB" if n < 1024 * 1024 else f"{n / (1024 * 1024):,.1f} MiB"
 
 
 def write_outputs(path: str | None, outputs: Mapping[str, str]) -> None:
@@ -123,7 +140,8 @@ def main(env: Mapping[str, str] | None = None) -> int:
         print(f"Error: {err.message}", file=sys.stderr)
         if err.hint:
             print(f"  → {err.hint}", file=sys.stderr)
-        append_summary(env.get("GITHUB_STEP_SUMMARY"), f"## Council review\n\n**Error** ({err.code}): {err.message}")
+        hint = f"\n\n→ {err.hint}" if err.hint else ""
+        append_summary(env.get("GITHUB_STEP_SUMMARY"), f"## Council review\n\n**Error** ({err.code}): {err.message}{hint}")
         return err.exit_code
 
 
@@ -146,6 +164,8 @@ def _run(env: Mapping[str, str]) -> int:
     if proc.returncode not in (0, 2) or not (out_dir / "verdict.json").exists():
         error = (doc or {}).get("error") or {}
         message = f"{error.get('code', 'ERROR')}: {error.get('message', 'the council run failed')}"
+        if error.get("code") == "CONTEXT_LENGTH_EXCEEDED" and not _input(env, "ARTIFACT"):
+            message += f" — {NARROW_HINT}"
         print(f"Council run failed (exit {proc.returncode}): {message}", file=sys.stderr)
         write_outputs(outputs, {"run-dir": str(out_dir), "verdict": "", "tier-counts": "{}", "cost": "unknown", "gate": "error"})
         append_summary(summary, f"## Council review\n\n**The council run failed** (exit {proc.returncode}): {message}")

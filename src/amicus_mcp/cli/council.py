@@ -208,7 +208,10 @@ def render_run(run: dict[str, Any]) -> str:
         lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in ("Disputed", "Contested", "Confirmed", "Singleton")))
     cost = (run.get("usage") or {}).get("cost") or {}
     unknown = (run.get("usage") or {}).get("unknownLegs") or 0
-    lines.append(f"  cost: {format_cost(cost.get('amount'), cost.get('source', 'unknown'))}" + (f" (+{unknown} unpriced)" if unknown else ""))
+    shown = format_cost(cost.get("amount"), cost.get("source", "unknown"))
+    if unknown:  # a floor: some legs' cost is unknown (unpriced, or lost in flight by a killed attempt)
+        shown = (f"at least {shown}" if cost.get("amount") is not None else shown) + f" ({unknown} leg(s) of unknown cost)"
+    lines.append(f"  cost: {shown}")
     lines += [f"  notice: {n}" for n in run.get("notices", [])]
     report = Path(run["options"]["outDir"]) / "report.html"
     if report.is_file():  # an aborted or failed run may never have written one

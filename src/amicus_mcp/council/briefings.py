@@ -48,6 +48,15 @@ def seat_briefing(briefing: str, *, date: str, stance: str | Template = "stance-
     )
 
 
+def seat_stance(role: str, lens: str | None) -> str | Template:
+    """The stance a seat's Stage-1 brief takes: the critic's, its lens's, or the standard one."""
+    if role == "critic":
+        return "stance-critic"
+    if lens:
+        return lens_stance(lens)
+    return "stance-standard"
+
+
 def lens_stance(lens: str) -> Template:
     """The lens brief for one seat: `security-architect` → 'as a “security architect” would'."""
     return Template(template("stance-lens").safe_substitute(lens=f"a “{lens.replace('-', ' ')}”"))

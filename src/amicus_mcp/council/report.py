@@ -34,7 +34,7 @@ Decisions where the contract (seed "amicus council report", v4.8) is silent:
 * The cost label is `seat || model` (same rule as street-cred) so twin-bench rows differ.
 * A cost row with `usage: null`, or a `cost.amount` that is not a number, is unknown
   (`?`). Without a wave document the total is the sum of the known amounts, prefixed
-  `≥ ` when any row is unknown and `?` when nothing is known; `~` marks a total that
+  `at least ` when any row is unknown (a leg lost in flight by a killed attempt included) and `?` when nothing is known; `~` marks a total that
   includes an estimated amount (wave source `estimated`/`mixed` likewise).
 * Tier groups for a tier outside the four known ones are kept (after Singleton, in
   first-seen order) rather than silently dropped.
@@ -478,7 +478,7 @@ def _wave_total(stats: Sequence[Mapping[str, Any]], wave: Mapping[str, Any] | No
     amounts = [a for a, _ in known if a is not None]
     if not amounts:
         return "?"
-    lower_bound = "≥ " if len(amounts) < len(known) else ""
+    lower_bound = "at least " if len(amounts) < len(known) else ""
     approx = "~" if any(est for _, est in known) else ""
     return lower_bound + approx + format_money(sum(amounts, Decimal(0)))
 

@@ -14,7 +14,7 @@ UNATTRIBUTED = "UNATTRIBUTED"
 GLYPHS = {"agree": "✓", "dispute": "✗", "neutral": "–", "unknown": "?"}  # one glyph per vote, both renderers
 RESERVED_CLAUDE = "claude"
 # Only these roles get a suffixed cost label; rebuttal/revote render unsuffixed (seed).
-SUFFIXED_ROLES = frozenset({"judge", "chair-attempt", "repair", "superseded"})
+SUFFIXED_ROLES = frozenset({"judge", "chair-attempt", "repair", "superseded", "interrupted"})
 
 # Wording both renderers share (each adds its own markup).
 THIN_VERDICT = "rests on fewer than two judges (judged: false)"

@@ -16,10 +16,13 @@ from ..council import briefings
 from ..council.anonymize import Anonymized
 from ..council.ledger import derive_stats, read_ledger
 from ..council.parse import parse_verdict_line
+from ..config import load_config
 from ..errors import AmicusError
+from ..providers.catalog import Catalog
 from ..providers.routing import Route, resolve_model
 from .asking import Contract, Parsed, ask
 from .context import Row, RunContext
+from .preflight import check_listed, check_ready, gate_threshold
 
 STAGE = 4
 
@@ -76,7 +79,7 @@ async def run_chair(ctx: RunContext, packet: str) -> ChairOutcome:
         ctx.degrade("chair", "no chair verdict", "the --max-cost ceiling was reached before the chair could run")
         ctx.stat_row(Row(model=p.chair, role="chair", stage=STAGE, was_chair=True), None)
         return ChairOutcome()
-    ctx.plan(1)
+    ctx.plan(1, wave="chair")
     ctx.stage("chair", "running")
     ctx.write("chair-packet.md", packet)
     walk = ChairWalk()
@@ -128,15 +131,20 @@ def chair_candidates(ctx: RunContext, walk: ChairWalk) -> Iterator[tuple[str, Ro
     # Exclude the bench by alias and by the executables that actually served it this run.
     served = ctx.served_models("stage1")
     promoted = promote_chair(exclude={s["alias"] for s in p.seats} | served | {p.chair, "claude"},
-                             gateway=p.options.gateway)
+                             gateway=p.options.gateway, catalog=p.catalog, validate=p.options.validate_models,
+                             cost_gate=p.options.cost_gate)
     walk.promoted = promoted[0] if promoted is not None else None
     walk.searched = True
     if promoted is not None:
         yield promoted
 
 
-def promote_chair(*, exclude: set[str], gateway: str | None) -> tuple[str, Route] | None:
-    """The best peers-only street-cred model in the ledger that is not on the bench."""
+def promote_chair(*, exclude: set[str], gateway: str | None, catalog: Catalog, validate: bool = True,
+                  cost_gate: bool = True) -> tuple[str, Route] | None:
+    """The best peers-only street-cred model in the ledger that is not on the bench and that
+    passes every check the requested chair passed (its key, the catalog, the cost gate)."""
+    cfg = load_config()
+    threshold = gate_threshold(cost_gate, cfg)
     rows = [r for r in derive_stats(read_ledger())["models"] if r.get("avgStreetCredPeersOnly") is not None]
     rows.sort(key=lambda r: (r["avgStreetCredPeersOnly"], -r["runs"], r["model"]))
     for row in rows:
@@ -144,9 +152,12 @@ def promote_chair(*, exclude: set[str], gateway: str | None) -> tuple[str, Route
         if alias in exclude or row["model"] in exclude:
             continue
         try:
-            return alias, resolve_model(alias, gateway=gateway)  # type: ignore[arg-type]
+            route = resolve_model(alias, gateway=gateway, cfg=cfg)  # type: ignore[arg-type]
+            check_ready(alias, route, cfg)
+            check_listed([(alias, route)], catalog, validate=validate, threshold=threshold)
         except AmicusError:
             continue
+        return alias, route
     return None
 
 

@@ -33,12 +33,13 @@ from ..council.seats import Seat
 from ..fsio import atomic_write_json, atomic_write_text
 from ..providers.base import Completion, Message, Usage
 from ..providers.catalog import Catalog
-from ..providers.cost import leg_estimate, route_pricing
-from ..providers.errors import MalformedReply
+from ..providers.cost import prompt_tokens, route_pricing
+from ..providers.errors import ContextTooLong, MalformedReply
 from ..providers.profiles import Profile
 from ..providers.routing import ProviderRegistry, Route
-from .budget import Budget, Claim, output_cap
-from .legcache import base_key, leg_key, read_finished, write_finished
+from .budget import Budget, Claim, floor_cap, output_cap
+from .limits import RunPlan, context_window
+from .legcache import base_key, leg_key, read_finished, write_finished, write_launch
 from .options import RunOptions
 from .run_state import RunState
 from .store import SessionStore, now_iso
@@ -67,6 +68,7 @@ class Prepared:
     timeout_s: float
     claude_review: str | None = None  # the validated text of Claude's review
     records: dict[str, Any] = field(default_factory=dict)  # run.json `template`, `artifact`, `pack`
+    plan: RunPlan | None = None  # the waves' windows and floors (limits.py); None: nothing planned
 
     @property
     def lens_run(self) -> bool:
@@ -132,9 +134,15 @@ class RunContext:
     started_at: datetime | None = None
     resuming: bool = False
     _ordinals: dict[str, int] = field(default_factory=dict)
+    # A resumed run first replays its finished legs from disk, in a burst: until it sends a
+    # request, run.json writes are deferred (COALESCE_S), so no reader sees the attempt half
+    # replayed ("0/3 legs") — the reopened run.json stands until the replay has caught up.
+    replaying: bool = False
 
     def __post_init__(self) -> None:
-        self.budget = Budget(self.prep.options.max_cost)
+        self.replaying = self.resuming
+        plan = self.prep.plan
+        self.budget = Budget(self.prep.options.max_cost, floors=plan.floors() if plan is not None else {})
         started = self.started_at or datetime.now(timezone.utc)
         self.started = started
         self.date = started.strftime("%Y-%m-%d")
@@ -177,14 +185,29 @@ class RunContext:
         atomic_write_json(self.prep.run_dir / name, doc)
 
     def checkpoint(self) -> None:
+        if self.replaying:
+            self._defer()  # mid-replay: written once caught up, never half-replayed
+            return
+        self._write()
+
+    def _write(self) -> None:
         self._unsaved = False
         self.state.checkpoint()
 
-    def note(self) -> None:
-        """A change run.json should show soon, not this instant (see COALESCE_S)."""
+    def _defer(self) -> None:
         self._unsaved = True
         if self._wake is not None:
             self._wake.set()
+
+    def caught_up(self) -> None:
+        """A resumed run is about to send its first request: its replay of finished legs is over
+        (the wave's other legs replay in the same instant, so run.json is written a moment on)."""
+        self.replaying = False
+
+    def note(self) -> None:
+        """A change run.json should show soon, not this instant (see COALESCE_S)."""
+        if self._wake is not None:
+            self._defer()
         else:  # no writer is running (a run driven without `keep_saved`): write now
             self.checkpoint()
 
@@ -195,10 +218,11 @@ class RunContext:
             await self._wake.wait()
             await anyio.sleep(COALESCE_S)
             if self._unsaved:
-                self.checkpoint()
+                self._write()
 
     def stage(self, name: str, status: str, **extra: Any) -> None:
-        self.state.stage(name, status, **extra)
+        self.state.stage(name, status, save=False, **extra)
+        self.checkpoint()
 
     def record(self, key: str, value: Any) -> None:
         self.state.doc[key] = value
@@ -249,9 +273,11 @@ class RunContext:
 
     # -- legs ---------------------------------------------------------------------------
 
-    def plan(self, legs: int) -> None:
-        """Announce `legs` more legs about to launch: run.json `legsPlanned` is the legs launched
-        so far plus those planned, never less than before (repairs are counted as they launch)."""
+    def plan(self, legs: int, *, wave: str) -> None:
+        """Announce `legs` more legs of `wave` about to launch: they share the ceiling's room
+        (budget.py); run.json `legsPlanned` is the legs launched so far plus those planned,
+        never less than before (repairs are counted as they launch)."""
+        self.budget.open_wave(wave, legs)
         doc = self.state.doc
         doc["legsPlanned"] = max(doc.get("legsPlanned", 0), len(doc["legs"]) + legs)
         self.note()
@@ -261,24 +287,49 @@ class RunContext:
                   to_text: Callable[[dict[str, Any]], str] | None = None) -> LegResult | None:
         """One paid call: claim the budget, run it bounded, record it. None when refused.
 
-        The claim reserves the stage's output cap and the call sends that cap as `max_tokens`,
-        so a leg can never spend more output than it reserved. The embedded model keeps its own
-        configured bound (its claim is $0 whatever the length)."""
-        cap = output_cap(stage, role)
+        The claim reserves the leg's output cap and the call sends that cap as `max_tokens`, so
+        a leg can never spend more output than it reserved. The cap is the stage's, lowered to
+        what the model's context window leaves after the prompt and to the leg's share of the
+        ceiling (budget.py); a leg whose window cannot hold its floor cap is not sent. The
+        embedded model keeps its own configured bound (its claim is $0 whatever the length)."""
+        nominal = output_cap(stage, role)
         structured = schema is not None and self.profile(route).structured_outputs
         sent_schema = schema if structured else None
-        max_tokens = None if self.profile(route).compact else cap
-        key = self.leg_key(route, seat_id=seat_id, prompt=prompt, schema=sent_schema, max_tokens=max_tokens)
-        finished = read_finished(self.prep.run_dir, key)
+        compact = self.profile(route).compact
+        # Keyed by the stage's nominal cap, never the fitted one: a resumed run's room differs.
+        key = self.leg_key(route, seat_id=seat_id, prompt=prompt, schema=sent_schema,
+                           max_tokens=None if compact else nominal)
+        first = role != "repair"
+        finished = read_finished(self.prep.run_dir, key, damaged=lambda why: self.notice(
+            f"legs/{key}.json, the saved answer of {stage} {role} leg {leg_id} ({model}), is damaged ({why}): "
+            "the leg is sent again and paid for again"))
         if finished is not None:  # answered before this run was resumed: reuse it, spend already made
+            self.budget.skip(stage, first)
             return self.reuse(finished, leg_id=leg_id, stage=stage, role=role, model=model, seat_id=seat_id)
-        estimate = leg_estimate(len(prompt), route_pricing(route, self.prep.catalog), output_tokens=cap)
-        claim: Claim | None = self.budget.claim(estimate)
+        tokens = prompt_tokens(len(prompt))
+        window = context_window(route, self.prep.catalog)
+        cap = self.cap_for(stage, role, tokens, window)
+        if cap < floor_cap(stage, role):
+            self.budget.skip(stage, first)
+            return self.not_sent(leg_id=leg_id, stage=stage, role=role, model=model, seat_id=seat_id,
+                                 error=window_error(route, model, tokens, window or 0, floor_cap(stage, role)))
+        claim: Claim | None = self.budget.claim(wave=stage, first=first, prompt_tokens=tokens,
+                                                pricing=route_pricing(route, self.prep.catalog), cap=cap,
+                                                floor=floor_cap(stage, role))
         if claim is None:
             self.refuse(leg_id, model, stage)
             return None
+        cap = claim.cap
+        max_tokens = None if compact else cap
         entry = self.new_entry(leg_id=leg_id, stage=stage, role=role, model=model, seat_id=seat_id)
+        entry["reserved"] = round(claim.amount, 10)  # what a resume keeps holding if this process dies
+        if max_tokens is not None:
+            entry["maxTokens"] = max_tokens
         self.state.doc["legs"].append(entry)
+        # On disk before the request goes: a process killed while it is in flight leaves a record
+        # a resume counts as probably billed (run.json's own write of it may be coalesced away).
+        write_launch(self.prep.run_dir, key, attempt=len(self.state.doc.get("resumes") or []), entry=entry)
+        self.caught_up()
         self.note()
         started = time.monotonic()
         doc: dict[str, Any] = {"modelInput": model}
@@ -288,6 +339,7 @@ class RunContext:
                                           max_tokens=max_tokens)
         except anyio.get_cancelled_exc_class():
             entry["status"] = "aborted"
+            self.budget.settle(claim, None)  # it may have been billed: its cost is unknown
             raise
         except MalformedReply as exc:
             if exc.text:  # the model answered, badly: a content problem the repair loop owns
@@ -317,10 +369,34 @@ class RunContext:
         write_finished(self.prep.run_dir, key, leg_id=leg_id, stage=stage, role=role, model=model,
                        result={"status": result.status, "text": result.text, "usage": result.usage,
                                "resolvedModel": result.resolved_model, "durationMs": result.duration_ms,
-                               "error": result.error, "truncated": result.truncated,
+                               "error": result.error, "truncated": result.truncated, "maxTokens": max_tokens,
                                "startedAt": entry["startedAt"], "completedAt": entry["completedAt"]})
         self.checkpoint()
         return result
+
+    def cap_for(self, stage: str, role: str, tokens: int, window: int | None) -> int:
+        """The leg's output cap before the ceiling has its say: the stage's, a Stage-1 review's
+        lowered so every judge and the chair can read all the reviews (limits.py), and never
+        more than the model's window leaves after the prompt."""
+        cap = output_cap(stage, role)
+        plan = self.prep.plan
+        if stage == "stage1" and role != "repair" and plan is not None:
+            cap = min(cap, plan.review_cap)
+        return cap if window is None else min(cap, window - tokens)
+
+    def not_sent(self, *, leg_id: str, stage: str, role: str, model: str, seat_id: str | None,
+                 error: Exception) -> LegResult:
+        """A leg the run can see will not fit the model's window: recorded as failed, never sent
+        (a known $0, like a provider's own refusal)."""
+        entry = self.new_entry(leg_id=leg_id, stage=stage, role=role, model=model, seat_id=seat_id)
+        doc: dict[str, Any] = {}
+        finish_leg(doc, time.monotonic(), error=error)
+        self.budget.settle(None, doc.get("usage"))
+        entry.update(status=doc["status"], completedAt=doc["completedAt"], durationMs=0, usage=doc.get("usage"),
+                     error=doc["error"])
+        self.state.doc["legs"].append(entry)
+        self.checkpoint()
+        return LegResult(leg_id, doc["status"], None, doc.get("usage"), None, 0, doc["error"])
 
     def leg_key(self, route: Route, *, seat_id: str | None, prompt: str, schema: dict[str, Any] | None,
                 max_tokens: int | None) -> str:
@@ -356,13 +432,22 @@ class RunContext:
             entry["error"] = result.error
         if result.truncated:
             entry["truncated"] = True
-            self.notice(truncation_notice(stage, role, leg_id, model, output_cap(stage, role)))
+            sent = finished.get("maxTokens")
+            self.notice(truncation_notice(stage, role, leg_id, model, sent if isinstance(sent, int) else output_cap(stage, role)))
         self.state.doc["legs"].append(entry)
         resumes = self.state.doc.get("resumes")
         if resumes:
             resumes[-1]["legsReused"] += 1
         self.note()
         return result
+
+
+def window_error(route: Route, model: str, tokens: int, window: int, floor: int) -> ContextTooLong:
+    err = ContextTooLong(f"not sent: the prompt is about {tokens:,} tokens, and {model}'s {window:,}-token context "
+                         f"window leaves less than the {floor:,} tokens the smallest answer needs",
+                         provider=route.provider, model=route.model)
+    err.refused_by_status = True  # nothing was sent, so nothing was billed: a known $0
+    return err
 
 
 def truncation_notice(stage: str, role: str, leg_id: str, model: str, cap: int) -> str:

@@ -33,6 +33,7 @@ import json
 import random
 import re
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +56,12 @@ from .briefing_inputs import apply_pack, blame_pack, check_briefing_source, comp
 from .chair import chair_packet, run_chair
 from .context import Prepared, RunContext
 from .debate_round import DebateRound
+from .legcache import lost_launches
+from .limits import check_ceiling, plan_run
 from .options import BRIEFING_FILE, DEFAULT_TIMEOUT_MIN, RunOptions, write_options
-from .preflight import (check_gateway, check_material, check_ready, check_timeout_minutes, dropped_notice,
-                        prepare_bench, read_prompt_file)
+from .preflight import (check_gateway, check_listed, check_material, check_ready, check_timeout_minutes,
+                        dropped_notice, gate_threshold, naming, price_bench, read_catalog, read_prompt_file,
+                        route_bench)
 from .run_state import RunState, read_run, write_pointer
 from .stage1 import SeatOutcome, run_stage1
 from .stage2 import CrossReview, run_stage2
@@ -94,14 +98,24 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         timeout_s = check_timeout_minutes(options.timeout_min)
     if options.max_cost is not None and not options.max_cost > 0:
         raise BadArgs(f"--max-cost must be a positive number of dollars, got {options.max_cost}", hint="e.g. --max-cost 2.00")
+    # The chair is held to every check a seat is (its key, the catalog, the cost gate), before
+    # anything is spent: a typo'd or over-priced chair never lets the run pay for two stages first.
+    cfg = load_config()
     with blame_pack(options, "bench", "gateway"):
-        bench = await prepare_bench(options.models, options.council, gateway=gateway, minimum=2,
-                                    cost_gate=options.cost_gate, validate=options.validate_models)
-    all_local = all(r.kind == "embedded" for r in bench.routes)
+        routed = route_bench(options.models, options.council, gateway=gateway, minimum=2, cfg=cfg)
+    all_local = all(r.kind == "embedded" for r in routed.routes)
     chair = options.chair or (LOCAL_CHAIR if all_local else DEFAULT_CHAIR)
+    with blame_pack(options, "chair", "bench"), naming("--chair"):
+        chair_route = resolve_model(chair, gateway=gateway, cfg=cfg)
+        check_ready(chair, chair_route, cfg)
+    catalog = await read_catalog([*routed.routes, chair_route])
+    with blame_pack(options, "bench", "gateway"):
+        bench = price_bench(routed, catalog, minimum=2, cost_gate=options.cost_gate,
+                            validate=options.validate_models, cfg=cfg)
+    with blame_pack(options, "chair", "bench"), naming("--chair"):
+        check_listed([(chair, chair_route)], catalog, validate=options.validate_models,
+                     threshold=gate_threshold(options.cost_gate, cfg))
     with blame_pack(options, "chair", "bench"):
-        chair_route = resolve_model(chair, gateway=gateway)
-        check_ready(chair, chair_route, load_config())
         bench_ids = {m for m in bench.models} | {r.canonical for r in bench.routes}
         if chair in bench_ids or chair_route.canonical in bench_ids:
             raise BadArgs(
@@ -114,6 +128,13 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     if claude_review is not None:  # the bench reads it too: it is material like the briefing
         claude_review = check_material(claude_review, what=f"Claude's review '{options.claude_review}'",
                                        allow_secrets=options.allow_secrets)
+    # Room in every model's window and under the ceiling, for every wave, before anything is spent.
+    with blame_pack(options, "bench", "chair"):
+        plan = plan_run(briefing=briefing, date=datetime.now(timezone.utc).strftime("%Y-%m-%d"), seats=seats,
+                        routes=bench.routes, chair=chair, chair_route=chair_route, catalog=bench.catalog,
+                        claude_review=claude_review)
+    with blame_pack(options, "max_cost", "bench", "chair"):
+        check_ceiling(plan, options.max_cost)
     store = SessionStore(resolve_project(options.project))
     run_id = options.run_id or new_task_id()
     store.task_dir(run_id)  # validates a caller-supplied id
@@ -123,7 +144,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         options=options, run_id=run_id, run_dir=run_dir, store=store, briefing=briefing,
         seats=seats, routes=bench.routes, chair=chair, chair_route=chair_route,
         dropped=bench.dropped, catalog=bench.catalog, timeout_s=timeout_s, claude_review=claude_review,
-        records=dict(records or {}),
+        records=dict(records or {}), plan=plan,
     )
 
 
@@ -262,14 +283,43 @@ class CouncilRun:
         started = parse_iso(resumed["createdAt"]) if resumed is not None else None
         self.ctx = RunContext(prep, registry, started_at=started, resuming=resumed is not None)
         manifest = initial_manifest(prep)
+        lost: list[dict[str, Any]] = []
         if resumed is not None:
             manifest["resumes"] = list(resumed["resumes"])
+            # The legs the first attempt planned are planned again: progress reads "n/7", not "n/3".
+            planned = resumed.get("legsPlanned")
+            if isinstance(planned, int) and not isinstance(planned, bool):
+                manifest["legsPlanned"] = max(manifest["legsPlanned"], planned)
+            lost = lost_launches(prep.run_dir)
+            if lost:
+                manifest["interruptedLegs"] = lost
         self.ctx.open(manifest)
+        if lost:
+            self.hold_interrupted(lost)
         if prep.dropped:
             self.ctx.notice(dropped_notice(prep.dropped))
         if prep.chair_route.kind == "embedded" and any(r.kind == "embedded" for r in prep.routes):
             self.ctx.notice("the chair runs on the same embedded model as the bench: offline there is no "
                             "independent model, so this verdict is not independent of the reviews")
+
+    def hold_interrupted(self, lost: Sequence[dict[str, Any]]) -> None:
+        """Legs an earlier attempt had in flight when its process stopped: the provider probably
+        finished and billed them, so the run's cost is a floor from here on, and the ceiling keeps
+        counting what each reserved. Each gets a cost row (cost unknown) so every report shows it."""
+        ctx = self.ctx
+        for leg in lost:
+            reserved = leg.get("reserved")
+            ctx.budget.hold(float(reserved) if isinstance(reserved, (int, float)) else 0.0)
+            position = next((s["position"] for s in self.prep.seats if s["id"] == leg.get("seat")), 0)
+            ctx.add_row({"model": leg["model"], "role": "interrupted", "wasChair": False, "conformance": None,
+                         "status": "interrupted", "durationMs": None, "usage": None, "waveId": leg["id"]},
+                        stage=STAGE_ROWS.get(str(leg.get("stage")), 4), position=position, secondary=True)
+        held = sum(float(leg.get("reserved") or 0.0) for leg in lost)
+        ctx.notice(f"{len(lost)} leg(s) were in flight when an earlier attempt of this run stopped "
+                   f"({', '.join(leg['id'] for leg in lost)}): the provider may have finished and billed them, "
+                   f"so the cost is at least the total shown"
+                   + (f", and the --max-cost ceiling keeps counting the ${held:.4f} they reserved"
+                      if self.prep.options.max_cost is not None else ""))
 
     @property
     def state(self) -> RunState:  # the run's manifest (run.json), for run_council's abort path
@@ -279,7 +329,7 @@ class CouncilRun:
         ctx, p = self.ctx, self.prep
         if not ctx.resuming:  # a resumed run's inputs are on disk, checked against its hashes
             write_inputs(p)
-        ctx.checkpoint()
+        ctx.checkpoint()  # a resumed run's is deferred until its replay has caught up (context.py)
         write_pointer(p.store, p.run_id, p.run_dir)
         try:
             return await self._stages_saved()
@@ -313,11 +363,19 @@ class CouncilRun:
         ctx.write("briefing-stage1.md", briefings.seat_briefing(p.briefing, date=ctx.date))
         outcomes = await run_stage1(ctx)
         usable = [o for o in outcomes if o.review is not None]
+        refused = [r for r in ctx.state.doc.get("budgetRefusals", []) if r.get("stage") == "stage1"]
+        if len(usable) < 2 and refused:  # the ceiling took the bench below two, not the seats
+            raise CostExceeded(f"the ${p.options.max_cost} --max-cost ceiling had no room for {len(refused)} of "
+                               f"{len(outcomes)} Stage-1 reviews, so only {len(usable)} review(s) exist; a council needs 2",
+                               hint="raise --max-cost (the spend already made counts against it) or use cheaper models")
         if len(usable) < 2:
             raise CouncilQuorum(f"only {len(usable)} of {len(outcomes)} seats produced a usable review; a council needs 2",
                                 hint="check the seats' errors in run.json `legs`, then re-run")
         if ctx.exhausted:
-            raise CostExceeded(f"known spend ${ctx.budget.known:.4f} reached the ${p.options.max_cost} ceiling after Stage 1",
+            held = (f" (and ${ctx.budget.held:.4f} reserved by legs lost in flight, which may have been billed)"
+                    if ctx.budget.held else "")
+            raise CostExceeded(f"known spend ${ctx.budget.known:.4f}{held} reached the ${p.options.max_cost} --max-cost "
+                               "ceiling after Stage 1",
                                hint="raise --max-cost or use cheaper models")
 
         reviews = [o.review for o in usable if o.review is not None]
@@ -457,6 +515,9 @@ async def run_prepared(prep: Prepared, *, registry: ProviderRegistry | None = No
         engine.state.finalize(signal_exit or 143)
         return engine.state.doc, signal_exit or 143
     return result
+
+
+STAGE_ROWS = {"stage1": 1, "stage2": 2, "debate": 3, "chair": 4}  # runStats order, as the stages number it
 
 
 def ledger_holds(run_id: str) -> bool:

@@ -135,7 +135,7 @@ class DebateRound:
                 self.outcome.responses[target.finding["id"]] = {"action": "no-response"}
                 continue
             by_raiser.setdefault(seat, []).append(target)
-        self.ctx.plan(len(by_raiser))
+        self.ctx.plan(len(by_raiser), wave="debate")
         async with anyio.create_task_group() as group:
             for seat_id, owned in by_raiser.items():
                 group.start_soon(self.defend, seat_id, owned)
@@ -162,7 +162,7 @@ class DebateRound:
         for fid, target in answered.items():
             for seat in target.disputers:
                 asked.setdefault(seat, []).append(fid)
-        ctx.plan(len(asked))
+        ctx.plan(len(asked), wave="debate")
         async with anyio.create_task_group() as group:
             for seat_id, ids in asked.items():
                 group.start_soon(self.revote_one, seat_id, ids, bundle)

@@ -3,20 +3,28 @@
 Every leg the provider answered (complete, error or timeout) is written to
 `<runDir>/legs/<key>.json` before run.json records it. The key is the sha256 of everything
 that decides the answer — the provider and model, the seat asking, the prompt, the schema
-actually sent, the output cap — plus the ordinal of that content in the run (the chair's
+actually sent, the stage's nominal output cap (not the cap a tight ceiling fitted, which a
+resumed run may fit differently) — plus the ordinal of that content in the run (the chair's
 retry repeats its first attempt word for word; it is the second occurrence, not the same
 leg). Leg ids are no key: repair ids come from counters that follow finish order.
 
 A run resumed from its directory asks the same things in the same order (its prompts are
 byte-identical: same briefing, date and seats), so each finished leg is found by its key
 and reused as is; a leg that was in flight when the process died has no file and is sent
-again.
+again; so is a leg whose file is damaged (unreadable, not a council-leg document, or not this
+leg's), and the run says so in a notice: it is paid for a second time.
+
+Every launch is on disk too, before its request is sent: `<key>.<attempt>.launch` (`attempt` is
+0 for the first, then one more per resume). A launch whose attempt never wrote the answer was in
+flight when that attempt stopped — the provider probably finished and billed it — so a resumed
+run counts it (`lost_launches`): its cost is unknown, and the ceiling keeps its reservation.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,18 +52,27 @@ def base_key(route: Route, *, seat_id: str | None, prompt: str, schema: dict[str
     return leg_key(route, seat_id=seat_id, prompt=prompt, schema=schema, max_tokens=max_tokens, ordinal=-1)
 
 
-def read_finished(run_dir: Path, key: str) -> dict[str, Any] | None:
-    """The finished leg stored under `key`, or None (absent, unreadable or not finished)."""
+def read_finished(run_dir: Path, key: str, *, damaged: Callable[[str], None] | None = None) -> dict[str, Any] | None:
+    """The finished leg stored under `key`, or None (absent, unreadable or not finished). A file
+    that is there but cannot be used is reported to `damaged` with why: that leg is sent again."""
     path = run_dir / LEGS_DIR / f"{key}.json"
     if not path.is_file():
         return None
     try:
         doc = read_json(path, what="finished leg")
-    except AmicusError:
-        return None  # a damaged file is a leg to send again, never a reason to stop
+    except AmicusError as err:
+        return _damaged(damaged, err.message)  # a leg to send again, never a reason to stop
     if not isinstance(doc, dict) or doc.get("type") != "council-leg" or doc.get("key") != key:
-        return None
-    return doc if doc.get("status") in FINISHED else None
+        return _damaged(damaged, "it is not this leg's council-leg document")
+    if doc.get("status") not in FINISHED:
+        return _damaged(damaged, f"its status is {doc.get('status')!r}, not a finished leg's")
+    return doc
+
+
+def _damaged(report: Callable[[str], None] | None, why: str) -> None:
+    if report is not None:
+        report(why)
+    return None
 
 
 def write_finished(run_dir: Path, key: str, *, leg_id: str, stage: str, role: str, model: str,
@@ -64,4 +81,35 @@ def write_finished(run_dir: Path, key: str, *, leg_id: str, stage: str, role: st
                            "role": role, "model": model}
     doc.update({name: result.get(name) for name in _FIELDS})
     doc["truncated"] = bool(doc["truncated"])
+    if isinstance(result.get("maxTokens"), int):
+        doc["maxTokens"] = result["maxTokens"]
     atomic_write_json(run_dir / LEGS_DIR / f"{key}.json", doc)
+
+
+LAUNCH_SUFFIX = ".launch"
+
+
+def write_launch(run_dir: Path, key: str, *, attempt: int, entry: dict[str, Any]) -> None:
+    """Record a launch (its run.json leg entry, with what it reserved) before it is sent."""
+    atomic_write_json(run_dir / LEGS_DIR / f"{key}.{attempt}{LAUNCH_SUFFIX}",
+                      {"key": key, **{k: entry[k] for k in _LAUNCH_FIELDS if k in entry}})
+
+
+_LAUNCH_FIELDS = ("id", "stage", "role", "model", "seat", "startedAt", "reserved")
+
+
+def lost_launches(run_dir: Path) -> list[dict[str, Any]]:
+    """Every launch of an earlier attempt whose answer that attempt never saved, oldest first."""
+    lost: list[tuple[str, dict[str, Any]]] = []
+    for path in sorted((run_dir / LEGS_DIR).glob(f"*{LAUNCH_SUFFIX}")):
+        try:
+            doc = read_json(path, what="leg launch record")
+        except AmicusError:
+            continue  # a torn record of a launch that may never have been sent: nothing to count
+        if not isinstance(doc, dict) or not isinstance(doc.get("key"), str):
+            continue
+        finished = read_finished(run_dir, doc["key"])
+        if finished is not None and (finished.get("legId"), finished.get("startedAt")) == (doc.get("id"), doc.get("startedAt")):
+            continue  # this launch's own answer
+        lost.append((str(doc.get("startedAt")), {k: doc[k] for k in _LAUNCH_FIELDS if k in doc}))
+    return [doc for _, doc in sorted(lost, key=lambda item: item[0])]

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,53 @@ def members_of(models: Sequence[str] | None, council: str | None, *, minimum: in
     return list(members), list(dropped)
 
 
+@dataclass
+class Routed:
+    """The bench as typed and routed, every route ready to run; the catalog not yet read."""
+
+    members: list[str]
+    routes: list[Route]
+    dropped: list[dict[str, str]]
+    council: str | None
+    unresolved: list[dict[str, str]]  # council members whose alias no longer routes
+
+
+def route_bench(models: Sequence[str] | None, council: str | None, *, gateway: GatewayMode | None = None,
+                minimum: int = 1, ready: bool = True, cfg: dict[str, Any] | None = None) -> Routed:
+    """Resolve every member (a council's unroutable members are dropped) and check each route
+    can run — before the catalog is even fetched; an estimate spends nothing, so it needs no keys."""
+    members, dropped = members_of(models, council, minimum=minimum)
+    cfg = load_config() if cfg is None else cfg
+    if council:
+        resolvable, routes, unresolved = split_resolvable(members, gateway=gateway, cfg=cfg)
+    else:
+        resolvable, routes, unresolved = list(members), [resolve_model(m, gateway=gateway, cfg=cfg) for m in members], []
+    if ready:
+        for member, route in zip(resolvable, routes):
+            check_ready(member, route, cfg)
+    return Routed(resolvable, routes, dropped, council, unresolved)
+
+
+async def read_catalog(routes: Sequence[Route], catalog: Catalog | None = None) -> Catalog:
+    """The model catalog, fetched only when some route goes through OpenRouter."""
+    if catalog is None and any(r.kind == "gateway" for r in routes):
+        catalog = await load_catalog()
+    return catalog if catalog is not None else Catalog()
+
+
+def price_bench(routed: Routed, catalog: Catalog, *, minimum: int = 1, cost_gate: bool = True,
+                validate: bool = True, cfg: dict[str, Any] | None = None) -> Bench:
+    """Drop a council's members that left the catalog, then hold every seat to `check_listed`."""
+    members, routes, dropped = routed.members, routed.routes, [*routed.dropped, *routed.unresolved]
+    if routed.council:
+        members, routes, stale = split_catalogued(members, routes, catalog if validate else Catalog())
+        dropped = [*dropped, *stale]
+        check_council_size(routed.council, members, minimum)
+    check_listed(list(zip(members, routes)), catalog, validate=validate,
+                 threshold=gate_threshold(cost_gate, load_config() if cfg is None else cfg))
+    return Bench(models=members, routes=routes, dropped=dropped, council=routed.council, catalog=catalog)
+
+
 async def prepare_bench(
     models: Sequence[str] | None,
     council: str | None,
@@ -133,28 +181,39 @@ async def prepare_bench(
 ) -> Bench:
     """Resolve every member, drop a council's stale members, validate ids against the catalog,
     check every route can run (its key, the local extra) and apply the cost gate."""
-    members, dropped = members_of(models, council, minimum=minimum)
     cfg: dict[str, Any] = load_config()
-    if council:
-        resolvable, routes, unresolved = split_resolvable(members, gateway=gateway, cfg=cfg)
-    else:
-        resolvable, routes, unresolved = list(members), [resolve_model(m, gateway=gateway, cfg=cfg) for m in members], []
-    if ready:  # before the catalog is even fetched; an estimate spends nothing, so it needs no keys
-        for member, route in zip(resolvable, routes):
-            check_ready(member, route, cfg)
-    if catalog is None and any(r.kind == "gateway" for r in routes):
-        catalog = await load_catalog()
-    catalog = catalog if catalog is not None else Catalog()
-    if council:
-        members, routes, stale = split_catalogued(resolvable, routes, catalog if validate else Catalog())
-        dropped = [*dropped, *unresolved, *stale]
-        check_council_size(council, members, minimum)
-    elif validate:
-        validate_models(routes, catalog)
-    threshold = cost_gate_threshold(cfg, disabled=not cost_gate)
-    for member, route in zip(members, routes):
+    routed = route_bench(models, council, gateway=gateway, minimum=minimum, ready=ready, cfg=cfg)
+    catalog = await read_catalog(routed.routes, catalog)
+    return price_bench(routed, catalog, minimum=minimum, cost_gate=cost_gate, validate=validate, cfg=cfg)
+
+
+# --- the checks every model a run calls must pass: each seat (critic and lens seats are bench
+# seats) and the chair alike. `check_ready` before the catalog is read, `check_listed` after.
+
+@contextmanager
+def naming(flag: str) -> Iterator[None]:
+    """Prefix a check's error with the argument it is about (`--chair: Model 'x' is not …`)."""
+    try:
+        yield
+    except AmicusError as err:
+        if not err.message.startswith(flag):
+            err.message = f"{flag}: {err.message}"
+            err.args = (err.message,)
+        raise
+
+
+def gate_threshold(cost_gate: bool, cfg: dict[str, Any]) -> float | None:
+    return cost_gate_threshold(cfg, disabled=not cost_gate)
+
+
+def check_listed(members: Sequence[tuple[str, Route]], catalog: Catalog, *, validate: bool,
+                 threshold: float | None) -> None:
+    """BAD_MODEL for an id missing from a (non-empty) catalog, unless `validate` is off;
+    BUDGET_EXCEEDED for a model priced above the cost gate."""
+    if validate:
+        validate_models([route for _, route in members], catalog)
+    for member, route in members:
         check_cost_gate(member, route_pricing(route, catalog), threshold=threshold)
-    return Bench(models=members, routes=routes, dropped=dropped, council=council, catalog=catalog)
 
 
 def check_council_size(council: str, members: Sequence[str], minimum: int) -> None:

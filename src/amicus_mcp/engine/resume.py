@@ -48,6 +48,7 @@ class Verdict:
     resumable: bool
     reason: str
     status: str  # as on disk; `running` when its process is dead
+    hint: str = "the run stays as it is; to review again, start a new council run"  # when not resumable
 
 
 def find_resumable(run_dir: Path, doc: dict[str, Any]) -> Verdict:
@@ -55,7 +56,10 @@ def find_resumable(run_dir: Path, doc: dict[str, Any]) -> Verdict:
     status = str(doc.get("status"))
     if status == "running":
         if engine_alive(run_dir, doc):
-            return Verdict(False, "it is still running", status)
+            run_id = doc.get("runId")
+            return Verdict(False, "it is still running", status,
+                           hint=f"wait for it to finish (amicus wait {run_id}, or amicus_wait over MCP), or stop it "
+                                f"(amicus abort {run_id}) and resume it after")
         return Verdict(True, "its process is gone", status)
     if status in ("complete", "partial"):
         return Verdict(False, f"it finished ({status}); a finished run is not resumed — start a new one", status)
@@ -102,8 +106,7 @@ def check_resumable(run_dir: Path, *, reopened: bool = False) -> Resumable:
     if not reopened:
         verdict = find_resumable(run_dir, doc)
         if not verdict.resumable:
-            raise BadArgs(f"council run {run_id} cannot be resumed: {verdict.reason}",
-                          hint="the run stays as it is; to review again, start a new council run")
+            raise BadArgs(f"council run {run_id} cannot be resumed: {verdict.reason}", hint=verdict.hint)
         status = verdict.status
     elif isinstance(doc.get("resumes"), list) and doc["resumes"] and isinstance(doc["resumes"][-1], dict):
         status = str(doc["resumes"][-1].get("fromStatus"))

@@ -55,7 +55,7 @@ class RunState:
         running = self.doc.get("status") == "running"
         atomic_write_json(self.path, self.doc, indent=None if running else 2)
 
-    def stage(self, name: str, status: str, **extra: Any) -> None:
+    def stage(self, name: str, status: str, *, save: bool = True, **extra: Any) -> None:
         stages = self.doc["stages"]
         entry = next((s for s in stages if s["name"] == name), None)
         if entry is None:
@@ -65,7 +65,8 @@ class RunState:
         if status != "running":
             entry["completedAt"] = now_iso()
         entry.update(extra)
-        self.checkpoint()
+        if save:
+            self.checkpoint()
 
     def degrade(self, channel: str, what: str, why: str) -> None:
         self.doc.setdefault("degrades", []).append({"kind": "degrade", "channel": channel, "what": what, "why": why})

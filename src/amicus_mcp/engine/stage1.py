@@ -38,6 +38,7 @@ class SeatOutcome:
 async def run_stage1(ctx: RunContext) -> list[SeatOutcome]:
     """Every seat at once: standard seats, the critic and lens seats, each with its brief."""
     ctx.stage("stage1", "running", waveId=f"{ctx.run_id}-s1")
+    ctx.plan(len(ctx.prep.seats), wave="stage1")
     outcomes = [SeatOutcome(seat, route) for seat, route in zip(ctx.prep.seats, ctx.prep.routes)]
     async with anyio.create_task_group() as group:
         for index, outcome in enumerate(outcomes):
@@ -49,12 +50,13 @@ async def run_stage1(ctx: RunContext) -> list[SeatOutcome]:
 def brief_for(ctx: RunContext, seat: Seat, route: Route) -> str:
     """The seat's composed briefing, written once per distinct brief to the run dir."""
     structured = ctx.profile(route).structured_outputs
+    stance = briefings.seat_stance(seat["role"], seat["lens"])
     if seat["role"] == "critic":
-        stance, name = "stance-critic", "briefing-stage1-critic"
+        name = "briefing-stage1-critic"
     elif seat["lens"]:
-        stance, name = briefings.lens_stance(seat["lens"]), f"briefing-stage1-lens-{seat['lens']}"
+        name = f"briefing-stage1-lens-{seat['lens']}"
     else:
-        stance, name = "stance-standard", "briefing-stage1"
+        name = "briefing-stage1"
     brief = briefings.seat_briefing(ctx.prep.briefing, date=ctx.date, stance=stance, structured=structured)
     if name != "briefing-stage1" or structured:
         ctx.write(f"{name}{'-structured' if structured else ''}.md", brief)

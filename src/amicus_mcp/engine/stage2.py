@@ -31,7 +31,7 @@ async def run_stage2(ctx: RunContext, anon: Anonymized, usable: list[SeatOutcome
     bundle = briefings.judge_bundle(briefing=ctx.prep.briefing, date=ctx.date, reviews=anon.prose,
                                     findings=anon.findings)
     ctx.write("bundle-stage2.md", bundle)
-    ctx.plan(len(usable))
+    ctx.plan(len(usable), wave="stage2")
     ctx.stage("stage2", "running", waveId=f"{ctx.run_id}-s2")
     answers: list[JudgeAnswer | None] = [None] * len(usable)
     prose: dict[str, str] = {}
@@ -44,8 +44,10 @@ async def run_stage2(ctx: RunContext, anon: Anonymized, usable: list[SeatOutcome
             group.start_soon(judge, index, outcome)
     judged = [a for a in answers if a is not None]
     if len(judged) < 2:
+        refused = sum(1 for r in ctx.state.doc.get("budgetRefusals", []) if r.get("stage") == "stage2")
+        blame = f" (the --max-cost ceiling had no room for {refused} of them)" if refused else ""
         ctx.degrade("stage2", "cross-review is thin",
-                    f"only {len(judged)} judge(s) produced a usable judgement; the tally is judged:false")
+                    f"only {len(judged)} judge(s) produced a usable judgement{blame}; the tally is judged:false")
     ctx.stage("stage2", "complete", judges=len(judged))
     return CrossReview(judged, {seat: prose[seat] for seat in (o.seat["id"] for o in usable) if seat in prose})
 

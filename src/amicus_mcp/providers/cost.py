@@ -140,13 +140,18 @@ class CostEstimate:
         return f"{total}{floor} (cost unknown for {', '.join(self.unpriced)})"
 
 
+def prompt_tokens(chars: int) -> int:
+    """A prompt's size in tokens, estimated at ~4 characters a token (the one estimate amicus
+    uses, for cost and for context windows alike)."""
+    return math.ceil(max(0, chars) / CHARS_PER_TOKEN)
+
+
 def leg_estimate(prompt_chars: int, pricing: Pricing | None, *, output_tokens: int = ASSUMED_OUTPUT_TOKENS) -> float | None:
     """The prompt at ~4 chars a token plus `output_tokens` of completion (a council leg passes
     the cap it sends as `max_tokens`, so the figure is a bound rather than a guess)."""
     if pricing is None:
         return None
-    prompt_tokens = math.ceil(max(0, prompt_chars) / CHARS_PER_TOKEN)
-    return pricing.prompt * prompt_tokens + pricing.completion * output_tokens
+    return pricing.prompt * prompt_tokens(prompt_chars) + pricing.completion * output_tokens
 
 
 def preflight_estimate(legs: Iterable[PlannedLeg]) -> CostEstimate:

@@ -35,8 +35,8 @@ keeps the raw text and the usage for a repair prompt.
 Errors. Configuration problems found before generating are `AmicusError`s with code BAD_MODEL:
 the extra not installed (`LocalModelUnavailable`), a missing or non-GGUF file, a file llama.cpp
 cannot load, an unknown `local/<name>`. What goes wrong with one call is a `ProviderError`
-(see providers/errors.py): `LocalModelTimeout`, `LocalReplyInvalid`, and `ProviderRejected`
-for a prompt longer than the context.
+(see providers/errors.py): `LocalModelTimeout`, `LocalReplyInvalid`, and `ContextTooLong`
+(a `ProviderRejected`) for a prompt longer than the context.
 
 Cost. A local model has no API bill: usage carries an exact cost 0.0 (source "reported";
 electricity and hardware are not what amicus counts); tokens come from llama.cpp's own counts.
@@ -69,7 +69,7 @@ from ..errors import BadArgs, BadModel
 from ..fsio import loads_json
 from . import gguf_cache
 from .base import Completion, CompletionRequest, Message, Tokens, Usage
-from .errors import MalformedReply, ProviderRejected, ProviderTimeout
+from .errors import ContextTooLong, MalformedReply, ProviderTimeout
 
 log = logging.getLogger(__name__)
 
@@ -495,7 +495,7 @@ def _generate(model: _LoadedModel, job: _Job) -> _Raw:
     tokens = model.llama.tokenize(prompt.text.encode("utf-8"), add_bos=prompt.add_bos, special=True)
     if len(tokens) >= model.n_ctx:
         # "Not this request" (like an HTTP 413), so a leg outcome rather than a config error.
-        raise ProviderRejected(
+        raise ContextTooLong(
             f"the prompt has {len(tokens)} tokens; local model '{model.name}' has a context of {model.n_ctx} "
             '(raise "local": {"nCtx": ...} in config.json, or shorten the artifact)',
             provider=PROVIDER_NAME,

@@ -16,7 +16,10 @@ the failure came from an HTTP reply — the status code and `Retry-After`.
     ├── MalformedReply        non-JSON body, no choices, or structured output that is
     │                         not JSON / does not match the requested schema
     └── ProviderRejected      400, 413, 422, a moderation/guardrail 403, a refusal, and
-                              any other 4xx the provider used to say "not this request"
+        │                     any other 4xx the provider used to say "not this request"
+        └── ContextTooLong    the prompt (plus the output cap) is longer than the model's
+                              context window: "context length exceeded", whatever the status
+                              (also raised without a request when the run can see it will not fit)
 
 How these relate to `amicus_mcp.errors.AmicusError`: they do not inherit from it, on
 purpose. A `ProviderError` is the outcome of one leg — the engine records it on that
@@ -139,8 +142,15 @@ class ProviderRejected(ProviderError):
     code = "PROVIDER_REJECTED"
 
 
+class ContextTooLong(ProviderRejected):
+    # Not a provider outage and not worth a retry: the same prompt will not fit next time either.
+    code = "CONTEXT_LENGTH_EXCEEDED"
+    retryable = False
+
+
 __all__ = [
     "AuthError",
+    "ContextTooLong",
     "LegStatus",
     "MalformedReply",
     "ModelNotFound",

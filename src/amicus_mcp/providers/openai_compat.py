@@ -38,6 +38,7 @@ from .base import Completion, CompletionRequest, CostSource, Tokens, Usage
 from .catalog import Pricing
 from .errors import (
     AuthError,
+    ContextTooLong,
     MalformedReply,
     ModelNotFound,
     OutOfCredits,
@@ -70,6 +71,11 @@ _MODEL_MISSING = re.compile(
     r"unknown model|no such model|model_not_found|no endpoints found",
     re.IGNORECASE,
 )
+# How providers say the prompt does not fit: OpenAI's `context_length_exceeded`, "maximum
+# context length is 8192 tokens", "prompt is too long", "exceeds the context window", …
+_CONTEXT_TOO_LONG = re.compile(
+    r"context[ _-]?(length|window)|maximum context|prompt is too long|too many (input )?tokens|"
+    r"input (is )?too long|exceeds? the (model'?s? )?(max(imum)?|token) (context|limit)", re.IGNORECASE)
 _MODERATION = re.compile(r"moderat|flagged|guardrail|content (policy|filter)|safety", re.IGNORECASE)
 
 
@@ -287,8 +293,15 @@ def error_for_status(
     return err
 
 
+def too_long(detail: str, code: Any) -> bool:
+    """Whether an error says the prompt does not fit the model's context window."""
+    return code == "context_length_exceeded" or bool(_CONTEXT_TOO_LONG.search(detail))
+
+
 def _classify(status: int, detail: str, code: Any, metadata: Mapping[str, Any]) -> tuple[type[ProviderError], str]:
     model_missing = code == "model_not_found" or bool(_MODEL_MISSING.search(detail))
+    if status not in (401, 402, 429) and too_long(detail, code):
+        return ContextTooLong, "the prompt does not fit the model's context window"
     if status == 401:
         return AuthError, "the API key was rejected"
     if status == 402:
@@ -315,6 +328,9 @@ def error_from_body(error: Any, *, provider: str, model: str, secrets: tuple[Sec
     detail, code, metadata = _details_from_json({"error": error})
     detail = _snippet(redact(detail, secrets))
     status = code if isinstance(code, int) and not isinstance(code, bool) and 400 <= code <= 599 else None
+    if status is None and too_long(detail, code):
+        return ContextTooLong(f"{provider}: the prompt does not fit the model's context window for model '{model}': "
+                              f"{detail}", provider=provider, model=model)
     if status is None:
         # Failed mid-generation with no usable code: the upstream broke, which is worth a retry.
         return ProviderDown(

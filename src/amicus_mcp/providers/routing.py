@@ -62,7 +62,7 @@ from .endpoints import (
 )
 from .keys import Secret, get_key, set_key_hint
 from .openai_compat import CostMode, OpenAICompatibleProvider, make_client
-from .errors import ModelNotFound, ProviderError, ProviderRejected
+from .errors import ContextTooLong, ModelNotFound, ProviderError, ProviderRejected
 from .openrouter import OpenRouterProvider
 from .profiles import Profile, ProfileBook
 from .retry import RetryPolicy
@@ -207,6 +207,8 @@ _PARAMETERS = re.compile(r"parameter|response_format|json_schema|structured", re
 def refuses_schema(exc: ProviderError) -> bool:
     """A refusal of the schema request itself: a 400, or OpenRouter's "no endpoint can handle
     the requested parameters" (a 404 once `require_parameters` is set)."""
+    if isinstance(exc, ContextTooLong):
+        return False  # the prompt is too long with or without a schema
     if isinstance(exc, ProviderRejected):
         return exc.status == 400
     return isinstance(exc, ModelNotFound) and bool(_PARAMETERS.search(exc.message))

@@ -110,6 +110,8 @@ def _header(doc: Mapping[str, Any]) -> dict[str, Any]:
     header["currentStage"] = next((s["name"] for s in doc.get("stages") or []
                                    if isinstance(s, dict) and s.get("status") == "running"), None)
     header["legsDone"], header["legsTotal"] = legs_progress(doc)
+    resumes = [r for r in doc.get("resumes") or [] if isinstance(r, dict)]
+    header["resumedAt"] = resumes[-1].get("at") if resumes else None  # this attempt's start
     return header
 
 

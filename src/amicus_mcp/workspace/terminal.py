@@ -128,7 +128,10 @@ def progress_line(snap: Mapping[str, Any], *, now: datetime) -> str | None:
     if snap.get("state") != "ok":
         return None
     h = snap["header"]
-    parts = [f"council {snap['runId']}", *_stage_and_legs(h), elapsed_text(h.get("createdAt"), now)]
+    # A resumed run counts this attempt's time: the first attempt's clock would read as hung.
+    since = (f"{elapsed_text(h['resumedAt'], now)} since resume" if h.get("resumedAt")
+             else elapsed_text(h.get("createdAt"), now))
+    parts = [f"council {snap['runId']}", *_stage_and_legs(h), since]
     parts.append(f"cost {(snap.get('cost') or {}).get('total', {}).get('text', '?')}")
     stalled = [str(row.get("name")) for row in snap.get("seats") or [] if row.get("stalled")]
     if stalled:

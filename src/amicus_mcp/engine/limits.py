@@ -1,0 +1,164 @@
+"""What a council run's legs need before anything is sent: room in each model's context window,
+and room under the cost ceiling.
+
+Pre-flight plans the run's waves — every seat's Stage-1 review, every judge's Stage-2 judgement,
+the chair — with the prompt each leg will send: the Stage-1 briefing exactly, and for the later
+stages a *bound*, since their prompts are made of answers not yet given (the briefing plus every
+review at its output cap, `REVIEW_IN_BUNDLE` tokens for each token of review: the prose, its
+findings restated and the findings index). Each plan is checked the same way for every seat,
+judge and chair:
+
+    context   a leg's prompt plus the smallest answer worth sending (its floor cap) must fit
+              the model's catalog `contextLength`; the Stage-1 review cap is lowered so that
+              every judge and the chair can read all the reviews; a run that cannot fit even
+              so is refused with CONTEXT_LENGTH_EXCEEDED, naming the seat, its window and
+              the estimate
+    ceiling   the waves' reservations at their floors, summed, are the smallest ceiling that
+              fits; a smaller `--max-cost` is refused with COST_CEILING_TOO_LOW, naming the
+              ceiling, the reservation per leg and that smallest ceiling
+
+Models with no known window (your own servers, the embedded model, an empty catalog) are not
+window-checked here; a provider's "context length exceeded" answer is still recognised as such.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..council import briefings
+from ..council.seats import Seat
+from ..errors import ContextLengthExceeded, CostCeilingTooLow
+from ..providers.catalog import Catalog, Pricing
+from ..providers.cost import prompt_tokens, route_pricing
+from ..providers.routing import Route
+from .budget import floor_cap, output_cap, reservation
+
+REVIEW_IN_BUNDLE = 1.5  # bundle tokens per review token: its prose, its findings restated, the index
+PER_REVIEW_TOKENS = 96  # a review's headings, labels, its ranking line and street-cred line
+WAVES = ("stage1", "stage2", "chair")  # the planned waves, in run order
+WAVE_NAMES = {"stage1": "Stage 1", "stage2": "Stage 2", "chair": "the chair"}
+ROLES = {"stage1": "seat", "stage2": "judge", "chair": "chair"}
+
+
+def context_window(route: Route, catalog: Catalog) -> int | None:
+    """The model's context window in tokens, from the catalog; None when it is not known."""
+    model_id = route.pricing_id
+    info = catalog.get(model_id) if model_id else None
+    return info.context_length if info is not None else None
+
+
+@dataclass(frozen=True)
+class PlannedLeg:
+    wave: str  # stage1 | stage2 | chair
+    who: str  # the seat id, or the chair
+    prompt_tokens: int  # exact for Stage 1, a bound after it
+    pricing: Pricing | None
+    window: int | None
+
+    @property
+    def floor(self) -> int:
+        return floor_cap(self.wave, ROLES[self.wave])
+
+    def floor_reservation(self) -> float:
+        return reservation(self.prompt_tokens, self.pricing, self.floor)
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    review_cap: int  # the Stage-1 review cap, lowered when a judge's or the chair's window needs it
+    legs: tuple[PlannedLeg, ...]  # every wave at its floor (the bounds at floor review caps)
+
+    def floors(self) -> dict[str, float]:
+        """Each wave's reservation with every leg at its floor cap."""
+        return {wave: sum(leg.floor_reservation() for leg in self.legs if leg.wave == wave) for wave in WAVES}
+
+    def smallest_ceiling(self) -> float:
+        """The smallest `--max-cost` that fits: every wave at its floor, rounded up to 1/100 cent."""
+        return math.ceil(sum(self.floors().values()) * 10_000 - 1e-6) / 10_000
+
+
+def plan_run(*, briefing: str, date: str, seats: Sequence[Seat], routes: Sequence[Route], chair: str,
+             chair_route: Route, catalog: Catalog, claude_review: str | None = None) -> RunPlan:
+    """The run's plan, checked against every window; CONTEXT_LENGTH_EXCEEDED when it cannot fit."""
+    stage1 = [prompt_tokens(len(stage1_prompt(briefing, date, seat))) for seat in seats]
+    windows = [context_window(route, catalog) for route in routes]
+    for seat, route, tokens, window in zip(seats, routes, stage1, windows):
+        need = tokens + floor_cap("stage1", "seat")
+        if window is not None and need > window:
+            raise too_long(seat["id"], window, "the Stage-1 briefing", tokens, floor_cap("stage1", "seat"))
+    extra = prompt_tokens(len(claude_review)) * REVIEW_IN_BUNDLE if claude_review is not None else 0.0
+    reviews = len(seats) + (1 if claude_review is not None else 0)
+    judge_base = prompt_tokens(len(briefings.judge_bundle(briefing=briefing, date=date, reviews=[], findings=[])))
+    chair_base = prompt_tokens(len(empty_chair_packet(briefing, date)))
+    chair_window = context_window(chair_route, catalog)
+    readers = [(seat["id"], window, judge_base, "stage2") for seat, window in zip(seats, windows)]
+    readers.append((chair, chair_window, chair_base, "chair"))
+
+    def bound(base: int, review_cap: int) -> int:
+        return math.ceil(base + extra + reviews * (REVIEW_IN_BUNDLE * review_cap + PER_REVIEW_TOKENS))
+
+    review_cap = output_cap("stage1", "seat")
+    for who, window, base, wave in readers:  # the largest review cap every reader can hold
+        if window is None:
+            continue
+        room = window - floor_cap(wave, ROLES[wave]) - bound(base, 0)
+        review_cap = min(review_cap, math.floor(room / (reviews * REVIEW_IN_BUNDLE)))
+    if review_cap < floor_cap("stage1", "seat"):
+        for who, window, base, wave in readers:
+            tokens = bound(base, floor_cap("stage1", "seat"))
+            if window is not None and tokens + floor_cap(wave, ROLES[wave]) > window:
+                what = "the Stage-2 bundle" if wave == "stage2" else "the chair packet"
+                raise too_long(who, window, f"{what} (the briefing and {reviews} reviews, each at its "
+                               f"{floor_cap('stage1', 'seat'):,}-token floor)", tokens, floor_cap(wave, ROLES[wave]))
+    at_floor = floor_cap("stage1", "seat")
+    legs = [PlannedLeg("stage1", seat["id"], tokens, route_pricing(route, catalog), window)
+            for seat, route, tokens, window in zip(seats, routes, stage1, windows)]
+    legs += [PlannedLeg("stage2", seat["id"], bound(judge_base, at_floor), route_pricing(route, catalog), window)
+             for seat, route, window in zip(seats, routes, windows)]
+    legs.append(PlannedLeg("chair", chair, bound(chair_base, at_floor), route_pricing(chair_route, catalog),
+                           chair_window))
+    return RunPlan(review_cap=max(review_cap, at_floor), legs=tuple(legs))
+
+
+def check_ceiling(plan: RunPlan, ceiling: float | None) -> None:
+    """COST_CEILING_TOO_LOW when the ceiling cannot hold every wave at its floor."""
+    if ceiling is None:
+        return
+    floors = plan.floors()
+    if sum(floors.values()) <= ceiling:
+        return
+    parts = []
+    for wave in WAVES:
+        legs = [leg for leg in plan.legs if leg.wave == wave]
+        if legs:
+            dearest = max(leg.floor_reservation() for leg in legs)
+            parts.append(f"{WAVE_NAMES[wave]} {len(legs)} leg(s) of up to ${dearest:.4f} each "
+                         f"({legs[0].floor:,}-token answers)")
+    smallest = plan.smallest_ceiling()
+    raise CostCeilingTooLow(
+        f"the --max-cost ${ceiling:g} ceiling cannot hold this run even with every answer at its smallest "
+        f"output cap: it reserves {'; '.join(parts)}, ${sum(floors.values()):.4f} in all. "
+        f"The smallest ceiling that fits is ${smallest:.4f}",
+        hint=f"raise --max-cost to at least {smallest:.4f}, or pick cheaper models or fewer seats",
+    )
+
+
+def too_long(who: str, window: int, what: str, tokens: int, floor: int) -> ContextLengthExceeded:
+    return ContextLengthExceeded(
+        f"'{who}' has a {window:,}-token context window, and {what} is about {tokens:,} tokens, "
+        f"plus at least {floor:,} for its answer",
+        hint="shorten the briefing or the artifact (review it in parts), or pick models with a larger "
+             "context window (contextLength in the model catalog)",
+    )
+
+
+def stage1_prompt(briefing: str, date: str, seat: Seat) -> str:
+    """The Stage-1 brief a seat is sent (stage1.brief_for, without writing it)."""
+    return briefings.seat_briefing(briefing, date=date, stance=briefings.seat_stance(seat["role"], seat["lens"]))
+
+
+def empty_chair_packet(briefing: str, date: str) -> str:
+    return briefings.chair_packet(briefing=briefing, date=date, record={"findings": [], "streetCred": []},
+                                  findings=[], reviews=[], rankings=[])
