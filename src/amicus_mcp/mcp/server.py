@@ -150,4 +150,10 @@ def build_server(state: ServerState | None = None, *, views: bool = True) -> MCP
 
 def main() -> None:
     """Console entry point: serve over stdio until the client closes the connection."""
+    import os
+
+    from ..envvars import scrub_placeholders
+    from .desktop import SETTING_NAMES
+
+    scrub_placeholders(os.environ, SETTING_NAMES)  # a Desktop setting left empty is not set (desktop.py)
     build_server().run()
