@@ -28,7 +28,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
 
@@ -131,10 +131,9 @@ def _view_result(task_id: str, doc: dict[str, Any]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=redact_tree(doc))
 
 
-def bind(tools: Sequence[Tool], state: ServerState) -> list[Tool]:
-    """`tools` with the view tools pointing at the view, and the app-only snapshot tool."""
-    from .server import make_tool
-
+def bind(tools: Sequence[Tool], state: ServerState, make_tool: Callable[..., Tool]) -> list[Tool]:
+    """`tools` with the view tools pointing at the view, and the app-only snapshot tool (made by
+    the server's own `make_tool`, so it is closed and its errors structured like every tool's)."""
     for tool in tools:
         if tool.name in VIEW_TOOLS:
             tool.meta = {**(tool.meta or {}), "ui": {"resourceUri": VIEW_URI}}

@@ -136,7 +136,7 @@ def build_server(state: ServerState | None = None, *, views: bool = True) -> MCP
     state = state or ServerState()
     tools = build_tools(state)
     if views:
-        tools = bind(tools, state)
+        tools = bind(tools, state, make_tool)
     arguments = {tool.name: frozenset(tool.parameters.get("properties", {})) for tool in tools}
     server = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
                        tools=tools, extensions=[extension()] if views else None,
