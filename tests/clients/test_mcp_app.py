@@ -51,7 +51,7 @@ def priced(fake: FakeProvider, config_dir: Path) -> FakeProvider:
     return fake
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def host_script(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return bundle_host(tmp_path_factory.mktemp("apphost"))
 
@@ -168,3 +168,45 @@ def test_the_live_council_view_from_start_to_verdict(page: Any, relay: Relay, pr
     assert relay.tool_calls(SNAPSHOT_TOOL) == settled  # it stops asking once the run is terminal
     shot = Path("/tmp/mcp-app-view.png")
     page.screenshot(path=str(shot), full_page=True)
+
+
+def open_host(page: Any, relay: Relay) -> None:
+    page.goto(relay.origin + "/")
+    page.wait_for_function("window.host !== undefined")
+    page.evaluate("(info) => host.connect(info)", APP_INFO)
+
+
+def test_a_fanout_wave_inline(page: Any, relay: Relay, priced: FakeProvider, project: Path) -> None:
+    for name in ("w1", "w2"):
+        priced.script(name, chat(f"{name} says <b>hello</b>", usage=usage(10, 5, cost=0.0005), delay_s=2.0))
+    open_host(page, relay)
+    started = page.evaluate("(args) => host.run('amicus_fanout', args)", {"models": ["fake/w1", "fake/w2"],
+                                                                        "prompt": "Say hello."})
+    view = page.frame_locator(f"#{started['frame']}")
+    expect(view.locator("#run-title")).to_have_text(f"Wave {started['result']['structuredContent']['waveId']}")
+    expect(view.locator("#wave tbody tr")).to_have_count(2, timeout=20000)
+    expect(view.locator("#chips .chip").first).to_have_text("complete", timeout=30000)
+    assert view.locator("#wave tbody td:nth-child(2)").all_inner_texts() == ["complete", "complete"]
+    assert "2/2 legs done · $0.0010" in view.locator("#chips .note").inner_text()
+    assert not view.locator("#blind-toggle").is_visible() and not view.locator("#run-view").is_visible()
+    assert page.errors == []
+
+
+def test_abort_from_the_inline_view(page: Any, relay: Relay, priced: FakeProvider, project: Path,
+                                    briefing: Path) -> None:
+    member(priced, "alpha", review_text=review("alpha", [("major", "a claim", "x")]))
+    member(priced, "bravo", review_text="unused", stage1=held(priced, threading.Event(), chat("never")))
+    member(priced, "chair", review_text="unused")
+    open_host(page, relay)
+    started = page.evaluate("(args) => host.run('amicus_council_run', args)",
+                            {"briefingFile": "briefing.md", "models": ["fake/alpha", "fake/bravo"], "chair": "fake/chair"})
+    view = page.frame_locator(f"#{started['frame']}")
+    expect(view.locator("#abort-button")).to_be_visible(timeout=20000)
+    assert not view.locator("#fold-button").is_visible()  # no terminal to fold into, inline
+    view.locator("#abort-button").click()
+    view.locator("#confirm-yes").click()  # the view calls amicus_abort through the host
+    expect(view.locator("#chips .chip").first).to_have_text("aborted", timeout=30000)
+    assert relay.tool_calls("amicus_abort") == 1
+    resume = view.locator(".banner.resume").inner_text()
+    assert resume.endswith(f"Ask Claude to resume run {started['result']['structuredContent']['runId']}.")
+    assert page.errors == []

@@ -302,7 +302,9 @@ function runBanners(snap) {
     items.push(banner('warn stall', 'Stalled: no leg activity' + since + ' (over ' + snap.stall.threshold + 's).', button));
   }
   if (h.error) items.push(banner('error', 'Run error ' + h.error.code + ': ' + h.error.message));
-  if (snap.resume) {  // printed for the user to run; the workspace never runs it
+  if (snap.resume && source.inline) { // in the conversation, Claude resumes it (amicus_council_resume)
+    items.push(banner('info resume', 'Resume: this run stopped before it finished; nothing it finished is paid for again. Ask Claude to resume run ' + snap.runId + '.'));
+  } else if (snap.resume) { // printed for the user to run; the workspace never runs it
     items.push(banner('info resume', 'Resume: this run stopped before it finished; nothing it finished is paid for again. Run',
       el('code', { text: snap.resume })));
   }
