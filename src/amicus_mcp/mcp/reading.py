@@ -55,9 +55,9 @@ def page(text: str, *, offset: int | None, limit: int, tail: bool) -> Page:
 
 def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
     """What `amicus_read` shows for an id (a `SessionStore` from the engine)."""
-    from ..engine.run_state import find_run_dir
+    from ..engine.control import run_dir_of
 
-    run_dir = find_run_dir(store, task_id)
+    run_dir = run_dir_of(store, task_id)
     if run_dir is not None:
         return _run_source(run_dir, task_id, file)
     if file is not None:
@@ -89,10 +89,13 @@ def _run_source(run_dir: Path, run_id: str, file: str | None) -> Source:
     if "verdict.json" not in files:
         raise BadArgs(f"run {run_id} has no verdict.json yet, so there is no report to read",
                       hint=f"wait for the run to finish, or name one of its files with `file`: {', '.join(files)}")
-    from ..council.report import build_report
+    from ..engine.run_report import render_verdict
 
     verdict = read_json(run_dir / "verdict.json", what="verdict file")
-    return Source("council-run", "report", build_report(verdict, fmt="md"), files)
+    if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
+        raise BadArgs(f"run {run_id}'s verdict.json is not a council-verdict document",
+                      hint=f"name one of its files with `file`: {', '.join(files)}")
+    return Source("council-run", "report", render_verdict(run_dir / "verdict.json", verdict), files)
 
 
 def _leg_text(leg: Mapping[str, Any]) -> str:
