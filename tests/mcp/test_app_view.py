@@ -100,6 +100,7 @@ async def test_an_apps_client_gets_the_view_and_its_app_only_tool(mode: str, fak
         live = body(await client.call_tool(SNAPSHOT_TOOL, {"id": started["runId"], "project": str(project)}))
         done, _ = await wait_until_terminal(client, started["runId"], project=str(project))
         final = body(await client.call_tool(SNAPSHOT_TOOL, {"id": started["runId"], "project": str(project)}))
+        by_dir = body(await client.call_tool(SNAPSHOT_TOOL, {"id": started["runDir"], "project": str(project)}))
         missing = error_of(await client.call_tool(SNAPSHOT_TOOL, {"id": "nosuchid1", "project": str(project)}))
     for name in VIEW_TOOLS:
         assert tools[name].meta == {"ui": {"resourceUri": VIEW_URI}}
@@ -116,6 +117,8 @@ async def test_an_apps_client_gets_the_view_and_its_app_only_tool(mode: str, fak
     assert done["overallVerdict"] == VERDICT
     assert final["live"] is False and final["header"]["overallVerdict"] == VERDICT
     assert final["matrix"]["rows"] and final["chair"]["verdict"] == VERDICT
+    assert {k: v for k, v in by_dir.items() if k not in ("runId", "generatedAt")} == \
+        {k: v for k, v in final.items() if k not in ("runId", "generatedAt")}  # a run directory reads the same
     assert all("text" not in entry for entry in final["reviews"] + final["judges"])  # no prose inline
     assert missing.startswith("BAD_SESSION:") or missing.startswith("BAD_ARGS:")
 

@@ -42,7 +42,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import METHOD_NOT_FOUND, CallToolResult, ClientCapabilities, TextContent, ToolAnnotations
 
 from .models import Document
-from .params import Project, TaskId
+from .params import Project, RunRef
 from .state import ServerState
 
 VIEW_URI = "ui://amicus/council-view.html"
@@ -105,20 +105,20 @@ class ViewTools:
     def __init__(self, state: ServerState):
         self.state = state
 
-    async def view_snapshot(self, ctx: Context, id: TaskId, project: Project = None) -> CallToolResult:
-        from ..engine.control import is_terminal, wave_or_leg_status
-        from ..engine.run_state import find_run_dir
-        from ..engine.store import SessionStore
+    async def view_snapshot(self, ctx: Context, id: RunRef, project: Project = None) -> CallToolResult:
+        """What the id names is read exactly as amicus_status reads it (`SessionTools._target`)."""
+        from ..engine.control import is_terminal, run_dir_of, wave_or_leg_status
         from .results import dump
         from .snapshot import snapshot
+        from .tools_sessions import SessionTools
 
-        caller = await self.state.caller(ctx)
-        store = SessionStore(caller.project(project))
-        if find_run_dir(store, id) is not None:
-            from ..workspace.snapshot import run_snapshot
+        _, store, target = await SessionTools(self.state)._target(ctx, id, project)  # noqa: SLF001 - one reading of an id
+        run_dir = run_dir_of(store, target)
+        if run_dir is not None:
+            from ..workspace.snapshot import snapshot_of
 
-            return _view_result(id, run_snapshot(store, id, texts=False))
-        doc = wave_or_leg_status(store, id)
+            return _view_result(id, snapshot_of(run_dir, id, texts=False))
+        doc = wave_or_leg_status(store, target)
         terminal = is_terminal(doc)
         wave = dump(snapshot(id, doc, terminal=terminal))
         return _view_result(id, {"type": "workspace-wave", "snapshotVersion": 1, "live": not terminal, **wave})
