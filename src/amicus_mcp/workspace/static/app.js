@@ -229,7 +229,7 @@ function render() {
     return;
   }
   const snap = state.snap;
-  const wave = Boolean(snap && snap.type === 'workspace-wave');
+  const wave = isWave();
   $('run-title').textContent = (wave ? (snap.kind === 'leg' ? 'Leg ' : 'Wave ') : 'Run ') + state.runId;
   document.title = 'Council Workspace \u2014 ' + state.runId;
   $('run-view').hidden = !snap || wave;
