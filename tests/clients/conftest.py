@@ -13,5 +13,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "mcp"))  # council_script (the fake council's replies) and the fixtures
+sys.path.insert(0, str(HERE.parent / "workspace"))  # workspace_helpers (scripted seats) for the MCP App view
 
+from browsers import browser, page  # noqa: E402,F401 - headless Chromium, shared with tests/workspace
 from mcp_fixtures import briefing, project  # noqa: E402,F401 - the same project set-up as tests/mcp

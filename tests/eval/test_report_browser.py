@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from chromium import browser  # noqa: F401 - the shared Chromium fixture
+from browsers import browser  # noqa: F401 - the shared Chromium fixture
 from eval_helpers import ShippedEval
 
 from amicus_mcp.eval.report_html import render_html

@@ -51,9 +51,10 @@ def _gated(fake: FakeProvider, reply: Reply, gate: threading.Event | None) -> An
 
 
 def member(fake: FakeProvider, name: str, *, findings: int = 1, delay_s: float = 0.0,
-           gate: threading.Event | None = None) -> None:
+           gate: threading.Event | None = None, review_text: str | None = None) -> None:
+    text = review_text if review_text is not None else review(name, findings)
     fake.respond(name, by_prompt(kind, {
-        "stage1": _gated(fake, chat(review(name, findings), usage=usage(100, 50, cost=0.001), delay_s=delay_s), gate),
+        "stage1": _gated(fake, chat(text, usage=usage(100, 50, cost=0.001), delay_s=delay_s), gate),
         "judge": _judge(delay_s),
     }))
 

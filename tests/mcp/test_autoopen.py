@@ -50,6 +50,22 @@ def test_decision_table(inputs: tuple, expected: Decision) -> None:  # type: ign
     assert decide(ui=ui, browser=browser, display=display, auto_open=auto_open, client=client) == expected
 
 
+# A client that renders the live view inline (it negotiated MCP Apps): no window unless asked for.
+INLINE_ROWS = [
+    ((None, never, never, None, "cowork"), Decision(False, "inline-view")),  # decided before any probe
+    ((None, never, never, True, "code-local"), Decision(False, "inline-view")),
+    ((False, never, never, None, "code-local"), Decision(False, "param-suppressed")),
+    ((True, YES, YES, None, "cowork"), Decision(True)),  # asked for: the browser too
+    ((True, NO, YES, None, "cowork"), Decision(False, "no-browser")),
+]
+
+
+@pytest.mark.parametrize(("inputs", "expected"), INLINE_ROWS)
+def test_an_inline_view_client_gets_no_window_unless_it_asks(inputs: tuple, expected: Decision) -> None:  # type: ignore[type-arg]
+    ui, browser, display, auto_open, client = inputs
+    assert decide(ui=ui, browser=browser, display=display, auto_open=auto_open, client=client, inline=True) == expected
+
+
 def test_a_closed_decision_always_has_a_reason_and_an_open_one_never() -> None:
     for inputs, _ in ROWS:
         ui, browser, display, auto_open, client = inputs

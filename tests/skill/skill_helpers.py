@@ -99,6 +99,16 @@ def tools() -> dict[str, Any]:
     return {tool.name: tool for tool in build_tools(ServerState())}
 
 
+def app_only_tools() -> set[str]:
+    """The tools only a client with MCP Apps sees, for the inline view (never for the model)."""
+    from amicus_mcp.mcp.app_view import bind
+    from amicus_mcp.mcp.server import build_tools, make_tool
+    from amicus_mcp.mcp.state import ServerState
+
+    state = ServerState()
+    return {tool.name for tool in bind(build_tools(state), state, make_tool)} - set(tools())
+
+
 def tool_params(name: str) -> set[str]:
     return set(tools()[name].parameters.get("properties", {}))
 

@@ -21,7 +21,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from chromium import browser  # noqa: E402,F401 - the shared Chromium fixture
+from browsers import browser, page  # noqa: E402,F401 - headless Chromium, shared with tests/clients
 from fakeprovider import FakeProvider, chat  # noqa: E402
 from workspace_helpers import BENCH, BRIEF, Run, Sentinel, fenced, member, review, run_finished  # noqa: E402
 
@@ -148,16 +148,3 @@ def serve() -> Iterator[Callable[..., Served]]:
         if thread.is_alive():
             server.shutdown()
         thread.join(timeout=10)
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A fresh browser context's page that records every request it makes."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
-    tab.requests = []  # type: ignore[attr-defined]
-    tab.errors = []  # type: ignore[attr-defined]
-    tab.on("request", lambda request: tab.requests.append(request.url))  # type: ignore[attr-defined]
-    tab.on("pageerror", lambda error: tab.errors.append(str(error)))  # type: ignore[attr-defined]
-    yield tab
-    context.close()

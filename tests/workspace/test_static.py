@@ -49,7 +49,7 @@ def sources() -> list[Path]:
 
 def test_the_scan_covers_the_page_and_the_server() -> None:
     names = {p.relative_to(ROOT).as_posix() for p in sources()}
-    assert {"static/index.html", "static/app.js", "static/app.css", "server.py", "snapshot.py"} <= names
+    assert {"static/index.html", "static/app.js", "static/app.css", "static/mcp-app.js", "server.py", "snapshot.py"} <= names
 
 
 @pytest.mark.parametrize("path", sources(), ids=lambda p: p.relative_to(ROOT).as_posix())
@@ -57,7 +57,7 @@ def test_no_markup_sink_anywhere(path: Path) -> None:
     assert violations(path.read_text(encoding="utf-8"), SINKS) == []
 
 
-@pytest.mark.parametrize("name", ["index.html", "app.js", "app.css"])
+@pytest.mark.parametrize("name", ["index.html", "app.js", "app.css", "mcp-app.js"])
 def test_the_page_loads_nothing_from_elsewhere(name: str) -> None:
     assert violations((ROOT / "static" / name).read_text(encoding="utf-8"), PAGE_ONLY) == []
 

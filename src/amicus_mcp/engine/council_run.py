@@ -56,6 +56,7 @@ from .briefing_inputs import apply_pack, blame_pack, check_briefing_source, comp
 from .chair import chair_packet, run_chair
 from .context import Prepared, RunContext
 from .debate_round import DebateRound
+from .defaults import apply_env_defaults
 from .legcache import lost_launches
 from .limits import check_ceiling, plan_run
 from .options import BRIEFING_FILE, DEFAULT_TIMEOUT_MIN, RunOptions, write_options
@@ -82,7 +83,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     """Every check before any spend. A worker continuing a run another front prepared passes
     the run directory's own `briefing` copy and the `records` (template, artifact, pack) the
     front made of it: the caller's files may have changed since, and are not read again."""
-    options = apply_pack(options)
+    options = apply_env_defaults(apply_pack(options))
     options = options.model_copy(update={
         "timeout_min": DEFAULT_TIMEOUT_MIN if options.timeout_min is None else options.timeout_min,
         "debate": bool(options.debate)})

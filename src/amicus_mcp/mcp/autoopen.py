@@ -3,13 +3,16 @@
 The decision is a pure function of its inputs, read top to bottom, first match wins:
 
     1. `ui: false`                         → closed, `param-suppressed`   (beats everything)
-    2. hard guards (beat even `ui: true`):
+    2. no `ui`, and the client shows the council inline (it negotiated MCP Apps, so the
+       run's tool results render the live view in the conversation: `app_view`)
+                                           → closed, `inline-view`
+    3. hard guards (beat even `ui: true`):
        no web browser available            → closed, `no-browser`
        Linux with no DISPLAY/WAYLAND_DISPLAY → closed, `no-display`
-    3. `ui: true`                          → open
-    4. config `workspace.autoOpen: false`  → closed, `config-disabled`
-    5. the client is not `code-local`      → closed, `client-not-code-local`
-    6. otherwise                           → open
+    4. `ui: true`                          → open
+    5. config `workspace.autoOpen: false`  → closed, `config-disabled`
+    6. the client is not `code-local`      → closed, `client-not-code-local`
+    7. otherwise                           → open
 
 Opening is fire-and-forget: `python -m amicus_mcp.cli watch --ui RUN_ID --project P` is
 started detached (its pid in `<runDir>/workspace.pid`, its output in `workspace.log`). It
@@ -40,10 +43,14 @@ class Decision:
     reason: str | None = None  # set exactly when `open` is False
 
 
-def decide(*, ui: bool | None, browser: Probe, display: Probe, auto_open: bool | None, client: str) -> Decision:
-    """Whether to open the workspace; `auto_open` is config `workspace.autoOpen` (None: unset)."""
+def decide(*, ui: bool | None, browser: Probe, display: Probe, auto_open: bool | None, client: str,
+           inline: bool = False) -> Decision:
+    """Whether to open the workspace; `auto_open` is config `workspace.autoOpen` (None: unset),
+    `inline` whether the client renders the live view in the conversation."""
     if ui is False:
         return Decision(False, "param-suppressed")
+    if ui is None and inline:
+        return Decision(False, "inline-view")
     if not browser():
         return Decision(False, "no-browser")
     if not display():
@@ -105,7 +112,7 @@ def launch(run_id: str, project: Path, run_dir: Path) -> str | None:
 
 
 def open_workspace(*, ui: bool | None, client: str, run_id: str, project: Path, run_dir: Path,
-                   env: Mapping[str, str]) -> Decision:
+                   env: Mapping[str, str], inline: bool = False) -> Decision:
     """Decide, and launch when the decision says so. The result says what happened."""
     from ..config import load_config
     from ..errors import AmicusError
@@ -115,7 +122,7 @@ def open_workspace(*, ui: bool | None, client: str, run_id: str, project: Path, 
     except AmicusError:
         auto_open = None  # an unreadable config is reported by the commands that need it
     decision = decide(ui=ui, browser=lambda: browser_available(env), display=lambda: display_available(sys.platform, env),
-                      auto_open=auto_open, client=client)
+                      auto_open=auto_open, client=client, inline=inline)
     if not decision.open:
         return decision
     failure = launch(run_id, project, run_dir)

@@ -44,6 +44,7 @@ from .models import (
     shipped_schema,
     verdict_result_schema,
 )
+from .app_view import RESOURCE_METHODS, AppsGate, bind, extension
 from .results import ErrorShaping, structured_errors
 from .state import ServerState
 from .tools_council import CouncilTools
@@ -136,18 +137,31 @@ def build_tools(state: ServerState) -> list[Tool]:
     ]
 
 
-def build_server(state: ServerState | None = None) -> MCPServer:
-    """A fresh server; each instance detects its client and asks for roots once."""
-    tools = build_tools(state or ServerState())
+def build_server(state: ServerState | None = None, *, views: bool = True) -> MCPServer:
+    """A fresh server; each instance detects its client and asks for roots once. With `views`,
+    a client that negotiated MCP Apps also gets the inline council view (app_view); every
+    other client gets the server exactly as it is without it."""
+    state = state or ServerState()
+    tools = build_tools(state)
+    if views:
+        tools = bind(tools, state, make_tool)
     arguments = {tool.name: frozenset(tool.parameters.get("properties", {})) for tool in tools}
     server = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
-                       tools=tools, middleware=[ErrorShaping(arguments)])
+                       tools=tools, extensions=[extension()] if views else None,
+                       middleware=[*([AppsGate()] if views else []), ErrorShaping(arguments)])
     handlers = server._lowlevel_server._request_handlers  # noqa: SLF001 - the SDK has no switch for this
     for method in UNOFFERED:
-        handlers.pop(method, None)
+        if not (views and method in RESOURCE_METHODS):
+            handlers.pop(method, None)
     return server
 
 
 def main() -> None:
     """Console entry point: serve over stdio until the client closes the connection."""
+    import os
+
+    from ..envvars import scrub_placeholders
+    from .desktop import SETTING_NAMES
+
+    scrub_placeholders(os.environ, SETTING_NAMES)  # a Desktop setting left empty is not set (desktop.py)
     build_server().run()

@@ -99,6 +99,7 @@ class Caller:
 class ServerState:
     detector: ClientDetector = field(default_factory=ClientDetector)
     roots: tuple[Path, ...] | None = None
+    views: bool = False  # whether this server offers the inline view to clients with MCP Apps (app_view)
 
     async def caller(self, ctx: Context[Any, Any]) -> Caller:
         params = ctx.session.client_params

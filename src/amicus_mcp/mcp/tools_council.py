@@ -13,6 +13,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 
 from ..errors import BadArgs
+from .app_view import renders_inline
 from .autoopen import open_workspace
 from .models import RunStarted, VerdictResult
 from .params import (TASK_ID_PATTERN, AllowSecrets, Council, Gateway, Models, NoCostGate, NoValidateModel, Project,
@@ -95,8 +96,10 @@ class CouncilTools:
             template=inside(template, "template", is_file=template is not None and is_template_file(template)),
             artifact=inside(artifact, "artifact"), vars=vars, allow_secrets=allowSecrets))
         started = await anyio.to_thread.run_sync(start_council_run, prep)
+        inline = renders_inline(self.state, ctx)
         opened = await anyio.to_thread.run_sync(lambda: open_workspace(
-            ui=ui, client=caller.client, run_id=run_id, project=root, run_dir=started.run_dir, env=caller.env))
+            ui=ui, client=caller.client, inline=inline, run_id=run_id, project=root, run_dir=started.run_dir,
+            env=caller.env))
         result = RunStarted(run_id=run_id, run_dir=str(started.run_dir), workspace_opened=opened.open,
                             workspace_open_reason=opened.reason, dropped_members=started.dropped or None,
                             next=RUN_NOTE)

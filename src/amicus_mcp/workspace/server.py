@@ -38,24 +38,13 @@ from urllib.parse import unquote, urlsplit
 from ..engine.control import abort
 from ..engine.store import SessionStore
 from ..errors import AmicusError, BadArgs, BadSession
-from . import DEFAULT_IDLE_EXIT_S, DEFAULT_STALL_S
+from . import DEFAULT_IDLE_EXIT_S, DEFAULT_STALL_S, content_security_policy
 from .fold import fold_run, terminal_safe
 from .rundir import check_run_id, locate_run, observed, read_manifest
 from .snapshot import list_snapshot, live_status, run_snapshot
 
 HOST = "127.0.0.1"
-CSP = "; ".join((
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "connect-src 'self'",
-    "img-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-    "require-trusted-types-for 'script'",
-    "trusted-types 'none'",
-))
+CSP = content_security_policy()
 SECURITY_HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",

@@ -43,8 +43,13 @@ def iso(moment: datetime) -> str:
 def run_snapshot(store: SessionStore, run_id: str, *, stall_after_s: float = DEFAULT_STALL_S,
                  now: datetime | None = None, texts: bool = True) -> dict[str, Any]:
     """The snapshot of one run. Raises BadArgs/BadSession for an id the project does not know."""
+    return snapshot_of(locate_run(store, run_id), run_id, stall_after_s=stall_after_s, now=now, texts=texts)
+
+
+def snapshot_of(run_dir: Path, run_id: str, *, stall_after_s: float = DEFAULT_STALL_S,
+                now: datetime | None = None, texts: bool = True) -> dict[str, Any]:
+    """The snapshot of the run in `run_dir` (found by the caller), shown as `run_id`."""
     moment = now or utc_now()
-    run_dir = locate_run(store, run_id)
     manifest = read_manifest(run_dir)
     base = {"type": "workspace-run", "snapshotVersion": SNAPSHOT_VERSION, "runId": run_id,
             "runDir": str(run_dir), "generatedAt": iso(moment)}

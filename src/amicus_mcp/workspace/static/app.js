@@ -6,6 +6,11 @@
  * textContent is set. Nothing is ever parsed as markup, no model text becomes a URL or an
  * attribute, and the server's Content-Security-Policy (Trusted Types included) would refuse
  * anything else. The page polls one JSON snapshot; its only writes are Abort and Fold.
+ *
+ * Where the snapshot comes from is the page's `source`: the workspace server over HTTP here,
+ * or — when the same page runs inline in an MCP host (MCP Apps) — the host bridge that
+ * mcp-app.js installs as `globalThis.amicusSource` before this script runs. Rendering is the
+ * same either way.
  */
 'use strict';
 
@@ -15,9 +20,9 @@ const HEARTBEAT_MS = 60000;
 const GLYPH = { agree: '\u2713', dispute: '\u2717', neutral: '\u2013', unknown: '?' };
 const STAGE_GLYPH = { complete: '\u2713', running: '\u25CF', error: '\u2717', aborted: '\u2717', skipped: '\u2192', pending: '\u00B7' };
 
-const params = new URLSearchParams(window.location.search);
+const source = globalThis.amicusSource || httpSource();
 const state = {
-  runId: params.get('run'),
+  runId: source.runId,
   snap: null, // the last good snapshot
   problem: null, // an unreadable / schema-mismatch snapshot
   fetchError: null,
@@ -36,8 +41,13 @@ const $ = (id) => document.getElementById(id);
 // ------------------------------------------------------------------ text and elements
 
 function isBlind() {
+  if (isWave()) return false; // a fanout wave has no anonymized seats
   if (state.blindChoice !== null) return state.blindChoice;
   return Boolean(state.snap && state.snap.live);
+}
+
+function isWave() {
+  return Boolean(state.snap && state.snap.type === 'workspace-wave');
 }
 
 function escapeRe(text) {
@@ -128,6 +138,25 @@ function renderPanel(id, data, build) {
 
 // ------------------------------------------------------------------ data
 
+/** The workspace server: the run id from the URL, snapshots and actions over same-origin HTTP. */
+function httpSource() {
+  const runId = new URLSearchParams(window.location.search).get('run');
+  return {
+    runId,
+    inline: false, // a browser tab: poll fast only while it has the focus
+    prose: true, // reviews, the bundle and judge prose are in the snapshot
+    list: true, // with no run id, the project's run list
+    actions: ['abort', 'fold'],
+    notice: null, // what the source itself has to say (an inline view waiting for its tool result)
+    snapshot: () => getJson(runId ? 'api/runs/' + encodeURIComponent(runId) : 'api/runs'),
+    act: postAction,
+    start(go) { // go(): poll now; the inline source also passes a re-render callback
+      setInterval(() => { if (document.visibilityState === 'visible') fetch('api/ping', { cache: 'no-store' }).catch(() => {}); }, HEARTBEAT_MS);
+      go();
+    },
+  };
+}
+
 async function getJson(path) {
   const response = await fetch(path, { cache: 'no-store', credentials: 'omit' });
   const body = await response.json().catch(() => null);
@@ -149,7 +178,7 @@ async function postAction(action) {
 }
 
 function pollDelay() {
-  const attentive = document.visibilityState === 'visible' && document.hasFocus();
+  const attentive = document.visibilityState === 'visible' && (source.inline || document.hasFocus());
   return attentive ? POLL_FOCUSED_MS : POLL_BACKGROUND_MS;
 }
 
@@ -167,8 +196,7 @@ function schedule() {
 async function tick() {
   state.timer = null;
   try {
-    const path = state.runId ? 'api/runs/' + encodeURIComponent(state.runId) : 'api/runs';
-    accept(await getJson(path));
+    accept(await source.snapshot());
     state.fetchError = null;
   } catch (error) {
     if (error.status === 404 || error.status === 400) state.fatal = error.message;
@@ -190,20 +218,28 @@ function accept(snap) {
 // ------------------------------------------------------------------ rendering
 
 function render() {
+  state.runId = source.runId;
   document.body.classList.toggle('blind', isBlind());
   if (state.snap) setMasks(state.snap.masks);
   renderBanners();
   renderControls();
   if (!state.runId) {
-    $('list-view').hidden = false;
-    if (state.snap) renderPanel('run-list', state.snap.runs, runList);
+    $('list-view').hidden = !source.list;
+    if (source.list && state.snap) renderPanel('run-list', state.snap.runs, runList);
     return;
   }
-  $('run-title').textContent = 'Run ' + state.runId;
-  document.title = 'Council Workspace \u2014 ' + state.runId;
   const snap = state.snap;
-  $('run-view').hidden = !snap;
+  const wave = isWave();
+  $('run-title').textContent = (wave ? (snap.kind === 'leg' ? 'Leg ' : 'Wave ') : 'Run ') + state.runId;
+  document.title = 'Council Workspace \u2014 ' + state.runId;
+  $('run-view').hidden = !snap || wave;
+  $('wave-view').hidden = !wave;
   if (!snap) return;
+  if (wave) {
+    renderPanel('chips', snap, waveChips);
+    renderPanel('wave', snap.legs, waveLegs);
+    return;
+  }
   renderPanel('chips', { h: snap.header, live: snap.live }, headerChips);
   renderPanel('stage-rail', snap.stages, stageRail);
   renderPanel('seats', snap.seats, seatsTable);
@@ -213,6 +249,7 @@ function render() {
   renderPanel('street-cred', snap.streetCred, streetCred);
   renderPanel('decisions', snap.decisions, decisionsPanel);
   renderPanel('cost', snap.cost, costPanel);
+  if (!source.prose) return; // an inline view carries no prose: amicus_read pages through it
   renderPanel('reviews', snap.reviews, (items) => proseList(items, 'No Stage-1 review on disk yet.'));
   renderPanel('bundle', snap.bundle, (b) => [b ? prose(b) : el('p', { cls: 'note', text: 'The Stage-2 bundle is written when cross-review starts.' })]);
   renderPanel('judges', { j: snap.judges, r: snap.revotes }, judgesPanel);
@@ -222,12 +259,12 @@ function renderControls() {
   const ok = Boolean(state.runId && state.snap && !state.problem);
   const blind = isBlind();
   const toggle = $('blind-toggle');
-  toggle.hidden = !state.runId;
+  toggle.hidden = !state.runId || isWave();
   toggle.textContent = 'Blind mode: ' + (blind ? 'on' : 'off');
   toggle.setAttribute('aria-pressed', String(blind));
-  $('blind-note').hidden = !(state.runId && blind);
-  $('abort-button').hidden = !(ok && state.snap.live);
-  $('fold-button').hidden = !(ok && !state.snap.live);
+  $('blind-note').hidden = !(state.runId && blind && !isWave());
+  $('abort-button').hidden = !(ok && state.snap.live && source.actions.includes('abort'));
+  $('fold-button').hidden = !(ok && !state.snap.live && source.actions.includes('fold'));
   if (!(ok && state.snap.live)) $('confirm').hidden = true;
 }
 
@@ -237,6 +274,7 @@ function banner(cls, text, extra) {
 
 function renderBanners() {
   const items = [];
+  if (source.notice) items.push(banner('info', source.notice));
   if (state.fatal) items.push(banner('error', state.fatal));
   if (state.fetchError) {
     items.push(banner('warn', 'Live data unavailable (' + state.fetchError + '). Showing the last data received; retrying.'));
@@ -248,7 +286,8 @@ function renderBanners() {
       + ', this workspace reads ' + p.expectedSchemaVersion + '); it is not rendered. Run directory: ' + p.runDir));
   }
   const snap = state.runId ? state.snap : null;
-  if (snap) items.push(...runBanners(snap));
+  if (snap && snap.type === 'workspace-wave') items.push(...waveBanners(snap));
+  else if (snap) items.push(...runBanners(snap));
   renderPanel('banners', items.map((n) => n.textContent + '|' + n.className), () => items);
 }
 
@@ -263,7 +302,9 @@ function runBanners(snap) {
     items.push(banner('warn stall', 'Stalled: no leg activity' + since + ' (over ' + snap.stall.threshold + 's).', button));
   }
   if (h.error) items.push(banner('error', 'Run error ' + h.error.code + ': ' + h.error.message));
-  if (snap.resume) {  // printed for the user to run; the workspace never runs it
+  if (snap.resume && source.inline) { // in the conversation, Claude resumes it (amicus_council_resume)
+    items.push(banner('info resume', 'Resume: this run stopped before it finished; nothing it finished is paid for again. Ask Claude to resume run ' + snap.runId + '.'));
+  } else if (snap.resume) { // printed for the user to run; the workspace never runs it
     items.push(banner('info resume', 'Resume: this run stopped before it finished; nothing it finished is paid for again. Run',
       el('code', { text: snap.resume })));
   }
@@ -271,6 +312,30 @@ function runBanners(snap) {
   for (const n of snap.banners.notices) items.push(banner('info', 'Notice: ' + n));
   for (const n of snap.banners.integrity) items.push(banner('warn', 'Run integrity: ' + n));
   return items;
+}
+
+function waveBanners(snap) {
+  const items = [];
+  if (snap.error) items.push(banner('error', 'Error: ' + snap.error));
+  for (const n of snap.notices || []) items.push(banner('info', 'Notice: ' + n));
+  return items;
+}
+
+function waveChips(snap) {
+  const cost = snap.cost.amount === null ? 'cost unknown' : '$' + snap.cost.amount.toFixed(4);
+  const unpriced = snap.cost.unpricedLegs ? ' (+' + snap.cost.unpricedLegs + ' unpriced)' : '';
+  return [chip(snap.status, 'status-' + slug(snap.status)),
+    el('span', { cls: 'note', text: snap.legsDone + '/' + snap.legsTotal + ' legs done \u00B7 ' + cost + unpriced + (snap.live ? ' so far' : '') })];
+}
+
+function waveLegs(legs) {
+  if (!legs.length) return [el('p', { cls: 'note', text: 'No legs recorded yet.' })];
+  const rows = legs.map((leg) => el('tr', { data: { row: 'leg' } }, [
+    cell(leg.model || '\u2014'), cell(leg.status, 'status-' + slug(leg.status)),
+    cell(leg.durationMs === undefined ? '\u2014' : (leg.durationMs / 1000).toFixed(1) + ' s'),
+    cell(leg.cost === undefined ? '\u2014' : '$' + leg.cost.toFixed(4)), cell(leg.error || '', 'flag'),
+  ]));
+  return [table(['Model', 'Status', 'Duration', 'Cost', 'Error'], rows, 'legs')];
 }
 
 function headerChips(data) {
@@ -341,7 +406,7 @@ function matrixRow(row, columns) {
 function voteCell(row, vote, column) {
   const td = el('td', { cls: 'vote vote-' + (vote.kind || 'none') });
   const text = (vote.kind ? GLYPH[vote.kind] : '') + (vote.raiser ? '*' : '') + (vote.revote ? ' \u21BA' : '');
-  const clickable = column.seat && (vote.kind === 'dispute' || vote.revote);
+  const clickable = source.prose && column.seat && (vote.kind === 'dispute' || vote.revote);
   if (!clickable) {
     td.textContent = text;
     return td;
@@ -489,7 +554,7 @@ function say(text) {
 
 async function doAbort() {
   $('confirm').hidden = true;
-  const result = await postAction('abort').catch((error) => ({ ok: false, body: { error: { message: error.message } } }));
+  const result = await source.act('abort').catch((error) => ({ ok: false, body: { error: { message: error.message } } }));
   if (!result.ok) say('Abort failed: ' + (result.body.error ? result.body.error.message : 'no answer'));
   else if (result.body.alreadyTerminal) say('The run had already finished (' + result.body.status + ').');
   else say('Abort requested' + (result.body.signalled ? '.' : ' (the engine process was already gone).'));
@@ -497,7 +562,7 @@ async function doAbort() {
 }
 
 async function doFold() {
-  const result = await postAction('fold').catch((error) => ({ ok: false, body: { error: { message: error.message } } }));
+  const result = await source.act('fold').catch((error) => ({ ok: false, body: { error: { message: error.message } } }));
   if (!result.ok) say('Fold failed: ' + (result.body.error ? result.body.error.message : 'no answer'));
   else if (result.body.alreadyFolded) say('Already folded (' + result.body.file + '); nothing written.');
   else say('Folded: the block is in ' + result.body.file + ' and on the terminal that launched the workspace.');
@@ -512,8 +577,9 @@ function init() {
   for (const event of ['visibilitychange', 'focus', 'blur']) {
     (event === 'visibilitychange' ? document : window).addEventListener(event, () => { if (state.timer) schedule(); });
   }
-  setInterval(() => { if (document.visibilityState === 'visible') fetch('api/ping', { cache: 'no-store' }).catch(() => {}); }, HEARTBEAT_MS);
-  tick();
+  for (const id of source.prose ? [] : ['reviews-panel', 'bundle-panel', 'judges-panel']) $(id).hidden = true;
+  if (!source.list) $('home').removeAttribute('href'); // inline: there is no run list to go home to
+  source.start(tick, render);
 }
 
 init();

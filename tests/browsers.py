@@ -1,8 +1,8 @@
-"""Headless Chromium for browser tests: Debian's /usr/bin/chromium (or $AMICUS_CHROMIUM) driven by
-Playwright's Python package — the browser is never downloaded. Without Playwright or Chromium a
-browser test fails under CI (CI=true) and is skipped elsewhere, with the reason.
+"""Headless Chromium for the browser tests (the workspace page, and the MCP App view in a real host).
 
-Test folders take the fixture with `from chromium import browser  # noqa: F401`.
+Debian's Chromium (/usr/bin/chromium, or $AMICUS_CHROMIUM) driven through Playwright's Python
+driver — the browser is never downloaded. Without Playwright or Chromium the browser tests fail
+under CI (CI=true) and are skipped elsewhere, with the reason.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-
                   "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"]
 
 
-def chromium_path() -> str | None:
+def _chromium_path() -> str | None:
     path = os.environ.get("AMICUS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
     return path if Path(path).is_file() else None
 
 
-def unavailable(reason: str) -> None:
+def _unavailable(reason: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"browser tests need {reason} (CI must install it)")
     pytest.skip(f"browser tests need {reason}")
@@ -37,11 +37,24 @@ def browser() -> Iterator[Any]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        unavailable("the 'playwright' Python package (the test extra)")
-    executable = chromium_path()
+        _unavailable("the 'playwright' Python package (the test extra)")
+    executable = _chromium_path()
     if executable is None:
-        unavailable("Chromium at /usr/bin/chromium (apt-get install chromium)")
+        _unavailable("Chromium at /usr/bin/chromium (apt-get install chromium)")
     with sync_playwright() as driver:
         instance = driver.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS, headless=True)
         yield instance
         instance.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh browser context's page that records every request it makes."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    tab.requests = []  # type: ignore[attr-defined]
+    tab.errors = []  # type: ignore[attr-defined]
+    tab.on("request", lambda request: tab.requests.append(request.url))  # type: ignore[attr-defined]
+    tab.on("pageerror", lambda error: tab.errors.append(str(error)))  # type: ignore[attr-defined]
+    yield tab
+    context.close()

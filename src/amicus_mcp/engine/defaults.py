@@ -1,0 +1,56 @@
+"""Defaults an installation sets for the council runs it starts, from the environment.
+
+    AMICUS_DEFAULT_BENCH     a saved council or built-in bench (`budget`), or models separated
+                             by commas (`gemini,gpt,deepseek`): the bench when none is given
+    AMICUS_DEFAULT_CHAIR     the chair when none is given
+    AMICUS_DEFAULT_MAX_COST  the whole-run ceiling in USD when none is given (0: no ceiling)
+
+Claude Desktop's bundle sets them from its settings form; a shell can too. They fill only
+what a run left unset after its pack, so a typed value beats the pack, the pack beats these,
+and these beat the built-in defaults. Unset, empty and unfilled placeholders all mean "not
+set" (`envvars.setting`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..envvars import setting
+from ..errors import BadArgs
+from .options import RunOptions
+
+BENCH_ENV = "AMICUS_DEFAULT_BENCH"
+CHAIR_ENV = "AMICUS_DEFAULT_CHAIR"
+MAX_COST_ENV = "AMICUS_DEFAULT_MAX_COST"
+NAMES = (BENCH_ENV, CHAIR_ENV, MAX_COST_ENV)
+
+
+def apply_env_defaults(options: RunOptions, env: Mapping[str, str] | None = None) -> RunOptions:
+    changes: dict[str, Any] = {}
+    bench = setting(BENCH_ENV, env)
+    if bench and not options.models and not options.council:
+        members = [m.strip() for m in bench.split(",") if m.strip()]
+        if "," in bench:
+            changes["models"] = members
+        else:
+            changes["council"] = bench
+    chair = setting(CHAIR_ENV, env)
+    if chair and options.chair is None:
+        changes["chair"] = chair
+    ceiling = setting(MAX_COST_ENV, env)
+    if ceiling and options.max_cost is None:
+        changes["max_cost"] = _dollars(ceiling)
+    return options.model_copy(update=changes) if changes else options
+
+
+def _dollars(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise BadArgs(f"{MAX_COST_ENV} must be a number of dollars, got {text!r}",
+                      hint="set it to e.g. 2.00 (0 for no ceiling), or unset it; in Claude Desktop it is the "
+                           "amicus extension's spend ceiling setting")
+    return value or None

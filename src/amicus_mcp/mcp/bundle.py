@@ -1,0 +1,100 @@
+"""The MCP Bundle manifest (`manifest.json`): generated from the server itself, so its tools,
+version and description cannot drift from what the server offers.
+
+    python -m amicus_mcp.mcp.bundle            print the manifest
+    python -m amicus_mcp.mcp.bundle --write    rewrite manifest.json at the repository root
+    python -m amicus_mcp.mcp.bundle --check    exit 1 when manifest.json is not what it would be
+
+Server type `uv` (manifest_version 0.4): the bundle carries pyproject.toml, its lock and the
+source, and Desktop's own uv provides Python and installs the dependencies on first start.
+amicus-mcp depends on compiled wheels (pydantic-core, via the MCP SDK), which a `python`
+bundle cannot carry portably: one bundle would fit one platform and one Python version, and
+still need a Python installed. `scripts/build-mcpb.sh` stages the files, locks, validates and
+packs with the real `mcpb` CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from .desktop import DESKTOP_BUNDLE, INSTALL_ENV, SETTINGS
+
+REPO = Path(__file__).resolve().parents[3]
+MANIFEST = REPO / "manifest.json"
+DISPLAY_NAME = "amicus — a council of LLMs"
+LONG_DESCRIPTION = (
+    "Ask a council of other LLMs for an independent second opinion on a design, a PR or a document. Each "
+    "model reviews on its own; every model then ranks and votes on every review without knowing who wrote "
+    "it; a deterministic tally sorts the findings into tiers; and a chair that did not sit on the bench gives "
+    "the verdict. In Claude Desktop the council runs live inside the conversation: seats, stages, the "
+    "adjudication matrix, cost and the verdict. Cloud models need one OpenRouter key (or a vendor's own)."
+)
+KEYWORDS = ["council", "review", "second-opinion", "llm", "mcp", "openrouter"]
+# uv runs the project from the unpacked bundle: the lock the bundle carries, no dev extras.
+SERVER = {
+    "type": "uv",
+    "entry_point": "src/amicus_mcp/mcp/__main__.py",
+    "mcp_config": {"command": "uv", "args": ["run", "--directory", "${__dirname}", "--frozen", "amicus-mcp"]},
+}
+
+
+def project_metadata(pyproject: Path = REPO / "pyproject.toml") -> dict[str, Any]:
+    return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+
+
+def manifest() -> dict[str, Any]:
+    from .server import build_tools
+    from .state import ServerState
+
+    project = project_metadata()
+    if project["version"] != __version__:
+        raise SystemExit(f"pyproject.toml says {project['version']}, amicus_mcp.__version__ {__version__}")
+    env = {s.env: f"${{user_config.{s.key}}}" for s in SETTINGS}
+    return {
+        "manifest_version": "0.4",
+        "name": "amicus-mcp",
+        "display_name": DISPLAY_NAME,
+        "version": project["version"],
+        "description": project["description"],
+        "long_description": LONG_DESCRIPTION,
+        "author": {"name": "amicus-mcp maintainers"},
+        "license": project["license"],
+        "keywords": KEYWORDS,
+        "server": {**SERVER, "mcp_config": {**SERVER["mcp_config"], "env": {**env, INSTALL_ENV: DESKTOP_BUNDLE}}},
+        "tools": [{"name": t.name, "description": t.description} for t in build_tools(ServerState())],
+        "tools_generated": False,
+        "compatibility": {"platforms": ["darwin", "win32", "linux"],
+                          "runtimes": {"python": project["requires-python"]}},
+        "user_config": {s.key: s.field() for s in SETTINGS},
+    }
+
+
+def render() -> str:
+    return json.dumps(manifest(), indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    text = render()
+    if args == ["--write"]:
+        MANIFEST.write_text(text, encoding="utf-8")
+        return 0
+    if args == ["--check"]:
+        if MANIFEST.is_file() and MANIFEST.read_text(encoding="utf-8") == text:
+            return 0
+        print(f"{MANIFEST} is out of date: run python -m amicus_mcp.mcp.bundle --write", file=sys.stderr)
+        return 1
+    if args:
+        print("usage: python -m amicus_mcp.mcp.bundle [--write | --check]", file=sys.stderr)
+        return 2
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,56 @@
+"""manifest.json, the MCP Bundle's manifest, is the server's own: generated from its tools, its
+version and its package description (`python -m amicus_mcp.mcp.bundle --write`), and checked
+here so that it cannot drift. (tests/clients/test_bundle.py validates and packs it with mcpb.)"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from mcp_helpers import REPO, in_process
+
+from amicus_mcp import __version__
+from amicus_mcp.mcp import bundle
+from amicus_mcp.mcp.desktop import SETTINGS
+
+MANIFEST = json.loads((REPO / "manifest.json").read_text(encoding="utf-8"))
+PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def test_the_manifest_in_the_repository_is_the_generated_one() -> None:
+    assert (REPO / "manifest.json").read_text(encoding="utf-8") == bundle.render()
+    assert bundle.main(["--check"]) == 0
+
+
+@pytest.mark.anyio
+async def test_its_tools_version_and_description_are_the_servers(project: Path) -> None:
+    async with in_process("legacy", name="claude-ai") as client:  # a client without MCP Apps: what a model sees
+        tools = (await client.list_tools()).tools
+    assert MANIFEST["tools"] == [{"name": t.name, "description": t.description} for t in tools]
+    assert MANIFEST["version"] == PROJECT["version"] == __version__
+    assert MANIFEST["description"] == PROJECT["description"]
+    assert MANIFEST["compatibility"]["runtimes"]["python"] == PROJECT["requires-python"]
+
+
+def test_the_form_keeps_keys_secret_and_every_setting_reaches_the_server() -> None:
+    form, env = MANIFEST["user_config"], MANIFEST["server"]["mcp_config"]["env"]
+    assert set(form) == {s.key for s in SETTINGS}
+    for setting in SETTINGS:
+        assert env[setting.env] == f"${{user_config.{setting.key}}}"
+        assert form[setting.key].get("sensitive", False) is setting.env.endswith("_API_KEY")
+    assert form["project_dir"]["type"] == "directory" and form["project_dir"]["required"] is True
+    assert [k for k, f in form.items() if f["required"]] == ["project_dir"]  # everything else may stay empty
+    assert form["max_cost"]["type"] == "number" and form["max_cost"]["min"] == 0
+    assert MANIFEST["server"]["type"] == "uv" and MANIFEST["manifest_version"] == "0.4"
+    assert "${__dirname}" in MANIFEST["server"]["mcp_config"]["args"]  # nothing for the user to type
+
+
+def test_a_stale_manifest_fails_the_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    stale = tmp_path / "manifest.json"
+    stale.write_text(bundle.render().replace(__version__, "0.0.1"), encoding="utf-8")
+    monkeypatch.setattr(bundle, "MANIFEST", stale)
+    assert bundle.main(["--check"]) == 1 and "out of date" in capsys.readouterr().err
+    assert bundle.main(["--write"]) == 0 and bundle.main(["--check"]) == 0
