@@ -37,7 +37,7 @@ from ..council.seats import seat_file_stem
 from ..errors import AmicusError, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, read_json
 from ..providers.base import Message
-from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimate, route_pricing
+from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimate, prompt_tokens, route_pricing
 from ..providers.routing import ProviderRegistry, Route
 from .documents import CaseProgress, Decision, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
 from .evaldir import BRIEFING_FILE, CASES_DIR, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
@@ -493,8 +493,10 @@ class Matcher:
         suffix = "" if attempt == 1 else f"-{attempt}"
         atomic_write_text(d / f"matcher-prompt{suffix}.md", text)
         route = plan.matcher_route
-        claim = self.budget.claim(leg_estimate(len(text), route_pricing(route, plan.first().catalog),
-                                               output_tokens=MATCHER_OUTPUT_CAP))
+        # The matcher's answer is a list of short decisions: its cap is its floor (never shortened).
+        claim = self.budget.claim(wave=None, first=False, prompt_tokens=prompt_tokens(len(text)),
+                                  pricing=route_pricing(route, plan.first().catalog), cap=MATCHER_OUTPUT_CAP,
+                                  floor=MATCHER_OUTPUT_CAP)
         if claim is None:
             self.run.manifest.notices.append(f"case {self.case.id}: the matcher call was refused by the --max-cost "
                                              "ceiling; its findings stay undecided")
