@@ -80,10 +80,24 @@ def configured_keys() -> dict[str, str]:
     for name, value in _keys_file().items():
         if _is_secret_name(name) and _strong(value):
             found[name] = value.strip()
-    for name, value in os.environ.items():
-        if _is_secret_name(name) and _strong(value):
-            found[name] = value.strip()
+    found.update(_environment_keys(_environment()))
     return found
+
+
+def _environment() -> tuple[tuple[Any, Any], ...]:
+    """The environment as it is now, cheaply: the raw mapping `os.environ` keeps (its values are
+    not decoded, so this costs a copy, not a scan)."""
+    raw = getattr(os.environ, "_data", None)
+    return tuple(raw.items()) if isinstance(raw, dict) else tuple(os.environ.items())
+
+
+@lru_cache(maxsize=8)
+def _environment_keys(_environ: tuple[tuple[Any, Any], ...]) -> tuple[tuple[str, str], ...]:
+    """The secret variables of one state of the environment. Every redaction (so every tool
+    result and every error) asks; scanning every variable each time was a fixed cost on all of
+    them, so the scan is done once per distinct environment."""
+    return tuple((name, value.strip()) for name, value in os.environ.items()
+                 if _is_secret_name(name) and _strong(value))
 
 
 # Keys this process holds as `providers.keys.Secret`s (a key passed to a provider directly
@@ -153,8 +167,15 @@ def redact_text(text: str, extra: Iterable[Any] = ()) -> str:
 
 
 def redact_tree(value: Any) -> Any:
-    """A JSON-like value with every string (keys included) passed through `redact_text`."""
+    """A JSON-like value with every string (keys included) passed through `redact_text`.
+
+    All strings are first checked at once: when their joined text cannot hold a secret (no
+    key value, no trigger of a credential shape — substrings, so what one string holds the
+    joined text holds too), the tree is returned as it is, without a walk. This is every
+    tool result's common case."""
     values = _known_values(())
+    if not _may_hold_secret("\x00".join(_strings(value)), values):
+        return value
 
     def walk(node: Any) -> Any:
         if isinstance(node, str):
@@ -168,6 +189,22 @@ def redact_tree(value: Any) -> Any:
     return walk(value)
 
 
+def _strings(node: Any) -> Iterable[str]:
+    """Every string in a JSON-like value, dictionary keys included."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                if isinstance(key, str):
+                    yield key
+                stack.append(item)
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+
+
 def _known_values(extra: Iterable[Any]) -> tuple[str, ...]:
     values = set(configured_key_values())
     for item in extra:
@@ -177,10 +214,20 @@ def _known_values(extra: Iterable[Any]) -> tuple[str, ...]:
     return tuple(values)
 
 
+def _present(text: str, values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(v for v in values if v in text or json.dumps(v, ensure_ascii=False)[1:-1] in text)
+
+
+def _may_hold_secret(text: str, values: tuple[str, ...]) -> bool:
+    """False only when nothing in `text` can need masking. Substring checks only, so a text
+    that contains `text` (a join of strings) answers for every part of it."""
+    return bool(_present(text, values)) or any(t in text for t in _TRIGGERS)
+
+
 def _redact(text: str, values: tuple[str, ...]) -> str:
-    present = tuple(v for v in values if v in text or json.dumps(v, ensure_ascii=False)[1:-1] in text)
-    if not present and not any(t in text for t in _TRIGGERS):
+    if not _may_hold_secret(text, values):
         return text
+    present = _present(text, values)
     return _redactor(tuple(sorted(present, key=len, reverse=True))).sub(_mask, text)
 
 

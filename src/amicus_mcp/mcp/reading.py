@@ -13,6 +13,7 @@ request cannot reach outside it.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -71,11 +72,19 @@ def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
 
 
 def run_files(run_dir: Path) -> list[str]:
+    """The files `file` may name: plain names of regular files in the run directory. A
+    symlink counts only when it resolves into the run directory itself (resolving is the
+    costly part of a listing, so only symlinks pay for it)."""
+    home = run_dir.resolve()
     names = []
-    for child in sorted(run_dir.iterdir()):
-        if _RUN_FILE.match(child.name) and child.is_file() and child.resolve().parent == run_dir.resolve():
-            names.append(child.name)
-    return names
+    with os.scandir(run_dir) as entries:
+        for entry in entries:
+            if not _RUN_FILE.match(entry.name) or not entry.is_file():
+                continue
+            if entry.is_symlink() and Path(entry.path).resolve().parent != home:
+                continue
+            names.append(entry.name)
+    return sorted(names)
 
 
 def _run_source(run_dir: Path, run_id: str, file: str | None) -> Source:

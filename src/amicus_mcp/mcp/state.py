@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,7 @@ class Caller:
 
     client: ClientTag
     roots: tuple[Path, ...]
-    env: dict[str, str]
+    env: Mapping[str, str]  # the live environment: read per call, never copied
     cwd: Path
     recognized: bool = True  # False when the client tag is only the fallback for an unknown client
 
@@ -107,7 +108,7 @@ class ServerState:
         if self.roots is None:
             self.roots = await _ask_roots(ctx)
         recognized = self.detector.detection is not None and self.detector.detection.source != "fallback"
-        return Caller(client=client, roots=self.roots, env=dict(os.environ), cwd=Path.cwd(), recognized=recognized)
+        return Caller(client=client, roots=self.roots, env=os.environ, cwd=Path.cwd(), recognized=recognized)
 
 
 async def _ask_roots(ctx: Context[Any, Any]) -> tuple[Path, ...]:
