@@ -172,6 +172,9 @@ def test_every_other_tool_result_validates_in_the_client(version: str, fake: Fak
     # The provider's error body passed the client's check of the fence the schema requires.
     assert done["legs"][0]["error"].startswith(OPEN) and status["legs"][0]["error"].startswith(OPEN)
     assert aborted["alreadyTerminal"] is True and outputs["text"].startswith(OPEN)
+    # Issue 19 item 8: the Inspector (60 s, no progress token) is known; a long wait is cut to fit it.
+    long = structured(call(version, project, "amicus_wait", id=wave["waveId"], timeoutSeconds=300))
+    assert (long["sliceSeconds"], long["clampedFrom"]) == (45, 300) and "60 s" in long["clampReason"]
 
 
 def test_no_empty_prompts_capability_is_offered(project: Path) -> None:
