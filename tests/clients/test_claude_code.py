@@ -166,7 +166,7 @@ def test_claude_code_reads_fenced_values_guidance_and_errors(fake: FakeProvider,
     chair, unknown = errors
     assert chair.text.startswith("BAD_ARGS: the chair 'fake/a' is also a bench seat\n"
                                  "Hint: the chair must be independent of the bench: pick another chair")
-    assert unknown.text.startswith("BAD_ARGS: amicus_council_run has no argument 'onComplete'; the closest is '")
+    assert unknown.text.startswith("BAD_ARGS: amicus_council_run has no argument 'onComplete'\nHint: ")
     assert "\nHint: amicus_council_run takes: " in unknown.text
     assert [path.name for path in project.glob("council-*")] == [f"council-{started['runId']}"]  # nothing else started
 

@@ -107,12 +107,12 @@ def test_a_bad_call_prints_the_servers_own_message_and_hint(version: str, fake: 
     assert "--" not in text and not list(project.glob("council-*"))
 
 
-def test_an_unknown_argument_is_refused_with_the_closest_one(version: str, project: Path, briefing: Path) -> None:
+def test_an_unknown_argument_is_refused_with_every_argument_listed(version: str, project: Path, briefing: Path) -> None:
     result = call(version, project, "amicus_council_run", briefingFile="briefing.md", models=["fake/a", "fake/b"],
                   onComplete="notify")
     text = result["content"][0]["text"]
     assert result["isError"] is True
-    assert text.startswith("BAD_ARGS: amicus_council_run has no argument 'onComplete'; the closest is '")
+    assert text.startswith("BAD_ARGS: amicus_council_run has no argument 'onComplete'\nHint: ")
     hint = text.split("\nHint: amicus_council_run takes: ", 1)[1].split(", ")
     assert "briefingFile" in hint and "models" in hint and "onComplete" not in hint
     assert not list(project.glob("council-*"))
@@ -140,6 +140,10 @@ def test_a_council_run_then_wait_then_read(version: str, fake: FakeProvider, pro
     report = structured(call(version, project, "amicus_read", id=started["runId"]))
     assert report["text"].startswith(OPEN) and report["text"].endswith(CLOSE)
     assert "# Council Report" in report["text"]
+    # A leg id the run lists reads as that leg's own output (issue 19 item 20).
+    seat = next(leg for leg in waited["legs"] if leg["role"] == "seat")
+    leg = structured(call(version, project, "amicus_read", id=seat["id"]))
+    assert (leg["kind"], leg["id"]) == ("leg", seat["id"]) and "reviewer finds the cache" in leg["text"]
 
 
 def wait_terminal(version: str, cwd: Path, task_id: str) -> dict[str, Any]:

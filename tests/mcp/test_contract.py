@@ -140,9 +140,16 @@ async def test_an_error_names_the_tools_own_arguments(project: Path) -> None:
 def test_rename_arguments_maps_flags_to_each_tools_names() -> None:
     err = rename_arguments(BadArgs("provide --models or --council", hint="pass --prompt-file FILE, or --no-cost-gate"),
                            argument_names("amicus_council_run"))
-    assert (err.message, err.hint) == ("provide models or council", "pass briefingFile FILE, or noCostGate: true")
+    assert (err.message, err.hint) == ("provide models or council", "pass briefingFile, or noCostGate: true")
     fanout = rename_arguments(BadArgs("x", hint="pass --prompt-file FILE"), argument_names("amicus_fanout"))
-    assert fanout.hint == "pass promptFile FILE"
+    assert fanout.hint == "pass promptFile"
+    # A flag repeated as NAME=VALUE is the tool's mapping argument (issue 19 item 15).
+    vars_hint = rename_arguments(BadArgs("x", hint="pass --var goal=… --var audience=…; then run"),
+                                 argument_names("amicus_council_run"))
+    assert vars_hint.hint == 'pass vars: {"goal": "…", "audience": "…"}; then run'
+    briefing = rename_arguments(BadArgs("x", hint="pass --prompt-file FILE, or --template NAME with --artifact FILE"),
+                                argument_names("amicus_council_run"))
+    assert briefing.hint == "pass briefingFile, or template with artifact"
     untouched = rename_arguments(BadArgs("a --models-like word-- and --unknown-flag"), argument_names("amicus_fanout"))
     assert untouched.message == "a --models-like word-- and --unknown-flag"
 

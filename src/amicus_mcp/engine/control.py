@@ -3,6 +3,10 @@
 Every front (CLI, MCP tools, workspace) calls these, so they all see the same truth. Readers
 also notice dead processes: a wave or run still marked running whose process is gone is
 rewritten as `crashed` (wave) or `error` (run) with a reason.
+
+An id names one of four things (`locate`): a council run, a leg of one (`<runId>-s1-1`, as
+its status lists it), a fanout wave, or a wave's leg. An id that names none of them is one
+BAD_SESSION error that says all it was looked up as.
 """
 
 from __future__ import annotations
@@ -10,12 +14,14 @@ from __future__ import annotations
 import os
 import signal
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 
 from ..errors import BadSession
+from .legcache import finished_by_id
 from .resume import RESUMABLE, find_resumable, resume_command
 from .run_state import RunState, engine_pid, find_run_dir, legs_progress, list_runs, read_run
 from .status import status_of as wave_or_leg_status
@@ -26,12 +32,74 @@ TERMINAL_WAVE = ("complete", "partial", "error", "aborted", "crashed")
 ENGINE_DIED = "Council engine process exited unexpectedly"
 
 
-def status(store: SessionStore, task_id: str) -> dict[str, Any]:
-    """The current snapshot of a council run, a wave or a leg."""
+@dataclass(frozen=True)
+class Located:
+    kind: Literal["council-run", "council-leg", "wave", "leg"]
+    run_dir: Path | None = None  # a council run's, or the run a council leg belongs to
+
+
+def locate(store: SessionStore, task_id: str) -> Located:
+    """What `task_id` names in the project; BadSession when it names nothing there."""
+    store.task_dir(task_id)  # refuses an id that cannot be one, before any path is built from it
     run_dir = find_run_dir(store, task_id)
     if run_dir is not None:
-        return run_status(run_dir)
+        return Located("council-run", run_dir)
+    if store.wave_path(task_id).exists():
+        return Located("wave")
+    if (store.task_dir(task_id) / "run.json").exists():
+        return Located("leg")
+    owner = _run_of_leg(store, task_id)
+    if owner is not None:
+        return Located("council-leg", owner)
+    raise BadSession(f"no council run, wave or leg '{task_id}' in {store.root}",
+                     hint="check the id, or pass --project: the project it ran in")
+
+
+def _run_of_leg(store: SessionStore, leg_id: str) -> Path | None:
+    """The directory of the council run whose legs include `leg_id`: a council leg's id is its
+    run's id, a dash, and the leg's place in the run (`s1-1`, `s2-3`, `ch1`, `p1`)."""
+    for cut in (i for i, char in enumerate(leg_id) if char == "-"):
+        run_dir = find_run_dir(store, leg_id[:cut])
+        if run_dir is not None and any(leg.get("id") == leg_id for leg in _legs(read_run(run_dir))):
+            return run_dir
+    return None
+
+
+def status(store: SessionStore, task_id: str) -> dict[str, Any]:
+    """The current snapshot of a council run, a leg of one, a wave or a wave's leg."""
+    found = locate(store, task_id)
+    if found.kind == "council-run" and found.run_dir is not None:
+        return run_status(found.run_dir)
+    if found.kind == "council-leg" and found.run_dir is not None:
+        return council_leg_status(found.run_dir, task_id)
     return wave_or_leg_status(store, task_id)
+
+
+def council_leg_status(run_dir: Path, leg_id: str) -> dict[str, Any]:
+    """A council leg as a leg run document (the shape a wave's leg has), from its run's own
+    status (so a dead engine is noticed) and, once it finished, its output from `legs/`;
+    `runId`, `runStatus`, `stage`, `role` and `seat` say where in the run it is."""
+    run = run_status(run_dir)
+    entry = next(leg for leg in reversed(_legs(run)) if leg.get("id") == leg_id)  # a resumed run lists it again
+    stage = next((s for s in run.get("stages", []) if s.get("name") == entry.get("stage")), {})
+    finished = finished_by_id(run_dir, leg_id) if entry.get("status") != "running" else None
+    doc: dict[str, Any] = {
+        "schemaVersion": 2, "type": "run", "taskId": leg_id, "waveId": stage.get("waveId"), "runId": run.get("runId"),
+        "runStatus": run.get("status"), "stage": entry.get("stage"), "role": entry.get("role"),
+        "model": entry.get("resolvedModel"), "modelInput": entry.get("model"), "status": entry.get("status"),
+        "summary": finished.get("text") if finished else None, "error": entry.get("error"),
+        "createdAt": entry.get("startedAt"), "completedAt": entry.get("completedAt"),
+        "durationMs": entry.get("durationMs"), "usage": entry.get("usage"),
+    }
+    if entry.get("seat"):
+        doc["seat"] = entry["seat"]
+    if entry.get("truncated"):
+        doc["truncated"] = True
+    return doc
+
+
+def _legs(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [leg for leg in doc.get("legs") or [] if isinstance(leg, dict)]
 
 
 def run_status(run_dir: Path) -> dict[str, Any]:
@@ -56,7 +124,8 @@ def is_terminal(snapshot: dict[str, Any]) -> bool:
         return snapshot.get("status") in TERMINAL_RUN
     if kind == "wave":
         return snapshot.get("status") in TERMINAL_WAVE
-    return snapshot.get("status") not in ("running", None)
+    # A leg: once it finished, or once the council run it belongs to has (nothing runs it any more).
+    return snapshot.get("status") not in ("running", None) or snapshot.get("runStatus") in TERMINAL_RUN
 
 
 def list_all(store: SessionStore) -> list[dict[str, Any]]:
@@ -76,7 +145,12 @@ def list_all(store: SessionStore) -> list[dict[str, Any]]:
 
 def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
     """Abort a running council run or wave: SIGTERM to its process, which records `aborted`."""
-    run_dir = find_run_dir(store, task_id)
+    found = locate(store, task_id)
+    if found.kind == "council-leg":
+        run_id = read_run(found.run_dir)["runId"] if found.run_dir else "?"
+        raise BadSession(f"'{task_id}' is a leg of council run {run_id}; abort the run instead",
+                         hint=f"abort {run_id}, the run's id")
+    run_dir = found.run_dir
     if run_dir is not None:
         doc = run_status(run_dir)
         if doc["status"] in TERMINAL_RUN:

@@ -65,3 +65,18 @@ def write_finished(run_dir: Path, key: str, *, leg_id: str, stage: str, role: st
     doc.update({name: result.get(name) for name in _FIELDS})
     doc["truncated"] = bool(doc["truncated"])
     atomic_write_json(run_dir / LEGS_DIR / f"{key}.json", doc)
+
+
+def finished_by_id(run_dir: Path, leg_id: str) -> dict[str, Any] | None:
+    """The finished leg a run recorded under the leg id `leg_id` (the last one, when a resumed
+    run answered it again), or None. By id, not key, so it reads every file: for readers, never
+    for the run itself."""
+    found: list[dict[str, Any]] = []
+    for path in sorted((run_dir / LEGS_DIR).glob("*.json")):
+        try:
+            doc = read_json(path, what="finished leg")
+        except AmicusError:
+            continue
+        if isinstance(doc, dict) and doc.get("type") == "council-leg" and doc.get("legId") == leg_id:
+            found.append(doc)
+    return max(found, key=lambda doc: str(doc.get("completedAt") or "")) if found else None

@@ -4,7 +4,8 @@
                   output, the JSON documents, the engine log, report.html); without it, the Markdown
                   report rendered from verdict.json
     wave          every leg's output, one `## <legId> · <model> · <status>` section each
-    leg           the leg's output
+    leg           the leg's output: a wave's leg, or a council run's (`<runId>-s1-1`, as its
+                  status lists it; its answer as the run recorded it in `legs/`)
 
 Reads never change anything on disk (no crash detection here: `amicus_status` does that).
 Files are listed from the run directory itself and must match a plain-name pattern, so a
@@ -56,19 +57,20 @@ def page(text: str, *, offset: int | None, limit: int, tail: bool) -> Page:
 
 def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
     """What `amicus_read` shows for an id (a `SessionStore` from the engine)."""
-    from ..engine.run_state import find_run_dir
+    from ..engine.control import council_leg_status, locate
 
-    run_dir = find_run_dir(store, task_id)
-    if run_dir is not None:
-        return _run_source(run_dir, task_id, file)
+    found = locate(store, task_id)  # BadSession when the id names nothing
+    if found.kind == "council-run" and found.run_dir is not None:
+        return _run_source(found.run_dir, task_id, file)
     if file is not None:
         raise BadArgs(f"'{task_id}' is not a council run: `file` applies to council runs only",
                       hint="read a wave or a leg without `file`")
-    if store.wave_path(task_id).exists():
+    if found.kind == "wave":
         wave = store.read_wave(task_id)
         return Source("wave", "outputs", "\n\n".join(_leg_section(leg) for leg in wave.get("legs", [])))
-    leg = store.read_leg(task_id)  # BadSession when the id names nothing
-    return Source("leg", "output", _leg_text(leg))
+    if found.kind == "council-leg" and found.run_dir is not None:
+        return Source("leg", "output", _leg_text(council_leg_status(found.run_dir, task_id)))
+    return Source("leg", "output", _leg_text(store.read_leg(task_id)))
 
 
 def run_files(run_dir: Path) -> list[str]:
