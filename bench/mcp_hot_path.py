@@ -14,13 +14,14 @@ The baseline, measured in the same run and alternately with it, is a bare one-to
 (its structured content and text blocks, built into a `CallToolResult` per call): the
 floor the SDK, the stdio transport and the JSON of that payload set. The figures are p50
 latencies, throughput and the server process's CPU time per call; each ratio is
-amicus-mcp / bare, so 1.0 would be free. Each figure is the best over `--repeats` rounds.
+amicus-mcp / bare, so 1.0 would be free. All servers stay up and take turns batch by batch;
+each figure is the median over `--repeats` rounds.
 
-    python bench/mcp_hot_path.py [--calls 300] [--concurrency 50] [--repeats 3] [--compare SRC]
+    python bench/mcp_hot_path.py [--calls 200] [--concurrency 50] [--repeats 5] [--compare SRC] [--tools a,b]
 
-`--compare SRC` adds another checkout's `src` directory (e.g. an older build exported with
-`git archive`), run with the same interpreter and measured alternately with this one, so two
-builds are compared under the same load in one sitting.
+`--compare SRC` (repeatable) adds another checkout's `src` directory (e.g. an older build
+exported with `git archive`), run with the same interpreter and measured alternately with this
+one, so builds are compared under the same load in one sitting.
 """
 
 from __future__ import annotations
@@ -208,42 +209,50 @@ def measure(server: Server, tool: str, arguments: dict[str, Any], calls: int, wi
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=300, help="calls per tool per phase (default 300)")
+    parser.add_argument("--calls", type=int, default=200, help="calls per tool per phase and round (default 200)")
     parser.add_argument("--concurrency", type=int, default=50)
-    parser.add_argument("--repeats", type=int, default=3, help="alternating rounds; the best round counts")
-    parser.add_argument("--compare", type=Path, help="another checkout's src directory, measured alternately")
+    parser.add_argument("--repeats", type=int, default=5, help="interleaved rounds; each figure is their median")
+    parser.add_argument("--compare", type=Path, action="append", default=[],
+                        help="another checkout's src directory, measured alternately (repeatable)")
+    parser.add_argument("--tools", help="comma-separated: only these tools (default: all four)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as scratch, finished_run(Path(scratch)) as (project, env, run_id):
         calls = tool_calls(run_id)
+        if args.tools:
+            calls = {tool: calls[tool] for tool in args.tools.split(",")}
         servers: dict[str, tuple[list[str], dict[str, str]]] = {
             "amicus-mcp": ([sys.executable, "-m", "amicus_mcp.mcp"], env)}
-        if args.compare:
-            other = {**env, "PYTHONPATH": str(args.compare.resolve())}
-            servers["compared"] = ([sys.executable, "-m", "amicus_mcp.mcp"], other)
+        for index, src in enumerate(args.compare, start=1):
+            other = {**env, "PYTHONPATH": str(src.resolve())}
+            servers[f"compared{index if len(args.compare) > 1 else ''}"] = ([sys.executable, "-m", "amicus_mcp.mcp"], other)
         payloads = record_payloads(servers["amicus-mcp"], project, calls)
         bare_script = Path(scratch) / "bare_server.py"
         bare_script.write_text(BARE_SERVER, encoding="utf-8")
         (Path(scratch) / "payloads.json").write_text(json.dumps(payloads), encoding="utf-8")
         servers["bare SDK"] = ([sys.executable, str(bare_script), str(Path(scratch) / "payloads.json")], env)
 
-        best: dict[tuple[str, str], dict[str, float]] = {}
-        for _ in range(args.repeats):
-            for name, (command, server_env) in servers.items():
-                server = Server(command, server_env, project)
-                try:
-                    for tool, arguments in calls.items():
-                        asked = {"tool": tool} if name == "bare SDK" else arguments
-                        sent = "answer" if name == "bare SDK" else tool
-                        got = measure(server, sent, asked, args.calls, args.concurrency)
-                        key = (name, tool)
-                        best[key] = got if key not in best else {k: min(v, got[k]) if k != "rate" else max(v, got[k])
-                                                                 for k, v in best[key].items()}
-                finally:
-                    server.close()
+        # Every server stays up for the whole sitting and they take turns, batch by batch, so a
+        # burst of load from elsewhere on the machine falls on all of them alike.
+        running = {name: Server(command, server_env, project) for name, (command, server_env) in servers.items()}
+        rounds: dict[tuple[str, str], list[dict[str, float]]] = {}
+        try:
+            for round_index in range(args.repeats):
+                names = list(running)
+                names = names[round_index % len(names):] + names[:round_index % len(names)]
+                for tool, arguments in calls.items():
+                    for name in names:
+                        bare = name == "bare SDK"
+                        got = measure(running[name], "answer" if bare else tool, {"tool": tool} if bare else arguments,
+                                      args.calls, args.concurrency)
+                        rounds.setdefault((name, tool), []).append(got)
+        finally:
+            for server in running.values():
+                server.close()
+        best = {key: {k: statistics.median(r[k] for r in got) for k in got[0]} for key, got in rounds.items()}
 
     print(f"MCP hot path over stdio: {args.calls} calls per tool one at a time, then {args.calls} with "
-          f"{args.concurrency} in flight; best of {args.repeats} alternating rounds (Python {sys.version.split()[0]})")
+          f"{args.concurrency} in flight; medians of {args.repeats} interleaved rounds (Python {sys.version.split()[0]})")
     print(f"{'tool':<22} {'server':<11} {'CPU/call':>9} {'p50 1-by-1':>10} {'p50 @N':>8} {'p95 @N':>8} "
           f"{'calls/s':>7} {'x CPU':>6} {'x p50':>6} {'x calls/s':>9}")
     for tool in calls:

@@ -54,8 +54,9 @@ def ok(doc: BaseModel | Mapping[str, Any], *, notes: tuple[str, ...] = ()) -> Ca
     from ..fsio import dumps_json
     from ..secrets import redact_tree
 
-    data = redact_tree(dump(doc))  # no key value leaves over MCP (the text is masked by dumps_json)
-    blocks: list[ContentBlock] = [TextContent(type="text", text=dumps_json(data))]
+    data = redact_tree(dump(doc))  # no key value leaves over MCP, in either form:
+    # the text is that masked data serialized, so it is not masked a second time.
+    blocks: list[ContentBlock] = [TextContent(type="text", text=dumps_json(data, mask_keys=False))]
     blocks += [TextContent(type="text", text=note) for note in notes if note]
     return CallToolResult(content=blocks, structured_content=data)
 
