@@ -35,6 +35,7 @@ ERROR_SCHEMA_VERSION = 2
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_DEGRADED = 2  # also `council validate`'s "parsed, but invalid" outcome
+EXIT_WAIT_TIMEOUT = 3  # `amicus wait`: the timeout passed while the work was still running
 EXIT_GATE_FAILED = 4  # `council gate`: the verdict failed the --fail-on level
 
 

@@ -279,8 +279,10 @@ def test_rejects_unknown_format_and_non_object_documents() -> None:
 
 @pytest.mark.parametrize(
     ("ms", "text"),
-    [(37810, "38s"), (41230, "41s"), (500, "1s"), (499, "0s"), (1500, "2s"), (2500, "3s"),
-     (3500.0, "4s"), (0, "0s"), (None, "—"), ("41230", "—"), (True, "—")],
+    [(37810, "38s"), (41230, "41s"), (1000, "1s"), (1499, "1s"), (1500, "2s"), (2500, "3s"),
+     (3500.0, "4s"), (0, "0s"), (None, "—"), ("41230", "—"), (True, "—"),
+     # Sub-second legs show tenths, never a "0s" that reads as no time at all (issue 19).
+     (412, "0.4s"), (499, "0.5s"), (500, "0.5s"), (950, "1.0s"), (50, "0.1s"), (49, "<0.1s"), (1, "<0.1s")],
 )  # fmt: skip
 def test_duration_rounds_half_up(ms: Any, text: str) -> None:
     assert format_duration(ms) == text
@@ -591,11 +593,11 @@ def test_cost_unknown_estimated_and_role_suffixes() -> None:
         ["deepseek", "complete", "2s", "~$1.23"],
         ["gpt (judge)", "error", "—", "?"],
         ["deepseek (chair-attempt)", "timeout", "3s", "?"],
-        ["gpt (repair)", "complete", "0s", "$0.0010"],
-        ["gpt (superseded)", "error", "0s", "?"],
-        ["gpt", "complete", "0s", "$0.0100"],
-        ["gpt", "complete", "0s", "$0.0200"],
-        ["deepseek#2", "complete", "0s", "~$0.0000"],
+        ["gpt (repair)", "complete", "<0.1s", "$0.0010"],
+        ["gpt (superseded)", "error", "<0.1s", "?"],
+        ["gpt", "complete", "<0.1s", "$0.0100"],
+        ["gpt", "complete", "<0.1s", "$0.0200"],
+        ["deepseek#2", "complete", "<0.1s", "~$0.0000"],
         # 1.234 + 0.001 + 0.01 + 0.02 + 0 known; three rows unknown → a lower bound.
         ["**Wave total**", "", "", "≥ ~$1.27"],
     ]

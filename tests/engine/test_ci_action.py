@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from council_helpers import check_documents, member
+from fakeprovider import error
 
 from amicus_mcp.schemas import schema_errors
 
@@ -60,6 +61,9 @@ def test_the_action_runs_reports_and_exits_with_the_gate(fake, members, tmp_path
     text = summary.read_text(encoding="utf-8")
     assert text.startswith("## Council review: FAILED\n\ngate fails: the chair's verdict is 'Fix these first'")
     assert "# Council Report" in text and "## Adjudication matrix" in text
+    # Each finding in the summary says what it claims and where (issue 19), from the run's tally.json.
+    assert "- **A1** (major, raiser fake/a) — a1/d0/n0\n  - seat-a claim 1\n  - location: section 2" in text
+    assert "- **B1** (major, raiser fake/b) — a1/d0/n0\n  - seat-b claim 1\n  - location: section 2" in text
     assert "gate fails: the chair's verdict is 'Fix these first' (--fail-on fix-these-first)" in log
     assert "the platform team" in (run_dir / "briefing-stage1.md").read_text(encoding="utf-8")
 
@@ -131,3 +135,19 @@ def test_the_gate_document_the_action_decides_from_is_the_cli_gate(fake, members
     assert code == 4, log
     assert cli_main(["council", "gate", outputs["run-dir"], "--fail-on", "fix-these-first"]) == 4
     assert schema_errors(json.loads((project / "g" / "run.json").read_text()), "council-run") == []
+
+
+def test_an_unjudged_run_fails_the_actions_gate_unless_the_input_allows_it(fake, tmp_path, project):
+    """Issue 19: one judge left (judged: false) — every blocker level would pass by default."""
+    member(fake, "a", cost=0.002)
+    member(fake, "b", cost=0.002, judge=error(400, "judge crashed"))
+    member(fake, "chair", cost=0.001)
+    (project / "design.md").write_text(DESIGN, encoding="utf-8")
+    inputs = {"MODELS": "fake/a,fake/b", "CHAIR": "fake/chair", "ARTIFACT": "design.md", "FAIL_ON": "confirmed-blocker"}
+    code, summary, outputs, log = run_action(tmp_path, project, **inputs, OUT_DIR="unjudged")
+    assert code == 4, log
+    assert outputs["gate"] == "fail"
+    assert "gate fails: the run was never cross-reviewed (judged: false" in summary.read_text(encoding="utf-8")
+    code, summary, outputs, log = run_action(tmp_path, project, **inputs, ALLOW_UNJUDGED="true", OUT_DIR="allowed")
+    assert code == 0, log
+    assert outputs["gate"] == "pass" and "allowed by --allow-unjudged" in summary.read_text(encoding="utf-8")

@@ -376,10 +376,10 @@ def cli(*args: str, **kwargs: Any) -> subprocess.Popen[str]:
                             stderr=subprocess.PIPE, text=True, env=dict(os.environ), **kwargs)
 
 
-def cli_json(*args: str, timeout: float = 30) -> Any:
+def cli_json(*args: str, timeout: float = 30, code: int = 0) -> Any:
     done = subprocess.run([sys.executable, "-m", "amicus_mcp.cli", *args, "--json"], capture_output=True, text=True,
                           env=dict(os.environ), timeout=timeout, check=False)
-    assert done.returncode == 0, done.stderr + done.stdout
+    assert done.returncode == code, done.stderr + done.stdout
     return json.loads(done.stdout)
 
 
@@ -745,7 +745,7 @@ def test_status_wait_list_abort_on_a_running_council(fake, brief, run_dir, proje
         snap = cli_json("status", rid, *where)
         assert (snap["type"], snap["status"], snap["currentStage"]) == ("council-run", "running", "chair")
         assert (snap["legsTotal"], snap["legsComplete"]) == (5, 4)
-        waited = cli_json("wait", rid, "--timeout", "0.3", *where)
+        waited = cli_json("wait", rid, "--timeout", "0.3", *where, code=3)  # still running: its own exit code
         assert (waited["timedOut"], waited["status"]) == (True, "running")
         listed = cli_json("list", *where)
         assert [(i["id"], i["type"], i["status"]) for i in listed["items"]] == [(rid, "council-run", "running")]
@@ -762,7 +762,7 @@ def test_status_wait_list_abort_on_a_running_council(fake, brief, run_dir, proje
     assert next(s for s in run["stages"] if s["name"] == "chair")["status"] == "aborted"
     assert next(leg for leg in run["legs"] if leg["stage"] == "chair")["status"] == "aborted"
 
-    done = cli_json("wait", rid, "--timeout", "5", "--project", str(project))
+    done = cli_json("wait", rid, "--timeout", "5", "--project", str(project), code=1)  # an aborted run failed
     assert (done["timedOut"], done["status"]) == (False, "aborted")
     again = cli_json("abort", rid, "--project", str(project))
     assert again == {"id": rid, "alreadyTerminal": True, "status": "aborted"}

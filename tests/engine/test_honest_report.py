@@ -107,13 +107,14 @@ def test_a_degraded_run_says_what_was_lost(fake, brief, run_dir, project, capsys
     assert decided["findings"][0]["decision"] == "accepted"
     rerendered = (run_dir / "report.html").read_text(encoding="utf-8")
     assert "What was lost" in rerendered and "north claim 1" in rerendered and "accepted (applied)" in rerendered
-    # `council report` over the verdict alone still says what was lost (the claims need the record).
+    # `council report` over the run's verdict says what was lost, and (issue 19) what each finding
+    # claims, from the run's own tally.json.
     assert cli_main(["council", "report", str(out), "--md"]) == 0
     md = capsys.readouterr().out
     assert "**Chair verdict: Fix these first** — _rests on fewer than two judges (judged: false)_" in md
     assert "## Verdict summary" in md and md.index("## What was lost") < md.index("## Chair's synthesis") < md.index("## Adjudication matrix")
     assert "- Seat fake/c produced no review — PROVIDER\\_REJECTED" in md
-    assert "north claim 1" not in md
+    assert "  - north claim 1\n  - location: section 2" in md
 
 
 def test_informational_notices_are_notes_not_losses(fake, brief, run_dir, project, capsys):

@@ -113,9 +113,13 @@ async def test_verdict_reproduces_the_worked_example(mode: str, project: Path) -
     expected = load(FIXTURES / "verdict.json")
     assert plain == {"verdict": expected}
     assert rendered["verdict"] == expected
-    assert rendered["markdown"] == build_report(expected, fmt="md")
+    # Rendered with the record in hand, every finding shows its claim (as `council verdict --render` does).
+    assert rendered["markdown"] == build_report(expected, fmt="md", record=args["record"])
+    assert "- **B2** (blocker, raiser gpt) — a0/d1/n0 — accepted (applied)\n  - Listed prices contradict the numbers in the FAQ section." \
+        in rendered["markdown"]
     assert rendered["reportHtml"] == str(project / "out" / "report.html")
-    assert (project / "out" / "report.html").read_text(encoding="utf-8") == build_report(expected, fmt="html")
+    assert (project / "out" / "report.html").read_text(encoding="utf-8") == build_report(expected, fmt="html",
+                                                                                       record=args["record"])
 
 
 @MODES
@@ -346,7 +350,10 @@ def bad_calls(project: Path, outside: Path) -> list[tuple[str, dict[str, Any], s
         ("amicus_status", {"id": "feedf00d", "project": str(project)}, "BAD_SESSION"),
         ("amicus_read", {"id": "feedf00d", "project": str(project)}, "BAD_SESSION"),
         ("amicus_abort", {"id": "feedf00d", "project": str(project)}, "BAD_SESSION"),
-        ("amicus_wait", {"id": "../../etc", "project": str(project)}, "BAD_ARGS: invalid arguments for amicus_wait: id"),
+        # A run may be named by its directory, but only one inside the project roots.
+        ("amicus_wait", {"id": "../../etc", "project": str(project)}, "BAD_ARGS: id '"),
+        ("amicus_status", {"id": str(outside), "project": str(project)}, "BAD_ARGS: id '"),
+        ("amicus_read", {"id": "./", "project": str(project)}, "BAD_ARGS: '"),
         ("amicus_wait", {"project": str(project)}, "BAD_ARGS: invalid arguments for amicus_wait: id: Field required"),
         ("amicus_read", {"id": "feedf00d", "limit": 0}, "BAD_ARGS: invalid arguments for amicus_read: limit"),
         ("amicus_council_tally", {"meta": {"runId": "r"}, "findings": [], "adjudications": [], "rankings": []},

@@ -10,7 +10,8 @@ and `GITHUB_OUTPUT` at files — to see exactly what CI will do:
                                               diff (GITHUB_BASE_REF…HEAD) under `pr-diff`
     INPUT_VARS                                template variables, one NAME=VALUE per line
     INPUT_MAX_COST, INPUT_TIMEOUT             ceiling (USD) and per-leg timeout (minutes)
-    INPUT_FAIL_ON, INPUT_ALLOW_NO_VERDICT     the gate (`amicus council gate`)
+    INPUT_FAIL_ON, INPUT_ALLOW_NO_VERDICT,    the gate (`amicus council gate`)
+    INPUT_ALLOW_UNJUDGED
     INPUT_OUT_DIR                             the run directory (default council-ci-<run id>)
 
 It appends the Markdown report to `$GITHUB_STEP_SUMMARY`, writes the outputs `run-dir`,
@@ -33,7 +34,7 @@ from ..errors import EXIT_ERROR, AmicusError, BadArgs, InternalError
 PR_TEMPLATE = "pr-diff"
 # Every input the script reads, as INPUT_<NAME> (action.yml passes exactly these).
 INPUTS = ("PACK", "MODELS", "CHAIR", "TEMPLATE", "ARTIFACT", "VARS", "MAX_COST", "TIMEOUT", "FAIL_ON",
-          "ALLOW_NO_VERDICT", "OUT_DIR")
+          "ALLOW_NO_VERDICT", "ALLOW_UNJUDGED", "OUT_DIR")
 
 
 def _input(env: Mapping[str, str], name: str) -> str:
@@ -128,11 +129,12 @@ def main(env: Mapping[str, str] | None = None) -> int:
 
 def _run(env: Mapping[str, str]) -> int:
     from ..council.gate import evaluate_gate
-    from ..council.report import build_report
+    from ..engine.run_report import render_verdict
     from ..fsio import read_json
 
     fail_on = _input(env, "FAIL_ON") or "fix-these-first"
     allow_no_verdict = _input(env, "ALLOW_NO_VERDICT").lower() == "true"
+    allow_unjudged = _input(env, "ALLOW_UNJUDGED").lower() == "true"
     out_dir = Path(_input(env, "OUT_DIR") or f"council-ci-{env.get('GITHUB_RUN_ID', 'local')}").resolve()
     artifact = _input(env, "ARTIFACT") or str(pr_diff(env, Path(env.get("RUNNER_TEMP") or out_dir.parent) / "amicus-pr.diff"))
     argv = [sys.executable, "-m", "amicus_mcp.cli", "council", "run", *run_flags(env, artifact, str(out_dir))]
@@ -150,11 +152,12 @@ def _run(env: Mapping[str, str]) -> int:
         return proc.returncode or EXIT_ERROR
     run = read_json(out_dir / "run.json", what="run.json")
     verdict = read_json(out_dir / "verdict.json", what="verdict file")
-    gate = evaluate_gate(verdict, fail_on, allow_no_verdict=allow_no_verdict, source=str(out_dir / "verdict.json"))
+    gate = evaluate_gate(verdict, fail_on, allow_no_verdict=allow_no_verdict, allow_unjudged=allow_unjudged,
+                         source=str(out_dir / "verdict.json"))
     print(gate["reason"], flush=True)
     degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.get('notices', [])) or 'see run.json degrades'}" if proc.returncode == 2 else ""
     append_summary(summary, f"## Council review: {'passed' if gate['passed'] else 'FAILED'}\n\n{gate['reason']}{degraded}")
-    append_summary(summary, build_report(verdict, fmt="md"))
+    append_summary(summary, render_verdict(out_dir / "verdict.json", verdict))
     write_outputs(outputs, {
         "run-dir": str(out_dir),
         "verdict": verdict.get("overallVerdict") or "",

@@ -56,9 +56,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("file", help="the tally record (tally.json from 'council tally --json')")
     p.add_argument("--decisions", help="JSON array of {id, decision, applied?, duplicateOf?, tierOverride?}")
     p.add_argument("-o", "--out", default="verdict.json", help="where to write the verdict (default ./verdict.json)")
-    p.add_argument("--overall-verdict", choices=("Ship it", "Fix these first", "Fundamental rethink"),
-                   help="the chair's VERDICT line, carried through verbatim (never invented)")
-    p.add_argument("--render", action="store_true", help="also refresh report.html next to the verdict")
+    chair = p.add_mutually_exclusive_group()
+    chair.add_argument("--overall-verdict", choices=("Ship it", "Fix these first", "Fundamental rethink"),
+                       help="the chair's VERDICT line, carried through verbatim (never invented); by default a "
+                            "re-decided run keeps the verdict its chair gave")
+    chair.add_argument("--no-overall-verdict", action="store_true",
+                       help="write overallVerdict null even when the run's chair gave one")
+    p.add_argument("--render", action="store_true",
+                   help="also refresh report.html next to the verdict (in a run directory, a verdict other than "
+                        "its verdict.json gets its own NAME.html: the run's report stays the run's)")
     p.add_argument("--json", action="store_true", help="print the verdict document")
     p.set_defaults(handler=cmd_verdict)
 
@@ -235,59 +241,54 @@ def cmd_tally(args: argparse.Namespace) -> int:
 
 
 def cmd_verdict(args: argparse.Namespace) -> int:
-    from ..council.verdict import build_verdict, carried_run_facts, render_verdict_summary
+    from ..council.verdict import redecide, render_verdict_summary
+    from ..engine.run_report import previous_verdict, record_run_id, report_target
+    from ..engine.run_state import run_dir_near
 
     record = read_json(args.file, what="tally record")
     decisions = read_json(args.decisions, what="decisions file") if args.decisions else []
     out = Path(args.out)
     if out.is_dir():
         raise BadArgs(f"--out '{out}' is a directory", hint="name the verdict file, e.g. -o run/verdict.json")
-    # Re-deciding a run's verdict keeps what that run lost (its degrades, notices, chair text).
-    previous = _previous_verdict(out)
-    verdict = build_verdict(record, decisions, overall_verdict=args.overall_verdict,
-                            run=carried_run_facts(previous, record))
+    # Re-deciding a run keeps what it decided: its chair's verdict and what it lost.
+    run_id = record_run_id(record)
+    run_dir = run_dir_near(run_id, out.parent, Path(args.file).parent)
+    verdict = redecide(record, decisions, previous_verdict(run_id, out, run_dir),
+                       overall_verdict=args.overall_verdict, keep_verdict=not args.no_overall_verdict)
     atomic_write_json(out, verdict)
-    if args.render:
-        _render_next_to(verdict, out, record)
+    target = report_target(out, run_dir) if args.render else None
+    if target is not None:
+        _render_next_to(verdict, out, record, target)
     if args.json:
         _print_json(verdict)
     else:
         say(render_verdict_summary(verdict, args.out))
+        if target is not None:
+            say(f"  report → {target}")
     return EXIT_OK
 
 
-def _previous_verdict(out: Path) -> Any:
-    """What `out` holds now, when it reads as JSON (anything else is simply overwritten)."""
-    if not out.is_file():
-        return None
-    try:
-        return read_json(out, what="previous verdict")
-    except BadArgs:
-        return None
-
-
-def _render_next_to(verdict: dict[str, Any], out: Path, record: dict[str, Any]) -> None:
-    """Refresh report.html beside a freshly decided verdict; the verdict is already safe."""
+def _render_next_to(verdict: dict[str, Any], out: Path, record: dict[str, Any], target: Path) -> None:
+    """Refresh the HTML report beside a freshly decided verdict; the verdict is already safe."""
     from ..council.report import build_report
 
-    target = out.parent / "report.html"
     try:
         atomic_write_text(target, build_report(verdict, fmt="html", record=record))
     except OSError as exc:
         raise BadArgs(
-            f"verdict written to {out}, but report.html could not be written: {exc.strerror or exc}",
+            f"verdict written to {out}, but {target.name} could not be written: {exc.strerror or exc}",
             hint=f"re-run 'amicus council report {out} --html -o {target}'",
         ) from None
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ..council.report import build_report
+    from ..engine.run_report import render_verdict
 
     verdict = read_json(args.file, what="verdict file")
     if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
         raise BadArgs(f"'{args.file}' is not a council-verdict document", hint="render the verdict.json written by 'amicus council verdict'")
     wave = read_json(args.wave, what="wave file") if args.wave else None
-    text = build_report(verdict, fmt=args.fmt, wave=wave)
+    text = render_verdict(Path(args.file), verdict, fmt=args.fmt, wave=wave)
     if args.out:
         atomic_write_text(args.out, text)
         say(f"Report written to {args.out}")

@@ -44,6 +44,8 @@ def register_ci(sub: argparse._SubParsersAction, add_run_settings: Callable[[arg
     p.add_argument("path", metavar="VERDICT_OR_RUN_DIR", help="a verdict.json, or a run directory holding one")
     p.add_argument("--fail-on", required=True, choices=GATE_LEVELS, help="what fails the gate (never … confirmed-blocker; see the README)")
     p.add_argument("--allow-no-verdict", action="store_true", help="pass a chair-verdict level when the run has no chair verdict")
+    p.add_argument("--allow-unjudged", action="store_true",
+                   help="gate a run that was never cross-reviewed (judged: false) instead of failing it")
 
 
 def _command(sub: argparse._SubParsersAction, command: str, help_text: str, handler: Callable[[argparse.Namespace], int],
@@ -163,12 +165,23 @@ def read_verdict_for_gate(path: str) -> tuple[dict[str, Any], str]:
         verdict = target / "verdict.json"
         if not verdict.exists():
             raise BadArgs(f"'{path}' holds no verdict.json: {_why_no_verdict(target)}",
-                          hint="the gate reads a finished run; see its run.json `error` and engine.log")
+                          hint=f"the gate reads a finished run; {_where_to_look(target)}")
         target = verdict
     doc = read_json(target, what="verdict file")
     if not isinstance(doc, dict) or doc.get("type") != "council-verdict":
         raise BadArgs(f"'{target}' is not a council-verdict document", hint="pass a run directory or its verdict.json")
     return doc, str(target)
+
+
+def _where_to_look(run_dir: Path) -> str:
+    """Where a run that wrote no verdict says why — naming only the files it has (a run the CLI
+    ran in the foreground has no engine.log; only a spawned worker writes one)."""
+    import shlex
+
+    if not (run_dir / "run.json").exists():
+        return "pass a council run directory (one holding run.json) or its verdict.json"
+    where = f"'amicus status {shlex.quote(str(run_dir))}' shows its run.json `error`"
+    return where + (f", and {run_dir / 'engine.log'} the engine's own log" if (run_dir / "engine.log").is_file() else "")
 
 
 def _why_no_verdict(run_dir: Path) -> str:
@@ -189,6 +202,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from ..council.gate import evaluate_gate
 
     verdict, source = read_verdict_for_gate(args.path)
-    doc = evaluate_gate(verdict, args.fail_on, allow_no_verdict=args.allow_no_verdict, source=source)
+    doc = evaluate_gate(verdict, args.fail_on, allow_no_verdict=args.allow_no_verdict,
+                        allow_unjudged=args.allow_unjudged, source=source)
     print(dumps_json(doc) if args.json else doc["reason"])
     return int(doc["exitCode"])

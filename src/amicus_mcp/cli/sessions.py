@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from typing import Any
 
 import anyio
@@ -14,9 +15,12 @@ from .fanout import render_leg, render_wave
 from .output import say
 
 
+TARGET_HELP = "a council run id or run directory, a wave id or a leg id"
+
+
 def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("status", help="where a council run, wave or leg is")
-    p.add_argument("id", help="a run id, wave id or leg id")
+    p.add_argument("id", metavar="ID_OR_RUN_DIR", help=TARGET_HELP)
     _common(p)
     p.set_defaults(handler=cmd_status)
 
@@ -25,12 +29,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_list)
 
     p = commands.add_parser("abort", help="stop a running council run or wave (it records `aborted`)")
-    p.add_argument("id")
+    p.add_argument("id", metavar="ID_OR_RUN_DIR", help=TARGET_HELP)
     _common(p)
     p.set_defaults(handler=cmd_abort)
 
-    p = commands.add_parser("wait", help="block until a run, wave or leg finishes, or the timeout passes")
-    p.add_argument("id")
+    p = commands.add_parser("wait", help="block until a run, wave or leg finishes, or the timeout passes "
+                                         "(exit 0 complete, 2 partial, 1 failed, 3 still running at the timeout)")
+    p.add_argument("id", metavar="ID_OR_RUN_DIR", help=TARGET_HELP)
     p.add_argument("--timeout", type=float, default=50.0, help="seconds to wait at most (default 50)")
     _common(p)
     p.set_defaults(handler=cmd_wait)
@@ -85,15 +90,15 @@ def cmd_abort(args: argparse.Namespace) -> int:
 
 
 def cmd_wait(args: argparse.Namespace) -> int:
-    from ..engine.control import wait
+    from ..engine.control import wait, wait_exit_code
 
     if not args.timeout > 0:
         raise BadArgs(f"--timeout must be a positive number of seconds, got {args.timeout}", hint="e.g. --timeout 50")
     snapshot = anyio.run(lambda: wait(_store(args), args.id, timeout_s=args.timeout))
     say(render(snapshot, as_json=args.json))
     if snapshot["timedOut"] and not args.json:
-        say(f"  still running after {snapshot['waitedMs'] / 1000:.0f}s — run 'amicus wait {args.id}' again")
-    return EXIT_OK
+        say(f"  still running after {snapshot['waitedMs'] / 1000:.0f}s — run 'amicus wait {shlex.quote(args.id)}' again")
+    return wait_exit_code(snapshot)
 
 
 def render(snapshot: dict[str, Any], *, as_json: bool) -> str:

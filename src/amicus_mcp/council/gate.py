@@ -22,6 +22,11 @@ verdict" must never read as "ship it". The blocker levels read the findings' tie
 any recorded tier override) and need no chair. Stage-4 decisions are not consulted: the
 engine's verdict is undecided, and a gate is a statement about what the council found.
 
+Every level but `never` also needs a cross-reviewed run: on a verdict with `judged: false`
+(fewer than two judges gave a usable judgement) every finding is a Singleton, so a blocker
+level would pass by default. Such a run fails the gate with its own reason unless
+`allow_unjudged` (`--allow-unjudged`) says the caller accepts it.
+
 Pure: takes the verdict document, returns the `council-gate` document.
 """
 
@@ -42,7 +47,7 @@ BLOCKER_SCOPE = {"confirmed-blocker": "the Confirmed tier", "disputed-blocker": 
 
 
 def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: bool = False,
-                  source: str | None = None) -> dict[str, Any]:
+                  allow_unjudged: bool = False, source: str | None = None) -> dict[str, Any]:
     """The council-gate document for `verdict` at `level` (`passed`, `exitCode`, `reason`)."""
     from .verdict import OVERALL_VERDICTS  # here, not at import: the CLI builds its parser from GATE_LEVELS
 
@@ -55,7 +60,16 @@ def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: b
         raise BadArgs(f"overallVerdict '{overall}' is not one of: {', '.join(OVERALL_VERDICTS)}",
                       hint="the verdict document is damaged: re-run 'amicus council verdict'")
     blockers = [_blocker(f) for f in verdict.get("findings") or [] if isinstance(f, Mapping) and f.get("severity") == "blocker"]
-    failed, reason = _decide(level, overall, blockers, allow_no_verdict)
+    judged = verdict.get("judged") is not False
+    if judged or level == "never":
+        failed, reason = _decide(level, overall, blockers, allow_no_verdict)
+    elif allow_unjudged:
+        failed, reason = _decide(level, overall, blockers, allow_no_verdict)
+        reason += "; the run was never cross-reviewed (judged: false), allowed by --allow-unjudged"
+    else:
+        failed, reason = True, (f"gate fails: the run was never cross-reviewed (judged: false — fewer than two judges "
+                                f"gave a usable judgement), so its tiers cannot pass --fail-on {level}; "
+                                "--allow-unjudged gates it anyway")
     doc: dict[str, Any] = {
         "schemaVersion": 2,
         "type": "council-gate",
@@ -66,6 +80,8 @@ def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: b
         "runId": verdict.get("runId"),
         "overallVerdict": overall,
         "allowNoVerdict": allow_no_verdict,
+        "judged": judged,
+        "allowUnjudged": allow_unjudged,
         "tierCounts": dict(verdict.get("tierCounts") or {}),
         "blockers": blockers,
     }

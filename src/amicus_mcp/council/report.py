@@ -87,7 +87,9 @@ def build_report(
     """Render a council-verdict document as Markdown (`md`) or a self-contained HTML page.
 
     `record` (the run's tally record) supplies what each finding claims and where: the verdict
-    is a closed projection without them, so a bare verdict renders exactly as the seed shows."""
+    is a closed projection without them, so a bare verdict renders exactly as the seed shows.
+    A council run's verdict (`runType: headless`) rendered without its record says that the
+    claims are unavailable rather than leaving them out in silence."""
     model = build_model(verdict, wave=wave, record=record)
     if fmt == "md":
         return render_markdown(model)
@@ -123,8 +125,12 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
         synthesis=_paragraphs(verdict.get("synthesis")),
         hard_questions=tuple(q for q in (_text(q).strip() for q in _list(verdict.get("hardQuestions"))) if q),
         debate=_build_debate(verdict.get("debate"), matrix.rows),
+        claims_unavailable=record is None and verdict.get("runType") == HEADLESS and bool(findings),
     )
 
+
+# The runType a council run (`amicus council run`) pins on its documents (seed 000).
+HEADLESS = "headless"
 
 # --------------------------------------------------------------------------- what the run lost
 
@@ -242,10 +248,15 @@ def round_half_up(value: int | float | Decimal, places: int) -> Decimal:
 
 
 def format_duration(duration_ms: Any) -> str:
-    """Whole seconds, half-up (37810 ms → "38s"); anything not a number → "—"."""
+    """Whole seconds, half-up (37810 ms → "38s"); under a second, tenths (412 ms → "0.4s", below
+    0.05 s "<0.1s": a leg that took time never reads "0s"); anything not a number → "—"."""
     if not _is_number(duration_ms):
         return "—"
-    return f"{round_half_up(Decimal(str(duration_ms)) / 1000, 0)}s"
+    seconds = Decimal(str(duration_ms)) / 1000
+    if 0 < seconds < 1:
+        tenths = round_half_up(seconds, 1)
+        return f"{tenths}s" if tenths > 0 else "<0.1s"
+    return f"{round_half_up(seconds, 0)}s"
 
 
 def format_money(amount: int | float | Decimal) -> str:

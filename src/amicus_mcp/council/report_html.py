@@ -16,6 +16,7 @@ import html
 from collections.abc import Sequence
 
 from amicus_mcp.council.report_model import (
+    CLAIMS_UNAVAILABLE,
     GLYPHS,
     NO_FINDINGS_RAISED,
     NOTHING_LOST_TEXT,
@@ -117,7 +118,7 @@ def render_html(model: ReportModel) -> str:
             *([_chair(model.synthesis, model.hard_questions)] if model.synthesis or model.hard_questions else []),
             _matrix(model.matrix),
             _street_cred(model.street_cred),
-            _findings(model.tier_groups),
+            _findings(model.tier_groups, claims_unavailable=model.claims_unavailable),
             *([_debate(model.debate)] if model.debate is not None else []),
             *([_notes(model.notes)] if model.notes else []),
             _cost(model.cost_rows, model.wave_total),
@@ -316,10 +317,10 @@ def _finding_item(f: FindingView) -> str:
     return "<li>" + " — ".join(parts) + said + "</li>"
 
 
-def _findings(groups: Sequence[TierGroup]) -> str:
+def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False) -> str:
     if not groups:
         return _section("Findings by tier", _empty(NO_FINDINGS_RAISED))
-    blocks = []
+    blocks = [_empty(CLAIMS_UNAVAILABLE)] if claims_unavailable else []
     for g in groups:
         cls = TIER_CLASS.get(g.tier, "")
         blocks.append(f'<h3 class="{cls}">{_e(g.tier)}</h3>' if cls else f"<h3>{_e(g.tier)}</h3>")

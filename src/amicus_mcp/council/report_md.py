@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from amicus_mcp.council.report_model import (
+    CLAIMS_UNAVAILABLE,
     GLYPHS,
     NO_FINDINGS_RAISED,
     NOTHING_LOST_TEXT,
@@ -53,7 +54,7 @@ def render_markdown(model: ReportModel) -> str:
         *([_chair(model.synthesis, model.hard_questions)] if model.synthesis or model.hard_questions else []),
         _matrix(model.matrix),
         _street_cred(model.street_cred),
-        _findings(model.tier_groups),
+        _findings(model.tier_groups, claims_unavailable=model.claims_unavailable),
         *([_debate(model.debate)] if model.debate is not None else []),
         *([_notes(model.notes)] if model.notes else []),
         _cost(model.cost_rows, model.wave_total),
@@ -212,11 +213,11 @@ def _finding_head(f: FindingView) -> str:
     return " — ".join(parts)
 
 
-def _findings(groups: Sequence[TierGroup]) -> str:
+def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False) -> str:
     title = "## Findings by tier"
     if not groups:
         return f"{title}\n\n{NONE_RAISED}"
-    blocks = [title]
+    blocks = [title, *([f"_{CLAIMS_UNAVAILABLE}_"] if claims_unavailable else [])]
     for g in groups:
         blocks.append(f"### {_inline(g.tier)}")
         blocks.append("\n".join(finding_line(f) for f in g.findings))

@@ -20,6 +20,9 @@ SUFFIXED_ROLES = frozenset({"judge", "chair-attempt", "repair", "superseded"})
 THIN_VERDICT = "rests on fewer than two judges (judged: false)"
 NO_FINDINGS_RAISED = "No findings were raised."
 NOTHING_LOST_TEXT = "Nothing was lost."
+CLAIMS_UNAVAILABLE = ("Claims and locations are unavailable: this council run's verdict was rendered without its "
+                      "tally record (tally.json beside verdict.json in the run directory), which holds what each "
+                      "finding claims and where.")
 
 VoteKind = Literal["agree", "dispute", "neutral", "unknown"]
 CostKind = Literal["reported", "estimated", "unknown"]
@@ -182,6 +185,7 @@ class ReportModel:
     synthesis: tuple[str, ...] = ()  # the chair's synthesis, paragraph by paragraph
     hard_questions: tuple[str, ...] = ()
     debate: DebateSummary | None = None
+    claims_unavailable: bool = False  # a council run's findings, rendered without the run's tally record
 
 
 def _count(value: int | None) -> str:

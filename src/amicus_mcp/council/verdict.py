@@ -97,14 +97,31 @@ def run_facts(run: Mapping[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+def same_run(previous: Any, record: Any) -> bool:
+    """Whether `previous` is a verdict of the run `record` (a tally record) is the tally of."""
+    if not isinstance(previous, Mapping) or previous.get("type") != "council-verdict":
+        return False
+    meta = record.get("meta") if isinstance(record, Mapping) else None
+    return isinstance(meta, Mapping) and previous.get("runId") == meta.get("runId")
+
+
 def carried_run_facts(previous: Any, record: Mapping[str, Any]) -> dict[str, Any] | None:
     """A previous verdict's run facts, when it is a verdict of the same run as `record`."""
-    if not isinstance(previous, Mapping) or previous.get("type") != "council-verdict":
-        return None
-    meta = record.get("meta") if isinstance(record, Mapping) else None
-    if not isinstance(meta, Mapping) or previous.get("runId") != meta.get("runId"):
-        return None
-    return run_facts(previous) or None
+    return (run_facts(previous) or None) if same_run(previous, record) else None
+
+
+def redecide(record: Any, decisions: Any, previous: Any, *, overall_verdict: str | None = None,
+             keep_verdict: bool = True) -> dict[str, Any]:
+    """Stage-4 decisions over a run that may already have a verdict (`previous`, any document).
+
+    Re-deciding keeps what the run decided: a previous verdict of the same run gives its chair's
+    `overallVerdict` (unless `overall_verdict` replaces it, or `keep_verdict` is False) and its
+    run facts (what was lost, the chair's sections). Anything else in `previous` is ignored."""
+    overall = overall_verdict
+    if overall is None and keep_verdict and same_run(previous, record) \
+            and previous.get("overallVerdict") in OVERALL_VERDICTS:  # a damaged one is not carried
+        overall = previous["overallVerdict"]
+    return build_verdict(record, decisions, overall_verdict=overall, run=carried_run_facts(previous, record))
 
 
 def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any]) -> dict[str, Any]:

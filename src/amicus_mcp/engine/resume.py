@@ -25,8 +25,8 @@ from typing import Any
 from ..errors import AmicusError, BadArgs
 from ..fsio import atomic_write_json, read_text
 from .options import RunOptions, read_options
-from .run_state import engine_pid, find_run_dir, read_run
-from .store import SessionStore, now_iso, pid_alive
+from .run_state import engine_alive, find_run, read_run
+from .store import SessionStore, now_iso
 
 RESUMABLE = ("error", "aborted")
 # Errors a run reaches on its own: resumed, it would reach them again from the same legs.
@@ -54,7 +54,7 @@ def find_resumable(run_dir: Path, doc: dict[str, Any]) -> Verdict:
     """Whether `doc` (the run's run.json) names a run `council resume` may continue."""
     status = str(doc.get("status"))
     if status == "running":
-        if pid_alive(engine_pid(run_dir, doc)):
+        if engine_alive(run_dir, doc):
             return Verdict(False, "it is still running", status)
         return Verdict(True, "its process is gone", status)
     if status in ("complete", "partial"):
@@ -78,13 +78,7 @@ def resume_command(run_dir: Path) -> str:
 
 def locate(store: SessionStore, target: str) -> Path:
     """A run directory from a run id (its pointer in the project) or a directory path."""
-    path = Path(target).expanduser()
-    if (path / "run.json").is_file():
-        return path.resolve()
-    try:
-        run_dir = find_run_dir(store, target)
-    except AmicusError:
-        run_dir = None
+    run_dir = find_run(store, target)
     if run_dir is None:
         raise BadArgs(f"no council run '{target}' in {store.root} and no run directory there",
                       hint="pass the run id (amicus list) with the project it ran in, or its run directory")

@@ -10,12 +10,15 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadArgs, BadSession
+from ..errors import AmicusError, BadArgs, BadSession
 from ..fsio import atomic_write_json, read_json, sweep_temp_files
-from .store import SessionStore, now_iso
+from .store import SessionStore, now_iso, pid_alive
 
 EXIT_STATUS = {0: "complete", 1: "error", 2: "partial", 130: "aborted", 143: "aborted"}
 STAGE_ORDER = ("stage1", "stage2", "tally", "chair", "verdict")
+ENGINE_DIED = "Council engine process exited unexpectedly"
+LEG_DIED = ("the council engine died while this leg was in flight (the provider may still have answered "
+            "and billed it)")
 
 
 def legs_progress(doc: dict[str, Any]) -> tuple[int, int]:
@@ -83,6 +86,38 @@ class RunState:
         sweep_temp_files(self.run_dir)
 
 
+# --- liveness: the one check every reader of a run goes through -------------------------
+
+def engine_alive(run_dir: Path, doc: dict[str, Any]) -> bool:
+    return pid_alive(engine_pid(run_dir, doc))
+
+
+def observed(run_dir: Path, doc: dict[str, Any]) -> dict[str, Any] | None:
+    """run.json as a reader must see it, when the file no longer tells the truth; else None.
+
+    A run marked `running` whose engine process is gone ended in error, and a leg still marked
+    `running` once the engine is gone is `crashed` (its request died with the process). Every
+    reader (CLI status / list / wait, the MCP tools, the workspace) asks here; the engine's
+    readers write the answer back (`control.observe_run`), the workspace only shows it."""
+    running = doc.get("status") == "running"
+    legs = [leg for leg in doc.get("legs") or [] if isinstance(leg, dict)]
+    if not running and not any(leg.get("status") == "running" for leg in legs):
+        return None
+    if engine_alive(run_dir, doc):
+        return None
+    at = now_iso()
+    view = {**doc, "legs": [_crashed(leg) if leg.get("status") == "running" else leg for leg in legs]}
+    if running:
+        view.update(status="error", exitCode=1, completedAt=at, error={"code": "INTERNAL", "message": ENGINE_DIED})
+        view["stages"] = [{**s, "status": "error", "completedAt": at} if isinstance(s, dict) and s.get("status") == "running"
+                          else s for s in doc.get("stages") or []]
+    return view
+
+
+def _crashed(leg: dict[str, Any]) -> dict[str, Any]:
+    return {**leg, "status": "crashed", "completedAt": None, "error": {"code": "CRASHED", "message": LEG_DIED}}
+
+
 def _read_if_present(path: Path) -> dict[str, Any] | None:
     try:
         doc = read_json(path, what="run manifest")
@@ -113,6 +148,32 @@ def find_run_dir(store: SessionStore, run_id: str) -> Path | None:
     return run_dir
 
 
+def find_run(store: SessionStore, target: str) -> Path | None:
+    """The run directory `target` names: a run id whose pointer is in the project, else a
+    directory holding a run.json; None when it names no council run (a wave, a leg, nothing)."""
+    try:
+        run_dir = find_run_dir(store, target)
+    except AmicusError:  # not an id at all: it can still be a directory
+        run_dir = None
+    if run_dir is not None:
+        return run_dir
+    path = Path(target).expanduser()
+    return path.resolve() if (path / "run.json").is_file() else None
+
+
+def run_dir_near(run_id: Any, *near: Path) -> Path | None:
+    """The first of the directories `near` that is run `run_id`'s directory (its run.json is
+    that run's manifest), e.g. the folder a verdict or a tally record was read from."""
+    for folder in near:
+        try:
+            doc = read_run(folder) if (folder / "run.json").is_file() else None
+        except AmicusError:
+            doc = None
+        if doc is not None and doc.get("runId") == run_id:
+            return folder
+    return None
+
+
 def read_run(run_dir: Path) -> dict[str, Any]:
     doc = read_json(run_dir / "run.json", what="run manifest")
     if not isinstance(doc, dict) or doc.get("type") != "council-run":
@@ -120,20 +181,19 @@ def read_run(run_dir: Path) -> dict[str, Any]:
     return doc
 
 
-def list_runs(store: SessionStore) -> list[dict[str, Any]]:
+def list_run_dirs(store: SessionStore) -> list[Path]:
+    """Every run directory the project's pointer files name (and that still holds a run.json)."""
     if not store.root.is_dir():
         return []
-    runs = []
-    for pointer in store.root.glob("council-*.json"):
-        run_id = pointer.stem.removeprefix("council-")
-        run_dir = find_run_dir(store, run_id)
-        if run_dir is None:
-            continue
+    dirs = []
+    for pointer in sorted(store.root.glob("council-*.json")):
         try:
-            runs.append(read_run(run_dir))
-        except (BadArgs, BadSession):
+            run_dir = find_run_dir(store, pointer.stem.removeprefix("council-"))
+        except AmicusError:
             continue
-    return sorted(runs, key=lambda r: str(r.get("createdAt") or ""), reverse=True)
+        if run_dir is not None:
+            dirs.append(run_dir)
+    return dirs
 
 
 def engine_pid(run_dir: Path, doc: dict[str, Any]) -> int | None:

@@ -12,6 +12,7 @@ from ..errors import BadSession
 from .store import SessionStore, now_iso, pid_alive
 
 CRASH_REASON = "the fan-out process exited unexpectedly"
+LEG_KILLED = "the fan-out process was killed before this leg finished"
 
 
 def status_of(store: SessionStore, task_id: str) -> dict[str, Any]:
@@ -24,9 +25,8 @@ def status_of(store: SessionStore, task_id: str) -> dict[str, Any]:
 
 def wave_status(store: SessionStore, wave_id: str) -> dict[str, Any]:
     wave = store.read_wave(wave_id)
-    if wave["status"] == "running" and "pid" in wave and not pid_alive(wave["pid"]):
-        wave = mark_crashed(store, wave)
-    return wave
+    view = observed_wave(wave)
+    return wave if view is None else record_crash(store, view)
 
 
 def leg_status(store: SessionStore, leg_id: str) -> dict[str, Any]:
@@ -38,15 +38,22 @@ def leg_status(store: SessionStore, leg_id: str) -> dict[str, Any]:
     return leg
 
 
-def mark_crashed(store: SessionStore, wave: dict[str, Any]) -> dict[str, Any]:
+def observed_wave(wave: dict[str, Any]) -> dict[str, Any] | None:
+    """The wave as a reader must see it when its process is gone (crashed, with every unfinished
+    leg); None when the document tells the truth. Nothing is written here."""
+    if wave.get("status") != "running" or "pid" not in wave or pid_alive(wave["pid"]):
+        return None
+    legs = [{**leg, "status": "crashed", "completedAt": None, "error": {"code": "CRASHED", "message": LEG_KILLED}}
+            if leg.get("status") == "running" else leg for leg in wave.get("legs") or []]
+    return {**wave, "legs": legs, "status": "crashed",
+            "error": {"code": "CRASHED", "message": CRASH_REASON, "detectedAt": now_iso()}}
+
+
+def record_crash(store: SessionStore, wave: dict[str, Any]) -> dict[str, Any]:
+    """Write a crashed wave (`observed_wave`'s view) and its crashed legs back."""
     for leg in wave["legs"]:
-        if leg["status"] == "running":
-            leg["status"] = "crashed"
-            leg["completedAt"] = None
-            leg["error"] = {"code": "CRASHED", "message": "the fan-out process was killed before this leg finished"}
+        if leg.get("status") == "crashed":
             store.write_leg(leg)
-    wave["status"] = "crashed"
-    wave["error"] = {"code": "CRASHED", "message": CRASH_REASON, "detectedAt": now_iso()}
     store.write_wave(wave)
     for task_id in (wave["waveId"], *(leg["taskId"] for leg in wave["legs"])):
         store.sweep(task_id)  # its writer is dead: no temp file of its will ever be renamed

@@ -21,7 +21,9 @@ def arg(title: str, description: str, **constraints: Any) -> Any:
 
 Project = Annotated[str | None, arg(
     "Project folder", "Project folder (default: $AMICUS_PROJECT_DIR, else the client's root, else the server's cwd)")]
-TaskId = Annotated[str, arg("Run, wave or leg id", "A council run id, wave id or leg id", pattern=TASK_ID_PATTERN)]
+# What status / wait / read / abort take: an id, or a council run's directory inside the project roots.
+RunRef = Annotated[str, arg("Run, wave or leg", "A council run id or run directory (inside the project), a wave id or "
+                                                "a leg id", min_length=1, max_length=4096)]
 Models = Annotated[list[Annotated[str, Field(pattern=MODEL_PATTERN)]] | None, arg(
     "Bench models", "Bench models: aliases or vendor/model ids (repeats make twin seats). XOR council", max_length=10)]
 Council = Annotated[str | None, arg(

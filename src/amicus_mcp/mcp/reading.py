@@ -58,6 +58,7 @@ def page(text: str, *, offset: int | None, limit: int, tail: bool) -> Page:
 def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
     """What `amicus_read` shows for an id (a `SessionStore` from the engine)."""
     from ..engine.control import council_leg_status, locate
+    from ..engine.run_state import observed, read_run
 
     found = locate(store, task_id)  # BadSession when the id names nothing
     if found.kind == "council-run" and found.run_dir is not None:
@@ -69,7 +70,9 @@ def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
         wave = store.read_wave(task_id)
         return Source("wave", "outputs", "\n\n".join(_leg_section(leg) for leg in wave.get("legs", [])))
     if found.kind == "council-leg" and found.run_dir is not None:
-        return Source("leg", "output", _leg_text(council_leg_status(found.run_dir, task_id)))
+        run = read_run(found.run_dir)
+        leg = council_leg_status(found.run_dir, observed(found.run_dir, run) or run, task_id)  # seen, not recorded
+        return Source("leg", "output", _leg_text(leg))
     return Source("leg", "output", _leg_text(store.read_leg(task_id)))
 
 
@@ -100,10 +103,13 @@ def _run_source(run_dir: Path, run_id: str, file: str | None) -> Source:
     if "verdict.json" not in files:
         raise BadArgs(f"run {run_id} has no verdict.json yet, so there is no report to read",
                       hint=f"wait for the run to finish, or name one of its files with `file`: {', '.join(files)}")
-    from ..council.report import build_report
+    from ..engine.run_report import render_verdict
 
     verdict = read_json(run_dir / "verdict.json", what="verdict file")
-    return Source("council-run", "report", build_report(verdict, fmt="md"), files)
+    if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
+        raise BadArgs(f"run {run_id}'s verdict.json is not a council-verdict document",
+                      hint=f"name one of its files with `file`: {', '.join(files)}")
+    return Source("council-run", "report", render_verdict(run_dir / "verdict.json", verdict), files)
 
 
 def _leg_text(leg: Mapping[str, Any]) -> str:

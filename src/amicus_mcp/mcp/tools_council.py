@@ -160,20 +160,27 @@ class CouncilTools:
         project: Project = None,
     ) -> CallToolResult:
         from ..council.report import build_report
-        from ..council.verdict import build_verdict
+        from ..council.verdict import redecide
+        from ..engine.run_report import REPORT, previous_verdict, record_run_id
+        from ..engine.run_state import run_dir_near
         from ..fsio import atomic_write_text
 
         if outDir is not None and not render:
             raise BadArgs("outDir is only used with render: true", hint="pass render: true to refresh report.html")
-        verdict = build_verdict(record, decisions or [], overall_verdict=overallVerdict)
+        folder = None
+        if outDir is not None:
+            caller = await self.state.caller(ctx)
+            folder = caller.inside(caller.project(project), outDir, what="outDir")
+        # Into a council run's directory, re-deciding keeps what the run decided (as the CLI does).
+        run_id = record_run_id(record)
+        run_dir = run_dir_near(run_id, folder) if folder is not None else None
+        verdict = redecide(record, decisions or [], previous_verdict(run_id, None, run_dir), overall_verdict=overallVerdict)
         result = VerdictResult(verdict=verdict)
         if render:
-            result.markdown = build_report(verdict, fmt="md")
-        if render and outDir is not None:
-            caller = await self.state.caller(ctx)
-            root = caller.project(project)
-            target = caller.inside(root, outDir, what="outDir") / "report.html"
-            atomic_write_text(target, build_report(verdict, fmt="html"))
+            result.markdown = build_report(verdict, fmt="md", record=record)
+        if folder is not None:
+            target = folder / REPORT
+            atomic_write_text(target, build_report(verdict, fmt="html", record=record))
             result.report_html = str(target)
         return ok(result)
 

@@ -13,7 +13,7 @@ from mcp.types import CallToolResult
 
 from .fence import fence
 from .models import AbortResult, ListItem, ListResult, ReadResult, WaveStarted
-from .params import AllowSecrets, Council, Gateway, Models, NoCostGate, NoValidateModel, Project, TaskId, TimeoutMinutes, arg
+from .params import AllowSecrets, Council, Gateway, Models, NoCostGate, NoValidateModel, Project, RunRef, TimeoutMinutes, arg
 from .reading import READ_CAP, page, read_source
 from .results import ok
 from .snapshot import snapshot
@@ -35,6 +35,18 @@ class SessionTools:
 
         caller = await self.state.caller(ctx)
         return caller, SessionStore(caller.project(project))
+
+    async def _target(self, ctx: Context, id: str, project: str | None) -> tuple[Caller, SessionStore, str]:
+        """The store and what `id` names for the engine: an id as given, or a run directory
+        (anything that is not an id) resolved inside the allowed project roots."""
+        from ..engine.store import TASK_ID
+
+        caller, store = await self._store(ctx, project)
+        # A bare name is an id unless the project has a run directory of that name (the
+        # default one is `council-<runId>`, which is also a valid id).
+        if TASK_ID.match(id) and not (store.project / id / "run.json").is_file():
+            return caller, store, id
+        return caller, store, str(caller.inside(store.project, id, what="id"))
 
     async def fanout(
         self,
@@ -67,48 +79,48 @@ class SessionTools:
     async def wait(
         self,
         ctx: Context,
-        id: TaskId,
+        id: RunRef,
         timeoutSeconds: Annotated[float | None, arg(
             "Wait at most (seconds)", "Longest this call blocks, up to 600 s, but never past the calling client's own "
             "tool-call limit (default: a slice safely under it)", gt=0)] = None,
         project: Project = None,
     ) -> CallToolResult:
-        caller, store = await self._store(ctx, project)
+        caller, store, target = await self._target(ctx, id, project)
         chosen = caller.wait_slice(timeoutSeconds)
-        result = await wait_with_progress(store, id, budget_s=chosen.seconds, report=ctx.report_progress)
+        result = await wait_with_progress(store, target, budget_s=chosen.seconds, report=ctx.report_progress)
         if chosen.clamped_from is not None:
             result.clamped_from, result.clamp_reason = chosen.clamped_from, chosen.reason
         return ok(result, notes=(f"Note: {chosen.reason}",) if chosen.reason else ())
 
-    async def status(self, ctx: Context, id: TaskId, project: Project = None) -> CallToolResult:
+    async def status(self, ctx: Context, id: RunRef, project: Project = None) -> CallToolResult:
         from ..engine.control import is_terminal, status
 
-        _, store = await self._store(ctx, project)
-        doc = status(store, id)
+        _, store, target = await self._target(ctx, id, project)
+        doc = status(store, target)
         return ok(snapshot(id, doc, terminal=is_terminal(doc)))
 
     async def read(
         self,
         ctx: Context,
-        id: TaskId,
+        id: RunRef,
         file: Annotated[str | None, arg("Run file", "Council run only: a file in its run dir (default: the report)")] = None,
         offset: Annotated[int | None, arg("Start at character", "First character to return", ge=0)] = None,
         limit: Annotated[int, arg("Most characters", "Most characters to return", ge=1, le=READ_CAP)] = READ_CAP,
         tail: Annotated[bool, arg("Read the end", "Return the last `limit` characters")] = False,
         project: Project = None,
     ) -> CallToolResult:
-        _, store = await self._store(ctx, project)
-        source = read_source(store, id, file)
+        _, store, target = await self._target(ctx, id, project)
+        source = read_source(store, target, file)
         part = page(source.text, offset=offset, limit=limit, tail=tail)
         result = ReadResult(id=id, kind=source.kind, source=source.name, text=fence(part.text), offset=part.offset,
                             total_chars=part.total, next_offset=part.next_offset, files=source.files)
         return ok(result)
 
-    async def abort(self, ctx: Context, id: TaskId, project: Project = None) -> CallToolResult:
+    async def abort(self, ctx: Context, id: RunRef, project: Project = None) -> CallToolResult:
         from ..engine.control import abort
 
-        _, store = await self._store(ctx, project)
-        done = abort(store, id)
+        _, store, target = await self._target(ctx, id, project)
+        done = abort(store, target)
         result = AbortResult(id=id, aborted=bool(done.get("aborted")), already_terminal=bool(done.get("alreadyTerminal")),
                              status=done.get("status"), signalled=done.get("signalled"))
         return ok(result)

@@ -18,7 +18,7 @@ from ..council.report import format_money
 from ..engine.run_state import STAGE_ORDER
 from .identities import CHAIR_LABEL, display_label, primary_leg, reviewed
 
-DEAD_STATUSES = ("error", "timeout")
+DEAD_STATUSES = ("error", "timeout", "crashed")  # crashed: in flight when the engine died
 
 
 # --------------------------------------------------------------------------- time

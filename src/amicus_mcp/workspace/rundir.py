@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ..council.seats import seat_file_stem
-from ..engine.control import ENGINE_DIED, TERMINAL_RUN
-from ..engine.run_state import engine_pid, pointer_path
-from ..engine.store import TASK_ID, SessionStore, pid_alive
+from ..engine.control import TERMINAL_RUN
+from ..engine.run_state import observed as observed_run
+from ..engine.run_state import pointer_path
+from ..engine.store import TASK_ID, SessionStore
 from ..errors import AmicusError, BadArgs, BadSession
 from ..fsio import read_json
 
@@ -92,12 +93,14 @@ def read_manifest(run_dir: Path) -> Manifest:
 
 
 def observed(run_dir: Path, doc: Mapping[str, Any]) -> dict[str, Any]:
-    """The manifest as a reader should see it: a `running` run whose engine is gone is an
-    error (in memory only — the workspace does not write the finding back)."""
-    view = dict(doc)
-    if view.get("status") == "running" and not pid_alive(engine_pid(run_dir, view)):
-        view.update(status="error", exitCode=1, crashDetected=True,
-                    error={"code": "INTERNAL", "message": ENGINE_DIED})
+    """The manifest as a reader should see it, by the engine's one liveness check: a `running`
+    run whose engine is gone is an error, its in-flight legs crashed (in memory only — the
+    workspace does not write the finding back)."""
+    view = observed_run(run_dir, dict(doc))
+    if view is None:
+        return dict(doc)
+    if doc.get("status") == "running":
+        view["crashDetected"] = True
     return view
 
 

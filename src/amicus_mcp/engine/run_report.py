@@ -1,0 +1,85 @@
+"""A council run's verdict and report, from the run's own files.
+
+The verdict is a closed projection of the tally record: it does not carry what each finding
+claims or where. A council run keeps its record as `tally.json` beside `verdict.json`, so every
+rendering of a run's findings (`council report`, the CI action's step summary, `amicus_read`,
+`council verdict --render`, `amicus_verdict` with `outDir`) takes them from there, through
+`run_record`. A verdict away from its record says so (`council.report`); a verdict assembled by
+hand (the skill path, the seed's worked example) is not a council run's and renders as it is.
+
+Re-deciding a run (`council verdict … --decisions`, `amicus_verdict` with `outDir`) keeps what the
+run decided — its chair's verdict and what it lost — from the run's own verdict (`previous_verdict`),
+and never rewrites the run's own report.html with a verdict that is not the run's (`report_target`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import AmicusError
+from ..fsio import read_json
+from .run_state import run_dir_near
+
+VERDICT = "verdict.json"
+TALLY = "tally.json"
+REPORT = "report.html"
+
+
+def run_record(verdict_path: Path, verdict: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The tally record of the run `verdict` is a verdict of: the `tally.json` beside it, when it
+    is that run's record. None for a hand-assembled verdict, or when the record is not there."""
+    from ..council.report import HEADLESS
+
+    if not isinstance(verdict, Mapping):
+        return None
+    in_run = run_dir_near(verdict.get("runId"), verdict_path.parent) is not None
+    if verdict.get("runType") != HEADLESS and not in_run:
+        return None  # not a council run's verdict: it renders as the seed shows
+    record = _read(verdict_path.parent / TALLY)
+    meta = record.get("meta") if isinstance(record, dict) and record.get("type") == "council-tally" else None
+    return record if isinstance(meta, dict) and meta.get("runId") == verdict.get("runId") else None
+
+
+def render_verdict(verdict_path: Path, verdict: Mapping[str, Any], *, fmt: Literal["md", "html"] = "md",
+                   wave: dict[str, Any] | None = None) -> str:
+    """The report of a verdict file, with its run's claims and locations when it is a run's."""
+    from ..council.report import build_report
+
+    return build_report(dict(verdict), fmt=fmt, wave=wave, record=run_record(verdict_path, verdict))
+
+
+def previous_verdict(run_id: Any, out: Path | None, run_dir: Path | None) -> dict[str, Any] | None:
+    """What a re-decision of run `run_id` starts from: the verdict `out` already holds, else the
+    run's own `verdict.json` (so `-o other.json` still keeps what the run decided)."""
+    for path in (out, run_dir / VERDICT if run_dir is not None else None):
+        doc = _read(path) if path is not None else None
+        if isinstance(doc, dict) and doc.get("type") == "council-verdict" and doc.get("runId") == run_id:
+            return doc
+    return None
+
+
+def record_run_id(record: Any) -> Any:
+    """The run id a (not yet validated) tally record names, or None."""
+    meta = record.get("meta") if isinstance(record, Mapping) else None
+    return meta.get("runId") if isinstance(meta, Mapping) else None
+
+
+def report_target(out: Path, run_dir: Path | None) -> Path:
+    """Where `--render` writes the HTML for the verdict at `out`: report.html beside it — unless
+    that is the run's own report of its own verdict.json and `out` is another verdict, which then
+    gets its own page (`other.json` → `other.html`) rather than overwriting the run's."""
+    if run_dir is not None and out.parent.resolve() == run_dir.resolve() and out.name != VERDICT:
+        own = out.with_suffix(".html")
+        return own if own.name != REPORT else out.with_name(f"{out.name}.html")
+    return out.parent / REPORT
+
+
+def _read(path: Path) -> Any:
+    if not path.is_file():
+        return None
+    try:
+        return read_json(path, what=path.name)
+    except AmicusError:
+        return None
