@@ -68,14 +68,32 @@ class AmicusError(Exception):
         }
 
 
-_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+# A flag, with the CLI's placeholder for its value when one follows (`--prompt-file FILE`).
+_FLAG = re.compile(r"(?<![\w-])(?P<flag>--[a-z][a-z0-9-]*)(?P<operand> [A-Z][A-Z_]*(?![\w-]))?")
+# A run of one flag given as NAME=VALUE pairs (`--var goal=… --var audience=…`): a mapping.
+_PAIRS = re.compile(r"(?<![\w-])(?P<flag>--[a-z][a-z0-9-]*) [\w.-]+=[^\s;,]*(?: (?P=flag) [\w.-]+=[^\s;,]*)*")
+_PAIR = re.compile(r"--[a-z][a-z0-9-]* (?P<key>[\w.-]+)=(?P<value>[^\s;,]*)")
 
 
 def rename_arguments(err: AmicusError, names: Mapping[str, str]) -> AmicusError:
-    """`err` with every flag `names` knows, in its message and hint, replaced by the front's name."""
+    """`err` with every flag `names` knows, in its message and hint, written as the front's own
+    argument: the name for the flag (`--models` → `models`), the name alone where the CLI shows
+    a placeholder for the value (`--prompt-file FILE` → `briefingFile`), and a mapping where
+    the CLI repeats NAME=VALUE (`--var goal=…` → `vars: {"goal": "…"}`)."""
+
+    def pairs(match: re.Match[str]) -> str:
+        name = names.get(match.group("flag"))
+        if name is None:
+            return match.group(0)
+        entries = ", ".join(f'"{m.group("key")}": "{m.group("value")}"' for m in _PAIR.finditer(match.group(0)))
+        return f"{name}: {{{entries}}}"
+
+    def flag(match: re.Match[str]) -> str:
+        name = names.get(match.group("flag"))
+        return match.group(0) if name is None else name
 
     def rename(text: str) -> str:
-        return _FLAG.sub(lambda m: names.get(m.group(0), m.group(0)), text)
+        return _FLAG.sub(flag, _PAIRS.sub(pairs, text))
 
     err.message = rename(err.message)
     err.hint = None if err.hint is None else rename(err.hint)

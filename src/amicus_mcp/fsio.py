@@ -46,13 +46,18 @@ def dumps_json(doc: Any, *, indent: int | None = 2, mask_keys: bool = True) -> s
     Integral floats are written as integers (a mean rank of 2.0 is `2`), matching the
     JavaScript tool's output so documents stay byte-stable across the two implementations.
     NaN and Infinity raise ValueError: strict JSON has no spelling for them. Key values and
-    credential-shaped tokens are masked (`***`) unless `mask_keys=False` (only for the user's
-    own config.json, whose provider headers may carry a credential on purpose).
+    credential-shaped tokens are masked (`***`) unless `mask_keys=False`: for the user's own
+    config.json, whose provider headers may carry a credential on purpose, and for a document
+    `secrets.redact_tree` has just masked string by string (an MCP result), which leaves the
+    text nothing to mask.
     """
     separators = (",", ": ") if indent is not None else (",", ":")
     text = json.dumps(_integral_floats_as_int(doc), indent=indent, separators=separators, ensure_ascii=False,
                       allow_nan=False)
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", redact_text(text) if mask_keys else text)
+    text = redact_text(text) if mask_keys else text
+    if text.isascii() and "\x7f" not in text:  # the common case, checked at C speed
+        return text
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 def _integral_floats_as_int(value: Any) -> Any:
@@ -149,12 +154,30 @@ def read_bytes_bounded(path: str | os.PathLike[str], *, what: str = "file", limi
         raise BadArgs(f"{what} '{p}' does not exist (a parent is not a directory)", hint="check the path") from None
     except OSError as exc:
         raise BadArgs(f"cannot read {what} '{p}': {exc.strerror or exc}", hint="check the path and its permissions") from None
-    with os.fdopen(fd, "rb") as handle:
-        _check_regular(p, os.fstat(handle.fileno()), what, bound)
-        raw = handle.read(bound.bytes + 1)  # a file that grew since its stat is still refused
+    try:
+        opened = os.fstat(fd)
+        _check_regular(p, opened, what, bound)
+        raw = _read_up_to(fd, bound.bytes + 1, expected=opened.st_size)  # a file that grew since is still refused
+    finally:
+        os.close(fd)
     if len(raw) > bound.bytes:
         raise bound.refusal(p, what, size=None)
     return raw
+
+
+def _read_up_to(fd: int, most: int, *, expected: int) -> bytes:
+    """At most `most` bytes from `fd`, asked for in pieces of about the size the file had: one
+    read of the whole bound would allocate all of it (8 MiB) for every small document."""
+    chunks: list[bytes] = []
+    got = 0
+    piece = max(expected + 1, 1 << 16)
+    while got < most:
+        chunk = os.read(fd, min(piece, most - got))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
 
 
 class _Bound:

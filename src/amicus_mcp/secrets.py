@@ -76,12 +76,24 @@ def configured_keys() -> dict[str, str]:
     for name, value in _keys_file().items():
         if _is_secret_name(name) and _strong(value):
             found[name] = value.strip()
-    for name in os.environ:  # only a secret name's value is read (each read decodes it)
-        if _is_secret_name(name):
-            value = os.environ.get(name, "")
-            if _strong(value):
-                found[name] = value.strip()
+    found.update(_environment_keys(_environment()))
     return found
+
+
+def _environment() -> tuple[tuple[Any, Any], ...]:
+    """The environment as it is now, cheaply: the raw mapping `os.environ` keeps (its values are
+    not decoded, so this costs a copy, not a scan)."""
+    raw = getattr(os.environ, "_data", None)
+    return tuple(raw.items()) if isinstance(raw, dict) else tuple(os.environ.items())
+
+
+@lru_cache(maxsize=8)
+def _environment_keys(_environ: tuple[tuple[Any, Any], ...]) -> tuple[tuple[str, str], ...]:
+    """The secret variables of one state of the environment. Every redaction (so every tool
+    result and every error) asks; scanning every variable each time was a fixed cost on all of
+    them, so the scan is done once per distinct environment."""
+    return tuple((name, value.strip()) for name, value in os.environ.items()
+                 if _is_secret_name(name) and _strong(value))
 
 
 # Keys this process holds as `providers.keys.Secret`s (a key passed to a provider directly
@@ -263,8 +275,15 @@ def redact_text(text: str, extra: Iterable[Any] = ()) -> str:
 
 
 def redact_tree(value: Any) -> Any:
-    """A JSON-like value with every string (keys included) passed through `redact_text`."""
+    """A JSON-like value with every string (keys included) passed through `redact_text`.
+
+    All strings are first checked at once: when their joined text holds no piece of a key and
+    no trigger of a credential shape (the join's separator is no key character, so a piece in
+    one string is a piece in the join and none spans two), the tree is returned as it is,
+    without a walk. This is every tool result's common case."""
     index = _index(_known_values(()))
+    if not _may_hold_secret("\x00".join(_strings(value)), index):
+        return value
 
     def walk(node: Any) -> Any:
         if isinstance(node, str):
@@ -276,6 +295,27 @@ def redact_tree(value: Any) -> Any:
         return node
 
     return walk(value)
+
+
+def _strings(node: Any) -> Iterable[str]:
+    """Every string in a JSON-like value, dictionary keys included."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                if isinstance(key, str):
+                    yield key
+                stack.append(item)
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+
+
+def _may_hold_secret(text: str, index: _KeyIndex) -> bool:
+    """False only when nothing in `text` can need masking."""
+    return any(t in text for t in _TRIGGERS) or (not index.empty and bool(index.spans(_utf8(text))))
 
 
 def _known_values(extra: Iterable[Any]) -> tuple[str, ...]:

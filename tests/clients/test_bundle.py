@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from client_helpers import NODE, REPO, client_binary
+from client_helpers import NODE, REPO, client_binary, package_command
 from council_script import VERDICT, chair, member
 from fakeprovider import FakeProvider
 
@@ -71,7 +71,9 @@ def inspector(config: dict[str, Any], cwd: Path, *args: str) -> dict[str, Any]:
     arguments and its environment handed over as an `mcpServers` config, as Desktop keeps them)."""
     servers = cwd / "servers.json"
     servers.write_text(json.dumps({"mcpServers": {"amicus": config}}), encoding="utf-8")
-    command = [str(client_binary("mcp-inspector")), "--cli", "--config", str(servers), "--server", "amicus", *args]
+    # The Inspector 0.15 itself: node_modules/.bin/mcp-inspector may be either installed Inspector.
+    command = [*package_command("@modelcontextprotocol/inspector", "mcp-inspector"), "--cli", "--config", str(servers),
+               "--server", "amicus", *args]
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     return json.loads(done.stdout)

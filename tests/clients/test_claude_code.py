@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from client_helpers import NODE, REPO, client_binary, installed_version
+from client_helpers import NODE, REPO, client_binary, installed_version, pinned_version
 from council_script import VERDICT, council
 from fake_anthropic import FakeAnthropic, ToolResult, ToolUse
 from fakeprovider import FakeProvider, error
@@ -166,7 +166,7 @@ def test_claude_code_reads_fenced_values_guidance_and_errors(fake: FakeProvider,
     chair, unknown = errors
     assert chair.text.startswith("BAD_ARGS: the chair 'fake/a' is also a bench seat\n"
                                  "Hint: the chair must be independent of the bench: pick another chair")
-    assert unknown.text.startswith("BAD_ARGS: amicus_council_run has no argument 'onComplete'; the closest is '")
+    assert unknown.text.startswith("BAD_ARGS: amicus_council_run has no argument 'onComplete'\nHint: ")
     assert "\nHint: amicus_council_run takes: " in unknown.text
     assert [path.name for path in project.glob("council-*")] == [f"council-{started['runId']}"]  # nothing else started
 
@@ -182,5 +182,5 @@ def test_the_plugin_validates(tmp_path: Path) -> None:
 def test_the_clients_are_the_pinned_versions() -> None:
     client_binary("claude")
     pins = json.loads((NODE / "package.json").read_text(encoding="utf-8"))["dependencies"]
-    for package, version in pins.items():
-        assert installed_version(package) == version, package
+    for package, pin in pins.items():
+        assert installed_version(package) == pinned_version(pin), package

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_helpers import body, error_of, in_process, unfenced, wait_until_terminal
+from mcp_helpers import body, error_of, in_process, info, stdio_params, unfenced, wait_until_terminal
 from council_script import wave
 from fakeprovider import FakeProvider, error
 from mcp import Client
@@ -22,7 +22,7 @@ from amicus_mcp.mcp.fence import FENCED_PATTERN
 from amicus_mcp.mcp.models import NEXT_READ, NEXT_WAIT
 from amicus_mcp.mcp.params import argument_names
 from amicus_mcp.mcp.snapshot import progress_message, snapshot
-from amicus_mcp.mcp.state import WAIT_SLICE_S
+from amicus_mcp.mcp.client import BY_TAG
 
 pytestmark = pytest.mark.anyio
 
@@ -103,19 +103,29 @@ async def test_a_wait_past_the_clients_limit_is_clamped_and_says_so(fake: FakePr
         long = await client.call_tool("amicus_wait", {"id": wave_id, "timeoutSeconds": 300, "project": str(project)})
         short = await client.call_tool("amicus_wait", {"id": wave_id, "timeoutSeconds": 30, "project": str(project)})
     clamped = body(long)
-    assert clamped["clampedFrom"] == 300 and clamped["sliceSeconds"] == WAIT_SLICE_S["code-local"]
+    assert clamped["clampedFrom"] == 300 and clamped["sliceSeconds"] == BY_TAG["code-local"].slice_s
     assert "120 s" in clamped["clampReason"]
     assert [block.text for block in long.content[1:]] == [f"Note: {clamped['clampReason']}"]  # type: ignore[union-attr]
     honoured = body(short)
     assert honoured["sliceSeconds"] == 30 and "clampedFrom" not in honoured and len(short.content) == 1
 
 
-async def test_an_unrecognized_client_gets_the_slice_it_asks_for(fake: FakeProvider, project: Path) -> None:
-    async with in_process("legacy", "some-other-host") as client:
+# Issue 19 item 8: each host's own limit, and the 60 s client's bound for one amicus-mcp does not know.
+HOSTS_SEEN = pytest.mark.parametrize(("name", "ceiling", "limit"), [
+    ("some-other-host", 45, "60 s"), ("gemini-cli-mcp-client", 540, "600 s"), ("codex-mcp-client", 100, "120 s"),
+    ("inspector-cli", 45, "60 s"), ("fast-agent-mcp", 100, "120 s")])
+
+
+@HOSTS_SEEN
+async def test_each_host_gets_a_slice_under_its_own_limit(name: str, ceiling: float, limit: str, fake: FakeProvider,
+                                                          project: Path) -> None:
+    async with Client(stdio_params(project), mode="legacy", client_info=info(name)) as client:
         wave_id = await finished_wave(client, fake, project)
-        result = body(await client.call_tool("amicus_wait", {"id": wave_id, "timeoutSeconds": 300,
-                                                             "project": str(project)}))
-    assert result["sliceSeconds"] == 300 and "clampedFrom" not in result
+        default = body(await client.call_tool("amicus_wait", {"id": wave_id, "project": str(project)}))
+        long = body(await client.call_tool("amicus_wait", {"id": wave_id, "timeoutSeconds": 900,
+                                                           "project": str(project)}))
+    assert default["sliceSeconds"] == ceiling and "clampedFrom" not in default
+    assert (long["sliceSeconds"], long["clampedFrom"]) == (ceiling, 900) and limit in long["clampReason"]
 
 
 async def test_an_error_names_the_tools_own_arguments(project: Path) -> None:
@@ -130,9 +140,16 @@ async def test_an_error_names_the_tools_own_arguments(project: Path) -> None:
 def test_rename_arguments_maps_flags_to_each_tools_names() -> None:
     err = rename_arguments(BadArgs("provide --models or --council", hint="pass --prompt-file FILE, or --no-cost-gate"),
                            argument_names("amicus_council_run"))
-    assert (err.message, err.hint) == ("provide models or council", "pass briefingFile FILE, or noCostGate: true")
+    assert (err.message, err.hint) == ("provide models or council", "pass briefingFile, or noCostGate: true")
     fanout = rename_arguments(BadArgs("x", hint="pass --prompt-file FILE"), argument_names("amicus_fanout"))
-    assert fanout.hint == "pass promptFile FILE"
+    assert fanout.hint == "pass promptFile"
+    # A flag repeated as NAME=VALUE is the tool's mapping argument (issue 19 item 15).
+    vars_hint = rename_arguments(BadArgs("x", hint="pass --var goal=… --var audience=…; then run"),
+                                 argument_names("amicus_council_run"))
+    assert vars_hint.hint == 'pass vars: {"goal": "…", "audience": "…"}; then run'
+    briefing = rename_arguments(BadArgs("x", hint="pass --prompt-file FILE, or --template NAME with --artifact FILE"),
+                                argument_names("amicus_council_run"))
+    assert briefing.hint == "pass briefingFile, or template with artifact"
     untouched = rename_arguments(BadArgs("a --models-like word-- and --unknown-flag"), argument_names("amicus_fanout"))
     assert untouched.message == "a --models-like word-- and --unknown-flag"
 

@@ -70,4 +70,7 @@ async def test_mcp_pack_and_template_mistakes_fail_before_anything_starts(fake: 
     assert error_of(clash).startswith("BAD_ARGS: the chair 'fake/a' is also a bench seat (set by pack 'house')")
     assert "outside the allowed project roots" in error_of(escape)
     assert "needs variable(s) goal" in error_of(missing)
+    # Issue 19 item 15: the hint names the tool's own argument, in the tool's own shape.
+    assert '\nHint: pass vars: {"goal": "…"}; ' in error_of(missing) and "--var" not in error_of(missing)
+    assert "MCP tool" not in error_of(missing)
     assert fake.requests == [] and not list(project.glob("council-*"))

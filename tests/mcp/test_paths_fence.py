@@ -88,3 +88,17 @@ def test_reshape_turns_sdk_errors_into_structured_ones() -> None:
     assert isinstance(unknown, BadArgs) and "amicus_nope" in unknown.message
     assert isinstance(reshape("Error executing tool amicus_wait"), InternalError)
     assert reshape("BAD_ARGS: already ours") is None
+
+
+def test_a_run_dir_lists_its_own_files_and_no_symlink_out_of_it(dirs: dict[str, Path]) -> None:
+    from amicus_mcp.mcp.reading import run_files
+
+    run_dir = dirs["arg"]
+    (run_dir / "report.html").write_text("<p>", encoding="utf-8")
+    (run_dir / "review-a.md").write_text("review", encoding="utf-8")
+    (run_dir / "legs").mkdir()  # a directory, not a file
+    (run_dir / "notes.txt").write_text("not a run file kind", encoding="utf-8")
+    (dirs["outside"] / "secret.json").write_text("{}", encoding="utf-8")
+    (run_dir / "stolen.json").symlink_to(dirs["outside"] / "secret.json")
+    (run_dir / "alias.md").symlink_to(run_dir / "review-a.md")
+    assert run_files(run_dir) == ["alias.md", "report.html", "review-a.md"]

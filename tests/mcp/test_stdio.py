@@ -71,7 +71,7 @@ async def test_tools_tally_verdict_and_bad_inputs(client_name: str, fake: FakePr
     assert texts[1].startswith("BAD_ARGS: pass exactly one of models / council")
     assert texts[2].startswith("BAD_ARGS: the chair 'fake/b' is also a bench seat")
     assert texts[3].startswith("BAD_ARGS: briefingFile") and "outside the allowed project roots" in texts[3]
-    assert texts[4].startswith("BAD_SESSION: no wave or leg '0badc0de'")
+    assert texts[4].startswith("BAD_SESSION: no council run, wave or leg '0badc0de'")
     assert texts[5].startswith("BAD_ARGS: pass exactly one of models / council")
     assert not list(project.glob("council-*")) and not (project / ".claude").exists()
 
@@ -101,6 +101,33 @@ async def test_a_council_run_outlives_the_server_and_completes(client_name: str,
     assert first["terminal"] or messages and all("legs done" in m for m in messages)
     assert (done["status"], done["overallVerdict"], done["exitCode"]) == ("complete", VERDICT, 0)
     assert unfenced(report["text"]).startswith("# Council Report")
+
+
+async def test_every_leg_id_a_run_lists_is_read_waited_and_shown(fake: FakeProvider, project: Path,
+                                                                 briefing: Path) -> None:
+    """Issue 19 item 20: the ids amicus_status lists for a council run's legs (`RUN-s1-1`) work
+    in amicus_status, amicus_wait and amicus_read, as docs/mcp.md says a leg id does."""
+    args = {"briefingFile": "briefing.md", "ui": False, **council(fake)}
+    async with connect(project, "claude-code") as client:
+        run_id = body(await client.call_tool("amicus_council_run", args))["runId"]
+        done, _ = await wait_until_terminal(client, run_id)
+        legs = body(await client.call_tool("amicus_status", {"id": run_id}))["legs"]
+        shown = [body(await client.call_tool("amicus_status", {"id": leg["id"]})) for leg in legs]
+        waited = [body(await client.call_tool("amicus_wait", {"id": leg["id"]})) for leg in legs]
+        read = [body(await client.call_tool("amicus_read", {"id": leg["id"]})) for leg in legs]
+        abort = await client.call_tool("amicus_abort", {"id": legs[0]["id"]})
+        unknown = await client.call_tool("amicus_read", {"id": f"{run_id}-s9-9"})
+    assert done["status"] == "complete" and [leg["id"] for leg in legs][:2] == [f"{run_id}-s1-1", f"{run_id}-s1-2"]
+    for leg, status, wait, page in zip(legs, shown, waited, read):
+        assert (status["kind"], status["id"], status["terminal"], status["status"]) == ("leg", leg["id"], True, "complete")
+        assert status["legs"][0]["stage"] == leg["stage"] and status["legs"][0]["role"] == leg["role"]
+        assert wait["terminal"] is True and wait["timedOut"] is False and wait["id"] == leg["id"]
+        assert (page["kind"], page["source"]) == ("leg", "output")
+    texts = {leg["role"]: unfenced(page["text"]) for leg, page in zip(legs, read)}
+    assert "reviewer finds the cache evicts too eagerly" in texts["seat"]
+    assert "every review has merit" in texts["judge"] and f"VERDICT: {VERDICT}" in texts["chair"]
+    assert error_of(abort).startswith(f"BAD_SESSION: '{legs[0]['id']}' is a leg of council run {run_id}")
+    assert error_of(unknown).startswith(f"BAD_SESSION: no council run, wave or leg '{run_id}-s9-9'")
 
 
 @CLIENTS

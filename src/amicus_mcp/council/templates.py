@@ -154,7 +154,7 @@ def resolve_values(template: BriefingTemplate, values: Mapping[str, str]) -> dic
     if missing:
         example = " ".join(f"--var {m}=…" for m in missing)
         raise BadArgs(f"template '{template.name}' needs variable(s) {', '.join(missing)}",
-                      hint=f"pass {example} (vars in the MCP tool); 'amicus council template show {template.name}' says what each means")
+                      hint=f"pass {example}; 'amicus council template show {template.name}' says what each means")
     return resolved
 
 

@@ -179,8 +179,8 @@ def check_briefing_source(options: RunOptions) -> None:
     """Exactly one briefing source: a prompt file, or a template with its artifact."""
     if not options.prompt_file and not options.template and not options.artifact:
         raise MissingPrompt("a briefing is required: a prompt file, or a template with an artifact",
-                            hint="pass --prompt-file FILE or --template NAME --artifact FILE "
-                                 "(briefingFile, or template + artifact, in the MCP tool); prompts are never inline")
+                            hint="pass --prompt-file FILE, or --template NAME with --artifact FILE; "
+                                 "prompts are never inline")
     if options.prompt_file and (options.template or options.artifact):
         raise BadArgs("pass --prompt-file or --template with --artifact, not both",
                       hint="a template composes the briefing from the artifact; a prompt file is the whole briefing")

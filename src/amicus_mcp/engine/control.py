@@ -6,7 +6,10 @@ seen as `crashed` (wave) or `error` (run, its in-flight legs `crashed`) with a r
 wait and list alike, through `run_state.observed` (runs) and `status.observed_wave` (waves);
 status and wait also write that finding back, list only reads.
 
-A run is named by its id or by its run directory, wherever an id is taken.
+A run is named by its id or by its run directory, wherever an id is taken. An id names one of
+five things (`locate`): a council run, a leg of one (`<runId>-s1-1`, as its status lists it), a
+job of a layer above (an eval), a fanout wave, or a wave's leg; an id that names none of them is one BAD_SESSION error that says
+all it was looked up as.
 """
 
 from __future__ import annotations
@@ -14,35 +17,77 @@ from __future__ import annotations
 import os
 import signal
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 
 from ..errors import EXIT_DEGRADED, EXIT_ERROR, EXIT_OK, EXIT_WAIT_TIMEOUT, AmicusError, BadArgs, BadSession
 from ..fsio import sweep_temp_files
 from . import jobs
+from .legcache import finished_by_id
 from .resume import RESUMABLE, find_resumable, resume_command
-from .run_state import ENGINE_DIED, RunState, engine_pid, find_run, legs_progress, list_run_dirs, observed, read_run
+from .run_state import (ENGINE_DIED, RunState, engine_pid, find_run, find_run_dir, legs_progress, list_run_dirs,
+                        observed, read_run)
 from .status import observed_wave
 from .status import status_of as wave_or_leg_status
 from .store import TASK_ID, SessionStore, now_iso, pid_alive
 
-__all__ = ["ENGINE_DIED", "TERMINAL_RUN", "TERMINAL_WAVE", "abort", "is_terminal", "list_all", "observe_run",
-           "run_dir_of", "run_status", "status", "wait", "wait_exit_code"]
+__all__ = ["ENGINE_DIED", "TERMINAL_RUN", "TERMINAL_WAVE", "Located", "abort", "council_leg_status", "is_terminal",
+           "list_all", "locate", "observe_run", "run_dir_of", "run_status", "status", "wait", "wait_exit_code"]
 
 TERMINAL_RUN = ("complete", "partial", "error", "aborted")
 TERMINAL_WAVE = ("complete", "partial", "error", "aborted", "crashed")
 
 
-def status(store: SessionStore, task_id: str) -> dict[str, Any]:
-    """The current snapshot of a council run (by id or run directory), a wave or a leg."""
-    run_dir = run_dir_of(store, task_id)
+@dataclass(frozen=True)
+class Located:
+    kind: Literal["council-run", "council-leg", "job", "wave", "leg"]
+    run_dir: Path | None = None  # a council run's, or the run a council leg belongs to
+    manifest: Path | None = None  # a job's (an eval's) manifest
+
+
+def locate(store: SessionStore, target: str) -> Located:
+    """What `target` names in the project (a run directory names its run); BadSession or
+    BadArgs when it names nothing there."""
+    run_dir = run_dir_of(store, target)
     if run_dir is not None:
-        return run_status(run_dir)
-    manifest = jobs.find_manifest(store, task_id)
+        return Located("council-run", run_dir)
+    manifest = jobs.find_manifest(store, target)
     if manifest is not None:  # detached work of a layer above (an eval)
-        return jobs.job_status(manifest)
+        return Located("job", manifest=manifest)
+    if store.wave_path(target).exists():
+        return Located("wave")
+    if (store.task_dir(target) / "run.json").exists():
+        return Located("leg")
+    owner = _run_of_leg(store, target)
+    if owner is not None:
+        return Located("council-leg", owner)
+    raise BadSession(f"no council run, wave or leg '{target}' in {store.root}",
+                     hint="check the id, or pass --project: the project it ran in")
+
+
+def _run_of_leg(store: SessionStore, leg_id: str) -> Path | None:
+    """The directory of the council run whose legs include `leg_id`: a council leg's id is its
+    run's id, a dash, and the leg's place in the run (`s1-1`, `s2-3`, `ch1`, `p1`)."""
+    for cut in (i for i, char in enumerate(leg_id) if char == "-"):
+        run_dir = find_run_dir(store, leg_id[:cut])
+        if run_dir is not None and any(leg.get("id") == leg_id for leg in _legs(read_run(run_dir))):
+            return run_dir
+    return None
+
+
+def status(store: SessionStore, task_id: str) -> dict[str, Any]:
+    """The current snapshot of a council run (by id or run directory), a leg of one, a wave or
+    a wave's leg."""
+    found = locate(store, task_id)
+    if found.kind == "council-run" and found.run_dir is not None:
+        return run_status(found.run_dir)
+    if found.kind == "council-leg" and found.run_dir is not None:
+        return council_leg_status(found.run_dir, run_status(found.run_dir), task_id)
+    if found.kind == "job" and found.manifest is not None:
+        return jobs.job_status(found.manifest)
     return wave_or_leg_status(store, task_id)
 
 
@@ -53,6 +98,33 @@ def run_dir_of(store: SessionStore, target: str) -> Path | None:
     if run_dir is None and not TASK_ID.match(target):
         raise _not_found(target)
     return run_dir
+
+
+def council_leg_status(run_dir: Path, run: dict[str, Any], leg_id: str) -> dict[str, Any]:
+    """A council leg as a leg run document (the shape a wave's leg has), from `run` — its run's
+    run.json as the liveness check sees it, so a dead engine's in-flight leg is crashed — and,
+    once it finished, its output from `legs/`; `runId`, `runStatus`, `stage`, `role` and `seat`
+    say where in the run it is."""
+    entry = next(leg for leg in reversed(_legs(run)) if leg.get("id") == leg_id)  # a resumed run lists it again
+    stage = next((s for s in run.get("stages", []) if s.get("name") == entry.get("stage")), {})
+    finished = finished_by_id(run_dir, leg_id) if entry.get("status") != "running" else None
+    doc: dict[str, Any] = {
+        "schemaVersion": 2, "type": "run", "taskId": leg_id, "waveId": stage.get("waveId"), "runId": run.get("runId"),
+        "runStatus": run.get("status"), "stage": entry.get("stage"), "role": entry.get("role"),
+        "model": entry.get("resolvedModel"), "modelInput": entry.get("model"), "status": entry.get("status"),
+        "summary": finished.get("text") if finished else None, "error": entry.get("error"),
+        "createdAt": entry.get("startedAt"), "completedAt": entry.get("completedAt"),
+        "durationMs": entry.get("durationMs"), "usage": entry.get("usage"),
+    }
+    if entry.get("seat"):
+        doc["seat"] = entry["seat"]
+    if entry.get("truncated"):
+        doc["truncated"] = True
+    return doc
+
+
+def _legs(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [leg for leg in doc.get("legs") or [] if isinstance(leg, dict)]
 
 
 def _not_found(target: str) -> AmicusError:
@@ -95,7 +167,8 @@ def is_terminal(snapshot: dict[str, Any]) -> bool:
         return snapshot.get("status") in TERMINAL_RUN
     if kind == "wave":
         return snapshot.get("status") in TERMINAL_WAVE
-    return snapshot.get("status") not in ("running", None)
+    # A leg: once it finished, or once the council run it belongs to has (nothing runs it any more).
+    return snapshot.get("status") not in ("running", None) or snapshot.get("runStatus") in TERMINAL_RUN
 
 
 def list_all(store: SessionStore) -> list[dict[str, Any]]:
@@ -132,7 +205,12 @@ def _runs(store: SessionStore) -> list[dict[str, Any]]:
 
 def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
     """Abort a running council run or wave: SIGTERM to its process, which records `aborted`."""
-    run_dir = run_dir_of(store, task_id)
+    found = locate(store, task_id)
+    if found.kind == "council-leg" and found.run_dir is not None:
+        run_id = read_run(found.run_dir).get("runId")
+        raise BadSession(f"'{task_id}' is a leg of council run {run_id}; abort the run instead",
+                         hint=f"abort {run_id}, the run's id")
+    run_dir = found.run_dir
     if run_dir is not None:
         doc = run_status(run_dir)
         if doc["status"] in TERMINAL_RUN:
@@ -144,9 +222,8 @@ def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
         state.doc["abortRequestedAt"] = now_iso()
         state.checkpoint()
         return {"id": task_id, "aborted": True, "signalled": _terminate(pid)}
-    manifest = jobs.find_manifest(store, task_id)
-    if manifest is not None:
-        job = jobs.job_status(manifest)
+    if found.kind == "job" and found.manifest is not None:
+        job = jobs.job_status(found.manifest)
         if job.get("status") != "running":
             return {"id": task_id, "alreadyTerminal": True, "status": job.get("status")}
         return {"id": task_id, "aborted": True, "signalled": _terminate(job.get("pid"))}

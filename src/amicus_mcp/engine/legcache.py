@@ -113,3 +113,18 @@ def lost_launches(run_dir: Path) -> list[dict[str, Any]]:
             continue  # this launch's own answer
         lost.append((str(doc.get("startedAt")), {k: doc[k] for k in _LAUNCH_FIELDS if k in doc}))
     return [doc for _, doc in sorted(lost, key=lambda item: item[0])]
+
+
+def finished_by_id(run_dir: Path, leg_id: str) -> dict[str, Any] | None:
+    """The finished leg a run recorded under the leg id `leg_id` (the last one, when a resumed
+    run answered it again), or None. By id, not key, so it reads every file: for readers, never
+    for the run itself."""
+    found: list[dict[str, Any]] = []
+    for path in sorted((run_dir / LEGS_DIR).glob("*.json")):
+        try:
+            doc = read_json(path, what="finished leg")
+        except AmicusError:
+            continue
+        if isinstance(doc, dict) and doc.get("type") == "council-leg" and doc.get("legId") == leg_id:
+            found.append(doc)
+    return max(found, key=lambda doc: str(doc.get("completedAt") or "")) if found else None

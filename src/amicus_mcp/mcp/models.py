@@ -182,6 +182,35 @@ class VerdictResult(Out):
     report_html: str | None = Field(default=None, description="path of the refreshed report.html")
 
 
+# Keywords whose values are data, never subschemas: a portable rewrite leaves them alone.
+_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples"})
+
+
+def portable(schema: Any) -> Any:
+    """`schema` with every multi-type `type` (`["string", "null"]`) spelled as `anyOf` of
+    single-type branches, which accepts and rejects exactly the same documents.
+
+    A list of types is legal JSON Schema, but hosts that map tool schemas onto a single-type
+    dialect (Gemini's function declarations, the MCP Inspector's `--strict` check) reject or
+    mangle it. The other keywords stay beside the `anyOf`, so they still apply to every branch;
+    an `anyOf` already there is kept and both must hold (`allOf`).
+    """
+    if isinstance(schema, list):
+        return [portable(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: value if key in _DATA_KEYWORDS else portable(value) for key, value in schema.items()}
+    types = out.get("type")
+    if isinstance(types, list) and len(types) > 1:
+        del out["type"]
+        branches = [{"type": kind} for kind in types]
+        if "anyOf" in out:
+            out["allOf"] = [*out.get("allOf", []), {"anyOf": branches}]
+        else:
+            out["anyOf"] = branches
+    return out
+
+
 def shipped_schema(name: str) -> dict[str, Any]:
     """A shipped document schema, ready to be a tool's outputSchema (no `$schema`/`$id`)."""
     from ..schemas import load_schema

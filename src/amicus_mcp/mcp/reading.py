@@ -4,7 +4,8 @@
                   output, the JSON documents, the engine log, report.html); without it, the Markdown
                   report rendered from verdict.json
     wave          every leg's output, one `## <legId> · <model> · <status>` section each
-    leg           the leg's output
+    leg           the leg's output: a wave's leg, or a council run's (`<runId>-s1-1`, as its
+                  status lists it; its answer as the run recorded it in `legs/`)
 
 Reads never change anything on disk (no crash detection here: `amicus_status` does that).
 Files are listed from the run directory itself and must match a plain-name pattern, so a
@@ -13,6 +14,7 @@ request cannot reach outside it.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -58,32 +60,41 @@ def page(text: str, *, offset: int | None, limit: int, tail: bool) -> Page:
 
 def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
     """What `amicus_read` shows for an id (a `SessionStore` from the engine)."""
-    from ..engine.control import run_dir_of
+    from ..engine.control import council_leg_status, locate
+    from ..engine.run_state import observed, read_run
 
-    from ..engine.jobs import find_manifest
-
-    run_dir = run_dir_of(store, task_id)
-    if run_dir is not None:
-        return _run_source(run_dir, task_id, file)
-    manifest = find_manifest(store, task_id)
-    if manifest is not None:
-        return _eval_source(manifest.parent, task_id, file)
+    found = locate(store, task_id)  # BadSession when the id names nothing
+    if found.kind == "council-run" and found.run_dir is not None:
+        return _run_source(found.run_dir, task_id, file)
+    if found.kind == "job" and found.manifest is not None:
+        return _eval_source(found.manifest.parent, task_id, file)
     if file is not None:
         raise BadArgs(f"'{task_id}' is not a council run: `file` applies to council runs only",
                       hint="read a wave or a leg without `file`")
-    if store.wave_path(task_id).exists():
+    if found.kind == "wave":
         wave = store.read_wave(task_id)
         return Source("wave", "outputs", "\n\n".join(_leg_section(leg) for leg in wave.get("legs", [])))
-    leg = store.read_leg(task_id)  # BadSession when the id names nothing
-    return Source("leg", "output", _leg_text(leg))
+    if found.kind == "council-leg" and found.run_dir is not None:
+        run = read_run(found.run_dir)
+        leg = council_leg_status(found.run_dir, observed(found.run_dir, run) or run, task_id)  # seen, not recorded
+        return Source("leg", "output", _leg_text(leg))
+    return Source("leg", "output", _leg_text(store.read_leg(task_id)))
 
 
 def run_files(run_dir: Path) -> list[str]:
+    """The files `file` may name: plain names of regular files in the run directory. A
+    symlink counts only when it resolves into the run directory itself (resolving is the
+    costly part of a listing, so only symlinks pay for it)."""
+    home = run_dir.resolve()
     names = []
-    for child in sorted(run_dir.iterdir()):
-        if _RUN_FILE.match(child.name) and child.is_file() and child.resolve().parent == run_dir.resolve():
-            names.append(child.name)
-    return names
+    with os.scandir(run_dir) as entries:
+        for entry in entries:
+            if not _RUN_FILE.match(entry.name) or not entry.is_file():
+                continue
+            if entry.is_symlink() and Path(entry.path).resolve().parent != home:
+                continue
+            names.append(entry.name)
+    return sorted(names)
 
 
 def _run_source(run_dir: Path, run_id: str, file: str | None) -> Source:

@@ -54,8 +54,9 @@ def ok(doc: BaseModel | Mapping[str, Any], *, notes: tuple[str, ...] = ()) -> Ca
     from ..fsio import dumps_json
     from ..secrets import redact_tree
 
-    data = redact_tree(dump(doc))  # no key value leaves over MCP (the text is masked by dumps_json)
-    blocks: list[ContentBlock] = [TextContent(type="text", text=dumps_json(data))]
+    data = redact_tree(dump(doc))  # no key value leaves over MCP, in either form:
+    # the text is that masked data serialized, so it is not masked a second time.
+    blocks: list[ContentBlock] = [TextContent(type="text", text=dumps_json(data, mask_keys=False))]
     blocks += [TextContent(type="text", text=note) for note in notes if note]
     return CallToolResult(content=blocks, structured_content=data)
 
@@ -136,17 +137,39 @@ def reshape(text: str) -> AmicusError | None:
 
 
 def unknown_arguments(tool: str, given: Mapping[str, Any], known: frozenset[str]) -> BadArgs | None:
-    """BAD_ARGS naming the first argument the tool does not have and the closest one it does."""
+    """BAD_ARGS naming the first argument the tool does not have, with the one it likely meant
+    when there is a close one; the hint lists every argument the tool takes."""
     unknown = sorted(name for name in given if name not in known)
     if not unknown:
         return None
     name = unknown[0]
-    closest = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.0)
     others = f" (and {', '.join(repr(u) for u in unknown[1:])})" if unknown[1:] else ""
     message = f"{tool} has no argument '{name}'{others}"
-    if closest:
-        message += f"; the closest is '{closest[0]}'"
+    meant = close_match(name, known)
+    if meant is not None:
+        message += f"; did you mean '{meant}'?"
     return BadArgs(message, hint=f"{tool} takes: {', '.join(sorted(known))}", command=tool)
+
+
+def close_match(name: str, candidates: frozenset[str]) -> str | None:
+    """The candidate `name` is a slip for, or None: the same name but for case, `_` and `-`
+    (`max_cost` → `maxCost`), one that starts the other (`timeout` → `timeoutMinutes`), or a
+    spelling at least 75 % alike (`modles` → `models`). Anything less is no suggestion at all:
+    `onComplete` resembles nothing this server takes."""
+
+    def plain(text: str) -> str:
+        return text.lower().replace("_", "").replace("-", "")
+
+    wanted = plain(name)
+    scored = []
+    for candidate in sorted(candidates):
+        other = plain(candidate)
+        short = min(len(wanted), len(other))
+        related = other == wanted or (short >= 4 and (other.startswith(wanted) or wanted.startswith(other)))
+        ratio = difflib.SequenceMatcher(None, wanted, other).ratio()
+        if related or ratio >= 0.75:
+            scored.append((related, ratio, candidate))
+    return max(scored)[2] if scored else None
 
 
 class ErrorShaping:

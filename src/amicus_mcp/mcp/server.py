@@ -41,6 +41,7 @@ from .models import (
     VerdictResult,
     WaitResult,
     WaveStarted,
+    portable,
     shipped_schema,
     verdict_result_schema,
 )
@@ -75,12 +76,15 @@ def _hints(*, read_only: bool, destructive: bool = False, idempotent: bool = Fal
 def make_tool(handler: Handler, *, name: str, title: str, description: str, annotations: ToolAnnotations,
               output: type[BaseModel], schema: dict[str, Any] | None = None) -> Tool:
     """A tool whose errors are structured, whose arguments are closed (an unknown one is refused)
-    and whose outputSchema is `schema` or `output`'s."""
+    and whose outputSchema is `schema` or `output`'s, in its portable spelling.
+
+    The SDK is given the schema but not the model, so it does not validate every result a
+    second time: each result is built from its model, validated as it is constructed (or is a
+    shipped document the model would let through whole), and the client checks the schema."""
     tool = Tool.from_function(structured_errors(name)(handler), name=name, title=title, description=description,
                               annotations=annotations)
     tool.parameters["additionalProperties"] = False
-    tool.fn_metadata.output_model = output
-    tool.fn_metadata.output_schema = schema if schema is not None else output.model_json_schema(by_alias=True)
+    tool.fn_metadata.output_schema = portable(schema if schema is not None else output.model_json_schema(by_alias=True))
     return tool
 
 

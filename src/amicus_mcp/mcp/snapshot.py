@@ -128,9 +128,10 @@ def _run_leg(leg: Mapping[str, Any]) -> LegRow:
 
 
 def _wave_leg(leg: Mapping[str, Any]) -> LegRow:
+    """A leg run document's row (a council leg's also says its stage, role and seat)."""
     return LegRow(id=str(leg.get("taskId")), model=leg.get("model") or leg.get("modelInput"),
-                  status=str(leg.get("status")), duration_ms=leg.get("durationMs"),
-                  cost=_leg_cost(leg.get("usage")), error=_error(leg.get("error")))
+                  status=str(leg.get("status")), stage=leg.get("stage"), role=leg.get("role"), seat=leg.get("seat"),
+                  duration_ms=leg.get("durationMs"), cost=_leg_cost(leg.get("usage")), error=_error(leg.get("error")))
 
 
 def _cost(usages: Iterable[Any]) -> Cost:

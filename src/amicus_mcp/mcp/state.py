@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,22 +19,12 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import Context
 
-from .client import ClientDetector, ClientTag
+from .client import BY_TAG, ClientDetector, ClientTag
 from .paths import contained, file_roots, resolve_project
 
 log = logging.getLogger("amicus_mcp.mcp")
 
 ROOTS_TIMEOUT_S = 5.0
-# The longest one call may safely block, per client: Claude Code turns a call still running
-# after ~120 s into a background task (its result then may never be read); Claude Desktop and
-# Cowork end a call at ~60 s. A client we do not recognize gets the cautious default slice,
-# but an explicit `timeoutSeconds` from it is honoured up to WAIT_MAX_S.
-WAIT_SLICE_S: dict[str, float] = {"code-local": 100.0, "code-web": 100.0, "cowork": 45.0}
-CLIENT_LIMIT: dict[str, str] = {
-    "code-local": "Claude Code moves a tool call still running after about 120 s into the background",
-    "code-web": "Claude Code moves a tool call still running after about 120 s into the background",
-    "cowork": "Claude Desktop and Cowork end a tool call after about 60 s",
-}
 WAIT_ENV = "AMICUS_WAIT_S"
 WAIT_MAX_S = 600.0
 
@@ -53,9 +44,8 @@ class Caller:
 
     client: ClientTag
     roots: tuple[Path, ...]
-    env: dict[str, str]
+    env: Mapping[str, str]  # the live environment: read per call, never copied
     cwd: Path
-    recognized: bool = True  # False when the client tag is only the fallback for an unknown client
 
     def project(self, arg: str | None) -> Path:
         return resolve_project(arg, client_roots=self.roots, env=self.env, cwd=self.cwd)
@@ -65,25 +55,18 @@ class Caller:
         return contained(path, project=project, client_roots=self.roots, env=self.env, what=what)
 
     def wait_slice(self, requested: float | None) -> WaitSlice:
-        """One `amicus_wait` slice.
-
-        `$AMICUS_WAIT_S` (the operator knows their client) sets both the default and the
-        ceiling; otherwise the default is the client's safe slice, and a requested one past it
-        is clamped to it — unless the client is unrecognized, when only WAIT_MAX_S applies.
-        """
+        """One `amicus_wait` slice: the calling host's own (`client.HOSTS`; an unrecognized client
+        gets the one safe for a 60 s client), or `$AMICUS_WAIT_S` when the operator set it (they
+        know their host). That is the default and the ceiling: a longer request is cut to it."""
         configured = self._configured()
-        ceiling = configured or (WAIT_SLICE_S[self.client] if self.recognized else WAIT_MAX_S)
+        host = BY_TAG[self.client]
+        ceiling = configured or host.slice_s
         if requested is None or not requested > 0:
-            return WaitSlice(configured or WAIT_SLICE_S[self.client])
+            return WaitSlice(ceiling)
         asked = float(requested)
         if asked <= ceiling:
             return WaitSlice(asked)
-        if configured:
-            why = f"{WAIT_ENV}={configured:g} caps each wait"
-        elif self.recognized:
-            why = CLIENT_LIMIT[self.client]
-        else:
-            why = f"one wait blocks at most {WAIT_MAX_S:g} s"
+        why = f"{WAIT_ENV}={configured:g} caps each wait" if configured else host.limit
         return WaitSlice(ceiling, asked, f"asked to wait {asked:g} s, waited at most {ceiling:g} s: {why}; "
                                           "call amicus_wait again to keep waiting")
 
@@ -107,8 +90,7 @@ class ServerState:
         client = self.detector.resolve(name)
         if self.roots is None:
             self.roots = await _ask_roots(ctx)
-        recognized = self.detector.detection is not None and self.detector.detection.source != "fallback"
-        return Caller(client=client, roots=self.roots, env=dict(os.environ), cwd=Path.cwd(), recognized=recognized)
+        return Caller(client=client, roots=self.roots, env=os.environ, cwd=Path.cwd())
 
 
 async def _ask_roots(ctx: Context[Any, Any]) -> tuple[Path, ...]:

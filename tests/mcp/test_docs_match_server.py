@@ -1,0 +1,84 @@
+"""Issue 19 item 16: every count and list of tools in the docs is the server's own.
+
+The server is asked (`tools/list`, in process) rather than a constant consulted, so a tool
+added or renamed anywhere shows up here as a docs page to update: docs/mcp.md's tool table
+(each row's arguments too), the server module's docstring, and every `amicus_…` tool name or
+"N tools" count in the README, docs, skills and commands. The hosts table in docs/mcp.md is
+checked against `client.HOSTS` the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_helpers import in_process
+
+from amicus_mcp.mcp import server
+from amicus_mcp.mcp.client import HOSTS, UNKNOWN
+
+pytestmark = pytest.mark.anyio
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs" / "mcp.md"
+PROSE = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), *sorted((REPO / "skills").rglob("*.md")),
+         *sorted((REPO / "commands").glob("*.md"))]
+NOT_TOOLS = {"amicus_sessions", "amicus_mcp"}  # a directory and the package, not tools
+NUMBERS = {word: n for n, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+
+
+async def listed() -> dict[str, dict[str, Any]]:
+    """The server's tools as a client sees them: name → input schema."""
+    async with in_process("legacy") as client:
+        return {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+
+
+def table_rows(text: str, header: str) -> list[list[str]]:
+    """The cells of the Markdown table whose header row starts with `header`."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
+async def test_the_tool_table_lists_every_tool_with_its_own_arguments() -> None:
+    tools = await listed()
+    rows = table_rows(DOCS.read_text(encoding="utf-8"), "| tool | inputs | returns |")
+    names = [re.fullmatch(r"`(amicus_\w+)`", row[0]).group(1) for row in rows]  # type: ignore[union-attr]
+    assert names == list(tools), "docs/mcp.md's tool table is not the server's tools/list"
+    for name, row in zip(names, rows):
+        arguments = set(tools[name].get("properties", {}))
+        mentioned = {token.rstrip("?") for token in re.findall(r"`([A-Za-z]+\??)`", row[1])}
+        optional = set(re.findall(r"`([A-Za-z]+)\?`", row[1]))  # `name?` is always an argument
+        assert arguments <= mentioned, f"{name}: docs/mcp.md does not list {sorted(arguments - mentioned)}"
+        assert optional <= arguments, f"{name}: docs/mcp.md lists {sorted(optional - arguments)}, which it lacks"
+
+
+async def test_the_server_docstring_lists_every_tool() -> None:
+    doc = server.__doc__ or ""
+    assert re.findall(r"^    (amicus_\w+)\s", doc, re.M) == list(await listed())
+
+
+async def test_every_tool_named_or_counted_in_the_docs_is_the_servers() -> None:
+    tools = await listed()
+    for path in PROSE:
+        text = path.read_text(encoding="utf-8")
+        named = set(re.findall(r"\bamicus_[a-z_]+[a-z]\b", text)) - NOT_TOOLS
+        assert named <= set(tools), f"{path.relative_to(REPO)} names tools the server lacks: {sorted(named - set(tools))}"
+        for count in re.findall(r"\b(\w+) (?:MCP )?tools\b", text, re.I):
+            n = NUMBERS.get(count.lower(), int(count) if count.isdigit() else None)
+            assert n is None or n == len(tools), f"{path.relative_to(REPO)} says {count} tools; the server has {len(tools)}"
+
+
+def test_the_hosts_table_is_the_servers() -> None:
+    rows = table_rows(DOCS.read_text(encoding="utf-8"), "| host (`clientInfo.name`) |")
+    documented = {row[1].strip("`"): row[2] for row in rows}
+    assert documented == {host.tag: f"{host.slice_s:g} s" for host in (*HOSTS, UNKNOWN)}
