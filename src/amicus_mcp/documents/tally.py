@@ -14,8 +14,8 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import NotRequired, TypedDict
 
-from .errors import BadArgs
-from .fsio import check_json_tree
+from ..errors import BadArgs
+from ..fsio import check_json_tree
 
 TIERS = ("Confirmed", "Contested", "Singleton", "Disputed")
 Tier = Literal["Confirmed", "Contested", "Singleton", "Disputed"]

@@ -1,0 +1,78 @@
+"""Leg documents: one model call, as a wave records it and as a council run keeps its answer.
+
+    LegRun        `<sessions>/<legId>/run.json` and each entry of wave.json `legs`
+                  (schemas/run.schema.json); `amicus status` of a council run's leg has the
+                  same shape, saying where in its run it is (`runId`, `stage`, `role`, `seat`)
+    FinishedLeg   `<runDir>/legs/<key>.json`, an answer a resumed run reuses
+                  (schemas/council-leg.schema.json)
+    LaunchRecord  `<runDir>/legs/<key>.<attempt>.launch`, written before a leg is sent, so a
+                  resume can count a leg that was in flight when its attempt stopped
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import ConfigDict, Field
+
+from .base import Document, Family, WhenSet
+from .run import ErrorRecord, LegStage, LegStatus, RunStatus, Sha256Hex
+from .usage import LegUsage, Number
+
+FinishedStatus = Literal["complete", "error", "timeout"]
+
+
+class LegRun(Family):
+    schema_version: Literal[2] = 2
+    type: Literal["run"] = "run"
+    task_id: str
+    wave_id: str | None
+    run_id: WhenSet[str] = None  # a council run's leg: the run it belongs to
+    run_status: WhenSet[RunStatus] = None
+    stage: WhenSet[LegStage] = None
+    role: WhenSet[str] = None
+    model: str | None  # the executable id that served the leg (null until known)
+    model_input: str  # what the user typed: an alias or a raw id
+    status: LegStatus
+    summary: str | None  # the leg's output text
+    error: ErrorRecord | None
+    created_at: str
+    completed_at: str | None
+    duration_ms: Annotated[int, Field(ge=0)] | None
+    usage: LegUsage | None
+    finish: WhenSet[str] = None
+    seat: WhenSet[str] = None
+    truncated: WhenSet[Literal[True]] = None
+
+
+class FinishedLeg(Family):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[2] = 2
+    type: Literal["council-leg"] = "council-leg"
+    key: Sha256Hex
+    leg_id: str
+    stage: LegStage
+    role: str
+    model: str
+    status: FinishedStatus
+    text: str | None
+    usage: LegUsage | None
+    resolved_model: str | None
+    duration_ms: int | None
+    error: ErrorRecord | None
+    truncated: bool
+    max_tokens: WhenSet[Annotated[int, Field(ge=1)]] = None
+    started_at: str
+    completed_at: str
+
+
+class LaunchRecord(Document):
+    key: str
+    id: str
+    stage: LegStage
+    role: str
+    model: str
+    seat: WhenSet[str] = None
+    started_at: WhenSet[str] = None
+    reserved: WhenSet[Number] = None

@@ -1,0 +1,68 @@
+"""Usage blocks: what one leg consumed, and what a wave or a run did in all.
+
+Honest figures: an unknown cost is `amount: null` with `source: "unknown"`, never 0, and a
+token count nobody reported is null. The figures are computed in providers/cost.py (`rollup`)
+and engine/budget.py (`usage_block`); these are their shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from .base import Document, Frozen, WhenSet
+
+Count = Annotated[int, Field(ge=0)]
+Number = int | float  # an integral figure stays an int: read and written back, it is the same text
+CostSource = Literal["reported", "estimated", "unknown"]
+RolledSource = Literal["reported", "estimated", "mixed", "unknown"]
+
+
+class TokenCounts(Frozen):
+    input: Count | None = None
+    output: Count | None = None
+    reasoning: Count | None = None
+    cache_read: Count | None = None
+    cache_write: Count | None = None
+
+
+class LegCost(Frozen):
+    amount: Number | None
+    currency: Literal["USD"]
+    source: CostSource
+
+
+class LegUsage(Frozen):
+    """One leg's `usage`: its tokens and its cost (unknown: null, never 0)."""
+
+    tokens: TokenCounts
+    cost: LegCost
+
+
+class RolledCost(Frozen):
+    """The summed cost of many legs, and how it was known."""
+
+    amount: Number | None
+    currency: Literal["USD"]
+    source: RolledSource
+    reported_legs: Count
+    estimated_legs: Count
+    unpriced_legs: Count
+
+
+class WaveUsage(Document):
+    """A wave's `usage`: summed tokens and a rolled-up cost."""
+
+    tokens: WhenSet[TokenCounts] = None
+    cost: WhenSet[RolledCost] = None
+
+
+class RunUsage(Document):
+    """run.json `usage`: the rollup over every council leg, and whether it is exact."""
+
+    cost: RolledCost
+    tokens: WhenSet[TokenCounts] = None
+    unknown_legs: Count
+    subtree_unknown_legs: Count
+    cost_exact: bool
