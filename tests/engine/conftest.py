@@ -47,7 +47,8 @@ def council(brief: Path, run_dir: Path, project: Path) -> Callable[..., Any]:
     async def go(models: list[str], *, chair: str = "fake/chair", **options: Any) -> tuple[dict[str, Any], int]:
         opts = RunOptions(prompt_file=str(brief), models=models, chair=chair, project=str(project),
                           out_dir=str(run_dir), **options)
-        return await run_council(opts)
+        manifest, code = await run_council(opts)
+        return manifest.to_doc(), code  # as run.json holds it
 
     return go
 

@@ -51,7 +51,7 @@ from polling import read_run_json, wait_for
 from amicus_mcp.cli import main as cli_main
 from amicus_mcp.engine.control import ENGINE_DIED
 from amicus_mcp.engine.council_run import RunOptions, run_council
-from amicus_mcp.engine.run_state import find_run_dir
+from amicus_mcp.engine.run_dir import find_run
 from amicus_mcp.engine.store import SessionStore
 from amicus_mcp.errors import BadArgs, BadModel, MissingPrompt
 from amicus_mcp.schemas import schema_errors
@@ -132,7 +132,7 @@ async def test_happy_path_three_seats(fake, council, run_dir, project, config_di
                                                   f"{rid}-s2-1", f"{rid}-s2-2", f"{rid}-s2-3", f"{rid}-ch1"]
     assert all(leg["status"] == "complete" for leg in run["legs"])
     assert run["usage"]["tokens"]["input"] == 700 and run["usage"]["costExact"] is True
-    assert find_run_dir(SessionStore(project), rid) == run_dir.resolve()
+    assert find_run(SessionStore(project), rid).path == run_dir.resolve()  # type: ignore[union-attr]
     rows = ledger(config_dir)
     assert [(r["runId"], r["model"], r["resolvedModel"], r["judged"]) for r in rows] == [
         (rid, f"fake/{n}", f"vendor/{n}-1", True) for n in "abc"]

@@ -47,6 +47,7 @@ from polling import read_run_json, wait_for
 
 from amicus_mcp.cli import main as cli_main
 from amicus_mcp.engine.control import run_status
+from amicus_mcp.engine.run_dir import RunDir
 from amicus_mcp.engine.fanout import fanout
 from amicus_mcp.engine.options import WaveOptions
 from amicus_mcp.engine.store import SessionStore
@@ -270,6 +271,7 @@ async def test_a_fanout_leg_cut_at_its_cap_is_truncated(fake, project, brief):
     fake.script("m", chat("half an answer", finish="length", usage=usage(10, 5)))
     fake.script("n", chat("a whole answer", usage=usage(10, 5)))
     wave, code = await fanout(WaveOptions(prompt_file=str(brief), models=["fake/m", "fake/n"], project=str(project)))
+    wave = wave.to_doc()  # as wave.json holds it
     assert code == 0
     assert [leg.get("truncated") for leg in wave["legs"]] == [True, None]
     assert schema_errors(wave, "wave") == []
@@ -369,7 +371,7 @@ async def test_legs_planned_is_announced_and_read_as_the_total(fake, council, ru
     assert code == 0
     # 3 reviews + 1 repair (counted as it launched) + 3 judgements + 1 chair.
     assert run["legsPlanned"] == len(run["legs"]) == 8
-    assert (run_status(run_dir)["legsTotal"], run_status(run_dir)["legsComplete"]) == (8, 8)
+    assert (run_status(RunDir(run_dir)).legs_total, run_status(RunDir(run_dir)).legs_complete) == (8, 8)
     header = run_snapshot(SessionStore(project), run["runId"], texts=False)["header"]
     assert (header["legsDone"], header["legsTotal"]) == (8, 8)
 

@@ -26,7 +26,9 @@ from fakeprovider import FakeProvider, hang, prompt_of, usage
 from polling import read_run_json, wait_for
 
 from amicus_mcp.engine.control import status
+from amicus_mcp.documents.run import RunManifest
 from amicus_mcp.engine.resume import find_resumable
+from amicus_mcp.engine.run_dir import RunDir
 from amicus_mcp.engine.store import SessionStore
 from amicus_mcp.schemas import schema_errors
 
@@ -252,7 +254,7 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(gateway, brief, tmp_pa
     if scenario == "chair":  # nobody looked: run.json still says running, with a dead pid
         found = "running"
     else:
-        snap = status(SessionStore(project), rid)  # the reader finds the dead engine
+        snap = status(SessionStore(project), rid).to_doc()  # the reader finds the dead engine
         assert (snap["status"], snap["resumable"], snap["resumeCommand"]) == (
             "error", True, f"amicus council resume {run_dir}")
         found = "error"
@@ -271,7 +273,7 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(gateway, brief, tmp_pa
     assert len(reused) == sum(before_kill.values()) - sum(in_flight.values())
     for path in (run_dir / "legs").glob("*.json"):
         assert schema_errors(json.loads(path.read_text(encoding="utf-8")), "council-leg") == []
-    assert find_resumable(run_dir, run).resumable is False
+    assert find_resumable(RunDir(run_dir), RunManifest.model_validate(run)).resumable is False
     # What the resume paid, against a fresh re-run of the same council.
     resumed_requests = sum((asked(fake) - before_kill).values())
     paid = sum(leg["usage"]["cost"]["amount"] for leg in run["legs"] if not leg.get("reused"))

@@ -13,6 +13,10 @@ import pytest
 from council_helpers import member, review
 from fakeprovider import chat
 
+from amicus_mcp.documents.legs import LegRun
+from amicus_mcp.documents.run import RunManifest
+from amicus_mcp.documents.wave import Wave
+from amicus_mcp.engine.run_dir import RunDir
 from amicus_mcp.engine.run_state import RunState
 from amicus_mcp.engine.status import wave_status
 from amicus_mcp.engine.store import SessionStore
@@ -57,7 +61,7 @@ def test_finalize_sweeps_temp_files_of_dead_writers_only(tmp_path: Path) -> None
     mine = run_dir / f".tmp-tally.json.{os.getpid()}.aa11bb22"
     for path in (abandoned, legacy, live, mine):
         path.write_text("partial", encoding="utf-8")
-    state = RunState(run_dir, {"type": "council-run", "status": "running", "stages": []})
+    state = RunState(RunDir(run_dir), RunManifest(run_id="r", status="running", stages=[], bench=["a", "b"], chair="c"))
     state.finalize(1, error={"code": "INTERNAL", "message": "engine died"})
     left = {p.name for p in run_dir.iterdir()}
     assert left == {"run.json", live.name, mine.name}
@@ -68,12 +72,15 @@ def test_a_crashed_wave_is_swept(tmp_path: Path) -> None:
     leg = {"schemaVersion": 2, "type": "run", "taskId": "w1-1", "waveId": "w1", "status": "running",
            "model": None, "modelInput": "fake/a", "summary": None, "error": None, "createdAt": "x",
            "completedAt": None, "durationMs": None, "usage": None}
-    store.write_leg(leg)
-    store.write_wave({"type": "wave", "waveId": "w1", "status": "running", "pid": _dead_pid(), "legs": [leg]})
+    store.write_leg(LegRun.model_validate(leg))
+    store.write_wave(Wave.model_validate({
+        "schemaVersion": 2, "type": "wave", "waveId": "w1", "status": "running", "error": None,
+        "counts": {"total": 1, "complete": 0, "error": 0, "timeout": 0, "aborted": 0}, "legs": [leg], "prompt": None,
+        "createdAt": "x", "completedAt": None, "durationMs": None, "usage": None, "notices": [], "pid": _dead_pid()}))
     leftovers = [store.task_dir(t) / f".tmp-output.md.{_dead_pid()}.k3y9m2n1" for t in ("w1", "w1-1")]
     for path in leftovers:
         path.write_text("1.6 MB of briefing, cut short", encoding="utf-8")
-    assert wave_status(store, "w1")["status"] == "crashed"
+    assert wave_status(store, "w1").status == "crashed"
     assert not any(p.exists() for p in leftovers)
 
 

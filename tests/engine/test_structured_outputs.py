@@ -176,17 +176,17 @@ async def test_a_burst_of_leg_launches_is_written_once_and_every_finished_leg_at
         fake, council, run_dir, monkeypatch):
     """run.json is checkpointed at every stage boundary and whenever a leg ends, but the eight
     launches of a stage are one write, not eight."""
-    from amicus_mcp.engine import run_state
+    from amicus_mcp.engine import run_dir as run_dir_module  # where run.json is written
 
     writes: list[dict[str, Any]] = []
-    real = run_state.atomic_write_json
+    real = run_dir_module.atomic_write_json
 
     def counting(path: Any, doc: Any, **kwargs: Any) -> Any:
         if str(path).endswith("run.json"):
             writes.append(json.loads(json.dumps(doc)))
         return real(path, doc, **kwargs)
 
-    monkeypatch.setattr(run_state, "atomic_write_json", counting)
+    monkeypatch.setattr(run_dir_module, "atomic_write_json", counting)
     names = [f"s{i}" for i in range(8)]
     for name in names:
         member(fake, name)

@@ -25,8 +25,9 @@ pytestmark = pytest.mark.anyio
 
 
 async def fanout(**options):  # type: ignore[no-untyped-def]
-    """The engine's wave, from its options as keywords."""
-    return await engine.fanout(WaveOptions(**options))
+    """The engine's wave, from its options as keywords: (wave.json as written, exit code)."""
+    wave, code = await engine.fanout(WaveOptions(**options))
+    return wave.to_doc(), code
 
 
 @pytest.fixture
@@ -120,7 +121,7 @@ async def test_progress_is_on_disk_while_the_wave_runs(fake, project, prompt):
 
     async def watch() -> None:
         while True:
-            waves = store.list_waves()
+            waves = [wave.to_doc() for wave in store.list_waves()]  # as wave.json holds them
             if waves and waves[0]["counts"]["complete"] == 1 and waves[0]["status"] == "running":
                 seen.append(waves[0]["legs"][1]["status"])
                 return
@@ -176,7 +177,7 @@ def wait_for_wave(project: Path, predicate, timeout: float = 20.0) -> dict:
     store = SessionStore(project)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        waves = store.list_waves()
+        waves = [wave.to_doc() for wave in store.list_waves()]  # as wave.json holds them
         if waves and predicate(waves[0]):
             return waves[0]
         time.sleep(0.05)
@@ -196,7 +197,7 @@ def test_signal_aborts_the_wave(fake, project, config_dir, prompt, signum, exit_
     assert wave["status"] == "aborted"
     assert [leg["status"] for leg in wave["legs"]] == ["complete", "aborted"]
     assert wave["legs"][1]["durationMs"] > 0
-    on_disk = SessionStore(project).read_wave(wave["waveId"])
+    on_disk = SessionStore(project).read_wave(wave["waveId"]).to_doc()
     assert on_disk["status"] == "aborted"
     assert schema_errors(on_disk, "wave") == []
 
@@ -208,11 +209,11 @@ def test_a_killed_wave_reads_as_crashed(fake, project, config_dir, prompt):
     proc.kill()
     proc.communicate(timeout=20)
     store = SessionStore(project)
-    status = status_of(store, wave["waveId"])
+    status = status_of(store, wave["waveId"]).to_doc()
     assert status["status"] == "crashed"
     assert status["legs"][0]["status"] == "crashed"
-    assert status_of(store, wave["legs"][0]["taskId"])["status"] == "crashed"
-    assert schema_errors(store.read_wave(wave["waveId"]), "wave") == []
+    assert status_of(store, wave["legs"][0]["taskId"]).status == "crashed"
+    assert schema_errors(store.read_wave(wave["waveId"]).to_doc(), "wave") == []
 
 
 def test_cli_status_and_human_output(fake, project, config_dir, prompt):

@@ -98,7 +98,7 @@ async def test_the_seeded_manifest_is_a_valid_running_council_run(fake, project:
 
     prep = await prepare(RunOptions(prompt_file=str(briefing), models=["fake/a", "fake/b"], chair="fake/chair",
                                     critic="fake/b", project=str(project), out_dir=str(project / "run"), run_id="abcd1234"))
-    doc = seed_manifest(prep)
+    doc = seed_manifest(prep).to_doc()
     assert schema_errors(doc, "council-run") == []
     assert (doc["runId"], doc["status"], doc["bench"], doc["critic"]) == ("abcd1234", "running", ["fake/a", "fake/b"], "fake/b")
     assert "pid" not in doc  # the engine writes its own pid; until then readers use spawn.pid

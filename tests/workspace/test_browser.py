@@ -19,7 +19,7 @@ from fakeprovider import chat, error, hang
 from workspace_helpers import member, read_run, review, run_finished, start_live_run, wait_for
 
 from amicus_mcp.cli import main as cli_main
-from amicus_mcp.engine.run_state import write_pointer
+from amicus_mcp.engine.run_dir import RunDir, write_pointer
 from amicus_mcp.engine.store import SessionStore
 
 SCREENSHOT_COPY = Path("/tmp/workspace-detail.png")
@@ -267,8 +267,8 @@ def test_degraded_states_are_shown_honestly(page: Any, fake: Any, project: Path,
     future.mkdir()
     (broken / "run.json").write_text("{not json", encoding="utf-8")
     (future / "run.json").write_text(json.dumps({"schemaVersion": 3, "type": "council-run", "runId": "future"}), encoding="utf-8")
-    write_pointer(SessionStore(project), "broken", broken)
-    write_pointer(SessionStore(project), "future", future)
+    write_pointer(SessionStore(project), "broken", RunDir(broken))
+    write_pointer(SessionStore(project), "future", RunDir(future))
     page.goto(served.base + "?run=broken")
     banner = page.wait_for_selector(".banner.error")
     assert "This run cannot be read:" in banner.inner_text() and "is not valid JSON" in banner.inner_text()
@@ -286,7 +286,7 @@ def test_the_run_list(page: Any, finished: Run, brief: Path, tmp_path: Path, ser
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "run.json").write_text("[]", encoding="utf-8")
-    write_pointer(SessionStore(finished.project), "broken", broken)
+    write_pointer(SessionStore(finished.project), "broken", RunDir(broken))
     served = serve(finished.project)
     page.goto(served.url)
     page.wait_for_selector("#run-list tbody tr")

@@ -19,7 +19,7 @@ from workspace_helpers import member, review, start_live_run, wait_for
 
 from amicus_mcp.cli import main as cli_main
 from amicus_mcp.engine.control import abort
-from amicus_mcp.engine.run_state import write_pointer
+from amicus_mcp.engine.run_dir import RunDir, write_pointer
 from amicus_mcp.engine.store import SessionStore
 from amicus_mcp.workspace.snapshot import run_snapshot
 from amicus_mcp.workspace.terminal import CLEAR, follow, render_frame
@@ -154,7 +154,7 @@ def test_ui_waits_for_a_run_that_is_about_to_start(finished: Run, tmp_path: Path
         late = tmp_path / "late"
         late.mkdir()
         (late / "run.json").write_text((finished.run_dir / "run.json").read_text(encoding="utf-8"), encoding="utf-8")
-        write_pointer(SessionStore(finished.project), "late", late)
+        write_pointer(SessionStore(finished.project), "late", RunDir(late))
         line = wait_for(proc.stdout.readline, what="the URL")  # type: ignore[union-attr]
         assert line.startswith("Council Workspace: http://127.0.0.1:") and line.strip().endswith("?run=late")
         proc.communicate(timeout=20)

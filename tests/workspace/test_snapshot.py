@@ -14,7 +14,7 @@ from workspace_helpers import member, review, run_finished, tree_digest
 
 from amicus_mcp.cli import main as cli_main
 from amicus_mcp.engine.control import ENGINE_DIED
-from amicus_mcp.engine.run_state import write_pointer
+from amicus_mcp.engine.run_dir import RunDir, write_pointer
 from amicus_mcp.engine.store import SessionStore
 from amicus_mcp.errors import BadArgs, BadSession
 from amicus_mcp.workspace.matrix import MAX_ROWS, matrix_panel, revote_index
@@ -102,7 +102,7 @@ def fake_run(project: Path, run_id: str, run_dir: Path, manifest: str | None) ->
     run_dir.mkdir(parents=True)
     if manifest is not None:
         (run_dir / "run.json").write_text(manifest, encoding="utf-8")
-    write_pointer(SessionStore(project), run_id, run_dir)
+    write_pointer(SessionStore(project), run_id, RunDir(run_dir))
 
 
 def test_unreadable_and_other_schema_runs_are_reported_not_guessed(project: Path, tmp_path: Path) -> None:

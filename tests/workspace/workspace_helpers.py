@@ -89,10 +89,10 @@ def run_finished(project: Path, run_dir: Path, brief: Path, models: list[str], *
     async def go() -> dict[str, Any]:
         registry = ProviderRegistry()
         try:
-            doc, _ = await CouncilRun(await prepare(options), registry).run()
+            manifest, _ = await CouncilRun(await prepare(options), registry).run()
         finally:
             await registry.aclose()
-        return doc
+        return manifest.to_doc()  # as run.json holds it
 
     def work() -> None:
         try:

@@ -32,10 +32,13 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine.briefing_inputs import MAX_ARTIFACT_BYTES
 from ..errors import EXIT_ERROR, AmicusError, BadArgs, InternalError
+
+if TYPE_CHECKING:
+    from ..documents.run import RunManifest
 
 PR_TEMPLATE = "pr-diff"
 # Every input the script reads, as INPUT_<NAME> (action.yml passes exactly these).
@@ -123,13 +126,11 @@ def append_summary(path: str | None, text: str) -> None:
         handle.write(text.rstrip() + "\n\n")
 
 
-def _cost(run: Mapping[str, Any]) -> str:
-    cost = ((run.get("usage") or {}).get("cost") or {})
-    amount = cost.get("amount")
-    if amount is None:
+def _cost(run: RunManifest) -> str:
+    amount = run.usage.cost.amount if run.usage is not None else None
+    if run.usage is None or amount is None:
         return "unknown"
-    exact = (run.get("usage") or {}).get("costExact", True)
-    return f"{amount:.4f}" if exact else f"{amount:.4f}+"  # a floor: some legs were unpriced
+    return f"{amount:.4f}" if run.usage.cost_exact else f"{amount:.4f}+"  # a floor: some legs were unpriced
 
 
 def main(env: Mapping[str, str] | None = None) -> int:
@@ -147,6 +148,7 @@ def main(env: Mapping[str, str] | None = None) -> int:
 
 def _run(env: Mapping[str, str]) -> int:
     from ..council.gate import evaluate_gate
+    from ..engine.run_dir import RunDir
     from ..engine.run_report import render_verdict
     from ..fsio import read_json
 
@@ -170,12 +172,12 @@ def _run(env: Mapping[str, str]) -> int:
         write_outputs(outputs, {"run-dir": str(out_dir), "verdict": "", "tier-counts": "{}", "cost": "unknown", "gate": "error"})
         append_summary(summary, f"## Council review\n\n**The council run failed** (exit {proc.returncode}): {message}")
         return proc.returncode or EXIT_ERROR
-    run = read_json(out_dir / "run.json", what="run.json")
+    run = RunDir(out_dir).read()
     verdict = read_json(out_dir / "verdict.json", what="verdict file")
     gate = evaluate_gate(verdict, fail_on, allow_no_verdict=allow_no_verdict, allow_unjudged=allow_unjudged,
                          source=str(out_dir / "verdict.json"))
     print(gate["reason"], flush=True)
-    degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.get('notices', [])) or 'see run.json degrades'}" if proc.returncode == 2 else ""
+    degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.notices) or 'see run.json degrades'}" if proc.returncode == 2 else ""
     append_summary(summary, f"## Council review: {'passed' if gate['passed'] else 'FAILED'}\n\n{gate['reason']}{degraded}")
     append_summary(summary, render_verdict(out_dir / "verdict.json", verdict))
     write_outputs(outputs, {

@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
 from .output import say
+
+if TYPE_CHECKING:
+    from ..documents.run import RunManifest
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -167,53 +170,59 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     import anyio
 
-    from ..engine.resume import locate, resume_council
-    from ..engine.run_state import read_run
+    from ..engine.resume import resume_council
+    from ..engine.run_dir import find_run
     from ..engine.store import SessionStore, resolve_project
     from .progress import ProgressLine, council_line, wanted, with_progress
 
-    run_dir = locate(SessionStore(resolve_project(args.project)), args.run)
-    run_id = str(read_run(run_dir).get("runId"))
+    store = SessionStore(resolve_project(args.project))
+    run_dir = find_run(store, args.run)
+    if run_dir is None:
+        raise BadArgs(f"no council run '{args.run}' in {store.root} and no run directory there",
+                      hint="pass the run id (amicus list) with the project it ran in, or its run directory")
+    run_id = run_dir.read().run_id
     line = ProgressLine(council_line(args.project, run_id), sys.stderr) if wanted(args) else None
     run, code = anyio.run(lambda: with_progress(lambda: resume_council(run_dir), line))
     return _finish_run(args, run, code, command="council resume")
 
 
-def _finish_run(args: argparse.Namespace, run: dict[str, Any], code: int, *, command: str) -> int:
+def _finish_run(args: argparse.Namespace, run: RunManifest, code: int, *, command: str) -> int:
     from ..errors import AmicusError
 
-    if code == 1 and isinstance(run.get("error"), dict):
-        err = AmicusError(run["error"]["message"], hint=f"the run directory is {run['options']['outDir']}", command=command)
-        err.code = run["error"]["code"]
+    out_dir = run.options.out_dir if run.options is not None else None
+    if code == 1 and run.error is not None:
+        err = AmicusError(run.error.message, hint=f"the run directory is {out_dir}", command=command)
+        err.code = run.error.code
         raise err
     if args.json:
-        _print_json(run)
+        _print_json(run.to_doc())
     else:
-        if run.get("droppedMembers"):
+        if run.dropped_members:
             from ..engine.preflight import dropped_notice
 
-            say(f"Notice: {dropped_notice(run['droppedMembers'])}", err=True)
+            say(f"Notice: {dropped_notice([d.to_doc() for d in run.dropped_members])}", err=True)
         say(render_run(run))
     return code
 
 
-def render_run(run: dict[str, Any]) -> str:
+def render_run(run: RunManifest) -> str:
+    from ..engine.run_dir import REPORT
     from ..providers.cost import format_cost
 
-    lines = [f"Council run {run['runId']}: {run['status']} (exit {run['exitCode']})"]
-    verdict = run.get("overallVerdict")
-    lines.append(f"  chair: {run['chair']} — VERDICT: {verdict}" if verdict else f"  chair: {run['chair']} — no chair verdict")
-    counts = run.get("tierCounts") or {}
+    lines = [f"Council run {run.run_id}: {run.status} (exit {run.exit_code})"]
+    verdict = run.overall_verdict
+    lines.append(f"  chair: {run.chair} — VERDICT: {verdict}" if verdict else f"  chair: {run.chair} — no chair verdict")
+    counts = run.tier_counts or {}
     if counts:
         lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in ("Disputed", "Contested", "Confirmed", "Singleton")))
-    cost = (run.get("usage") or {}).get("cost") or {}
-    unknown = (run.get("usage") or {}).get("unknownLegs") or 0
-    shown = format_cost(cost.get("amount"), cost.get("source", "unknown"))
+    cost = run.usage.cost if run.usage is not None else None
+    unknown = run.usage.unknown_legs if run.usage is not None else 0
+    shown = format_cost(cost.amount if cost else None, cost.source if cost else "unknown")
     if unknown:  # a floor: some legs' cost is unknown (unpriced, or lost in flight by a killed attempt)
-        shown = (f"at least {shown}" if cost.get("amount") is not None else shown) + f" ({unknown} leg(s) of unknown cost)"
+        shown = (f"at least {shown}" if cost is not None and cost.amount is not None else shown) + f" ({unknown} leg(s) of unknown cost)"
     lines.append(f"  cost: {shown}")
-    lines += [f"  notice: {n}" for n in run.get("notices", [])]
-    report = Path(run["options"]["outDir"]) / "report.html"
+    lines += [f"  notice: {n}" for n in run.notices]
+    report = Path(run.options.out_dir if run.options is not None else ".") / REPORT
     if report.is_file():  # an aborted or failed run may never have written one
         lines.append(f"  report: {report}")
     return "\n".join(lines)
@@ -253,7 +262,7 @@ def cmd_tally(args: argparse.Namespace) -> int:
 def cmd_verdict(args: argparse.Namespace) -> int:
     from ..council.verdict import redecide, render_verdict_summary
     from ..engine.run_report import previous_verdict, record_run_id, report_target
-    from ..engine.run_state import run_dir_near
+    from ..engine.run_dir import run_dir_near
 
     record = read_json(args.file, what="tally record")
     decisions = read_json(args.decisions, what="decisions file") if args.decisions else []

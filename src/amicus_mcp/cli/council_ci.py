@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..engine.run_dir import ENGINE_LOG, MANIFEST, VERDICT, RunDir
 from ..errors import EXIT_OK, BadArgs
 from ..fsio import dumps_json, read_json
 
@@ -162,7 +163,7 @@ def read_verdict_for_gate(path: str) -> tuple[dict[str, Any], str]:
     """(the verdict document, the file it came from) for a verdict.json or a run directory."""
     target = Path(path)
     if target.is_dir():
-        verdict = target / "verdict.json"
+        verdict = target / VERDICT
         if not verdict.exists():
             raise BadArgs(f"'{path}' holds no verdict.json: {_why_no_verdict(target)}",
                           hint=f"the gate reads a finished run; {_where_to_look(target)}")
@@ -178,20 +179,19 @@ def _where_to_look(run_dir: Path) -> str:
     ran in the foreground has no engine.log; only a spawned worker writes one)."""
     import shlex
 
-    if not (run_dir / "run.json").exists():
-        return "pass a council run directory (one holding run.json) or its verdict.json"
+    if not RunDir(run_dir).holds_run():
+        return f"pass a council run directory (one holding {MANIFEST}) or its verdict.json"
     where = f"'amicus status {shlex.quote(str(run_dir))}' shows its run.json `error`"
-    return where + (f", and {run_dir / 'engine.log'} the engine's own log" if (run_dir / "engine.log").is_file() else "")
+    return where + (f", and {run_dir / ENGINE_LOG} the engine's own log" if (run_dir / ENGINE_LOG).is_file() else "")
 
 
 def _why_no_verdict(run_dir: Path) -> str:
-    manifest = run_dir / "run.json"
-    if not manifest.exists():
-        return "it is not a council run directory (no run.json)"
-    try:
-        run = read_json(manifest, what="run.json")
+    if not RunDir(run_dir).holds_run():
+        return f"it is not a council run directory (no {MANIFEST})"
+    try:  # read as it is, whatever it is: this explains a directory, it does not run one
+        run = RunDir(run_dir).read_raw()
     except BadArgs:
-        return "its run.json is unreadable"
+        return f"its {MANIFEST} is unreadable"
     error = run.get("error") if isinstance(run, dict) else None
     status = run.get("status") if isinstance(run, dict) else None
     detail = f" ({error.get('code')}: {error.get('message')})" if isinstance(error, dict) else ""

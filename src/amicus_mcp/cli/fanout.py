@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
 
 from ..engine.options import DEFAULT_TIMEOUT_MIN
 from ..fsio import dumps_json
 from .output import say
+
+if TYPE_CHECKING:
+    from ..documents.legs import LegRun
+    from ..documents.wave import Wave
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -58,40 +62,40 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     line = ProgressLine(wave_line(args.project, options.wave_id), sys.stderr) if wanted(args) else None
     wave, code = anyio.run(lambda: with_progress(lambda: fanout(options), line))
     if not args.json:
-        for notice in wave.get("notices", []):
+        for notice in wave.notices:
             if notice.startswith("dropped unavailable council member"):
                 say(f"Notice: {notice}", err=True)
-    say(dumps_json(wave) if args.json else render_wave(wave))
+    say(dumps_json(wave.to_doc()) if args.json else render_wave(wave))
     return code
 
 
 _MARK = {"complete": "✓", "error": "✗", "timeout": "⏱", "aborted": "■", "crashed": "✗", "running": "…"}
 
 
-def render_leg(leg: dict[str, Any]) -> str:
+def render_leg(leg: LegRun) -> str:
     from ..providers.cost import format_cost
 
-    cost = leg.get("usage", {}) or {}
-    amount = (cost.get("cost") or {}).get("amount")
-    source = (cost.get("cost") or {}).get("source", "unknown")
-    seconds = f"{leg['durationMs'] / 1000:.1f}s" if isinstance(leg.get("durationMs"), int) else "—"
-    served = f" ({leg['model']})" if leg.get("model") and leg["model"] != leg["modelInput"] else ""
-    cut = " (truncated: cut at a length limit)" if leg.get("truncated") else ""
-    line = f"  {_MARK.get(leg['status'], '?')} {leg['taskId']}  {leg['modelInput']}{served}  {leg['status']}{cut}  {seconds}  {format_cost(amount, source)}"
-    if leg.get("error"):
-        line += f"\n      {leg['error']['code']}: {leg['error']['message']}"
+    cost = leg.usage.cost if leg.usage is not None else None
+    amount, source = (cost.amount, cost.source) if cost is not None else (None, "unknown")
+    seconds = f"{leg.duration_ms / 1000:.1f}s" if leg.duration_ms is not None else "—"
+    served = f" ({leg.model})" if leg.model and leg.model != leg.model_input else ""
+    cut = " (truncated: cut at a length limit)" if leg.truncated else ""
+    line = f"  {_MARK.get(leg.status, '?')} {leg.task_id}  {leg.model_input}{served}  {leg.status}{cut}  {seconds}  {format_cost(amount, source)}"
+    if leg.error is not None:
+        line += f"\n      {leg.error.code}: {leg.error.message}"
     return line
 
 
-def render_wave(wave: dict[str, Any]) -> str:
+def render_wave(wave: Wave) -> str:
     from ..providers.cost import format_cost
 
-    counts = wave["counts"]
-    cost = (wave.get("usage") or {}).get("cost") or {}
-    unpriced = cost.get("unpricedLegs") or 0
-    lines = [f"Wave {wave['waveId']}: {wave['status']} ({counts['complete']}/{counts['total']} complete)"]
-    lines += [render_leg(leg) for leg in wave["legs"]]
-    total = format_cost(cost.get("amount"), cost.get("source", "unknown"))
-    lines.append(f"  cost: {total}" + (f" (+{unpriced} unpriced)" if unpriced and cost.get("amount") is not None else ""))
-    lines += [f"  notice: {n}" for n in wave.get("notices", [])]
+    counts = wave.counts
+    cost = wave.usage.cost if wave.usage is not None else None
+    unpriced = cost.unpriced_legs if cost is not None else 0
+    amount, source = (cost.amount, cost.source) if cost is not None else (None, "unknown")
+    lines = [f"Wave {wave.wave_id}: {wave.status} ({counts.complete}/{counts.total} complete)"]
+    lines += [render_leg(leg) for leg in wave.legs]
+    total = format_cost(amount, source)
+    lines.append(f"  cost: {total}" + (f" (+{unpriced} unpriced)" if unpriced and amount is not None else ""))
+    lines += [f"  notice: {n}" for n in wave.notices]
     return "\n".join(lines)

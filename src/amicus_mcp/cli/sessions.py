@@ -6,6 +6,8 @@ import argparse
 import shlex
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 import anyio
 
 from ..engine.store import SessionStore, resolve_project
@@ -13,6 +15,10 @@ from ..errors import EXIT_OK, BadArgs
 from ..fsio import dumps_json
 from .fanout import render_leg, render_wave
 from .output import say
+
+if TYPE_CHECKING:
+    from ..documents.run import RunStatusView
+    from ..engine.control import Snapshot
 
 
 TARGET_HELP = "a council run id or run directory, a wave id or a leg id"
@@ -94,38 +100,43 @@ def cmd_wait(args: argparse.Namespace) -> int:
 
     if not args.timeout > 0:
         raise BadArgs(f"--timeout must be a positive number of seconds, got {args.timeout}", hint="e.g. --timeout 50")
-    snapshot = anyio.run(lambda: wait(_store(args), args.id, timeout_s=args.timeout))
-    say(render(snapshot, as_json=args.json))
-    if snapshot["timedOut"] and not args.json:
-        say(f"  still running after {snapshot['waitedMs'] / 1000:.0f}s — run 'amicus wait {shlex.quote(args.id)}' again")
-    return wait_exit_code(snapshot)
+    waited = anyio.run(lambda: wait(_store(args), args.id, timeout_s=args.timeout))
+    say(dumps_json(waited.to_doc()) if args.json else render(waited.snapshot, as_json=False))
+    if waited.timed_out and not args.json:
+        say(f"  still running after {waited.waited_ms / 1000:.0f}s — run 'amicus wait {shlex.quote(args.id)}' again")
+    return wait_exit_code(waited)
 
 
-def render(snapshot: dict[str, Any], *, as_json: bool) -> str:
+def render(snapshot: Snapshot, *, as_json: bool) -> str:
+    from ..documents.legs import LegRun
+    from ..documents.run import RunStatusView
+    from ..documents.wave import Wave
+    from ..engine.control import document
+
     if as_json:
-        return dumps_json(snapshot)
-    if snapshot.get("type") == "council-run":
+        return dumps_json(document(snapshot))
+    if isinstance(snapshot, RunStatusView):
         return render_run_status(snapshot)
-    if snapshot.get("type") == "eval-run":
-        from .eval import render_eval_status
-
-        return render_eval_status(snapshot)
-    if snapshot.get("type") == "wave":
+    if isinstance(snapshot, Wave):
         return render_wave(snapshot)
-    return render_leg(snapshot)
+    if isinstance(snapshot, LegRun):
+        return render_leg(snapshot)
+    from .eval import render_eval_status  # a job of a layer above: an eval
+
+    return render_eval_status(snapshot)
 
 
-def render_run_status(run: dict[str, Any]) -> str:
-    lines = [f"Council run {run['runId']}: {run['status']}"
-             + (f" — stage {run['currentStage']}" if run.get("currentStage") else "")
-             + f" ({run['legsComplete']}/{run['legsTotal']} legs done)"]
-    for leg in run.get("legs", []):
-        who = leg.get("seat") or leg["model"]
-        lines.append(f"  {leg['stage']:<7} {leg['role']:<13} {who:<24} {leg['status']}")
-    if run.get("error"):
-        lines.append(f"  error: {run['error']['code']}: {run['error']['message']}")
-    if run.get("overallVerdict"):
-        lines.append(f"  VERDICT: {run['overallVerdict']}")
-    if run.get("resumable"):
-        lines.append(f"  resumable (nothing it finished is sent again): {run['resumeCommand']}")
+def render_run_status(run: RunStatusView) -> str:
+    lines = [f"Council run {run.run_id}: {run.status}"
+             + (f" — stage {run.current_stage}" if run.current_stage else "")
+             + f" ({run.legs_complete}/{run.legs_total} legs done)"]
+    for leg in run.legs:
+        who = leg.seat or leg.model
+        lines.append(f"  {leg.stage:<7} {leg.role:<13} {who:<24} {leg.status}")
+    if run.error is not None:
+        lines.append(f"  error: {run.error.code}: {run.error.message}")
+    if run.overall_verdict:
+        lines.append(f"  VERDICT: {run.overall_verdict}")
+    if run.resumable:
+        lines.append(f"  resumable (nothing it finished is sent again): {run.resume_command}")
     return "\n".join(lines)

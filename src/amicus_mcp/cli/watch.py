@@ -91,14 +91,15 @@ def serve_ui(args: argparse.Namespace, store: SessionStore) -> int:
 
 def wait_for_run(store: SessionStore, run_id: str, *, timeout_s: float) -> None:
     """Fail fast on an unknown id — after giving a just-spawned run a moment to appear."""
+    from ..engine.run_dir import RunDir
     from ..workspace.rundir import check_run_id, locate_run
 
     check_run_id(run_id)
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            run_dir = locate_run(store, run_id)
-            if (run_dir / "run.json").exists() or time.monotonic() >= deadline:
+            run_dir = RunDir(locate_run(store, run_id))
+            if run_dir.holds_run() or time.monotonic() >= deadline:
                 return
         except BadSession:
             if time.monotonic() >= deadline:

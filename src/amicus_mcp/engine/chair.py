@@ -21,8 +21,10 @@ from ..errors import AmicusError
 from ..providers.catalog import Catalog
 from ..providers.routing import Route, resolve_model
 from .asking import Contract, Parsed, ask
-from .context import Row, RunContext
+from ..documents.run import ChairAttempt
+from .context import LegResult, Row, RunContext
 from .preflight import check_listed, check_ready, gate_threshold
+from .run_dir import CHAIR_OUTPUT, CHAIR_PACKET
 
 STAGE = 4
 
@@ -81,7 +83,7 @@ async def run_chair(ctx: RunContext, packet: str) -> ChairOutcome:
         return ChairOutcome()
     ctx.plan(1, wave="chair")
     ctx.stage("chair", "running")
-    ctx.write("chair-packet.md", packet)
+    ctx.write(CHAIR_PACKET, packet)
     walk = ChairWalk()
     for alias, route in chair_candidates(ctx, walk):
         leg_id = ctx.next_id("ch")
@@ -96,8 +98,7 @@ async def run_chair(ctx: RunContext, packet: str) -> ChairOutcome:
             continue
         if answer.repairs and answer.repairs[-1].text:
             ctx.write("chair-repair-output.md", answer.repairs[-1].text)
-        ctx.record("chair", alias)
-        ctx.record("chairConformance", answer.conformance)
+        ctx.state.chair_delivered(alias, answer.conformance)  # type: ignore[arg-type]
         ctx.stage("chair", "complete", model=alias)
         if alias != p.chair:
             ctx.notice(f"chair promoted: {p.chair} failed twice, so {alias} (the best peers-only "
@@ -111,16 +112,16 @@ async def run_chair(ctx: RunContext, packet: str) -> ChairOutcome:
     return ChairOutcome()
 
 
-def record_attempt(ctx: RunContext, leg_id: str, alias: str, result: Any) -> None:
+def record_attempt(ctx: RunContext, leg_id: str, alias: str, result: LegResult | None) -> None:
     if result is None:
-        entry = {"waveId": leg_id, "model": alias, "outcome": "refused", "reason": "max-cost"}
+        attempt = ChairAttempt(wave_id=leg_id, model=alias, outcome="refused", reason="max-cost")
     else:
         outcome = "completed" if result.usable else ("no-output" if result.status == "complete" else result.status)
-        entry = {"waveId": leg_id, "model": alias, "outcome": outcome, "reason": None if result.usable else result.why()}
+        attempt = ChairAttempt(wave_id=leg_id, model=alias, outcome=outcome,  # type: ignore[arg-type]
+                               reason=None if result.usable else result.why())
         if result.text:
-            ctx.write("chair-output.md", result.text)
-    ctx.append("chairAttempts", entry)
-    ctx.checkpoint()
+            ctx.write(CHAIR_OUTPUT, result.text)
+    ctx.state.chair_attempt(attempt)
 
 
 def chair_candidates(ctx: RunContext, walk: ChairWalk) -> Iterator[tuple[str, Route]]:
@@ -129,7 +130,7 @@ def chair_candidates(ctx: RunContext, walk: ChairWalk) -> Iterator[tuple[str, Ro
     yield p.chair, p.chair_route
     yield p.chair, p.chair_route
     # Exclude the bench by alias and by the executables that actually served it this run.
-    served = ctx.served_models("stage1")
+    served = ctx.state.served_models("stage1")
     promoted = promote_chair(exclude={s["alias"] for s in p.seats} | served | {p.chair, "claude"},
                              gateway=p.options.gateway, catalog=p.catalog, validate=p.options.validate_models,
                              cost_gate=p.options.cost_gate)

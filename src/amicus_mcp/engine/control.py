@@ -19,32 +19,40 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Union
 
 import anyio
 
+from ..documents.legs import LegRun
+from ..documents.run import RunManifest, RunStatusView
+from ..documents.wave import Wave
 from ..errors import EXIT_DEGRADED, EXIT_ERROR, EXIT_OK, EXIT_WAIT_TIMEOUT, AmicusError, BadArgs, BadSession
 from ..fsio import sweep_temp_files
 from . import jobs
 from .legcache import finished_by_id
 from .resume import RESUMABLE, find_resumable, resume_command
-from .run_state import (ENGINE_DIED, RunState, engine_pid, find_run, find_run_dir, legs_progress, list_run_dirs,
-                        observed, read_run)
+from .run_dir import MANIFEST, RunDir, find_run, list_runs, read_pointer
+from .run_state import ENGINE_DIED, RunState, observed
 from .status import observed_wave
 from .status import status_of as wave_or_leg_status
 from .store import TASK_ID, SessionStore, now_iso, pid_alive
 
-__all__ = ["ENGINE_DIED", "TERMINAL_RUN", "TERMINAL_WAVE", "Located", "abort", "council_leg_status", "is_terminal",
-           "list_all", "locate", "observe_run", "run_dir_of", "run_status", "status", "wait", "wait_exit_code"]
+__all__ = ["ENGINE_DIED", "TERMINAL_RUN", "TERMINAL_WAVE", "Located", "Snapshot", "Waited", "abort",
+           "council_leg_status", "document", "is_terminal", "list_all", "locate", "observe_run", "run_dir_of",
+           "run_status", "status", "wait", "wait_exit_code"]
 
 TERMINAL_RUN = ("complete", "partial", "error", "aborted")
 TERMINAL_WAVE = ("complete", "partial", "error", "aborted", "crashed")
+
+# What status names: a council run, a leg (a wave's, or a council run's), a wave, or a job of a
+# layer above (an eval's manifest, a document of its own).
+Snapshot = Union[RunStatusView, LegRun, Wave, dict[str, Any]]
 
 
 @dataclass(frozen=True)
 class Located:
     kind: Literal["council-run", "council-leg", "job", "wave", "leg"]
-    run_dir: Path | None = None  # a council run's, or the run a council leg belongs to
+    run_dir: RunDir | None = None  # a council run's, or the run a council leg belongs to
     manifest: Path | None = None  # a job's (an eval's) manifest
 
 
@@ -59,7 +67,7 @@ def locate(store: SessionStore, target: str) -> Located:
         return Located("job", manifest=manifest)
     if store.wave_path(target).exists():
         return Located("wave")
-    if (store.task_dir(target) / "run.json").exists():
+    if store.leg_path(target).exists():
         return Located("leg")
     owner = _run_of_leg(store, target)
     if owner is not None:
@@ -68,17 +76,20 @@ def locate(store: SessionStore, target: str) -> Located:
                      hint="check the id, or pass --project: the project it ran in")
 
 
-def _run_of_leg(store: SessionStore, leg_id: str) -> Path | None:
+def _run_of_leg(store: SessionStore, leg_id: str) -> RunDir | None:
     """The directory of the council run whose legs include `leg_id`: a council leg's id is its
     run's id, a dash, and the leg's place in the run (`s1-1`, `s2-3`, `ch1`, `p1`)."""
     for cut in (i for i, char in enumerate(leg_id) if char == "-"):
-        run_dir = find_run_dir(store, leg_id[:cut])
-        if run_dir is not None and any(leg.get("id") == leg_id for leg in _legs(read_run(run_dir))):
+        try:
+            run_dir = read_pointer(store, leg_id[:cut])
+        except AmicusError:
+            continue
+        if run_dir is not None and run_dir.holds_run() and run_dir.read().leg_named(leg_id) is not None:
             return run_dir
     return None
 
 
-def status(store: SessionStore, task_id: str) -> dict[str, Any]:
+def status(store: SessionStore, task_id: str) -> Snapshot:
     """The current snapshot of a council run (by id or run directory), a leg of one, a wave or
     a wave's leg."""
     found = locate(store, task_id)
@@ -91,7 +102,7 @@ def status(store: SessionStore, task_id: str) -> dict[str, Any]:
     return wave_or_leg_status(store, task_id)
 
 
-def run_dir_of(store: SessionStore, target: str) -> Path | None:
+def run_dir_of(store: SessionStore, target: str) -> RunDir | None:
     """The council run `target` names (its id or its directory); None when it can only be a
     wave or leg id; refused when it is neither an id nor a run directory."""
     run_dir = find_run(store, target)
@@ -100,106 +111,106 @@ def run_dir_of(store: SessionStore, target: str) -> Path | None:
     return run_dir
 
 
-def council_leg_status(run_dir: Path, run: dict[str, Any], leg_id: str) -> dict[str, Any]:
+def council_leg_status(run_dir: RunDir, run: RunManifest, leg_id: str) -> LegRun:
     """A council leg as a leg run document (the shape a wave's leg has), from `run` — its run's
     run.json as the liveness check sees it, so a dead engine's in-flight leg is crashed — and,
     once it finished, its output from `legs/`; `runId`, `runStatus`, `stage`, `role` and `seat`
     say where in the run it is."""
-    entry = next(leg for leg in reversed(_legs(run)) if leg.get("id") == leg_id)  # a resumed run lists it again
-    stage = next((s for s in run.get("stages", []) if s.get("name") == entry.get("stage")), {})
-    finished = finished_by_id(run_dir, leg_id) if entry.get("status") != "running" else None
-    doc: dict[str, Any] = {
-        "schemaVersion": 2, "type": "run", "taskId": leg_id, "waveId": stage.get("waveId"), "runId": run.get("runId"),
-        "runStatus": run.get("status"), "stage": entry.get("stage"), "role": entry.get("role"),
-        "model": entry.get("resolvedModel"), "modelInput": entry.get("model"), "status": entry.get("status"),
-        "summary": finished.get("text") if finished else None, "error": entry.get("error"),
-        "createdAt": entry.get("startedAt"), "completedAt": entry.get("completedAt"),
-        "durationMs": entry.get("durationMs"), "usage": entry.get("usage"),
-    }
-    if entry.get("seat"):
-        doc["seat"] = entry["seat"]
-    if entry.get("truncated"):
-        doc["truncated"] = True
-    return doc
-
-
-def _legs(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    return [leg for leg in doc.get("legs") or [] if isinstance(leg, dict)]
+    entry = run.leg_named(leg_id)  # a resumed run lists it again: the last
+    assert entry is not None, leg_id
+    stage = run.stage_named(entry.stage)
+    finished = finished_by_id(run_dir, leg_id) if entry.finished else None
+    leg = LegRun(task_id=leg_id, wave_id=stage.wave_id if stage is not None else None, run_id=run.run_id,
+                 run_status=run.status, stage=entry.stage, role=entry.role, model=entry.resolved_model,
+                 model_input=entry.model, status=entry.status, summary=finished.text if finished else None,
+                 error=entry.error, created_at=entry.started_at, completed_at=entry.completed_at,
+                 duration_ms=entry.duration_ms, usage=entry.usage)
+    if entry.seat:
+        leg.seat = entry.seat
+    if entry.truncated:
+        leg.truncated = True
+    return leg
 
 
 def _not_found(target: str) -> AmicusError:
     path = Path(target).expanduser()
     if path.is_dir():
-        return BadArgs(f"'{target}' is a directory but not a council run directory (it holds no run.json)",
-                       hint="pass the run directory itself (the one holding run.json), or the run id from 'amicus list'")
+        return BadArgs(f"'{target}' is a directory but not a council run directory (it holds no {MANIFEST})",
+                       hint=f"pass the run directory itself (the one holding {MANIFEST}), or the run id from 'amicus list'")
     return BadSession(f"no council run directory '{target}', and it is not a run, wave or leg id",
                       hint="pass a run id, wave id or leg id (amicus list), or a run directory")
 
 
-def observe_run(run_dir: Path) -> dict[str, Any]:
+def observe_run(run_dir: RunDir) -> RunManifest:
     """run.json, with what its liveness check found (a dead engine) recorded on disk."""
-    doc = read_run(run_dir)
-    view = observed(run_dir, doc)
+    manifest = run_dir.read()
+    view = observed(run_dir, manifest)
     if view is None:
-        return doc
+        return manifest
     state = RunState(run_dir, view)
-    state.checkpoint()
-    if state.doc.get("status") != "running":
-        sweep_temp_files(run_dir)  # its writer is dead: no temp file of its will ever be renamed
-    return state.doc
+    state.save()
+    if state.manifest.status != "running":
+        sweep_temp_files(run_dir.path)  # its writer is dead: no temp file of its will ever be renamed
+    return state.manifest
 
 
-def run_status(run_dir: Path) -> dict[str, Any]:
-    doc = observe_run(run_dir)
-    current = next((s["name"] for s in doc.get("stages", []) if s.get("status") == "running"), None)
-    done, total = legs_progress(doc)
-    snapshot = {**doc, "currentStage": current, "legsTotal": total, "legsComplete": done}
-    if doc.get("status") in RESUMABLE:
-        snapshot["resumable"] = find_resumable(run_dir, doc).resumable
-        if snapshot["resumable"]:
-            snapshot["resumeCommand"] = resume_command(run_dir)
-    return snapshot
+def run_status(run_dir: RunDir) -> RunStatusView:
+    manifest = observe_run(run_dir)
+    done, total = manifest.progress()
+    view = RunStatusView.model_validate({**manifest.to_doc(), "currentStage": manifest.running_stage(),
+                                         "legsTotal": total, "legsComplete": done})
+    if manifest.status in RESUMABLE:
+        view.resumable = find_resumable(run_dir, manifest).resumable
+        if view.resumable:
+            view.resume_command = resume_command(run_dir)
+    return view
 
 
-def is_terminal(snapshot: dict[str, Any]) -> bool:
-    kind = snapshot.get("type")
-    if kind == "council-run":
-        return snapshot.get("status") in TERMINAL_RUN
-    if kind == "wave":
-        return snapshot.get("status") in TERMINAL_WAVE
-    # A leg: once it finished, or once the council run it belongs to has (nothing runs it any more).
-    return snapshot.get("status") not in ("running", None) or snapshot.get("runStatus") in TERMINAL_RUN
+def document(snapshot: Snapshot) -> dict[str, Any]:
+    """A snapshot as JSON-ready data (what `--json` prints)."""
+    return snapshot if isinstance(snapshot, dict) else snapshot.to_doc()
+
+
+def is_terminal(snapshot: Snapshot) -> bool:
+    if isinstance(snapshot, RunManifest):
+        return snapshot.status in TERMINAL_RUN
+    if isinstance(snapshot, Wave):
+        return snapshot.status in TERMINAL_WAVE
+    if isinstance(snapshot, LegRun):
+        # Once it finished, or once the council run it belongs to has (nothing runs it any more).
+        return snapshot.status != "running" or snapshot.run_status in TERMINAL_RUN
+    return snapshot.get("status") not in ("running", None)  # a job
 
 
 def list_all(store: SessionStore) -> list[dict[str, Any]]:
     """Every council run and wave in the project, newest first, one summary row each."""
     rows: list[dict[str, Any]] = []
     for run in _runs(store):
-        cost = ((run.get("usage") or {}).get("cost") or {})
-        rows.append({"id": run["runId"], "type": "council-run", "status": run.get("status"),
-                     "createdAt": run.get("createdAt"), "models": run.get("bench", []), "chair": run.get("chair"),
-                     "overallVerdict": run.get("overallVerdict"), "cost": cost.get("amount")})
+        cost = run.usage.cost.amount if run.usage is not None else None
+        rows.append({"id": run.run_id, "type": "council-run", "status": run.status,
+                     "createdAt": run.created_at, "models": list(run.bench), "chair": run.chair,
+                     "overallVerdict": run.overall_verdict, "cost": cost})
     for job in jobs.list_jobs(store):
         rows.append({"id": job.get("id"), "type": job["type"], "status": job.get("status"),
                      "createdAt": job.get("createdAt"), "models": job.get("models", []),
                      "chair": job.get("chair"), "cost": job.get("cost")})
     for wave in store.list_waves():
         wave = observed_wave(wave) or wave
-        rows.append({"id": wave["waveId"], "type": "wave", "status": wave.get("status"),
-                     "createdAt": wave.get("createdAt"), "models": [leg.get("modelInput") for leg in wave.get("legs", [])],
-                     "cost": ((wave.get("usage") or {}).get("cost") or {}).get("amount")})
+        cost = wave.usage.cost.amount if wave.usage is not None and wave.usage.cost is not None else None
+        rows.append({"id": wave.wave_id, "type": "wave", "status": wave.status, "createdAt": wave.created_at,
+                     "models": [leg.model_input for leg in wave.legs], "cost": cost})
     return sorted(rows, key=lambda r: str(r.get("createdAt") or ""), reverse=True)
 
 
-def _runs(store: SessionStore) -> list[dict[str, Any]]:
+def _runs(store: SessionStore) -> list[RunManifest]:
     """Every run as the liveness check sees it; a list only reads (status and wait record)."""
     runs = []
-    for run_dir in list_run_dirs(store):
+    for run_dir in list_runs(store):
         try:
-            doc = read_run(run_dir)
+            manifest = run_dir.read()
         except (BadArgs, BadSession):
             continue
-        runs.append(observed(run_dir, doc) or doc)
+        runs.append(observed(run_dir, manifest) or manifest)
     return runs
 
 
@@ -207,20 +218,17 @@ def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
     """Abort a running council run or wave: SIGTERM to its process, which records `aborted`."""
     found = locate(store, task_id)
     if found.kind == "council-leg" and found.run_dir is not None:
-        run_id = read_run(found.run_dir).get("runId")
+        run_id = found.run_dir.read().run_id
         raise BadSession(f"'{task_id}' is a leg of council run {run_id}; abort the run instead",
                          hint=f"abort {run_id}, the run's id")
     run_dir = found.run_dir
     if run_dir is not None:
-        doc = run_status(run_dir)
-        if doc["status"] in TERMINAL_RUN:
-            return {"id": task_id, "alreadyTerminal": True, "status": doc["status"]}
-        pid = engine_pid(run_dir, doc)
-        state = RunState(run_dir, read_run(run_dir))
-        state.doc["status"] = "aborted"  # abort wins: the engine's later checkpoints keep it
-        state.doc["exitCode"] = 143
-        state.doc["abortRequestedAt"] = now_iso()
-        state.checkpoint()
+        snapshot = run_status(run_dir)
+        if snapshot.status in TERMINAL_RUN:
+            return {"id": task_id, "alreadyTerminal": True, "status": snapshot.status}
+        pid = run_dir.engine_pid(snapshot)
+        state = RunState(run_dir, run_dir.read())
+        state.abort(at=now_iso())  # abort wins: the engine's later checkpoints keep it
         return {"id": task_id, "aborted": True, "signalled": _terminate(pid)}
     if found.kind == "job" and found.manifest is not None:
         job = jobs.job_status(found.manifest)
@@ -228,11 +236,11 @@ def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
             return {"id": task_id, "alreadyTerminal": True, "status": job.get("status")}
         return {"id": task_id, "aborted": True, "signalled": _terminate(job.get("pid"))}
     wave = wave_or_leg_status(store, task_id)
-    if wave.get("type") != "wave":
-        raise BadSession(f"'{task_id}' is a leg; abort its wave ({wave.get('waveId')}) instead", hint="amicus abort WAVE_ID")
-    if wave["status"] in TERMINAL_WAVE:
-        return {"id": task_id, "alreadyTerminal": True, "status": wave["status"]}
-    return {"id": task_id, "aborted": True, "signalled": _terminate(wave.get("pid"))}
+    if not isinstance(wave, Wave):
+        raise BadSession(f"'{task_id}' is a leg; abort its wave ({wave.wave_id}) instead", hint="amicus abort WAVE_ID")
+    if wave.status in TERMINAL_WAVE:
+        return {"id": task_id, "alreadyTerminal": True, "status": wave.status}
+    return {"id": task_id, "aborted": True, "signalled": _terminate(wave.pid)}
 
 
 def _terminate(pid: Any) -> bool:
@@ -245,7 +253,19 @@ def _terminate(pid: Any) -> bool:
     return True
 
 
-async def wait(store: SessionStore, task_id: str, *, timeout_s: float, poll_s: float = 0.5) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Waited:
+    """What a wait saw last, and whether it gave up at its timeout."""
+
+    snapshot: Snapshot
+    timed_out: bool
+    waited_ms: int
+
+    def to_doc(self) -> dict[str, Any]:
+        return {**document(self.snapshot), "timedOut": self.timed_out, "waitedMs": self.waited_ms}
+
+
+async def wait(store: SessionStore, task_id: str, *, timeout_s: float, poll_s: float = 0.5) -> Waited:
     """Block until the run/wave/leg is terminal or `timeout_s` passes; the snapshot + timing."""
     started = time.monotonic()
     snapshot = status(store, task_id)
@@ -256,15 +276,15 @@ async def wait(store: SessionStore, task_id: str, *, timeout_s: float, poll_s: f
         await anyio.sleep(min(poll_s, left))
         snapshot = status(store, task_id)
     waited = int((time.monotonic() - started) * 1000)
-    return {**snapshot, "timedOut": not is_terminal(snapshot), "waitedMs": waited}
+    return Waited(snapshot, not is_terminal(snapshot), waited)
 
 
 # What `amicus wait` exits with: the outcome of what it waited on (README "Exit codes").
 WAIT_EXIT = {"complete": EXIT_OK, "partial": EXIT_DEGRADED}
 
 
-def wait_exit_code(snapshot: dict[str, Any]) -> int:
+def wait_exit_code(waited: Waited) -> int:
     """0 complete, 2 partial (degraded), 1 failed / crashed / aborted, 3 still running at the timeout."""
-    if snapshot.get("timedOut"):
+    if waited.timed_out:
         return EXIT_WAIT_TIMEOUT
-    return WAIT_EXIT.get(str(snapshot.get("status")), EXIT_ERROR)
+    return WAIT_EXIT.get(str(document(waited.snapshot).get("status")), EXIT_ERROR)

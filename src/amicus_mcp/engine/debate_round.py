@@ -28,6 +28,7 @@ from ..council.seats import seat_file_stem
 from ..council.tally import tally
 from .asking import Contract, Parsed, ask
 from .context import Row, RunContext
+from .run_dir import DEBATE, TALLY_PROVISIONAL
 
 DEBATE_STAGE = 3  # runStats order: after Stage 2's rows, before the chair's
 # Each debate answer's schema (for models held to one) and its document form.
@@ -71,7 +72,7 @@ class DebateRound:
             return self
 
         # The debate artifacts exist only for a round that ran (seed, "Debate mode").
-        ctx.write_json("tally-provisional.json", self.provisional)
+        ctx.write_json(TALLY_PROVISIONAL, self.provisional)
         await self.defense()
         if not any(t.disputers for t in self.targets if self.answer(t) in ("defended", "amended")):
             return self.finish(revote_judges=0)
@@ -85,7 +86,7 @@ class DebateRound:
         return self.outcome.responses.get(target.finding["id"], {}).get("action", "no-response")
 
     def set_outcome(self, outcome: str) -> None:
-        self.ctx.record("debate", {"enabled": True, "outcome": outcome})
+        self.ctx.state.set_debate({"enabled": True, "outcome": outcome})
         self.ctx.checkpoint()
 
     def skip_for_cost(self, when: str) -> None:
@@ -96,8 +97,8 @@ class DebateRound:
         self.final_record = tally(self.reassemble(self.base_input))
         summary = debate.summary(self.targets, self.outcome, self.provisional, self.final_record, revote_judges=revote_judges)
         summary["outcome"] = outcome
-        self.ctx.record("debate", summary)
-        self.ctx.write_json("debate.json", self.record(summary))
+        self.ctx.state.set_debate(summary)
+        self.ctx.write_json(DEBATE, self.record(summary))
         self.ctx.checkpoint()
         return self
 
@@ -127,7 +128,7 @@ class DebateRound:
         return target.finding.get("raiserSeat") or target.finding.get("raiser") or ""
 
     async def defense(self) -> None:
-        self.ctx.stage("debate-defense", "running", waveId=f"{self.ctx.run_id}-dr")
+        self.ctx.stage("debate-defense", "running", wave_id=f"{self.ctx.run_id}-dr")
         by_raiser: dict[str, list[debate.DebateTarget]] = {}
         for target in self.targets:
             seat = self.raiser_seat(target)
@@ -154,7 +155,7 @@ class DebateRound:
 
     async def revote(self) -> int:
         ctx = self.ctx
-        ctx.stage("debate-revote", "running", waveId=f"{ctx.run_id}-rv")
+        ctx.stage("debate-revote", "running", wave_id=f"{ctx.run_id}-rv")
         answered = {t.finding["id"]: t for t in self.targets if self.answer(t) in ("defended", "amended")}
         bundle = debate.revote_bundle(answered, self.outcome.responses)
         ctx.write("revote-bundle.md", bundle)

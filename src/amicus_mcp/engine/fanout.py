@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..documents.wave import Wave
 from ..providers.base import Message
 from ..providers.cost import plan_legs, preflight_estimate
 from ..providers.routing import ProviderRegistry
@@ -31,7 +32,7 @@ async def estimate(options: WaveOptions) -> dict[str, Any]:
 
 
 async def fanout(options: WaveOptions, *, briefing: str | None = None,
-                 registry: ProviderRegistry | None = None) -> tuple[dict[str, Any], int]:
+                 registry: ProviderRegistry | None = None) -> tuple[Wave, int]:
     """Run a wave; return (the final wave document, the process exit code). `briefing` is
     the wave directory's own copy when a worker runs a wave another front prepared."""
     if briefing is None:
@@ -68,4 +69,4 @@ async def fanout(options: WaveOptions, *, briefing: str | None = None,
             store.sweep(task_id)  # the wave is final: what an interrupted write left goes
     if signal_exit is not None or wave is None:
         return store.read_wave(plan.wave_id), signal_exit or 1
-    return wave, wave_exit_code(wave["status"])
+    return wave, wave_exit_code(wave.status)

@@ -28,13 +28,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..documents.legs import FinishedLeg, LaunchRecord
+from ..documents.run import InterruptedLeg, LegEntry
 from ..errors import AmicusError
 from ..fsio import atomic_write_json, read_json
 from ..providers.routing import Route
+from .run_dir import RunDir
 
-LEGS_DIR = "legs"
 FINISHED = ("complete", "error", "timeout")
-_FIELDS = ("status", "text", "usage", "resolvedModel", "durationMs", "error", "truncated", "startedAt", "completedAt")
 
 
 def leg_key(route: Route, *, seat_id: str | None, prompt: str, schema: dict[str, Any] | None,
@@ -52,10 +53,10 @@ def base_key(route: Route, *, seat_id: str | None, prompt: str, schema: dict[str
     return leg_key(route, seat_id=seat_id, prompt=prompt, schema=schema, max_tokens=max_tokens, ordinal=-1)
 
 
-def read_finished(run_dir: Path, key: str, *, damaged: Callable[[str], None] | None = None) -> dict[str, Any] | None:
+def read_finished(run_dir: RunDir, key: str, *, damaged: Callable[[str], None] | None = None) -> FinishedLeg | None:
     """The finished leg stored under `key`, or None (absent, unreadable or not finished). A file
     that is there but cannot be used is reported to `damaged` with why: that leg is sent again."""
-    path = run_dir / LEGS_DIR / f"{key}.json"
+    path = run_dir.legs_path / f"{key}.json"
     if not path.is_file():
         return None
     try:
@@ -66,7 +67,10 @@ def read_finished(run_dir: Path, key: str, *, damaged: Callable[[str], None] | N
         return _damaged(damaged, "it is not this leg's council-leg document")
     if doc.get("status") not in FINISHED:
         return _damaged(damaged, f"its status is {doc.get('status')!r}, not a finished leg's")
-    return doc
+    try:
+        return FinishedLeg.parse(doc, what="council-leg document")
+    except AmicusError as err:
+        return _damaged(damaged, err.message)
 
 
 def _damaged(report: Callable[[str], None] | None, why: str) -> None:
@@ -75,56 +79,49 @@ def _damaged(report: Callable[[str], None] | None, why: str) -> None:
     return None
 
 
-def write_finished(run_dir: Path, key: str, *, leg_id: str, stage: str, role: str, model: str,
-                   result: dict[str, Any]) -> None:
-    doc: dict[str, Any] = {"schemaVersion": 2, "type": "council-leg", "key": key, "legId": leg_id, "stage": stage,
-                           "role": role, "model": model}
-    doc.update({name: result.get(name) for name in _FIELDS})
-    doc["truncated"] = bool(doc["truncated"])
-    if isinstance(result.get("maxTokens"), int):
-        doc["maxTokens"] = result["maxTokens"]
-    atomic_write_json(run_dir / LEGS_DIR / f"{key}.json", doc)
+def write_finished(run_dir: RunDir, leg: FinishedLeg) -> None:
+    atomic_write_json(run_dir.legs_path / f"{leg.key}.json", leg.to_doc())
 
 
 LAUNCH_SUFFIX = ".launch"
 
 
-def write_launch(run_dir: Path, key: str, *, attempt: int, entry: dict[str, Any]) -> None:
+def write_launch(run_dir: RunDir, key: str, *, attempt: int, entry: LegEntry) -> None:
     """Record a launch (its run.json leg entry, with what it reserved) before it is sent."""
-    atomic_write_json(run_dir / LEGS_DIR / f"{key}.{attempt}{LAUNCH_SUFFIX}",
-                      {"key": key, **{k: entry[k] for k in _LAUNCH_FIELDS if k in entry}})
+    doc = entry.to_doc()
+    record = LaunchRecord.model_validate({"key": key, **{k: doc[k] for k in _LAUNCH_FIELDS if k in doc}})
+    atomic_write_json(run_dir.legs_path / f"{key}.{attempt}{LAUNCH_SUFFIX}", record.to_doc())
 
 
 _LAUNCH_FIELDS = ("id", "stage", "role", "model", "seat", "startedAt", "reserved")
 
 
-def lost_launches(run_dir: Path) -> list[dict[str, Any]]:
+def lost_launches(run_dir: RunDir) -> list[InterruptedLeg]:
     """Every launch of an earlier attempt whose answer that attempt never saved, oldest first."""
-    lost: list[tuple[str, dict[str, Any]]] = []
-    for path in sorted((run_dir / LEGS_DIR).glob(f"*{LAUNCH_SUFFIX}")):
+    lost: list[tuple[str, InterruptedLeg]] = []
+    for path in sorted(run_dir.legs_path.glob(f"*{LAUNCH_SUFFIX}")):
         try:
-            doc = read_json(path, what="leg launch record")
+            launch = LaunchRecord.parse(read_json(path, what="leg launch record"), what="leg launch record")
         except AmicusError:
             continue  # a torn record of a launch that may never have been sent: nothing to count
-        if not isinstance(doc, dict) or not isinstance(doc.get("key"), str):
-            continue
-        finished = read_finished(run_dir, doc["key"])
-        if finished is not None and (finished.get("legId"), finished.get("startedAt")) == (doc.get("id"), doc.get("startedAt")):
+        finished = read_finished(run_dir, launch.key)
+        if finished is not None and (finished.leg_id, finished.started_at) == (launch.id, launch.started_at):
             continue  # this launch's own answer
-        lost.append((str(doc.get("startedAt")), {k: doc[k] for k in _LAUNCH_FIELDS if k in doc}))
-    return [doc for _, doc in sorted(lost, key=lambda item: item[0])]
+        doc = launch.to_doc()
+        lost.append((str(launch.started_at), InterruptedLeg.model_validate({k: doc[k] for k in _LAUNCH_FIELDS if k in doc})))
+    return [leg for _, leg in sorted(lost, key=lambda item: item[0])]
 
 
-def finished_by_id(run_dir: Path, leg_id: str) -> dict[str, Any] | None:
+def finished_by_id(run_dir: RunDir, leg_id: str) -> FinishedLeg | None:
     """The finished leg a run recorded under the leg id `leg_id` (the last one, when a resumed
     run answered it again), or None. By id, not key, so it reads every file: for readers, never
     for the run itself."""
-    found: list[dict[str, Any]] = []
-    for path in sorted((run_dir / LEGS_DIR).glob("*.json")):
+    found: list[FinishedLeg] = []
+    for path in sorted(run_dir.legs_path.glob("*.json")):
         try:
             doc = read_json(path, what="finished leg")
+            if isinstance(doc, dict) and doc.get("type") == "council-leg" and doc.get("legId") == leg_id:
+                found.append(FinishedLeg.parse(doc, what="council-leg document"))
         except AmicusError:
             continue
-        if isinstance(doc, dict) and doc.get("type") == "council-leg" and doc.get("legId") == leg_id:
-            found.append(doc)
-    return max(found, key=lambda doc: str(doc.get("completedAt") or "")) if found else None
+    return max(found, key=lambda leg: leg.completed_at) if found else None

@@ -24,9 +24,8 @@ from pydantic.alias_generators import to_camel
 
 from ..errors import BadSession
 from ..fsio import atomic_write_json, read_json
+from .run_dir import OPTIONS as OPTIONS_FILE  # the run directory's layout is run_dir.py's
 
-OPTIONS_FILE = "options.json"
-BRIEFING_FILE = "briefing.md"  # beside it: the briefing as the run read it (a worker briefs off this copy)
 DEFAULT_TIMEOUT_MIN = 15.0
 
 

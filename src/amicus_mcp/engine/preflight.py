@@ -1,4 +1,5 @@
-"""Checks that run before any spend: the bench, the models, the keys, the cost gate, the prompt.
+"""Checks that run before any spend: the bench, the models, the keys, the cost gate, the prompt —
+and a council run's whole pre-flight, `prepare`, with the plan of its waves (limits.py).
 
 The prompt check includes the material itself: a briefing that holds a configured key's
 value or something shaped like a credential is refused (`SECRET_IN_MATERIAL`) before it can
@@ -12,23 +13,32 @@ the model catalog) is dropped with a reason rather than failing the run; an expl
 
 from __future__ import annotations
 
-import importlib.util
 import os
+import random
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import load_config
-from ..errors import AmicusError, BadArgs, BadModel, MissingKey, MissingPrompt, SecretInMaterial
+from ..errors import AmicusError, BadArgs, ClaudeReviewInvalid, MissingPrompt, SecretInMaterial
 from ..fsio import read_text
 from ..presets import show_council
 from ..providers.catalog import Catalog, load_catalog, read_cached_catalog, validate_models
 from ..providers.cost import check_cost_gate, cost_gate_threshold, route_pricing
-from ..providers.endpoints import OPENROUTER_KEY_ENV, provider_settings
-from ..providers.keys import get_key, set_key_hint
-from ..providers.routing import GATEWAY_MODES, GatewayMode, Route, has_provider_factory, resolve_model
+from ..providers.profiles import check_ready, traits
+from ..providers.routing import GATEWAY_MODES, GatewayMode, Route, resolve_model
+from .run_dir import RunDir
+
+if TYPE_CHECKING:
+    from ..council.seats import Seat
+    from ..documents.base import Document
+    from .limits import RunPlan
+    from .options import RunOptions
+    from .store import SessionStore
 
 DEFAULT_MAX_LEGS = 10
 
@@ -150,7 +160,7 @@ def route_bench(models: Sequence[str] | None, council: str | None, *, gateway: G
 
 async def read_catalog(routes: Sequence[Route], catalog: Catalog | None = None) -> Catalog:
     """The model catalog, fetched only when some route goes through OpenRouter."""
-    if catalog is None and any(r.kind == "gateway" for r in routes):
+    if catalog is None and any(traits(r).catalogued for r in routes):
         catalog = await load_catalog()
     return catalog if catalog is not None else Catalog()
 
@@ -271,7 +281,7 @@ async def preview_council(name: str, *, gateway: GatewayMode | None = None, offl
     doc = show_council(name)
     cfg: dict[str, Any] = load_config()
     resolvable, routes, unresolved = split_resolvable(doc["resolved"], gateway=gateway, cfg=cfg)
-    looked_up = any(r.kind == "gateway" for r in routes)  # as prepare_bench decides to fetch it
+    looked_up = any(traits(r).catalogued for r in routes)  # as prepare_bench decides to fetch it
     catalog = (read_cached_catalog() if offline else await load_catalog()) if looked_up else Catalog()
     kept, _, stale = split_catalogued(resolvable, routes, catalog)
     return {**doc, "resolved": kept, "dropped": [*doc["dropped"], *unresolved, *stale],
@@ -297,36 +307,201 @@ def catalog_check(catalog: Catalog, *, looked_up: bool, offline: bool) -> dict[s
     return {"checked": True, "state": catalog.state, "fetchedAt": fetched, "note": note}
 
 
-# --- can every route run? -----------------------------------------------------------------
+# --------------------------------------------------------------------------- a council run's pre-flight
 
-def check_ready(member: str, route: Route, cfg: dict[str, Any]) -> None:
-    """MissingKey for a route whose key is not set; the local model's own error when the
-    `local` extra or its model package is not installed. Cheap: nothing is imported."""
-    if has_provider_factory(route.provider):
-        return  # served by a registered factory, which answers for itself
-    if route.kind == "gateway" and not get_key(OPENROUTER_KEY_ENV):
-        raise missing_key(member, "runs through OpenRouter", OPENROUTER_KEY_ENV)
-    if route.kind == "server":
-        env_name = provider_settings(cfg, route.provider).get("apiKeyEnv")
-        if isinstance(env_name, str) and env_name and not get_key(env_name):
-            raise missing_key(member, f"runs on provider '{route.provider}'", env_name)
-    if route.kind == "embedded":
-        check_local_ready(member, route)
+DEFAULT_CHAIR = "deepseek"
+# Offline there is no independent model: a bench made only of the embedded model is chaired
+# by that same model under its explicit name, and the run says so.
+LOCAL_CHAIR = "local/gemma3-270m-q4_k_m"
+_LENS = re.compile(r"^[a-z0-9][a-z0-9-]{0,47}$")
 
 
-def missing_key(member: str, how: str, env_name: str) -> MissingKey:
-    return MissingKey(f"'{member}' {how}, which needs {env_name}, and {env_name} is not set",
-                      hint=set_key_hint(env_name))
+@dataclass
+class Prepared:
+    """Everything pre-flight established for a council run; nothing has been spent or written yet."""
+
+    options: RunOptions
+    run_id: str
+    run_dir: Path
+    store: SessionStore
+    briefing: str
+    seats: list[Seat]
+    routes: list[Route]
+    chair: str
+    chair_route: Route
+    dropped: list[dict[str, str]]
+    catalog: Catalog
+    timeout_s: float
+    claude_review: str | None = None  # the validated text of Claude's review
+    # run.json's records of where the briefing came from (`template`, `artifact`, `pack`), in order
+    records: dict[str, Document] = field(default_factory=dict)
+    plan: RunPlan | None = None  # the waves' windows and floors (limits.py); None: nothing planned
+
+    @property
+    def dir(self) -> RunDir:
+        return RunDir(self.run_dir)
+
+    @property
+    def lens_run(self) -> bool:
+        return any(seat["role"].startswith("lens:") for seat in self.seats)
+
+    @property
+    def offline_chair(self) -> bool:
+        """The chair runs on the embedded model, as the bench does: the verdict is not independent."""
+        return traits(self.chair_route).local and any(traits(route).local for route in self.routes)
+
+    def seat_route(self, seat_id: str) -> tuple[Seat, Route]:
+        for seat, route in zip(self.seats, self.routes):
+            if seat["id"] == seat_id:
+                return seat, route
+        raise KeyError(f"no bench seat '{seat_id}'")
 
 
-def check_local_ready(member: str, route: Route) -> None:
-    from ..providers.embedded import EXTRA_HINT, LocalModelUnavailable, LocalSettings, resolve_local_model
-    from ..providers.gguf_cache import MODEL_DISTRIBUTION, MODEL_PACKAGE
+async def prepare(options: RunOptions, *, briefing: str | None = None,
+                  records: dict[str, Document] | None = None) -> Prepared:
+    """Every check before any spend. A worker continuing a run another front prepared passes
+    the run directory's own `briefing` copy and the `records` (template, artifact, pack) the
+    front made of it: the caller's files may have changed since, and are not read again."""
+    from .briefing_inputs import apply_pack, blame_pack, is_template_file
+    from .defaults import apply_env_defaults
+    from .limits import check_ceiling, plan_run
+    from .options import DEFAULT_TIMEOUT_MIN
+    from .store import SessionStore, new_task_id, resolve_project
 
-    if importlib.util.find_spec("llama_cpp") is None:
-        raise LocalModelUnavailable(f"'{member}' runs on the embedded local model, which needs the 'local' extra "
-                                    "(llama-cpp-python), and it is not installed", hint=EXTRA_HINT)
-    ref = resolve_local_model(route.model, LocalSettings.from_config())
-    if ref.path is None and importlib.util.find_spec(MODEL_PACKAGE) is None:
-        raise BadModel(f"'{member}' runs on the bundled local model, and its package '{MODEL_DISTRIBUTION}' "
-                       "is not installed", hint=EXTRA_HINT)
+    options = apply_env_defaults(apply_pack(options))
+    options = options.model_copy(update={
+        "timeout_min": DEFAULT_TIMEOUT_MIN if options.timeout_min is None else options.timeout_min,
+        "debate": bool(options.debate)})
+    if options.template and is_template_file(options.template):  # the worker runs elsewhere
+        options = options.model_copy(update={"template": str(Path(options.template).expanduser().resolve())})
+    if briefing is None:
+        briefing, records = compose_or_read(options)
+    else:
+        briefing = check_material(briefing, what="the run's briefing", allow_secrets=options.allow_secrets)
+    with blame_pack(options, "gateway"):
+        gateway = check_gateway(options.gateway)
+    with blame_pack(options, "timeout_min"):
+        timeout_s = check_timeout_minutes(options.timeout_min)
+    if options.max_cost is not None and not options.max_cost > 0:
+        raise BadArgs(f"--max-cost must be a positive number of dollars, got {options.max_cost}", hint="e.g. --max-cost 2.00")
+    # The chair is held to every check a seat is (its key, the catalog, the cost gate), before
+    # anything is spent: a typo'd or over-priced chair never lets the run pay for two stages first.
+    cfg = load_config()
+    with blame_pack(options, "bench", "gateway"):
+        routed = route_bench(options.models, options.council, gateway=gateway, minimum=2, cfg=cfg)
+    chair = options.chair or (LOCAL_CHAIR if all(traits(r).local for r in routed.routes) else DEFAULT_CHAIR)
+    with blame_pack(options, "chair", "bench"), naming("--chair"):
+        chair_route = resolve_model(chair, gateway=gateway, cfg=cfg)
+        check_ready(chair, chair_route, cfg)
+    catalog = await read_catalog([*routed.routes, chair_route])
+    with blame_pack(options, "bench", "gateway"):
+        bench = price_bench(routed, catalog, minimum=2, cost_gate=options.cost_gate,
+                            validate=options.validate_models, cfg=cfg)
+    with blame_pack(options, "chair", "bench"), naming("--chair"):
+        check_listed([(chair, chair_route)], catalog, validate=options.validate_models,
+                     threshold=gate_threshold(options.cost_gate, cfg))
+    with blame_pack(options, "chair", "bench"):
+        bench_ids = {m for m in bench.models} | {r.canonical for r in bench.routes}
+        if chair in bench_ids or chair_route.canonical in bench_ids:
+            raise BadArgs(
+                f"the chair '{chair}' is also a bench seat",
+                hint="the chair must be independent of the bench: pick another --chair",
+            )
+    with blame_pack(options, "critic", "lenses", "bench"):
+        seats = seat_table(bench.models, critic=options.critic, lenses=options.lenses)
+    claude_review = read_claude_review(options.claude_review) if options.claude_review else None
+    if claude_review is not None:  # the bench reads it too: it is material like the briefing
+        claude_review = check_material(claude_review, what=f"Claude's review '{options.claude_review}'",
+                                       allow_secrets=options.allow_secrets)
+    # Room in every model's window and under the ceiling, for every wave, before anything is spent.
+    with blame_pack(options, "bench", "chair"):
+        plan = plan_run(briefing=briefing, date=datetime.now(timezone.utc).strftime("%Y-%m-%d"), seats=seats,
+                        routes=bench.routes, chair=chair, chair_route=chair_route, catalog=bench.catalog,
+                        claude_review=claude_review)
+    with blame_pack(options, "max_cost", "bench", "chair"):
+        check_ceiling(plan, options.max_cost)
+    store = SessionStore(resolve_project(options.project))
+    run_id = options.run_id or new_task_id()
+    store.task_dir(run_id)  # validates a caller-supplied id
+    run_dir = Path(options.out_dir or f"council-{run_id}").resolve()
+    check_run_dir(RunDir(run_dir), run_id)
+    return Prepared(
+        options=options, run_id=run_id, run_dir=run_dir, store=store, briefing=briefing,
+        seats=seats, routes=bench.routes, chair=chair, chair_route=chair_route,
+        dropped=bench.dropped, catalog=bench.catalog, timeout_s=timeout_s, claude_review=claude_review,
+        records=dict(records or {}), plan=plan,
+    )
+
+
+def compose_or_read(options: RunOptions) -> tuple[str, dict[str, Document]]:
+    """The briefing (from a template and its artifact, or the prompt file), checked for
+    secrets, and what run.json records of where it came from."""
+    from .briefing_inputs import check_briefing_source, compose_briefing
+    from .manifest import input_records
+
+    check_briefing_source(options)
+    raw: dict[str, Any] = {"pack": options.pack_record} if options.pack_record else {}
+    if not options.template:
+        return read_prompt_file(options.prompt_file, allow_secrets=options.allow_secrets), input_records(raw)
+    composed = compose_briefing(options)
+    raw.update(composed.records())
+    text = check_material(composed.text, what=f"the briefing composed from template '{options.template}'",
+                          allow_secrets=options.allow_secrets)
+    return text, input_records(raw)
+
+
+def seat_table(models: Sequence[str], *, critic: str | None, lenses: Sequence[str] | None) -> list[Seat]:
+    """The bench's seats with their roles: one critic seat, or one random lens per seat."""
+    from ..council.seats import build_seats
+
+    if critic and lenses:
+        raise BadArgs("--critic and --lenses cannot be combined", hint="pick one optional element for the bench's briefs")
+    roles = ["seat"] * len(models)
+    lens_of: list[str | None] = [None] * len(models)
+    if critic:
+        if critic not in models:
+            raise BadArgs(f"the critic '{critic}' is not a bench seat", hint=f"--critic must name one of: {', '.join(models)}")
+        roles[list(models).index(critic)] = "critic"  # the first seat of that alias
+    if lenses:
+        slugs = [lens.strip() for lens in lenses]
+        if len(slugs) != len(models):
+            raise BadArgs(f"--lenses has {len(slugs)} lens(es) for {len(models)} seats",
+                          hint="give exactly one distinct lens per seat")
+        bad = [lens for lens in slugs if not _LENS.match(lens)]
+        if bad or len(set(slugs)) != len(slugs):
+            raise BadArgs(f"lenses must be distinct lowercase slugs like security-architect; got {', '.join(slugs)}",
+                          hint="letters, digits and '-', at most 48 characters")
+        random.SystemRandom().shuffle(slugs)  # the lens↔seat assignment is random and private
+        roles = [f"lens:{lens}" for lens in slugs]
+        lens_of = list(slugs)
+    return build_seats(models, roles=roles, lenses=lens_of)
+
+
+def read_claude_review(path: str) -> str:
+    """Claude's own review, validated like any other — before anything is spent."""
+    from ..council.findings import validate_findings
+
+    try:
+        text = read_text(path, what="Claude's review file")
+    except AmicusError as err:
+        raise ClaudeReviewInvalid(err.message, hint=err.hint) from None
+    result = validate_findings(text)
+    if not result["ok"]:
+        problems = "; ".join(f"{e['code']}: {e['detail']}" for e in result["errors"][:3])
+        raise ClaudeReviewInvalid(f"Claude's review '{path}' is not a valid review: {problems}",
+                                  hint="end it with a ```json block {overall, findings[]}; check it with 'amicus council validate'")
+    return text
+
+
+def check_run_dir(run_dir: RunDir, run_id: str) -> None:
+    """A run directory is never reused: `--out-dir` may hold nothing, or this very run."""
+    if run_dir.path.exists() and not run_dir.path.is_dir():
+        raise BadArgs(f"--out-dir '{run_dir.path}' exists and is not a directory", hint="name a new folder")
+    if run_dir.manifest_path.exists():
+        try:
+            other: str | None = run_dir.read().run_id
+        except AmicusError:
+            other = None
+        if other != run_id:
+            raise BadArgs(f"--out-dir '{run_dir.path}' already holds another run ({other or 'unreadable run.json'})",
+                          hint="pick a new --out-dir; a run directory is never reused")

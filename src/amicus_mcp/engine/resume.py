@@ -19,14 +19,19 @@ legcache.py). The stages run again from the top; a finished leg answers at once 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from ..documents.run import Resume, RunManifest
 from ..errors import AmicusError, BadArgs
-from ..fsio import atomic_write_json, read_text
+from ..fsio import read_text
 from .options import RunOptions, read_options
-from .run_state import engine_alive, find_run, read_run
-from .store import SessionStore, now_iso
+from .run_dir import BRIEFING, RunDir
+from .run_state import engine_alive
+from .store import now_iso
+
+if TYPE_CHECKING:
+    from ..providers.routing import ProviderRegistry
+    from .preflight import Prepared
 
 RESUMABLE = ("error", "aborted")
 # Errors a run reaches on its own: resumed, it would reach them again from the same legs.
@@ -36,9 +41,7 @@ FINAL_ERRORS = {
     "COST_EXCEEDED": "it ended at its --max-cost ceiling; the spend already made still counts, so it would stop "
                      "there again",
 }
-REOPEN_DROPS = ("exitCode", "error", "completedAt", "abortRequestedAt", "pid")
-BRIEFING = "briefing.md"
-RECORDS = ("template", "artifact", "pack")  # run.json facts the front recorded of the run's inputs
+REOPEN_DROPS = ("exit_code", "error", "completed_at", "abort_requested_at", "pid")
 
 
 @dataclass(frozen=True)
@@ -51,12 +54,12 @@ class Verdict:
     hint: str = "the run stays as it is; to review again, start a new council run"  # when not resumable
 
 
-def find_resumable(run_dir: Path, doc: dict[str, Any]) -> Verdict:
-    """Whether `doc` (the run's run.json) names a run `council resume` may continue."""
-    status = str(doc.get("status"))
+def find_resumable(run_dir: RunDir, manifest: RunManifest) -> Verdict:
+    """Whether `manifest` (the run's run.json) names a run `council resume` may continue."""
+    status = manifest.status
     if status == "running":
-        if engine_alive(run_dir, doc):
-            run_id = doc.get("runId")
+        if engine_alive(run_dir, manifest):
+            run_id = manifest.run_id
             return Verdict(False, "it is still running", status,
                            hint=f"wait for it to finish (amicus wait {run_id}, or amicus_wait over MCP), or stop it "
                                 f"(amicus abort {run_id}) and resume it after")
@@ -65,120 +68,110 @@ def find_resumable(run_dir: Path, doc: dict[str, Any]) -> Verdict:
         return Verdict(False, f"it finished ({status}); a finished run is not resumed — start a new one", status)
     if status not in RESUMABLE:
         return Verdict(False, f"its status is '{status}'", status)
-    code = (doc.get("error") or {}).get("code") if isinstance(doc.get("error"), dict) else None
+    code = manifest.error.code if manifest.error is not None else None
     if status == "error" and code in FINAL_ERRORS:
         return Verdict(False, FINAL_ERRORS[code], status)
-    if not doc.get("briefingSha256") or not doc.get("optionsSha256"):
+    if not manifest.briefing_sha256 or not manifest.options_sha256:
         return Verdict(False, "it predates resumable runs (its run.json records no input hashes)", status)
     return Verdict(True, "it crashed" if status == "error" else "it was aborted", status)
 
 
-def resume_command(run_dir: Path) -> str:
+def resume_command(run_dir: RunDir) -> str:
     """The command that resumes the run, runnable from any directory (it names the run dir)."""
     import shlex
 
-    return f"amicus council resume {shlex.quote(str(run_dir))}"
-
-
-def locate(store: SessionStore, target: str) -> Path:
-    """A run directory from a run id (its pointer in the project) or a directory path."""
-    run_dir = find_run(store, target)
-    if run_dir is None:
-        raise BadArgs(f"no council run '{target}' in {store.root} and no run directory there",
-                      hint="pass the run id (amicus list) with the project it ran in, or its run directory")
-    return run_dir
+    return f"amicus council resume {shlex.quote(str(run_dir.path))}"
 
 
 @dataclass(frozen=True)
 class Resumable:
-    run_dir: Path
-    doc: dict[str, Any]  # run.json as found
+    run_dir: RunDir
+    manifest: RunManifest  # run.json as found
     status: str
     options: RunOptions
     briefing: str
 
 
-def check_resumable(run_dir: Path, *, reopened: bool = False) -> Resumable:
+def check_resumable(run_dir: RunDir, *, reopened: bool = False) -> Resumable:
     """Everything a resume checks before anything is sent. `reopened`: a front already checked
     the run and reopened it for a worker (run.json says `running` with the worker's pid)."""
-    doc = read_run(run_dir)
-    run_id = str(doc.get("runId"))
+    from .manifest import options_sha256, sha256_text
+
+    manifest = run_dir.read()
+    run_id = manifest.run_id
     if not reopened:
-        verdict = find_resumable(run_dir, doc)
+        verdict = find_resumable(run_dir, manifest)
         if not verdict.resumable:
             raise BadArgs(f"council run {run_id} cannot be resumed: {verdict.reason}", hint=verdict.hint)
         status = verdict.status
-    elif isinstance(doc.get("resumes"), list) and doc["resumes"] and isinstance(doc["resumes"][-1], dict):
-        status = str(doc["resumes"][-1].get("fromStatus"))
+    elif manifest.resumes:
+        status = manifest.resumes[-1].from_status
     else:
         raise BadArgs(f"council run {run_id} was not reopened for a resume",
                       hint="resume it with 'amicus council resume' or amicus_council_resume")
     try:
-        options = read_options(run_dir)
+        options = read_options(run_dir.path)
     except AmicusError as err:
         raise BadArgs(f"council run {run_id} cannot be resumed: {err.message}",
                       hint="its options.json was edited or damaged; start a new run") from None
     if not isinstance(options, RunOptions):
         raise BadArgs(f"council run {run_id} cannot be resumed: its options.json is not a council run's",
                       hint="start a new run")
-    from .council_run import options_sha256, sha256_text
-
-    if options_sha256(options) != doc.get("optionsSha256"):
+    if options_sha256(options) != manifest.options_sha256:
         raise BadArgs(f"council run {run_id} cannot be resumed: its options.json changed since the run started",
                       hint="reusing its answers with other options would mix two runs; start a new run")
     briefing = read_text(run_dir / BRIEFING, what="the run's briefing copy")
-    if sha256_text(briefing) != doc.get("briefingSha256"):
+    if sha256_text(briefing) != manifest.briefing_sha256:
         raise BadArgs(f"council run {run_id} cannot be resumed: its briefing.md changed since the run started",
                       hint="the reviews already paid for are of the old briefing; start a new run for the new one")
-    return Resumable(run_dir, doc, status, options, briefing)
+    return Resumable(run_dir, manifest, status, options, briefing)
 
 
-def stopped_stage(doc: dict[str, Any]) -> str | None:
+def stopped_stage(manifest: RunManifest) -> str | None:
     """The stage the earlier attempt stopped in: the last one that did not complete, else the last."""
-    stages = [s for s in doc.get("stages") or [] if isinstance(s, dict)]
-    open_ = [s["name"] for s in stages if s.get("status") not in ("complete", "skipped")]
+    open_ = [s.name for s in manifest.stages if s.status not in ("complete", "skipped")]
     if open_:
-        return str(open_[-1])
-    return str(stages[-1]["name"]) if stages else None
+        return open_[-1]
+    return manifest.stages[-1].name if manifest.stages else None
 
 
-def reopen(target: Resumable, *, pid: int | None) -> dict[str, Any]:
+def reopen(target: Resumable, *, pid: int | None) -> RunManifest:
     """run.json `running` again, with this attempt's `resumes` entry (written at once, so an
     abort-wins check never mistakes the old `aborted` for a new abort)."""
-    doc = {k: v for k, v in target.doc.items() if k not in REOPEN_DROPS}
-    doc["status"] = "running"
-    doc["resumes"] = [*(target.doc.get("resumes") or []),
-                      {"at": now_iso(), "fromStatus": target.status, "stage": stopped_stage(target.doc),
-                       "legsReused": 0}]
+    manifest = target.manifest.copy_doc()
+    manifest.drop(*REOPEN_DROPS)
+    manifest.status = "running"
+    manifest.add("resumes", Resume(at=now_iso(), from_status=target.status, stage=stopped_stage(target.manifest),  # type: ignore[arg-type]
+                                   legs_reused=0))
     if pid is not None:
-        doc["pid"] = pid
-    atomic_write_json(target.run_dir / "run.json", doc)
-    return doc
+        manifest.pid = pid
+    target.run_dir.write(manifest, compact=False)
+    return manifest
 
 
-async def prepare_resume(target: Resumable) -> Any:
+async def prepare_resume(target: Resumable) -> Prepared:
     """Pre-flight over the run's own inputs (the bench must still resolve), with the seats
     the first attempt drew (a lens assignment is random) and Claude's review unchanged."""
-    from .council_run import prepare, sha256_text
+    from .manifest import records_of, sha256_text
+    from .preflight import prepare
 
-    doc = target.doc
-    options = target.options.model_copy(update={"run_id": doc["runId"], "out_dir": str(target.run_dir)})
-    records = {key: doc[key] for key in RECORDS if key in doc}
-    prep = await prepare(options, briefing=target.briefing, records=records)
-    seats = doc.get("seats")
-    if not isinstance(seats, list) or [s.get("alias") for s in seats] != [s["alias"] for s in prep.seats]:
-        raise BadArgs(f"council run {doc['runId']} cannot be resumed: its bench no longer matches run.json's seats",
+    manifest = target.manifest
+    options = target.options.model_copy(update={"run_id": manifest.run_id, "out_dir": str(target.run_dir.path)})
+    prep = await prepare(options, briefing=target.briefing, records=records_of(manifest))
+    seats = manifest.seats or []
+    if [s.alias for s in seats] != [s["alias"] for s in prep.seats]:
+        raise BadArgs(f"council run {manifest.run_id} cannot be resumed: its bench no longer matches run.json's seats",
                       hint="start a new run")
-    prep.seats = seats
-    recorded = doc.get("claudeReviewSha256")
+    prep.seats = [seat.to_doc() for seat in seats]  # type: ignore[misc]
     now = sha256_text(prep.claude_review) if prep.claude_review is not None else None
-    if recorded != now:
-        raise BadArgs(f"council run {doc['runId']} cannot be resumed: Claude's review file changed since the run started",
+    if manifest.claude_review_sha256 != now:
+        raise BadArgs(f"council run {manifest.run_id} cannot be resumed: Claude's review file changed since the run started",
                       hint="the bench already judged the old review; start a new run for the new one")
     return prep
 
 
-async def resume_council(run_dir: Path, *, reopened: bool = False, registry: Any = None) -> tuple[dict[str, Any], int]:
+async def resume_council(run_dir: RunDir, *, reopened: bool = False,
+                         registry: ProviderRegistry | None = None) -> tuple[RunManifest, int]:
     """Check, reopen and run a resumable run to its end, in this process."""
     import os
 
@@ -186,5 +179,5 @@ async def resume_council(run_dir: Path, *, reopened: bool = False, registry: Any
 
     target = check_resumable(run_dir, reopened=reopened)
     prep = await prepare_resume(target)
-    doc = target.doc if reopened else reopen(target, pid=os.getpid())
-    return await run_prepared(prep, registry=registry, resumed=doc)
+    manifest = target.manifest if reopened else reopen(target, pid=os.getpid())
+    return await run_prepared(prep, registry=registry, resumed=manifest)

@@ -20,11 +20,10 @@ from typing import Any, Literal
 
 from ..errors import AmicusError
 from ..fsio import read_json
-from .run_state import run_dir_near
+from .run_dir import REPORT, TALLY, VERDICT, run_dir_near
 
-VERDICT = "verdict.json"
-TALLY = "tally.json"
-REPORT = "report.html"
+__all__ = ["REPORT", "TALLY", "VERDICT", "previous_verdict", "record_run_id", "render_verdict", "report_target",
+           "run_record"]
 
 
 def run_record(verdict_path: Path, verdict: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -1,213 +1,266 @@
-"""`run.json`: the council run's manifest, checkpointed atomically after every step.
+"""`run.json`'s one writer: the run-state owner, checkpointing the manifest atomically.
+
+The stages and the leg runner never touch the manifest (documents/run.py) themselves; they ask
+the `RunState` to record what happened — a stage starting or ending, a leg launched or settled,
+a degrade, a refusal, a chair attempt — and it decides when run.json is written:
+
+    checkpoint()   now: at stage boundaries and whenever a leg ends (nothing finished is ever
+                   only in memory) — except while a resumed run replays its finished legs
+    note()         soon: a burst of launches is written once, COALESCE_S after the first
+                   (`keep_saved` runs beside the stages to do it)
 
 A kill at any moment leaves a readable, honest manifest. Once a run is `aborted` it stays
-aborted (abort wins over any later write), with exit code 130/143.
+aborted (abort wins over any later write), with exit code 130/143. A reader that finds the
+engine dead sees the manifest as `observed` makes it, and the engine's own readers write that
+back (`control.observe_run`).
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
-from ..errors import AmicusError, BadArgs, BadSession
-from ..fsio import atomic_write_json, read_json, sweep_temp_files
-from .store import SessionStore, now_iso, pid_alive
+import anyio
+
+from ..documents.run import (BudgetRefusal, ChairAttempt, Conformance, DebateSummary, Degrade, ErrorRecord,
+                             LegEntry, RunManifest, RunUsage, Stage)
+from ..documents.usage import LegUsage
+from ..fsio import sweep_temp_files
+from .run_dir import RunDir
+from .store import now_iso, pid_alive
 
 EXIT_STATUS = {0: "complete", 1: "error", 2: "partial", 130: "aborted", 143: "aborted"}
 STAGE_ORDER = ("stage1", "stage2", "tally", "chair", "verdict")
 ENGINE_DIED = "Council engine process exited unexpectedly"
 LEG_DIED = ("the council engine died while this leg was in flight (the provider may still have answered "
             "and billed it)")
-
-
-def legs_progress(doc: dict[str, Any]) -> tuple[int, int]:
-    """(legs finished, legs in the plan) for a run.json: the plan is `legsPlanned`, or the
-    legs launched when repairs and retries took it past the plan (or an older run has none)."""
-    legs = [leg for leg in doc.get("legs") or [] if isinstance(leg, dict)]
-    planned = doc.get("legsPlanned")
-    planned = planned if isinstance(planned, int) and not isinstance(planned, bool) else 0
-    done = sum(1 for leg in legs if leg.get("status") != "running")
-    return done, max(planned, len(legs))
+# run.json is written at once at stage boundaries and whenever a leg ends; a burst of leg
+# launches is written once, this long after the first.
+COALESCE_S = 0.2
 
 
 class RunState:
-    def __init__(self, run_dir: Path, doc: dict[str, Any]):
+    def __init__(self, run_dir: RunDir, manifest: RunManifest):
         self.run_dir = run_dir
-        self.doc = doc
+        self.manifest = manifest
+        # A resumed run first replays its finished legs from disk, in a burst: until it sends a
+        # request, run.json writes are deferred (COALESCE_S), so no reader sees the attempt half
+        # replayed ("0/3 legs") — the reopened run.json stands until the replay has caught up.
+        self.replaying = False
+        self._unsaved = False  # run.json is behind the manifest
+        self._wake: anyio.Event | None = None  # set when a change waits to be written
 
-    @property
-    def path(self) -> Path:
-        return self.run_dir / "run.json"
+    # -- when run.json is written ------------------------------------------------------------
 
     def checkpoint(self) -> None:
-        """Write run.json now. While the run is going the document is written compact (a
-        checkpoint is on the run's hot path, and the indenting encoder is pure Python, ~8× the
-        cost); the final write, and any a reader is left with, is the indented one."""
-        on_disk = _read_if_present(self.path)
-        if on_disk is not None and on_disk.get("status") == "aborted":
-            if self.doc.get("status") != "aborted":
-                # Someone (an abort from another process) got there first: keep their verdict.
-                self.doc["status"] = "aborted"
-                self.doc["exitCode"] = on_disk.get("exitCode", 143)
-            if "abortRequestedAt" in on_disk:  # ... and their record of when it was asked for
-                self.doc.setdefault("abortRequestedAt", on_disk["abortRequestedAt"])
-        running = self.doc.get("status") == "running"
-        atomic_write_json(self.path, self.doc, indent=None if running else 2)
+        if self.replaying:
+            self._defer()  # mid-replay: written once caught up, never half-replayed
+            return
+        self.save()
 
-    def stage(self, name: str, status: str, *, save: bool = True, **extra: Any) -> None:
-        stages = self.doc["stages"]
-        entry = next((s for s in stages if s["name"] == name), None)
-        if entry is None:
-            entry = {"name": name, "status": status, "startedAt": now_iso()}
-            stages.append(entry)
-        entry["status"] = status
-        if status != "running":
-            entry["completedAt"] = now_iso()
-        entry.update(extra)
-        if save:
+    def save(self) -> None:
+        """Write run.json now — keeping an abort another process recorded (abort wins)."""
+        self._unsaved = False
+        manifest = self.manifest
+        on_disk = self.run_dir.peek()
+        if on_disk is not None and on_disk.get("status") == "aborted":
+            if manifest.status != "aborted":  # someone (an abort from another process) got there first
+                manifest.status = "aborted"
+                manifest.exit_code = on_disk.get("exitCode", 143)
+            if "abortRequestedAt" in on_disk and not manifest.has("abort_requested_at"):
+                manifest.abort_requested_at = on_disk["abortRequestedAt"]  # ... and their record of when
+        self.run_dir.write(manifest)
+
+    def _defer(self) -> None:
+        self._unsaved = True
+        if self._wake is not None:
+            self._wake.set()
+
+    def caught_up(self) -> None:
+        """A resumed run is about to send its first request: its replay of finished legs is over
+        (the wave's other legs replay in the same instant, so run.json is written a moment on)."""
+        self.replaying = False
+
+    def note(self) -> None:
+        """A change run.json should show soon, not this instant (see COALESCE_S)."""
+        if self._wake is not None:
+            self._defer()
+        else:  # no writer is running (a run driven without `keep_saved`): write now
             self.checkpoint()
 
+    async def keep_saved(self) -> None:
+        """Write what `note()` deferred, at most COALESCE_S after it; runs beside the stages."""
+        while True:
+            self._wake = anyio.Event()
+            await self._wake.wait()
+            await anyio.sleep(COALESCE_S)
+            if self._unsaved:
+                self.save()
+
+    # -- what the stages record --------------------------------------------------------------
+
+    def open(self, *, pid: int, created_at: str) -> None:
+        """This process is the run's engine, and `created_at` the clock its prompts are dated by."""
+        self.manifest.pid = pid
+        self.manifest.created_at = created_at
+
+    def stage(self, name: str, status: str, **extra: Any) -> None:
+        """Mark a stage running / complete / skipped / error (extra: wave_id, judges, model,
+        reason), and checkpoint."""
+        entry = self.manifest.stage_named(name)
+        if entry is None:
+            entry = Stage(name=name, status=status, started_at=now_iso())  # type: ignore[arg-type]
+            self.manifest.stages.append(entry)
+        entry.status = status  # type: ignore[assignment]
+        if status != "running":
+            entry.completed_at = now_iso()
+        for key, value in extra.items():
+            setattr(entry, key, value)
+        self.checkpoint()
+
+    def plan(self, legs: int) -> None:
+        """`legsPlanned` is the legs launched so far plus `legs` more about to launch, never
+        less than before (repairs are counted as they launch)."""
+        manifest = self.manifest
+        manifest.legs_planned = max(manifest.legs_planned or 0, len(manifest.legs) + legs)
+        self.note()
+
     def degrade(self, channel: str, what: str, why: str) -> None:
-        self.doc.setdefault("degrades", []).append({"kind": "degrade", "channel": channel, "what": what, "why": why})
+        self.manifest.add("degrades", Degrade(kind="degrade", channel=channel, what=what, why=why))
+
+    def refuse(self, leg_id: str, model: str, stage: str) -> None:
+        self.manifest.add("budget_refusals", BudgetRefusal(wave_id=leg_id, models=[model], reason="max-cost",
+                                                           stage=stage, at=now_iso()))  # type: ignore[arg-type]
+
+    def set_label_map(self, label_map: dict[str, str]) -> None:
+        self.manifest.label_map = dict(label_map)
+        self.checkpoint()
+
+    def chair_attempt(self, attempt: ChairAttempt) -> None:
+        self.manifest.add("chair_attempts", attempt)
+        self.checkpoint()
+
+    def chair_delivered(self, alias: str, conformance: Conformance) -> None:
+        self.manifest.chair = alias
+        self.manifest.chair_conformance = conformance
+
+    def set_debate(self, summary: dict[str, Any]) -> None:
+        self.manifest.debate = DebateSummary.model_validate(summary)
+
+    def set_usage(self, usage: dict[str, Any]) -> None:
+        self.manifest.usage = RunUsage.model_validate(usage)
+
+    # -- legs (the leg runner's records) -----------------------------------------------------
+
+    def launch(self, entry: LegEntry) -> None:
+        """A leg about to be sent (or, not sent, recorded as it ended)."""
+        self.manifest.legs.append(entry)
+
+    def settle(self, entry: LegEntry, *, status: str, completed_at: str | None, duration_ms: int | None,
+               usage: LegUsage | None, resolved_model: str | None = None, error: ErrorRecord | None = None,
+               truncated: bool = False) -> None:
+        """A launched leg's outcome; the served model, an error and a truncation when there is one."""
+        entry.status = status  # type: ignore[assignment]
+        entry.completed_at = completed_at
+        entry.duration_ms = duration_ms
+        entry.usage = usage
+        if resolved_model:
+            entry.resolved_model = resolved_model
+        if error is not None:
+            entry.error = error
+        if truncated:
+            entry.truncated = True
+
+    def abandon(self, entry: LegEntry) -> None:
+        """A launched leg whose run was cancelled (a signal, an abort) while it was in flight."""
+        entry.status = "aborted"
+
+    def reuse(self, entry: LegEntry) -> None:
+        """A leg an earlier attempt of this run finished, recorded again; this attempt's
+        `resumes` entry counts it."""
+        self.manifest.legs.append(entry)
+        if self.manifest.resumes:
+            self.manifest.resumes[-1].legs_reused += 1
+
+    @property
+    def attempt(self) -> int:
+        """This attempt's number: 0 for the first, then one more per resume."""
+        return len(self.manifest.resumes)
+
+    def served_models(self, stage: str) -> set[str]:
+        """The executables that actually served a stage's legs (resolved ids)."""
+        return {leg.resolved_model for leg in self.manifest.legs if leg.stage == stage and leg.resolved_model}
+
+    def refusals(self, stage: str) -> list[BudgetRefusal]:
+        return [r for r in self.manifest.budget_refusals if r.stage == stage]
+
+    def abort(self, *, at: str) -> None:
+        """An abort asked for from outside the engine (it wins over the engine's later writes)."""
+        self.manifest.status = "aborted"
+        self.manifest.exit_code = 143
+        self.manifest.abort_requested_at = at
+        self.save()
+
+    # -- the end -----------------------------------------------------------------------------
+
+    def finish(self, *, judged: bool, tier_counts: dict[str, int], overall_verdict: str | None,
+               notices: Sequence[str]) -> None:
+        manifest = self.manifest
+        manifest.judged = judged
+        manifest.tier_counts = dict(tier_counts)
+        manifest.overall_verdict = overall_verdict  # type: ignore[assignment]
+        if notices:
+            manifest.notices = list(notices)
 
     def finalize(self, exit_code: int, *, error: dict[str, str] | None = None) -> None:
-        self.doc["exitCode"] = exit_code
-        self.doc["status"] = EXIT_STATUS.get(exit_code, "partial")
-        self.doc["completedAt"] = now_iso()
+        manifest = self.manifest
+        manifest.exit_code = exit_code  # type: ignore[assignment]
+        manifest.status = EXIT_STATUS.get(exit_code, "partial")  # type: ignore[assignment]
+        manifest.completed_at = now_iso()
         if error is not None:
-            self.doc["error"] = error
-        for stage in self.doc["stages"]:
-            if stage["status"] == "running":
-                stage["status"] = "aborted" if self.doc["status"] == "aborted" else "error"
-                stage["completedAt"] = now_iso()
-        self.checkpoint()
+            manifest.error = ErrorRecord.model_validate(error)
+        for stage in manifest.stages:
+            if stage.status == "running":
+                stage.status = "aborted" if manifest.status == "aborted" else "error"
+                stage.completed_at = now_iso()
+        self.save()
         # Final (by the engine, or by a reader that found its engine dead): what a killed
         # write left behind goes now, since nothing will ever rename it into place.
-        sweep_temp_files(self.run_dir)
+        sweep_temp_files(self.run_dir.path)
 
 
 # --- liveness: the one check every reader of a run goes through -------------------------
 
-def engine_alive(run_dir: Path, doc: dict[str, Any]) -> bool:
-    return pid_alive(engine_pid(run_dir, doc))
+def engine_alive(run_dir: RunDir, manifest: RunManifest) -> bool:
+    return pid_alive(run_dir.engine_pid(manifest))
 
 
-def observed(run_dir: Path, doc: dict[str, Any]) -> dict[str, Any] | None:
-    """run.json as a reader must see it, when the file no longer tells the truth; else None.
+def observed(run_dir: RunDir, manifest: RunManifest) -> RunManifest | None:
+    """The manifest as a reader must see it, when the file no longer tells the truth; else None.
 
     A run marked `running` whose engine process is gone ended in error, and a leg still marked
     `running` once the engine is gone is `crashed` (its request died with the process). Every
     reader (CLI status / list / wait, the MCP tools, the workspace) asks here; the engine's
     readers write the answer back (`control.observe_run`), the workspace only shows it."""
-    running = doc.get("status") == "running"
-    legs = [leg for leg in doc.get("legs") or [] if isinstance(leg, dict)]
-    if not running and not any(leg.get("status") == "running" for leg in legs):
+    running = manifest.status == "running"
+    if not running and not any(leg.status == "running" for leg in manifest.legs):
         return None
-    if engine_alive(run_dir, doc):
+    if engine_alive(run_dir, manifest):
         return None
     at = now_iso()
-    view = {**doc, "legs": [_crashed(leg) if leg.get("status") == "running" else leg for leg in legs]}
+    view = manifest.copy_doc()
+    for leg in view.legs:
+        if leg.status == "running":
+            leg.status = "crashed"
+            leg.completed_at = None
+            leg.error = ErrorRecord(code="CRASHED", message=LEG_DIED)
     if running:
-        view.update(status="error", exitCode=1, completedAt=at, error={"code": "INTERNAL", "message": ENGINE_DIED})
-        view["stages"] = [{**s, "status": "error", "completedAt": at} if isinstance(s, dict) and s.get("status") == "running"
-                          else s for s in doc.get("stages") or []]
+        view.status = "error"
+        view.exit_code = 1
+        view.completed_at = at
+        view.error = ErrorRecord(code="INTERNAL", message=ENGINE_DIED)
+        for stage in view.stages:
+            if stage.status == "running":
+                stage.status = "error"
+                stage.completed_at = at
     return view
-
-
-def _crashed(leg: dict[str, Any]) -> dict[str, Any]:
-    return {**leg, "status": "crashed", "completedAt": None, "error": {"code": "CRASHED", "message": LEG_DIED}}
-
-
-def _read_if_present(path: Path) -> dict[str, Any] | None:
-    try:
-        doc = read_json(path, what="run manifest")
-    except BadArgs:
-        return None
-    return doc if isinstance(doc, dict) else None
-
-
-# --- finding runs by id: pointer files in the project's sessions dir -----------------------
-
-def pointer_path(store: SessionStore, run_id: str) -> Path:
-    return store.root / f"council-{run_id.removeprefix('council-')}.json"
-
-
-def write_pointer(store: SessionStore, run_id: str, run_dir: Path) -> None:
-    store.task_dir(run_id)  # validates the id
-    atomic_write_json(pointer_path(store, run_id), {"runId": run_id, "runDir": str(run_dir)})
-
-
-def find_run_dir(store: SessionStore, run_id: str) -> Path | None:
-    path = pointer_path(store, run_id)
-    if not path.exists():
-        return None
-    doc = read_json(path, what="run pointer")
-    run_dir = Path(doc.get("runDir", "")) if isinstance(doc, dict) else None
-    if run_dir is None or not (run_dir / "run.json").exists():
-        return None
-    return run_dir
-
-
-def find_run(store: SessionStore, target: str) -> Path | None:
-    """The run directory `target` names: a run id whose pointer is in the project, else a
-    directory holding a run.json; None when it names no council run (a wave, a leg, nothing)."""
-    try:
-        run_dir = find_run_dir(store, target)
-    except AmicusError:  # not an id at all: it can still be a directory
-        run_dir = None
-    if run_dir is not None:
-        return run_dir
-    path = Path(target).expanduser()
-    return path.resolve() if (path / "run.json").is_file() else None
-
-
-def run_dir_near(run_id: Any, *near: Path) -> Path | None:
-    """The first of the directories `near` that is run `run_id`'s directory (its run.json is
-    that run's manifest), e.g. the folder a verdict or a tally record was read from."""
-    for folder in near:
-        try:
-            doc = read_run(folder) if (folder / "run.json").is_file() else None
-        except AmicusError:
-            doc = None
-        if doc is not None and doc.get("runId") == run_id:
-            return folder
-    return None
-
-
-def read_run(run_dir: Path) -> dict[str, Any]:
-    doc = read_json(run_dir / "run.json", what="run manifest")
-    if not isinstance(doc, dict) or doc.get("type") != "council-run":
-        raise BadSession(f"'{run_dir / 'run.json'}' is not a council-run manifest", hint="the file may have been edited by hand")
-    return doc
-
-
-def list_run_dirs(store: SessionStore) -> list[Path]:
-    """Every run directory the project's pointer files name (and that still holds a run.json)."""
-    if not store.root.is_dir():
-        return []
-    dirs = []
-    for pointer in sorted(store.root.glob("council-*.json")):
-        try:
-            run_dir = find_run_dir(store, pointer.stem.removeprefix("council-"))
-        except AmicusError:
-            continue
-        if run_dir is not None:
-            dirs.append(run_dir)
-    return dirs
-
-
-def engine_pid(run_dir: Path, doc: dict[str, Any]) -> int | None:
-    """run.json's pid, else the MCP handler's spawn.pid."""
-    if isinstance(doc.get("pid"), int):
-        return doc["pid"]
-    spawn = run_dir / "spawn.pid"
-    try:
-        text = spawn.read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
-
-
-def current_pid() -> int:
-    return os.getpid()

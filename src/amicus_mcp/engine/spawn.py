@@ -35,17 +35,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadArgs, InternalError, MissingPrompt
-from ..fsio import atomic_write_json, atomic_write_text
 from .options import WaveOptions, write_options
-from .run_state import read_run, write_pointer
+from .run_dir import ENGINE_LOG, RunDir, write_pointer
 from .store import SessionStore, new_task_id, now_iso
 
 if TYPE_CHECKING:  # the engine proper is imported by whoever prepared the run
-    from .context import Prepared
+    from ..documents.run import RunManifest
+    from .preflight import Prepared
     from .resume import Resumable
-
-ENGINE_LOG = "engine.log"
-SPAWN_PID = "spawn.pid"
 
 
 def cli_argv(*args: str) -> list[str]:
@@ -97,21 +94,21 @@ class StartedRun:
 
 
 def start_council_run(prep: Prepared) -> StartedRun:
-    """Start a prepared council run (`council_run.prepare`'s result) as a detached worker."""
-    from .council_run import write_inputs
+    """Start a prepared council run (`preflight.prepare`'s result) as a detached worker."""
+    from .manifest import write_inputs
 
-    run_dir: Path = prep.run_dir
+    run_dir = prep.dir
     write_inputs(prep)
-    atomic_write_json(run_dir / "run.json", seed_manifest(prep))
+    run_dir.write(seed_manifest(prep), compact=False)
     try:
-        pid = spawn_detached(worker_argv(run_dir), cwd=prep.store.project, log_path=run_dir / ENGINE_LOG)
+        pid = spawn_detached(worker_argv(run_dir.path), cwd=prep.store.project, log_path=run_dir / ENGINE_LOG)
     except OSError as exc:
         _record_spawn_failure(prep, exc)
         raise InternalError(f"could not start the council engine: {exc.strerror or exc}",
-                            hint=f"the run directory {run_dir} records the failure; check the Python environment") from None
-    atomic_write_text(run_dir / SPAWN_PID, f"{pid}\n")
+                            hint=f"the run directory {run_dir.path} records the failure; check the Python environment") from None
+    run_dir.write_spawn_pid(pid)
     write_pointer(prep.store, prep.run_id, run_dir)
-    return StartedRun(prep.run_id, run_dir, pid, list(prep.dropped))
+    return StartedRun(prep.run_id, run_dir.path, pid, list(prep.dropped))
 
 
 def start_resumed_run(target: Resumable, prep: Prepared) -> StartedRun:
@@ -120,31 +117,38 @@ def start_resumed_run(target: Resumable, prep: Prepared) -> StartedRun:
     from .resume import reopen
 
     run_dir = target.run_dir
-    (run_dir / SPAWN_PID).unlink(missing_ok=True)  # the dead attempt's pid must not stand for the new one
+    run_dir.clear_spawn_pid()  # the dead attempt's pid must not stand for the new one
     reopen(target, pid=None)
     try:
-        pid = spawn_detached([*worker_argv(run_dir), "--resume"], cwd=prep.store.project,
+        pid = spawn_detached([*worker_argv(run_dir.path), "--resume"], cwd=prep.store.project,
                              log_path=run_dir / ENGINE_LOG)
     except OSError as exc:
         message = f"could not start the council engine: {exc.strerror or exc}"
-        doc = {**read_run(run_dir), "status": "error", "exitCode": 1, "completedAt": now_iso(),
-               "error": {"code": "INTERNAL", "message": message}}
-        atomic_write_json(run_dir / "run.json", doc)
-        raise InternalError(message, hint=f"the run directory {run_dir} records the failure") from None
-    atomic_write_text(run_dir / SPAWN_PID, f"{pid}\n")
-    return StartedRun(str(target.doc["runId"]), run_dir, pid)
+        record_failure(run_dir.read(), run_dir, code="INTERNAL", message=message, exit_code=1)
+        raise InternalError(message, hint=f"the run directory {run_dir.path} records the failure") from None
+    run_dir.write_spawn_pid(pid)
+    return StartedRun(target.manifest.run_id, run_dir.path, pid)
 
 
 def _record_spawn_failure(prep: Prepared, exc: OSError) -> None:
-    doc = seed_manifest(prep)
-    doc.update(status="error", exitCode=1, completedAt=now_iso(),
-               error={"code": "INTERNAL", "message": f"could not start the council engine: {exc.strerror or exc}"})
-    atomic_write_json(prep.run_dir / "run.json", doc)
+    record_failure(seed_manifest(prep), prep.dir, code="INTERNAL", exit_code=1,
+                   message=f"could not start the council engine: {exc.strerror or exc}")
 
 
-def seed_manifest(prep: Prepared) -> dict[str, Any]:
+def record_failure(manifest: RunManifest, run_dir: RunDir, *, code: str, message: str, exit_code: int) -> None:
+    """A run that failed before its engine could record anything ends `error`, saying why."""
+    from ..documents.run import ErrorRecord
+
+    manifest.status = "error"
+    manifest.exit_code = exit_code  # type: ignore[assignment]
+    manifest.completed_at = now_iso()
+    manifest.error = ErrorRecord(code=code, message=message)
+    run_dir.write(manifest)
+
+
+def seed_manifest(prep: Prepared) -> RunManifest:
     """The `running` run.json the child takes over (same runId, so its pre-flight accepts it)."""
-    from .council_run import initial_manifest
+    from .manifest import initial_manifest
 
     return initial_manifest(prep)
 
@@ -214,8 +218,8 @@ def seed_wave(store: SessionStore, wave_id: str, models: Sequence[str], *, pid: 
     plan = WavePlan(wave_id=wave_id, models=list(models), messages=(), timeout_s=1.0, prompt_meta=meta, pid=pid)
     legs = [new_leg(plan, index) for index in range(len(plan.models))]
     for leg in legs:
-        if not (store.task_dir(leg["taskId"]) / "run.json").exists():
+        if not store.leg_path(leg.task_id).exists():
             store.write_leg(leg)
     if not store.wave_path(wave_id).exists():
         store.write_wave(build_wave_doc(plan, legs, created_at=now_iso()))
-    return [leg["taskId"] for leg in legs]
+    return [leg.task_id for leg in legs]

@@ -37,7 +37,7 @@ class SeatOutcome:
 
 async def run_stage1(ctx: RunContext) -> list[SeatOutcome]:
     """Every seat at once: standard seats, the critic and lens seats, each with its brief."""
-    ctx.stage("stage1", "running", waveId=f"{ctx.run_id}-s1")
+    ctx.stage("stage1", "running", wave_id=f"{ctx.run_id}-s1")
     ctx.plan(len(ctx.prep.seats), wave="stage1")
     outcomes = [SeatOutcome(seat, route) for seat, route in zip(ctx.prep.seats, ctx.prep.routes)]
     async with anyio.create_task_group() as group:

@@ -14,6 +14,7 @@ from ..council.parse import parse_judge_output
 from ..council.seats import seat_file_stem
 from .asking import Contract, ask
 from .context import Row, RunContext
+from .run_dir import BUNDLE
 from .stage1 import SeatOutcome
 
 STAGE = 2
@@ -30,9 +31,9 @@ class CrossReview:
 async def run_stage2(ctx: RunContext, anon: Anonymized, usable: list[SeatOutcome]) -> CrossReview:
     bundle = briefings.judge_bundle(briefing=ctx.prep.briefing, date=ctx.date, reviews=anon.prose,
                                     findings=anon.findings)
-    ctx.write("bundle-stage2.md", bundle)
+    ctx.write(BUNDLE, bundle)
     ctx.plan(len(usable), wave="stage2")
-    ctx.stage("stage2", "running", waveId=f"{ctx.run_id}-s2")
+    ctx.stage("stage2", "running", wave_id=f"{ctx.run_id}-s2")
     answers: list[JudgeAnswer | None] = [None] * len(usable)
     prose: dict[str, str] = {}
 
@@ -44,7 +45,7 @@ async def run_stage2(ctx: RunContext, anon: Anonymized, usable: list[SeatOutcome
             group.start_soon(judge, index, outcome)
     judged = [a for a in answers if a is not None]
     if len(judged) < 2:
-        refused = sum(1 for r in ctx.state.doc.get("budgetRefusals", []) if r.get("stage") == "stage2")
+        refused = len(ctx.state.refusals("stage2"))
         blame = f" (the --max-cost ceiling had no room for {refused} of them)" if refused else ""
         ctx.degrade("stage2", "cross-review is thin",
                     f"only {len(judged)} judge(s) produced a usable judgement{blame}; the tally is judged:false")

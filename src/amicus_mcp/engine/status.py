@@ -6,55 +6,66 @@ it is rewritten as `crashed` (with every unfinished leg), so every reader sees t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import BadSession
 from .store import SessionStore, now_iso, pid_alive
+
+if TYPE_CHECKING:
+    from ..documents.legs import LegRun
+    from ..documents.wave import Wave
 
 CRASH_REASON = "the fan-out process exited unexpectedly"
 LEG_KILLED = "the fan-out process was killed before this leg finished"
 
 
-def status_of(store: SessionStore, task_id: str) -> dict[str, Any]:
+def status_of(store: SessionStore, task_id: str) -> Wave | LegRun:
     if store.wave_path(task_id).exists():
         return wave_status(store, task_id)
-    if (store.task_dir(task_id) / "run.json").exists():
+    if store.leg_path(task_id).exists():
         return leg_status(store, task_id)
     raise BadSession(f"no wave or leg '{task_id}' in {store.root}", hint="check the id, or pass the project it ran in with --project")
 
 
-def wave_status(store: SessionStore, wave_id: str) -> dict[str, Any]:
+def wave_status(store: SessionStore, wave_id: str) -> Wave:
     wave = store.read_wave(wave_id)
     view = observed_wave(wave)
     return wave if view is None else record_crash(store, view)
 
 
-def leg_status(store: SessionStore, leg_id: str) -> dict[str, Any]:
+def leg_status(store: SessionStore, leg_id: str) -> LegRun:
     leg = store.read_leg(leg_id)
-    wave_id = leg.get("waveId")
-    if leg.get("status") == "running" and isinstance(wave_id, str) and store.wave_path(wave_id).exists():
-        wave = wave_status(store, wave_id)
-        leg = next((l for l in wave["legs"] if l["taskId"] == leg_id), leg)
+    wave_id = leg.wave_id
+    if leg.status == "running" and isinstance(wave_id, str) and store.wave_path(wave_id).exists():
+        leg = wave_status(store, wave_id).leg_named(leg_id) or leg
     return leg
 
 
-def observed_wave(wave: dict[str, Any]) -> dict[str, Any] | None:
+def observed_wave(wave: Wave) -> Wave | None:
     """The wave as a reader must see it when its process is gone (crashed, with every unfinished
     leg); None when the document tells the truth. Nothing is written here."""
-    if wave.get("status") != "running" or "pid" not in wave or pid_alive(wave["pid"]):
+    from ..documents.run import ErrorRecord
+    from ..documents.wave import WaveError
+
+    if wave.status != "running" or wave.pid is None or pid_alive(wave.pid):
         return None
-    legs = [{**leg, "status": "crashed", "completedAt": None, "error": {"code": "CRASHED", "message": LEG_KILLED}}
-            if leg.get("status") == "running" else leg for leg in wave.get("legs") or []]
-    return {**wave, "legs": legs, "status": "crashed",
-            "error": {"code": "CRASHED", "message": CRASH_REASON, "detectedAt": now_iso()}}
+    view = wave.copy_doc()
+    for leg in view.legs:
+        if leg.status == "running":
+            leg.status = "crashed"
+            leg.completed_at = None
+            leg.error = ErrorRecord(code="CRASHED", message=LEG_KILLED)
+    view.status = "crashed"
+    view.error = WaveError(code="CRASHED", message=CRASH_REASON, detected_at=now_iso())
+    return view
 
 
-def record_crash(store: SessionStore, wave: dict[str, Any]) -> dict[str, Any]:
+def record_crash(store: SessionStore, wave: Wave) -> Wave:
     """Write a crashed wave (`observed_wave`'s view) and its crashed legs back."""
-    for leg in wave["legs"]:
-        if leg.get("status") == "crashed":
+    for leg in wave.legs:
+        if leg.status == "crashed":
             store.write_leg(leg)
     store.write_wave(wave)
-    for task_id in (wave["waveId"], *(leg["taskId"] for leg in wave["legs"])):
+    for task_id in (wave.wave_id, *(leg.task_id for leg in wave.legs)):
         store.sweep(task_id)  # its writer is dead: no temp file of its will ever be renamed
     return wave

@@ -20,14 +20,21 @@ import re
 import secrets
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BadArgs, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, pid_alive, read_json, sweep_temp_files
+from .run_dir import BRIEFING
+from .run_dir import MANIFEST as LEG_RUN  # a wave's leg keeps its run document under the manifest's name
+
+if TYPE_CHECKING:
+    from ..documents.legs import LegRun
+    from ..documents.wave import Wave
 
 __all__ = ["SESSIONS_DIR", "SessionStore", "new_task_id", "now_iso", "pid_alive", "resolve_project"]
 
 SESSIONS_DIR = Path(".claude") / "amicus_sessions"
+WAVE = "wave.json"
 TASK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -69,53 +76,64 @@ class SessionStore:
     # -- waves --------------------------------------------------------------------------
 
     def wave_path(self, wave_id: str) -> Path:
-        return self.task_dir(wave_id) / "wave.json"
+        return self.task_dir(wave_id) / WAVE
 
-    def write_wave(self, wave: dict[str, Any]) -> None:
-        atomic_write_json(self.wave_path(wave["waveId"]), wave)
+    def write_wave(self, wave: Wave) -> None:
+        atomic_write_json(self.wave_path(wave.wave_id), wave.to_doc())
 
-    def read_wave(self, wave_id: str) -> dict[str, Any]:
+    def read_wave(self, wave_id: str) -> Wave:
         path = self.wave_path(wave_id)
         if not path.exists():
             raise BadSession(f"no wave '{wave_id}' in {self.root}", hint="check the id, or pass the project it ran in with --project")
-        doc = read_json(path, what="wave document")
-        if not isinstance(doc, dict) or doc.get("type") != "wave":
-            raise BadSession(f"'{path}' is not a wave document", hint="the file may have been edited by hand")
-        return doc
+        return _wave(read_json(path, what="wave document"), path)
 
     def write_briefing(self, wave_id: str, text: str) -> Path:
-        return atomic_write_text(self.task_dir(wave_id) / "briefing.md", text)
+        return atomic_write_text(self.task_dir(wave_id) / BRIEFING, text)
 
     # -- legs ---------------------------------------------------------------------------
 
-    def write_leg(self, leg: dict[str, Any], output: str | None = None) -> None:
-        leg_dir = self.task_dir(leg["taskId"])
+    def leg_path(self, task_id: str) -> Path:
+        return self.task_dir(task_id) / LEG_RUN
+
+    def write_leg(self, leg: LegRun, output: str | None = None) -> None:
+        leg_dir = self.task_dir(leg.task_id)
         if output is not None:
             atomic_write_text(leg_dir / "output.md", output)
-        atomic_write_json(leg_dir / "run.json", leg)
+        atomic_write_json(leg_dir / LEG_RUN, leg.to_doc())
 
-    def read_leg(self, task_id: str) -> dict[str, Any]:
-        path = self.task_dir(task_id) / "run.json"
+    def read_leg(self, task_id: str) -> LegRun:
+        from ..documents.legs import LegRun
+
+        path = self.leg_path(task_id)
         if not path.exists():
             raise BadSession(f"no leg '{task_id}' in {self.root}", hint="check the id, or pass the project it ran in with --project")
-        return read_json(path, what="leg run document")
+        doc = read_json(path, what="leg run document")
+        if not isinstance(doc, dict) or doc.get("type") != "run":
+            raise BadSession(f"'{path}' is not a leg run document", hint="the file may have been edited by hand")
+        return LegRun.parse(doc, what="leg run document", where=path)
 
-    def list_waves(self) -> list[dict[str, Any]]:
+    def list_waves(self) -> list[Wave]:
         """Every readable wave document, newest first."""
         if not self.root.is_dir():
             return []
         waves = []
         for child in self.root.iterdir():
-            path = child / "wave.json"
+            path = child / WAVE
             if path.is_file():
                 try:
-                    doc = read_json(path, what="wave document")
-                except BadArgs:
+                    waves.append(_wave(read_json(path, what="wave document"), path))
+                except (BadArgs, BadSession):
                     continue
-                if isinstance(doc, dict) and doc.get("type") == "wave":
-                    waves.append(doc)
-        return sorted(waves, key=lambda w: str(w.get("createdAt") or ""), reverse=True)
+        return sorted(waves, key=lambda w: w.created_at, reverse=True)
 
     def sweep(self, task_id: str) -> None:
         """Remove what an interrupted write left in a wave's or leg's directory."""
         sweep_temp_files(self.task_dir(task_id))
+
+
+def _wave(doc: Any, path: Path) -> Wave:
+    from ..documents.wave import Wave
+
+    if not isinstance(doc, dict) or doc.get("type") != "wave":
+        raise BadSession(f"'{path}' is not a wave document", hint="the file may have been edited by hand")
+    return Wave.parse(doc, what="wave document", where=path)

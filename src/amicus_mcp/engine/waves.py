@@ -24,6 +24,10 @@ from typing import Any
 
 import anyio
 
+from ..documents.legs import LegRun
+from ..documents.run import ErrorRecord
+from ..documents.usage import LegUsage, WaveUsage
+from ..documents.wave import PromptRecord, Wave, WaveCounts, counts_of
 from ..errors import AmicusError
 from ..providers.base import Completion, CompletionRequest, Message, Usage
 from ..providers.cost import rollup
@@ -35,7 +39,7 @@ from .store import SessionStore, now_iso
 LEG_GRACE_S = 5.0
 TERMINAL_LEG = ("complete", "error", "timeout", "aborted", "crashed")
 
-LegCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
+LegCallback = Callable[[LegRun], Awaitable[None] | None]
 
 
 @dataclass
@@ -54,26 +58,14 @@ class WavePlan:
         return f"{self.wave_id}-{index + 1}"
 
 
-def new_leg(plan: WavePlan, index: int) -> dict[str, Any]:
-    return {
-        "schemaVersion": 2,
-        "type": "run",
-        "taskId": plan.leg_id(index),
-        "waveId": plan.wave_id,
-        "model": None,
-        "modelInput": plan.models[index],
-        "status": "running",
-        "summary": None,
-        "error": None,
-        "createdAt": now_iso(),
-        "completedAt": None,
-        "durationMs": None,
-        "usage": None,
-    }
+def new_leg(plan: WavePlan, index: int) -> LegRun:
+    return LegRun(task_id=plan.leg_id(index), wave_id=plan.wave_id, model=None, model_input=plan.models[index],
+                  status="running", summary=None, error=None, created_at=now_iso(), completed_at=None,
+                  duration_ms=None, usage=None)
 
 
-def wave_status(legs: Sequence[dict[str, Any]]) -> str:
-    statuses = [leg["status"] for leg in legs]
+def wave_status(legs: Sequence[LegRun]) -> str:
+    statuses = [leg.status for leg in legs]
     if any(s not in TERMINAL_LEG for s in statuses):
         return "running"
     complete = statuses.count("complete")
@@ -90,30 +82,20 @@ def wave_exit_code(status: str) -> int:
     return {"complete": 0, "partial": 2}.get(status, 1)
 
 
-def build_wave_doc(plan: WavePlan, legs: list[dict[str, Any]], *, created_at: str, status: str | None = None) -> dict[str, Any]:
+def build_wave_doc(plan: WavePlan, legs: list[LegRun], *, created_at: str, status: str | None = None) -> Wave:
     status = status or wave_status(legs)
-    counts = {"total": len(legs)}
-    for bucket in ("complete", "error", "timeout", "aborted"):
-        counts[bucket] = sum(1 for leg in legs if leg["status"] == bucket)
     finished = status != "running"
-    doc: dict[str, Any] = {
-        "schemaVersion": 2,
-        "type": "wave",
-        "waveId": plan.wave_id,
-        "status": status,
-        "error": None,
-        "counts": counts,
-        "legs": legs,
-        "prompt": plan.prompt_meta,
-        "createdAt": created_at,
-        "completedAt": now_iso() if finished else None,
-        "durationMs": _ms_since_iso(created_at) if finished else None,
-        "usage": rollup(leg["usage"] for leg in legs),
-        "notices": list(plan.notices),
-    }
+    wave = Wave(
+        wave_id=plan.wave_id, status=status, error=None, counts=WaveCounts.model_validate(counts_of(legs)),
+        legs=list(legs), prompt=None if plan.prompt_meta is None else PromptRecord.model_validate(plan.prompt_meta),
+        created_at=created_at, completed_at=now_iso() if finished else None,
+        duration_ms=_ms_since_iso(created_at) if finished else None,
+        usage=WaveUsage.model_validate(rollup(leg.usage.to_doc() if leg.usage is not None else None for leg in legs)),
+        notices=list(plan.notices),
+    )  # type: ignore[arg-type]
     if plan.pid is not None:
-        doc["pid"] = plan.pid
-    return doc
+        wave.pid = plan.pid
+    return wave
 
 
 def _ms_since_iso(iso: str) -> int | None:
@@ -170,30 +152,66 @@ async def call_route(
         reasoning=None if completion.reasoning is None else redact_text(completion.reasoning))
 
 
-def finish_leg(leg: dict[str, Any], started: float, *, completion: Completion | None = None, error: BaseException | None = None, status: str | None = None) -> None:
-    """Fill a leg document from its outcome (a completion, an error, or an abort)."""
-    leg["completedAt"] = now_iso()
-    leg["durationMs"] = int((time.monotonic() - started) * 1000)
+@dataclass
+class Outcome:
+    """How one provider call ended: what a wave's leg document and a council leg both record."""
+
+    status: str  # complete | error | timeout | aborted
+    completed_at: str
+    duration_ms: int
+    model: str | None = None  # the executable id that served it
+    summary: str | None = None  # its text
+    usage: dict[str, Any] | None = None  # its usage document; None when nothing is known
+    finish: str | None = None  # the provider's finish reason
+    truncated: bool = False  # cut at the output cap: complete as a call, not as an answer
+    error: dict[str, str] | None = None
+
+
+def outcome_of(started: float, *, completion: Completion | None = None, error: BaseException | None = None,
+               status: str | None = None) -> Outcome:
+    """A call's outcome from its completion, its error, or an abort (`status="aborted"`)."""
+    ended = Outcome("complete", now_iso(), int((time.monotonic() - started) * 1000))
     if completion is not None:
-        leg["status"] = "complete"
-        leg["model"] = completion.resolved_model
-        leg["summary"] = completion.text
-        leg["usage"] = completion.usage.to_doc()
-        if completion.finish_reason:
-            leg["finish"] = completion.finish_reason
-        if completion.finish_reason == "length":
-            leg["truncated"] = True  # cut at the output cap: complete as a call, not as an answer
-        return
+        ended.model, ended.summary, ended.usage = completion.resolved_model, completion.text, completion.usage.to_doc()
+        ended.finish = completion.finish_reason or None
+        ended.truncated = completion.finish_reason == "length"
+        return ended
     if status == "aborted":
-        leg["status"] = "aborted"
-        leg["error"] = {"code": "ABORTED", "message": "the wave was aborted before this leg finished"}
-        return
-    leg["status"], leg["error"] = _classify(error)
+        ended.status = "aborted"
+        ended.error = {"code": "ABORTED", "message": "the wave was aborted before this leg finished"}
+        return ended
+    ended.status, ended.error = _classify(error)
     usage = getattr(error, "usage", None)
     if usage is not None:  # a failed call can still have been billed
-        leg["usage"] = usage.to_doc()
+        ended.usage = usage.to_doc()
     elif refused_before_generating(error):
-        leg["usage"] = Usage(cost_amount=0.0, cost_source="reported").to_doc()
+        ended.usage = Usage(cost_amount=0.0, cost_source="reported").to_doc()
+    return ended
+
+
+def finish_leg(leg: LegRun, started: float, *, completion: Completion | None = None,
+               error: BaseException | None = None, status: str | None = None) -> None:
+    """Fill a wave's leg document from its outcome (a completion, an error, or an abort)."""
+    ended = outcome_of(started, completion=completion, error=error, status=status)
+    leg.completed_at = ended.completed_at
+    leg.duration_ms = ended.duration_ms
+    leg.status = ended.status  # type: ignore[assignment]
+    if ended.status == "complete":
+        leg.model = ended.model
+        leg.summary = ended.summary
+        leg.usage = _usage(ended.usage)
+        if ended.finish:
+            leg.finish = ended.finish
+        if ended.truncated:
+            leg.truncated = True
+        return
+    leg.error = ErrorRecord.model_validate(ended.error)
+    if ended.usage is not None:
+        leg.usage = _usage(ended.usage)
+
+
+def _usage(doc: dict[str, Any] | None) -> LegUsage | None:
+    return None if doc is None else LegUsage.model_validate(doc)
 
 
 def refused_before_generating(error: BaseException | None) -> bool:
@@ -220,7 +238,7 @@ async def run_wave(
     registry: ProviderRegistry,
     *,
     on_leg_done: LegCallback | None = None,
-) -> dict[str, Any]:
+) -> Wave:
     """Run every leg concurrently; return the final wave document (also on disk).
 
     Cancelling the caller's scope (a signal, an abort) marks unfinished legs `aborted` and
@@ -231,7 +249,7 @@ async def run_wave(
     started = [time.monotonic()] * len(legs)
     write_lock = anyio.Lock()
 
-    async def checkpoint(status: str | None = None) -> dict[str, Any]:
+    async def checkpoint(status: str | None = None) -> Wave:
         async with write_lock:
             doc = build_wave_doc(plan, legs, created_at=created_at, status=status)
             store.write_wave(doc)
@@ -255,7 +273,7 @@ async def run_wave(
             finish_leg(leg, started[index], error=exc)
         else:
             finish_leg(leg, started[index], completion=completion)
-        store.write_leg(leg, leg["summary"])
+        store.write_leg(leg, leg.summary)
         await checkpoint()
         if on_leg_done is not None:
             result = on_leg_done(leg)
@@ -269,7 +287,7 @@ async def run_wave(
     except anyio.get_cancelled_exc_class():
         with anyio.CancelScope(shield=True):
             for leg, leg_started in zip(legs, started):
-                if leg["status"] == "running":
+                if leg.status == "running":
                     finish_leg(leg, leg_started, status="aborted")
                     store.write_leg(leg)
             await checkpoint(status="aborted")

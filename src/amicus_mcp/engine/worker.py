@@ -18,11 +18,9 @@ from pathlib import Path
 import anyio
 
 from ..errors import AmicusError
-from ..fsio import atomic_write_json, dumps_json, read_json, read_text
-from .options import BRIEFING_FILE, RunOptions, WaveOptions, read_options
-from .store import now_iso
-
-RECORDS = ("template", "artifact", "pack")  # run.json facts the front recorded of the run's inputs
+from ..fsio import dumps_json, read_text
+from .options import RunOptions, WaveOptions, read_options
+from .run_dir import BRIEFING, RunDir
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -34,51 +32,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     directory = Path(args[0]).resolve()
     try:
         if resume:
-            return resume_council_dir(directory)
+            return resume_council_dir(RunDir(directory))
         options = read_options(directory)
-        briefing = read_text(directory / BRIEFING_FILE, what="briefing copy")
+        briefing = read_text(directory / BRIEFING, what="briefing copy")
         if isinstance(options, RunOptions):
-            return run_council_dir(directory, options, briefing)
+            return run_council_dir(RunDir(directory), options, briefing)
         return run_wave_dir(directory, options, briefing)
     except AmicusError as err:
         print(dumps_json(err.to_envelope()), flush=True)
         return err.exit_code
 
 
-def run_council_dir(run_dir: Path, options: RunOptions, briefing: str) -> int:
+def run_council_dir(run_dir: RunDir, options: RunOptions, briefing: str) -> int:
     from .council_run import run_council
+    from .manifest import records_of
 
-    seeded = read_json(run_dir / "run.json", what="run manifest")
-    options = options.model_copy(update={"run_id": seeded["runId"], "out_dir": str(run_dir)})
-    records = {key: seeded[key] for key in RECORDS if key in seeded}  # where the briefing came from
+    seeded = run_dir.read()
+    options = options.model_copy(update={"run_id": seeded.run_id, "out_dir": str(run_dir.path)})
+    records = records_of(seeded)  # where the briefing came from
     try:
-        doc, code = anyio.run(lambda: run_council(options, briefing=briefing, records=records))
+        manifest, code = anyio.run(lambda: run_council(options, briefing=briefing, records=records))
     except AmicusError as err:  # pre-flight refused what the front accepted: say so in run.json
         record_failure(run_dir, err)
         raise
-    print(dumps_json(doc), flush=True)
+    print(dumps_json(manifest.to_doc()), flush=True)
     return code
 
 
-def resume_council_dir(run_dir: Path) -> int:
+def resume_council_dir(run_dir: RunDir) -> int:
     """A run a front checked and reopened (engine/resume.py) continued to its end."""
     from .resume import resume_council
 
     try:
-        doc, code = anyio.run(lambda: resume_council(run_dir, reopened=True))
+        manifest, code = anyio.run(lambda: resume_council(run_dir, reopened=True))
     except AmicusError as err:  # its inputs no longer pre-flight: say so in run.json
         record_failure(run_dir, err)
         raise
-    print(dumps_json(doc), flush=True)
+    print(dumps_json(manifest.to_doc()), flush=True)
     return code
 
 
-def record_failure(run_dir: Path, err: AmicusError) -> None:
+def record_failure(run_dir: RunDir, err: AmicusError) -> None:
     """A worker that failed before its first stage ends its run `error`, saying why."""
-    seeded = read_json(run_dir / "run.json", what="run manifest")
-    seeded.update(status="error", exitCode=err.exit_code, completedAt=now_iso(),
-                  error={"code": err.code, "message": err.message})
-    atomic_write_json(run_dir / "run.json", seeded)
+    from .spawn import record_failure as record
+
+    record(run_dir.read(), run_dir, code=err.code, message=err.message, exit_code=err.exit_code)
 
 
 def run_wave_dir(wave_dir: Path, options: WaveOptions, briefing: str) -> int:
@@ -86,7 +84,7 @@ def run_wave_dir(wave_dir: Path, options: WaveOptions, briefing: str) -> int:
 
     options = options.model_copy(update={"wave_id": wave_dir.name})
     wave, code = anyio.run(lambda: fanout(options, briefing=briefing))
-    print(dumps_json(wave), flush=True)
+    print(dumps_json(wave.to_doc()), flush=True)
     return code
 
 

@@ -26,6 +26,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..documents.run import RunManifest
+from ..engine.run_dir import RunDir
 from ..errors import AmicusError, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json
 from .documents import EvalDocument, EvalManifest, EvalRunOptions, MatchesDocument
@@ -115,6 +117,17 @@ def _optional_json(path: Path, what: str) -> Any:
         raise BadSession(f"{path}: {err.message}", hint="the council's file is damaged: re-run the eval") from None
 
 
+def _optional_run(council: Path) -> RunManifest | None:
+    """The case's council run.json, when it wrote one."""
+    run_dir = RunDir(council)
+    if not run_dir.holds_run():
+        return None
+    try:
+        return run_dir.read()
+    except AmicusError as err:
+        raise BadSession(f"{run_dir.manifest_path}: {err.message}", hint="the council's file is damaged: re-run the eval") from None
+
+
 def read_decisions(d: EvalDir, case: Case, tally: dict[str, Any], tally_path: Path) -> MatchesDocument:
     """A case's recorded decisions, checked against the case and the tally they decide about."""
     path = d.matches(case.id)
@@ -151,11 +164,11 @@ def collect(d: EvalDir, suite: Suite, manifest: EvalManifest) -> list[CaseInputs
     for progress in manifest.cases:
         case = suite.case(progress.caseId)
         council = d.council_dir(case.id)
-        run = _optional_json(council / "run.json", "council run manifest")
+        run = _optional_run(council)
         tally_path = council / "tally.json"
         tally = _optional_json(tally_path, "council tally")
         matches = read_decisions(d, case, tally, tally_path) if isinstance(tally, dict) else None
-        inputs.append(CaseInputs(case=case, run=run if isinstance(run, dict) else None,
+        inputs.append(CaseInputs(case=case, run=run,
                                  tally=tally if isinstance(tally, dict) else None, matches=matches))
     return inputs
 

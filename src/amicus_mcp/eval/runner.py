@@ -337,13 +337,17 @@ class EvalRun:
             try:
                 run, code = await run_prepared(self.plan.preps[case.id], registry=self.registry)
             except AmicusError as err:  # a case's own failure is that case's outcome
-                run, code = {"status": "error", "error": {"code": err.code, "message": err.message}}, 1
-            progress.status = run.get("status") if run.get("status") in ("complete", "partial", "error", "aborted") else "error"
-            usage = run.get("usage") or {}
-            progress.cost = Money(amount=(usage.get("cost") or {}).get("amount"),
-                                  unpricedLegs=int(usage.get("unknownLegs") or 0))
-            if isinstance(run.get("error"), dict):
-                progress.error = {"code": str(run["error"].get("code")), "message": str(run["error"].get("message"))}
+                progress.status = "error"
+                progress.cost = Money(amount=None, unpricedLegs=0)
+                progress.error = {"code": err.code, "message": err.message}
+                self.degraded = True
+                self.save()
+                return
+            progress.status = run.status if run.status in ("complete", "partial", "error", "aborted") else "error"
+            progress.cost = Money(amount=run.usage.cost.amount if run.usage is not None else None,
+                                  unpricedLegs=run.usage.unknown_legs if run.usage is not None else 0)
+            if run.error is not None:
+                progress.error = {"code": run.error.code, "message": run.error.message}
             if code != 0:
                 self.degraded = True
             self.save()

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..documents.run import RunManifest
 from ..engine.store import parse_iso
 from .documents import EvalDocument, EvalManifest, EvalRunOptions, MatchesDocument
 from .suite import Case, Suite
@@ -43,7 +44,7 @@ class CaseInputs:
     """What one case left on disk: its council's run.json and tally.json, and the decisions."""
 
     case: Case
-    run: Mapping[str, Any] | None
+    run: RunManifest | None
     tally: Mapping[str, Any] | None
     matches: MatchesDocument | None
 
@@ -84,27 +85,27 @@ def _strongest(tiers: Sequence[str | None]) -> str | None:
     return ranked[0] if ranked else None
 
 
-def _run_cost(run: Mapping[str, Any] | None) -> tuple[float | None, int]:
-    usage = _dict(_dict(run).get("usage"))
-    return _number(_dict(usage.get("cost")).get("amount")), int(_number(usage.get("unknownLegs")) or 0)
+def _run_cost(run: RunManifest | None) -> tuple[float | None, int]:
+    usage = run.usage if run is not None else None
+    return (_number(usage.cost.amount), usage.unknown_legs) if usage is not None else (None, 0)
 
 
-def _wall_ms(run: Mapping[str, Any] | None, extra_ms: int | None) -> int | None:
-    run = _dict(run)
+def _wall_ms(run: RunManifest | None, extra_ms: int | None) -> int | None:
+    if run is None or run.created_at is None or run.completed_at is None:
+        return None
     try:
-        started, ended = parse_iso(str(run["createdAt"])), parse_iso(str(run["completedAt"]))
-    except (KeyError, ValueError):
+        started, ended = parse_iso(run.created_at), parse_iso(run.completed_at)
+    except ValueError:
         return None
     return int((ended - started).total_seconds() * 1000) + (extra_ms or 0)
 
 
-def _seat_cost(runs: Sequence[Mapping[str, Any]], seat: str) -> dict[str, Any]:
+def _seat_cost(runs: Sequence[RunManifest], seat: str) -> dict[str, Any]:
     amounts = []
     for run in runs:
-        for leg in _list(run.get("legs")):
-            if isinstance(leg, Mapping) and leg.get("seat") == seat and leg.get("status") != "running":
-                cost = _dict(_dict(leg.get("usage")).get("cost"))
-                amount = _number(cost.get("amount"))
+        for leg in run.legs:
+            if leg.seat == seat and leg.finished:
+                amount = _number(leg.usage.cost.amount) if leg.usage is not None else None
                 amounts.append((amount, 0 if amount is not None else 1))
     return _money(amounts)
 
@@ -138,13 +139,12 @@ class _Scored:
     findings: list[dict[str, Any]]  # FindingResult dicts
 
 
-def _lost_reason(run: Mapping[str, Any] | None) -> str:
+def _lost_reason(run: RunManifest | None) -> str:
     if run is None:
         return "its council never started"
-    error = _dict(run.get("error"))
-    if error:
-        return f"its council ended {run.get('status')}: {error.get('code')}: {error.get('message')}"
-    return f"its council ended {run.get('status')} without a tally"
+    if run.error is not None:
+        return f"its council ended {run.status}: {run.error.code}: {run.error.message}"
+    return f"its council ended {run.status} without a tally"
 
 
 def score_case(inputs: CaseInputs, seat_order: Sequence[str]) -> _Scored:
@@ -152,7 +152,7 @@ def score_case(inputs: CaseInputs, seat_order: Sequence[str]) -> _Scored:
     doc: dict[str, Any] = {
         "caseId": case.id, "kind": case.doc.kind, "title": case.doc.title, "clean": case.clean,
         "scored": tally is not None and matches is not None, "lostReason": None,
-        "runId": _dict(run).get("runId"), "runStatus": _dict(run).get("status"),
+        "runId": run.run_id if run else None, "runStatus": run.status if run else None,
         "expectedVerdict": case.doc.expectedVerdict, "verdict": None, "verdictCorrect": None,
         "plantedFlaws": len(case.doc.plantedFlaws), "found": 0, "flaws": [],
         "findingCounts": {"total": 0, "matched": 0, "unmatched": 0, "undecided": 0}, "findings": [],
@@ -191,7 +191,7 @@ def score_case(inputs: CaseInputs, seat_order: Sequence[str]) -> _Scored:
     doc["findings"] = findings
     if case.clean:
         doc["falseAlarms"] = sum(1 for f in findings if f["severity"] in ALARM_SEVERITIES)
-    verdict = _dict(run).get("overallVerdict")
+    verdict = run.overall_verdict if run is not None else None
     if verdict in ("Ship it", "Fix these first", "Fundamental rethink"):
         doc["verdict"] = verdict
         doc["verdictCorrect"] = verdict == case.doc.expectedVerdict
@@ -203,7 +203,7 @@ def score_case(inputs: CaseInputs, seat_order: Sequence[str]) -> _Scored:
 def bench_seats(inputs: Sequence[CaseInputs], fallback: Sequence[str]) -> list[tuple[str, str]]:
     """(seat id, alias) of the bench, in seat order, from the first run that lists them."""
     for item in inputs:
-        seats = [(str(_dict(s).get("id")), str(_dict(s).get("alias"))) for s in _list(_dict(item.run).get("seats"))]
+        seats = [(s.id, s.alias) for s in (item.run.seats or [] if item.run is not None else [])]
         if seats:
             return seats
     return [(m, m) for m in fallback]
@@ -235,7 +235,7 @@ def _seat_result(seat: str, alias: str, scored: Sequence[_Scored]) -> dict[str, 
         "findings": _counts(_findings_of(scored, seat)),
         "falseAlarms": sum(len(a) for a in alarms), "cleanCases": len(clean), "cleanCasesWithAlarm": with_alarm,
         "falseAlarmRate": rate(with_alarm, len(clean)), "streetCredPeersOnly": _mean(creds),
-        "cost": _seat_cost([_dict(s.inputs.run) for s in scored], seat),
+        "cost": _seat_cost([s.inputs.run for s in scored if s.inputs.run is not None], seat),
     }
 
 

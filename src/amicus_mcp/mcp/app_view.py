@@ -117,7 +117,7 @@ class ViewTools:
         if run_dir is not None:
             from ..workspace.snapshot import snapshot_of
 
-            return _view_result(id, snapshot_of(run_dir, id, texts=False))
+            return _view_result(id, snapshot_of(run_dir.path, id, texts=False))
         doc = wave_or_leg_status(store, target)
         terminal = is_terminal(doc)
         wave = dump(snapshot(id, doc, terminal=terminal))

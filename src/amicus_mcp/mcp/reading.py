@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..errors import BadArgs
 
 if TYPE_CHECKING:
+    from ..documents.legs import LegRun
     from ..engine.store import SessionStore
 
 
@@ -61,11 +62,11 @@ def page(text: str, *, offset: int | None, limit: int, tail: bool) -> Page:
 def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
     """What `amicus_read` shows for an id (a `SessionStore` from the engine)."""
     from ..engine.control import council_leg_status, locate
-    from ..engine.run_state import observed, read_run
+    from ..engine.run_state import observed
 
     found = locate(store, task_id)  # BadSession when the id names nothing
     if found.kind == "council-run" and found.run_dir is not None:
-        return _run_source(found.run_dir, task_id, file)
+        return _run_source(found.run_dir.path, task_id, file)
     if found.kind == "job" and found.manifest is not None:
         return _eval_source(found.manifest.parent, task_id, file)
     if file is not None:
@@ -73,9 +74,9 @@ def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
                       hint="read a wave or a leg without `file`")
     if found.kind == "wave":
         wave = store.read_wave(task_id)
-        return Source("wave", "outputs", "\n\n".join(_leg_section(leg) for leg in wave.get("legs", [])))
+        return Source("wave", "outputs", "\n\n".join(_leg_section(leg) for leg in wave.legs))
     if found.kind == "council-leg" and found.run_dir is not None:
-        run = read_run(found.run_dir)
+        run = found.run_dir.read()
         leg = council_leg_status(found.run_dir, observed(found.run_dir, run) or run, task_id)  # seen, not recorded
         return Source("leg", "output", _leg_text(leg))
     return Source("leg", "output", _leg_text(store.read_leg(task_id)))
@@ -131,16 +132,13 @@ def _eval_source(eval_dir: Path, eval_id: str, file: str | None) -> Source:
     return Source("eval-run", name, read_text(eval_dir / name, what="eval file"), present)
 
 
-def _leg_text(leg: Mapping[str, Any]) -> str:
-    summary = leg.get("summary")
-    if isinstance(summary, str) and summary:
-        return summary
-    err = leg.get("error")
-    if isinstance(err, Mapping):
-        return f"(no output: {leg.get('status')} — {err.get('code')}: {err.get('message')})"
-    return f"(no output yet: {leg.get('status')})"
+def _leg_text(leg: LegRun) -> str:
+    if leg.summary:
+        return leg.summary
+    if leg.error is not None:
+        return f"(no output: {leg.status} — {leg.error.code}: {leg.error.message})"
+    return f"(no output yet: {leg.status})"
 
 
-def _leg_section(leg: Mapping[str, Any]) -> str:
-    model = leg.get("model") or leg.get("modelInput")
-    return f"## {leg.get('taskId')} · {model} · {leg.get('status')}\n\n{_leg_text(leg)}"
+def _leg_section(leg: LegRun) -> str:
+    return f"## {leg.task_id} · {leg.model or leg.model_input} · {leg.status}\n\n{_leg_text(leg)}"

@@ -14,22 +14,33 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..documents.base import Document
 from .fence import fence, fence_all
 from .models import NEXT_READ, NEXT_RESUME, NEXT_WAIT, Cost, LegRow, Snapshot
 
+if TYPE_CHECKING:
+    from ..documents.legs import LegRun
+    from ..documents.run import Degrade, LegEntry, RunManifest
+    from ..documents.usage import LegUsage
+    from ..documents.wave import Wave
+    from ..engine.control import Snapshot as Status
 
-def snapshot(task_id: str, doc: Mapping[str, Any], *, terminal: bool) -> Snapshot:
-    kind = doc.get("type")
-    if kind == "council-run":
+
+def snapshot(task_id: str, doc: Status, *, terminal: bool) -> Snapshot:
+    from ..documents.legs import LegRun
+    from ..documents.run import RunManifest
+    from ..documents.wave import Wave
+
+    if isinstance(doc, RunManifest):
         snap = _run(task_id, doc, terminal)
-    elif kind == "eval-run":
-        snap = _eval(task_id, doc, terminal)
-    elif kind == "wave":
+    elif isinstance(doc, Wave):
         snap = _wave(task_id, doc, terminal)
-    else:
+    elif isinstance(doc, LegRun):
         snap = _leg(task_id, doc, terminal)
+    else:  # a job of a layer above: an eval
+        snap = _eval(task_id, doc, terminal)
     snap.next = NEXT_READ[snap.kind] if terminal else NEXT_WAIT
     if snap.resumable:
         snap.next = NEXT_RESUME
@@ -53,22 +64,24 @@ def progress_message(snap: Snapshot) -> str:
     return " · ".join(parts)
 
 
-def _run(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
-    legs = _list(doc.get("legs"))
-    run_dir = (doc.get("options") or {}).get("outDir")
-    report = Path(run_dir) / "report.html" if run_dir else None
+def _run(task_id: str, run: RunManifest, terminal: bool) -> Snapshot:
+    from ..engine.run_dir import REPORT
+
+    run_dir = run.options.out_dir if run.options is not None else None
+    report = Path(run_dir) / REPORT if run_dir else None
+    done, total = run.progress()
     return Snapshot(
-        id=task_id, kind="council-run", status=str(doc.get("status")), terminal=terminal,
-        stage=doc.get("currentStage"), legs_done=_count_done(legs), legs_total=_planned(doc.get("legsPlanned"), legs),
-        cost=_cost(leg.get("usage") for leg in legs if leg.get("status") != "running"),
-        created_at=doc.get("createdAt"), completed_at=doc.get("completedAt"), run_dir=run_dir,
-        exit_code=doc.get("exitCode"), overall_verdict=doc.get("overallVerdict"),
-        tier_counts=doc.get("tierCounts"), judged=doc.get("judged"),
+        id=task_id, kind="council-run", status=run.status, terminal=terminal,
+        stage=run.running_stage(), legs_done=done, legs_total=total,
+        cost=_cost(leg.usage for leg in run.legs if leg.finished),
+        created_at=run.created_at, completed_at=run.completed_at, run_dir=run_dir,
+        exit_code=run.exit_code, overall_verdict=run.overall_verdict,
+        tier_counts=run.tier_counts, judged=run.judged,
         report=str(report) if report is not None and report.exists() else None,
-        error=_error(doc.get("error")), degrades=_degrades(doc.get("degrades")) or None,
-        notices=fence_all(_strings(doc.get("notices"))) or None,
-        legs=[_run_leg(leg) for leg in legs],
-        resumable=doc.get("resumable") if isinstance(doc.get("resumable"), bool) else None,
+        error=_error(run.error), degrades=_degrades(run.degrades) or None,
+        notices=fence_all(run.notices) or None,
+        legs=[_run_leg(leg) for leg in run.legs],
+        resumable=getattr(run, "resumable", None),
     )
 
 
@@ -99,73 +112,63 @@ def _dict(raw: Any) -> Mapping[str, Any]:
     return raw if isinstance(raw, Mapping) else {}
 
 
-def _wave(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
-    legs = _list(doc.get("legs"))
+def _wave(task_id: str, wave: Wave, terminal: bool) -> Snapshot:
     return Snapshot(
-        id=task_id, kind="wave", status=str(doc.get("status")), terminal=terminal,
-        legs_done=_count_done(legs), legs_total=len(legs),
-        cost=_cost(leg.get("usage") for leg in legs if leg.get("status") != "running"),
-        created_at=doc.get("createdAt"), completed_at=doc.get("completedAt"),
-        error=_error(doc.get("error")), notices=fence_all(_strings(doc.get("notices"))) or None,
-        legs=[_wave_leg(leg) for leg in legs],
+        id=task_id, kind="wave", status=wave.status, terminal=terminal,
+        legs_done=sum(1 for leg in wave.legs if leg.status != "running"), legs_total=len(wave.legs),
+        cost=_cost(leg.usage for leg in wave.legs if leg.status != "running"),
+        created_at=wave.created_at, completed_at=wave.completed_at,
+        error=_error(wave.error), notices=fence_all(wave.notices) or None,
+        legs=[_wave_leg(leg) for leg in wave.legs],
     )
 
 
-def _leg(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
-    done = doc.get("status") != "running"
+def _leg(task_id: str, leg: LegRun, terminal: bool) -> Snapshot:
+    done = leg.status != "running"
     return Snapshot(
-        id=task_id, kind="leg", status=str(doc.get("status")), terminal=terminal,
-        legs_done=int(done), legs_total=1, cost=_cost([doc.get("usage")] if done else []),
-        created_at=doc.get("createdAt"), completed_at=doc.get("completedAt"),
-        error=_error(doc.get("error")), legs=[_wave_leg(doc)],
+        id=task_id, kind="leg", status=leg.status, terminal=terminal,
+        legs_done=int(done), legs_total=1, cost=_cost([leg.usage] if done else []),
+        created_at=leg.created_at, completed_at=leg.completed_at,
+        error=_error(leg.error), legs=[_wave_leg(leg)],
     )
 
 
-def _run_leg(leg: Mapping[str, Any]) -> LegRow:
-    return LegRow(id=str(leg.get("id")), model=leg.get("model"), status=str(leg.get("status")),
-                  stage=leg.get("stage"), role=leg.get("role"), seat=leg.get("seat"),
-                  duration_ms=leg.get("durationMs"), cost=_leg_cost(leg.get("usage")), error=_error(leg.get("error")))
+def _run_leg(leg: LegEntry) -> LegRow:
+    return LegRow(id=leg.id, model=leg.model, status=leg.status, stage=leg.stage, role=leg.role, seat=leg.seat,
+                  duration_ms=leg.duration_ms, cost=_leg_cost(leg.usage), error=_error(leg.error))
 
 
-def _wave_leg(leg: Mapping[str, Any]) -> LegRow:
+def _wave_leg(leg: LegRun) -> LegRow:
     """A leg run document's row (a council leg's also says its stage, role and seat)."""
-    return LegRow(id=str(leg.get("taskId")), model=leg.get("model") or leg.get("modelInput"),
-                  status=str(leg.get("status")), stage=leg.get("stage"), role=leg.get("role"), seat=leg.get("seat"),
-                  duration_ms=leg.get("durationMs"), cost=_leg_cost(leg.get("usage")), error=_error(leg.get("error")))
+    return LegRow(id=leg.task_id, model=leg.model or leg.model_input, status=leg.status, stage=leg.stage,
+                  role=leg.role, seat=leg.seat, duration_ms=leg.duration_ms, cost=_leg_cost(leg.usage),
+                  error=_error(leg.error))
 
 
-def _cost(usages: Iterable[Any]) -> Cost:
+def _cost(usages: Iterable[LegUsage | None]) -> Cost:
     from ..providers.cost import rollup
 
-    total = rollup(u if isinstance(u, Mapping) else None for u in usages)["cost"]
+    total = rollup(u.to_doc() if u is not None else None for u in usages)["cost"]
     return Cost(amount=total["amount"], unpriced_legs=total["unpricedLegs"])
 
 
-def _leg_cost(usage: Any) -> float | None:
-    cost = usage.get("cost") if isinstance(usage, Mapping) else None
-    amount = cost.get("amount") if isinstance(cost, Mapping) else None
-    return float(amount) if isinstance(amount, (int, float)) and not isinstance(amount, bool) else None
-
-
-def _planned(planned: Any, legs: list[Mapping[str, Any]]) -> int:
-    known = planned if isinstance(planned, int) and not isinstance(planned, bool) else 0
-    return max(known, len(legs))
-
-
-def _count_done(legs: list[Mapping[str, Any]]) -> int:
-    return sum(1 for leg in legs if leg.get("status") != "running")
+def _leg_cost(usage: LegUsage | None) -> float | None:
+    amount = usage.cost.amount if usage is not None else None
+    return float(amount) if amount is not None else None
 
 
 def _error(err: Any) -> str | None:
     """An error as `CODE: message`, fenced: a provider's message can echo a remote body."""
+    if isinstance(err, Document):
+        err = err.to_doc()
     if isinstance(err, Mapping):
         return fence(f"{err.get('code', 'ERROR')}: {err.get('message', '')}".rstrip(": "))
     return fence(str(err)) if err else None
 
 
-def _degrades(raw: Any) -> list[str]:
+def _degrades(degrades: Iterable[Degrade]) -> list[str]:
     """What a degraded run lost and why, fenced: a reason can quote a provider's error."""
-    return fence_all(f"{entry.get('channel')}: {entry.get('what')} — {entry.get('why')}" for entry in _list(raw))
+    return fence_all(f"{d.channel}: {d.what} — {d.why}" for d in degrades)
 
 
 def _list(raw: Any) -> list[Mapping[str, Any]]:

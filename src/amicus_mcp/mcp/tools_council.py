@@ -113,13 +113,13 @@ class CouncilTools:
         project: Project = None,
     ) -> CallToolResult:
         from ..engine.resume import check_resumable, prepare_resume
-        from ..engine.run_state import find_run_dir
+        from ..engine.run_dir import find_run
         from ..engine.spawn import start_resumed_run
         from ..engine.store import SessionStore
 
         caller = await self.state.caller(ctx)
         root = caller.project(project)
-        run_dir = find_run_dir(SessionStore(root), id)
+        run_dir = find_run(SessionStore(root), id, by_path=False)  # an id: no path outside the project
         if run_dir is None:
             raise BadArgs(f"no council run '{id}' in the project {root}",
                           hint="pass the runId amicus_council_run returned (amicus_list shows them), and its project")
@@ -165,7 +165,7 @@ class CouncilTools:
         from ..council.report import build_report
         from ..council.verdict import redecide
         from ..engine.run_report import REPORT, previous_verdict, record_run_id
-        from ..engine.run_state import run_dir_near
+        from ..engine.run_dir import run_dir_near
         from ..fsio import atomic_write_text
 
         if outDir is not None and not render:

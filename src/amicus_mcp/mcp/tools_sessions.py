@@ -39,12 +39,13 @@ class SessionTools:
     async def _target(self, ctx: Context, id: str, project: str | None) -> tuple[Caller, SessionStore, str]:
         """The store and what `id` names for the engine: an id as given, or a run directory
         (anything that is not an id) resolved inside the allowed project roots."""
+        from ..engine.run_dir import RunDir
         from ..engine.store import TASK_ID
 
         caller, store = await self._store(ctx, project)
         # A bare name is an id unless the project has a run directory of that name (the
         # default one is `council-<runId>`, which is also a valid id).
-        if TASK_ID.match(id) and not (store.project / id / "run.json").is_file():
+        if TASK_ID.match(id) and not RunDir(store.project / id).holds_run():
             return caller, store, id
         return caller, store, str(caller.inside(store.project, id, what="id"))
 

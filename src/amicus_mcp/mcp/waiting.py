@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .models import WaitResult
 from .snapshot import progress_message, snapshot
 
 if TYPE_CHECKING:
+    from ..engine.control import Snapshot as Status
     from ..engine.store import SessionStore
 
 
@@ -38,14 +39,14 @@ async def wait_with_progress(store: SessionStore, task_id: str, *, budget_s: flo
         if left <= 0:
             break
         sent = await _progress(report, task_id, doc, started, sent, budget_s)
-        doc = await wait(store, task_id, timeout_s=min(step, left))
+        doc = (await wait(store, task_id, timeout_s=min(step, left))).snapshot
     terminal = is_terminal(doc)
     snap = snapshot(task_id, doc, terminal=terminal)
     waited = int((time.monotonic() - started) * 1000)
     return WaitResult(**snap.model_dump(), timed_out=not terminal, waited_ms=waited, slice_seconds=budget_s)
 
 
-async def _progress(report: Report, task_id: str, doc: dict[str, Any], started: float, last: float,
+async def _progress(report: Report, task_id: str, doc: Status, started: float, last: float,
                     budget_s: float) -> float:
     """Send one notification; progress values must strictly increase, so they are elapsed seconds."""
     value = max(round(time.monotonic() - started, 3), last + 0.001)

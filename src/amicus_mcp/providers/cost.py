@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import BudgetExceeded
 from .base import CostSource, Tokens, Usage
 from .catalog import Catalog, Pricing
+from .profiles import traits
 from .routing import Route
 
 DEFAULT_MAX_COST_PER_MTOK = 60.0
@@ -169,7 +170,7 @@ def preflight_estimate(legs: Iterable[PlannedLeg]) -> CostEstimate:
 
 def route_pricing(route: Route, catalog: Catalog) -> Pricing | None:
     """Your own hardware is free; anything else is priced by the catalog, when it can be."""
-    if route.kind in ("embedded", "server"):
+    if traits(route).own_hardware:
         return FREE
     return catalog.price(route.pricing_id) if route.pricing_id else None
 

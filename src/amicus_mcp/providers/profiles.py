@@ -1,8 +1,16 @@
 """What a route's model supports: the one place the engine asks.
 
 A `Profile` answers the questions the engine has about a model before it sends anything —
-can it be held to a JSON Schema, and does it need the tight output caps of a small local
-model — so no other module ever tests a route's kind to decide.
+can it be held to a JSON Schema, does it need the tight output caps of a small local model,
+does it run in this process, is it free, does the OpenRouter catalog list it — and
+`check_ready` whether it can run at all (its key, the local extra), so no other module ever
+tests a route's kind to decide.
+
+    kind       local  own hardware ($0)  catalogued  ready when
+    embedded   yes    yes                no          the `local` extra (and its model) is installed
+    gateway    no     no                 yes         OPENROUTER_API_KEY is set
+    direct     no     no                 no          (resolution already required its key)
+    server     no     yes                no          its `apiKeyEnv`, when config names one, is set
 
 Structured output (a JSON-schema `response_format`, or the embedded model's grammar):
 
@@ -22,8 +30,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from ..errors import BadModel, MissingKey
 from .catalog import Catalog
-from .endpoints import DIRECT_VENDORS, provider_settings
+from .endpoints import DIRECT_VENDORS, OPENROUTER_KEY_ENV, provider_settings
+from .keys import get_key, set_key_hint
 
 if TYPE_CHECKING:  # routing builds the book, so it imports this module, not the reverse
     from .routing import Route
@@ -36,20 +46,75 @@ STRUCTURED_PARAMETERS = frozenset({"structured_outputs", "response_format"})
 class Profile:
     structured_outputs: bool = False  # send a JSON-schema response_format (or a grammar)
     compact: bool = False  # a small local model: tight length caps keep it on the rails and fast
+    local: bool = False  # the embedded model: runs in this process, with no key and no network
+    own_hardware: bool = False  # the embedded model or a server of your own: priced at $0
+    catalogued: bool = False  # an OpenRouter route: listed, priced and validated by its catalog
+
+
+def traits(route: Route) -> Profile:
+    """What is known of a route before any config or catalog is read: whether it is local,
+    free, catalogued (structured output is then known only for the embedded model)."""
+    if route.kind == "embedded":
+        return Profile(structured_outputs=True, compact=True, local=True, own_hardware=True)
+    if route.kind == "gateway":
+        return Profile(catalogued=True)
+    if route.kind == "server":
+        return Profile(own_hardware=True)
+    return Profile()
 
 
 def profile_for(route: Route, *, cfg: Mapping[str, Any], catalog: Catalog | None) -> Profile:
     """The profile of a resolved route under this config and catalog."""
-    if route.kind == "embedded":
-        return Profile(structured_outputs=True, compact=True)
-    if route.kind == "gateway":
+    known = traits(route)
+    if known.local:
+        return known
+    if known.catalogued:
         info = catalog.get(route.model) if catalog is not None else None
         params = info.supported_parameters if info is not None else None
-        return Profile(structured_outputs=bool(params and STRUCTURED_PARAMETERS & set(params)))
+        return replace(known, structured_outputs=bool(params and STRUCTURED_PARAMETERS & set(params)))
     if route.kind == "direct":
         vendor = DIRECT_VENDORS.get(route.provider)
-        return Profile(structured_outputs=bool(vendor and vendor.structured_outputs))
-    return Profile(structured_outputs=provider_settings(cfg, route.provider).get("structuredOutputs") is True)
+        return replace(known, structured_outputs=bool(vendor and vendor.structured_outputs))
+    return replace(known, structured_outputs=provider_settings(cfg, route.provider).get("structuredOutputs") is True)
+
+
+# --- can the route run? -------------------------------------------------------------------
+
+def check_ready(member: str, route: Route, cfg: Mapping[str, Any]) -> None:
+    """MissingKey for a route whose key is not set; the local model's own error when the
+    `local` extra or its model package is not installed. Cheap: nothing is imported."""
+    from .routing import has_provider_factory
+
+    if has_provider_factory(route.provider):
+        return  # served by a registered factory, which answers for itself
+    if route.kind == "gateway" and not get_key(OPENROUTER_KEY_ENV):
+        raise missing_key(member, "runs through OpenRouter", OPENROUTER_KEY_ENV)
+    if route.kind == "server":
+        env_name = provider_settings(cfg, route.provider).get("apiKeyEnv")
+        if isinstance(env_name, str) and env_name and not get_key(env_name):
+            raise missing_key(member, f"runs on provider '{route.provider}'", env_name)
+    if route.kind == "embedded":
+        check_local_ready(member, route)
+
+
+def missing_key(member: str, how: str, env_name: str) -> MissingKey:
+    return MissingKey(f"'{member}' {how}, which needs {env_name}, and {env_name} is not set",
+                      hint=set_key_hint(env_name))
+
+
+def check_local_ready(member: str, route: Route) -> None:
+    import importlib.util
+
+    from .embedded import EXTRA_HINT, LocalModelUnavailable, LocalSettings, resolve_local_model
+    from .gguf_cache import MODEL_DISTRIBUTION, MODEL_PACKAGE
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise LocalModelUnavailable(f"'{member}' runs on the embedded local model, which needs the 'local' extra "
+                                    "(llama-cpp-python), and it is not installed", hint=EXTRA_HINT)
+    ref = resolve_local_model(route.model, LocalSettings.from_config())
+    if ref.path is None and importlib.util.find_spec(MODEL_PACKAGE) is None:
+        raise BadModel(f"'{member}' runs on the bundled local model, and its package '{MODEL_DISTRIBUTION}' "
+                       "is not installed", hint=EXTRA_HINT)
 
 
 class ProfileBook:

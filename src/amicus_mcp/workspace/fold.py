@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..council.report import build_model
+from ..documents.run import RunManifest
 from ..council.report_model import TIER_ORDER
 from ..termsafe import terminal_safe
 from .matrix import verdict_source
@@ -45,7 +46,7 @@ def one_line(value: Any) -> str:
     return " ".join(terminal_safe(str(value)).split())
 
 
-def fold_run(run_dir: Path, doc: Mapping[str, Any], *, nonce: str | None = None) -> FoldResult:
+def fold_run(run_dir: Path, doc: RunManifest, *, nonce: str | None = None) -> FoldResult:
     """Write the fold block once. `doc` is the run manifest as observed (crash-checked)."""
     path = run_dir / FOLD_FILE
     if is_live(doc):
@@ -64,14 +65,14 @@ def fold_run(run_dir: Path, doc: Mapping[str, Any], *, nonce: str | None = None)
     return FoldResult(True, False, path, block)
 
 
-def fold_block(run_dir: Path, doc: Mapping[str, Any], nonce: str) -> str:
+def fold_block(run_dir: Path, doc: RunManifest, nonce: str) -> str:
     tally, tally_error = read_optional_json(run_dir / "tally.json", "tally record")
     verdict_doc, verdict_error = read_optional_json(run_dir / "verdict.json", "verdict")
     verdict, _ = verdict_source(verdict_doc, verdict_error, tally)
     lines = [f"[AMICUS_FOLD:{nonce}]",
-             one_line(f"Council run {doc.get('runId')} ({doc.get('status')}) — chair {doc.get('chair')}")]
-    overall = doc.get("overallVerdict")
-    lines.append(f"VERDICT: {overall}" if isinstance(overall, str)
+             one_line(f"Council run {doc.run_id} ({doc.status}) — chair {doc.chair}")]
+    overall = doc.overall_verdict
+    lines.append(f"VERDICT: {overall}" if overall is not None
                  else one_line(f"No chair verdict: {no_verdict_reason(doc, live=False)}"))
     if verdict is None:
         lines.append(one_line(f"Tiers: no tally ({tally_error or 'the run ended before the tally'})"))

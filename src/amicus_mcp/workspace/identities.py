@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..council.seats import seat_file_stem
+from ..documents.run import LegEntry, RunManifest, SeatRecord
 
 CHAIR_LABEL = "Chair"
 CLAUDE = "claude"  # the reserved name of Claude's own review (`--claude-review`): never a seat
@@ -27,19 +28,18 @@ SHARED_LABEL = "[model]"
 DROPPED_LABEL = "[dropped model]"
 
 
-def seat_labels(run_dir: Path, doc: Mapping[str, Any],
-                seats: Sequence[Mapping[str, Any]]) -> tuple[dict[str, str], list[str]]:
+def seat_labels(run_dir: Path, doc: RunManifest, seats: Sequence[SeatRecord]) -> tuple[dict[str, str], list[str]]:
     """(seat id → review label, notes about labels that could not be attributed)."""
-    label_map = doc.get("labelMap")
-    if not isinstance(label_map, dict) or not label_map:
+    label_map = doc.label_map
+    if not label_map:
         return {}, []
-    labels = sorted((k for k in label_map if isinstance(k, str)), key=lambda k: (len(k), k))
+    labels = sorted(label_map, key=lambda k: (len(k), k))
     usable = [s for s in seats if reviewed(run_dir, doc, s)]
     out: dict[str, str] = {}
     for label, seat in zip(labels, usable, strict=False):  # fewer labels: the rest were not labelled
-        if label_map.get(label) != seat["alias"]:
+        if label_map.get(label) != seat.alias:
             return out, [f"{label} could not be matched to a seat: the run's label map and its reviews disagree"]
-        out[str(seat["id"])] = label
+        out[seat.id] = label
     missing = labels[len(out):]
     if len(missing) == 1 and label_map.get(missing[0]) == CLAUDE:  # Claude's own review: always the last label
         out[CLAUDE] = missing.pop()
@@ -47,13 +47,13 @@ def seat_labels(run_dir: Path, doc: Mapping[str, Any],
     return out, notes
 
 
-def reviewed(run_dir: Path, doc: Mapping[str, Any], seat: Mapping[str, Any]) -> bool:
+def reviewed(run_dir: Path, doc: RunManifest, seat: SeatRecord) -> bool:
     """Whether the seat produced a usable Stage-1 review: its first leg completed and its
     review file holds text (exactly the seats the anonymizer labelled)."""
-    primary = primary_leg(doc, str(seat["id"]))
-    if primary is None or primary.get("status") != "complete":
+    primary = primary_leg(doc, seat.id)
+    if primary is None or primary.status != "complete":
         return False
-    path = run_dir / f"review-{seat_file_stem(str(seat['id']))}.md"
+    path = run_dir / f"review-{seat_file_stem(seat.id)}.md"
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
             return bool(handle.read(4096).strip())
@@ -61,17 +61,16 @@ def reviewed(run_dir: Path, doc: Mapping[str, Any], seat: Mapping[str, Any]) -> 
         return False
 
 
-def primary_leg(doc: Mapping[str, Any], seat_id: str) -> dict[str, Any] | None:
+def primary_leg(doc: RunManifest, seat_id: str) -> LegEntry | None:
     """The seat's first Stage-1 leg (its review), if it launched."""
-    return next((leg for leg in _legs(doc) if leg.get("stage") == "stage1" and leg.get("role") == "seat"
-                 and leg.get("seat") == seat_id), None)
+    return next((leg for leg in doc.legs if leg.stage == "stage1" and leg.role == "seat" and leg.seat == seat_id), None)
 
 
-def display_label(seat: Mapping[str, Any], labels: Mapping[str, str]) -> str:
-    return labels.get(str(seat["id"])) or f"Seat {seat['position']}"
+def display_label(seat: SeatRecord, labels: Mapping[str, str]) -> str:
+    return labels.get(seat.id) or f"Seat {seat.position}"
 
 
-def masks(doc: Mapping[str, Any], seats: Sequence[Mapping[str, Any]], labels: Mapping[str, str],
+def masks(doc: RunManifest, seats: Sequence[SeatRecord], labels: Mapping[str, str],
           extra_models: Iterable[str] = ()) -> list[list[str]]:
     """[[model name, blind label], …], longest name first."""
     owners: dict[str, set[str]] = {}
@@ -83,26 +82,25 @@ def masks(doc: Mapping[str, Any], seats: Sequence[Mapping[str, Any]], labels: Ma
     by_alias: dict[str, list[str]] = {}
     for seat in seats:
         label = display_label(seat, labels)
-        own(seat["id"], label)
-        own(seat_file_stem(str(seat["id"])), label)  # file names carry it
-        by_alias.setdefault(str(seat["alias"]), []).append(label)
+        own(seat.id, label)
+        own(seat_file_stem(seat.id), label)  # file names carry it
+        by_alias.setdefault(seat.alias, []).append(label)
     for alias, seat_labels_ in by_alias.items():
         own(alias, seat_labels_[0] if len(seat_labels_) == 1 else " / ".join(seat_labels_))
     if CLAUDE in labels:
         own(CLAUDE, labels[CLAUDE])
     for name in _chair_names(doc):
         own(name, CHAIR_LABEL)
-    seat_label = {str(s["id"]): display_label(s, labels) for s in seats}
-    for leg in _legs(doc):
-        if leg.get("seat"):  # its `model` is the seat's alias, owned above
-            own(leg.get("resolvedModel"), seat_label.get(str(leg["seat"]), SHARED_LABEL))
+    seat_label = {s.id: display_label(s, labels) for s in seats}
+    for leg in doc.legs:
+        if leg.seat:  # its `model` is the seat's alias, owned above
+            own(leg.resolved_model, seat_label.get(leg.seat, SHARED_LABEL))
             continue
-        owner = CHAIR_LABEL if leg.get("stage") == "chair" else SHARED_LABEL
-        own(leg.get("model"), owner)
-        own(leg.get("resolvedModel"), owner)
-    for member in doc.get("droppedMembers") or []:
-        if isinstance(member, dict):
-            own(member.get("member"), DROPPED_LABEL)
+        owner = CHAIR_LABEL if leg.stage == "chair" else SHARED_LABEL
+        own(leg.model, owner)
+        own(leg.resolved_model, owner)
+    for member in doc.dropped_members:
+        own(member.member, DROPPED_LABEL)
     for name in extra_models:
         if name not in owners:
             own(name, SHARED_LABEL)
@@ -110,13 +108,8 @@ def masks(doc: Mapping[str, Any], seats: Sequence[Mapping[str, Any]], labels: Ma
     return sorted(table, key=lambda pair: (-len(pair[0]), pair[0]))
 
 
-def _chair_names(doc: Mapping[str, Any]) -> list[Any]:
-    names = [doc.get("chair")]
-    names += [a.get("model") for a in doc.get("chairAttempts") or [] if isinstance(a, dict)]
-    names += [s.get("model") for s in doc.get("stages") or [] if isinstance(s, dict) and s.get("name") == "chair"]
+def _chair_names(doc: RunManifest) -> list[Any]:
+    names: list[Any] = [doc.chair]
+    names += [a.model for a in doc.chair_attempts]
+    names += [s.model for s in doc.stages if s.name == "chair"]
     return names
-
-
-def _legs(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
-    legs = doc.get("legs")
-    return [leg for leg in legs if isinstance(leg, dict)] if isinstance(legs, list) else []

@@ -20,6 +20,7 @@ from typing import Any
 from ..council.report import build_model, format_score
 from ..council.report_model import UNATTRIBUTED, FindingView, Matrix
 from ..council.verdict import build_verdict
+from ..documents.run import SeatRecord
 from ..errors import AmicusError
 
 MAX_ROWS = 500
@@ -43,7 +44,7 @@ def verdict_source(verdict: Any, verdict_error: str | None, tally: Any) -> tuple
     return rebuilt, notes
 
 
-def matrix_panel(verdict: Mapping[str, Any], tally: Any, seats: Sequence[Mapping[str, Any]],
+def matrix_panel(verdict: Mapping[str, Any], tally: Any, seats: Sequence[SeatRecord],
                  judges_completed: int | None, revotes: Mapping[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
     matrix = build_model(verdict).matrix
     claims = _claims(tally)
@@ -62,14 +63,14 @@ def matrix_panel(verdict: Mapping[str, Any], tally: Any, seats: Sequence[Mapping
     }
 
 
-def _column(key: str, seats: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _column(key: str, seats: Sequence[SeatRecord]) -> dict[str, Any]:
     if key == UNATTRIBUTED:
         return {"key": key, "seat": None, "unattributed": True}
-    seat = next((s for s in seats if s["id"] == key), None)
+    seat = next((s for s in seats if s.id == key), None)
     if seat is None:
-        same_alias = [s for s in seats if s["alias"] == key]
+        same_alias = [s for s in seats if s.alias == key]
         seat = same_alias[0] if len(same_alias) == 1 else None
-    return {"key": key, "seat": seat["id"] if seat else None, "unattributed": False}
+    return {"key": key, "seat": seat.id if seat else None, "unattributed": False}
 
 
 def _row(view: FindingView, claim: Mapping[str, Any], matrix: Matrix,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..council.report import format_money
+from ..documents.run import LegEntry, RunManifest, SeatRecord
 from ..engine.run_state import STAGE_ORDER
 from .identities import CHAIR_LABEL, display_label, primary_leg, reviewed
 
@@ -39,36 +40,33 @@ def latest(values: Sequence[Any]) -> datetime | None:
     return max(times) if times else None
 
 
-def last_activity(doc: Mapping[str, Any]) -> datetime | None:
+def last_activity(doc: RunManifest) -> datetime | None:
     """The most recent thing the run recorded: a leg or stage starting or finishing."""
-    stamps: list[Any] = [doc.get("createdAt")]
-    for item in [*legs_of(doc), *(s for s in doc.get("stages") or [] if isinstance(s, dict))]:
-        stamps += [item.get("startedAt"), item.get("completedAt")]
+    stamps: list[Any] = [doc.created_at]
+    for item in [*doc.legs, *doc.stages]:
+        stamps += [item.started_at, item.completed_at]
     return latest(stamps)
-
-
-def legs_of(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
-    legs = doc.get("legs")
-    return [leg for leg in legs if isinstance(leg, dict)] if isinstance(legs, list) else []
 
 
 # --------------------------------------------------------------------------- stage rail
 
 
-def stage_rail(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+def stage_rail(doc: RunManifest) -> list[dict[str, Any]]:
     """Every engine stage in order (`pending` until it starts), then any other recorded stage."""
-    recorded = {s["name"]: s for s in doc.get("stages") or [] if isinstance(s, dict) and isinstance(s.get("name"), str)}
+    recorded = {s.name: s for s in doc.stages}
     names = [*STAGE_ORDER, *(n for n in recorded if n not in STAGE_ORDER)]
     rail = []
     for name in names:
-        entry = recorded.get(name, {})
-        rail.append({"name": name, "status": entry.get("status", "pending"),
-                     "startedAt": entry.get("startedAt"), "completedAt": entry.get("completedAt")})
+        entry = recorded.get(name)
+        rail.append({"name": name, "status": entry.status if entry else "pending",
+                     "startedAt": entry.started_at if entry else None,
+                     "completedAt": entry.completed_at if entry else None})
     return rail
 
 
-def stage_status(doc: Mapping[str, Any], name: str) -> str | None:
-    return next((s.get("status") for s in doc.get("stages") or [] if isinstance(s, dict) and s.get("name") == name), None)
+def stage_status(doc: RunManifest, name: str) -> str | None:
+    stage = doc.stage_named(name)
+    return stage.status if stage is not None else None
 
 
 # --------------------------------------------------------------------------- money and tokens
@@ -85,16 +83,16 @@ def amount_of(value: Any) -> Decimal | None:
     return Decimal(str(value))
 
 
-def leg_cost(leg: Mapping[str, Any]) -> tuple[Decimal | None, bool]:
+def leg_cost(leg: LegEntry) -> tuple[Decimal | None, bool]:
     """(known amount or None, estimated) for one finished leg."""
-    cost = obj(obj(leg.get("usage")).get("cost"))
-    amount = amount_of(cost.get("amount"))
-    return amount, amount is not None and cost.get("source") in ("estimated", "mixed")
+    cost = leg.usage.cost if leg.usage is not None else None
+    amount = amount_of(cost.amount) if cost is not None else None
+    return amount, amount is not None and cost is not None and cost.source in ("estimated", "mixed")
 
 
-def cost_figure(legs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def cost_figure(legs: Sequence[LegEntry]) -> dict[str, Any]:
     """The summed cost of finished legs: amount (known part), unknown count, display text."""
-    finished = [leg for leg in legs if leg.get("status") != "running"]
+    finished = [leg for leg in legs if leg.finished]
     known = [leg_cost(leg) for leg in finished]
     amounts = [a for a, _ in known if a is not None]
     unknown = len(known) - len(amounts)
@@ -109,14 +107,13 @@ def money_text(amount: Decimal | None, *, estimated: bool, floor: bool) -> str:
     return ("≥ " if floor else "") + ("~" if estimated else "") + format_money(amount)
 
 
-def tokens_of(legs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def tokens_of(legs: Sequence[LegEntry]) -> dict[str, Any]:
     counts: dict[str, int | None] = {"input": None, "output": None}
     for leg in legs:
-        usage = leg.get("usage")
-        tokens = usage.get("tokens") if isinstance(usage, dict) else None
+        tokens = leg.usage.tokens if leg.usage is not None else None
         for key in counts:
-            value = tokens.get(key) if isinstance(tokens, dict) else None
-            if isinstance(value, int) and not isinstance(value, bool):
+            value = getattr(tokens, key) if tokens is not None else None
+            if value is not None:
                 counts[key] = (counts[key] or 0) + value
     if counts["input"] is None and counts["output"] is None:
         return {**counts, "text": "—"}
@@ -131,75 +128,72 @@ def _count(value: int | None) -> str:
 # --------------------------------------------------------------------------- seats
 
 
-def seat_rows(run_dir: Path, doc: Mapping[str, Any], seats: Sequence[Mapping[str, Any]], labels: Mapping[str, str],
+def seat_rows(run_dir: Path, doc: RunManifest, seats: Sequence[SeatRecord], labels: Mapping[str, str],
               *, now: datetime, stall_after_s: float, live: bool, voters: set[str] | None) -> list[dict[str, Any]]:
     """One row per bench seat (dead seats flagged), then the chair's row once it has legs."""
     rows = [_seat_row(run_dir, doc, seat, labels, now=now, stall_after_s=stall_after_s, live=live, voters=voters)
             for seat in seats]
-    chair_legs = [leg for leg in legs_of(doc) if leg.get("stage") == "chair"]
+    chair_legs = [leg for leg in doc.legs if leg.stage == "chair"]
     if chair_legs:
-        rows.append(_row(key="chair", name=str(doc.get("chair") or chair_legs[-1].get("model")), role="chair",
+        rows.append(_row(key="chair", name=doc.chair or chair_legs[-1].model, role="chair",
                          label=CHAIR_LABEL, legs=chair_legs, now=now, stall_after_s=stall_after_s, live=live))
     return rows
 
 
-def _seat_row(run_dir: Path, doc: Mapping[str, Any], seat: Mapping[str, Any], labels: Mapping[str, str], *,
+def _seat_row(run_dir: Path, doc: RunManifest, seat: SeatRecord, labels: Mapping[str, str], *,
               now: datetime, stall_after_s: float, live: bool, voters: set[str] | None) -> dict[str, Any]:
-    seat_id = str(seat["id"])
-    legs = [leg for leg in legs_of(doc) if leg.get("seat") == seat_id]
-    row = _row(key=seat_id, name=seat_id, role=str(seat.get("role") or "seat"), label=display_label(seat, labels),
+    legs = [leg for leg in doc.legs if leg.seat == seat.id]
+    row = _row(key=seat.id, name=seat.id, role=seat.role or "seat", label=display_label(seat, labels),
                legs=legs, now=now, stall_after_s=stall_after_s, live=live)
-    row["alias"] = seat["alias"]
+    row["alias"] = seat.alias
     dead = dead_reason(run_dir, doc, seat)
     row.update(dead=dead is not None, deadReason=dead)
-    judged = any(leg.get("stage") == "stage2" and leg.get("role") == "judge" for leg in legs)
-    row["judgeDropped"] = bool(voters is not None and judged and seat_id not in voters and seat["alias"] not in voters)
+    judged = any(leg.stage == "stage2" and leg.role == "judge" for leg in legs)
+    row["judgeDropped"] = bool(voters is not None and judged and seat.id not in voters and seat.alias not in voters)
     return row
 
 
-def _row(*, key: str, name: str, role: str, label: str, legs: Sequence[Mapping[str, Any]], now: datetime,
+def _row(*, key: str, name: str, role: str, label: str, legs: Sequence[LegEntry], now: datetime,
          stall_after_s: float, live: bool) -> dict[str, Any]:
-    running = [leg for leg in legs if leg.get("status") == "running"]
+    running = [leg for leg in legs if leg.status == "running"]
     last = legs[-1] if legs else None
-    activity = latest([t for leg in legs for t in (leg.get("startedAt"), leg.get("completedAt"))])
-    oldest_running = latest([leg.get("startedAt") for leg in running[:1]])
+    activity = latest([t for leg in legs for t in (leg.started_at, leg.completed_at)])
+    oldest_running = latest([leg.started_at for leg in running[:1]])
     stalled = live and oldest_running is not None and (now - oldest_running).total_seconds() >= stall_after_s
     return {
         "key": key, "name": name, "role": role, "label": label,
-        "status": "running" if running else (str(last.get("status")) if last else "waiting"),
-        "stage": str(last.get("stage")) if last else None,
+        "status": "running" if running else (last.status if last else "waiting"),
+        "stage": last.stage if last else None,
         "calls": len(legs),
         "tokens": tokens_of(legs),
         "cost": cost_figure(legs),
         "lastActivity": activity.isoformat(timespec="milliseconds").replace("+00:00", "Z") if activity else None,
-        "retries": sum(1 for leg in legs if leg.get("role") == "repair"),
+        "retries": sum(1 for leg in legs if leg.role == "repair"),
         "stalled": stalled,
-        "resolvedModels": sorted({str(leg["resolvedModel"]) for leg in legs if isinstance(leg.get("resolvedModel"), str)}),
+        "resolvedModels": sorted({leg.resolved_model for leg in legs if leg.resolved_model}),
         "error": _last_error(legs),
     }
 
 
-def _last_error(legs: Sequence[Mapping[str, Any]]) -> dict[str, str] | None:
+def _last_error(legs: Sequence[LegEntry]) -> dict[str, str] | None:
     for leg in reversed(legs):
-        err = leg.get("error")
-        if isinstance(err, dict):
-            return {"code": str(err.get("code") or "ERROR"), "message": str(err.get("message") or "")}
+        if leg.error is not None:
+            return {"code": leg.error.code or "ERROR", "message": leg.error.message or ""}
     return None
 
 
-def dead_reason(run_dir: Path, doc: Mapping[str, Any], seat: Mapping[str, Any]) -> str | None:
+def dead_reason(run_dir: Path, doc: RunManifest, seat: SeatRecord) -> str | None:
     """Why the seat is out of the council (no usable review), or None while it is not."""
-    primary = primary_leg(doc, str(seat["id"]))
+    primary = primary_leg(doc, seat.id)
     stage1 = stage_status(doc, "stage1")
     if primary is None:
-        refused = any(isinstance(r, dict) and r.get("stage") == "stage1" and seat["alias"] in (r.get("models") or [])
-                      for r in doc.get("budgetRefusals") or [])
+        refused = any(r.stage == "stage1" and seat.alias in r.models for r in doc.budget_refusals)
         return "its review was refused by the --max-cost ceiling" if refused else None
-    if primary.get("status") in DEAD_STATUSES:
-        raw = primary.get("error")
-        err: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        return f"{err.get('code', primary['status'])}: {err.get('message', 'the review leg failed')}"
-    if primary.get("status") == "complete" and stage1 not in (None, "running") and not reviewed(run_dir, doc, seat):
+    if primary.status in DEAD_STATUSES:
+        if primary.error is None:
+            return f"{primary.status}: the review leg failed"
+        return f"{primary.error.code}: {primary.error.message}"
+    if primary.status == "complete" and stage1 not in (None, "running") and not reviewed(run_dir, doc, seat):
         return "it produced no usable review"
     return None
 
@@ -207,8 +201,8 @@ def dead_reason(run_dir: Path, doc: Mapping[str, Any], seat: Mapping[str, Any]) 
 # --------------------------------------------------------------------------- cost panel
 
 
-def cost_panel(doc: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    ceiling = amount_of(obj(doc.get("options")).get("maxCost"))
+def cost_panel(doc: RunManifest, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    ceiling = amount_of(doc.options.max_cost) if doc.options is not None else None
     total = run_total(doc)
     fraction = None
     if ceiling and total["amount"] is not None:
@@ -220,48 +214,43 @@ def cost_panel(doc: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> dic
         "maxCost": float(ceiling) if ceiling else None,
         "maxCostText": format_money(ceiling) if ceiling else None,
         "fraction": fraction,
-        "refusals": len(doc.get("budgetRefusals") or []),
+        "refusals": len(doc.budget_refusals),
     }
 
 
-def run_total(doc: Mapping[str, Any]) -> dict[str, Any]:
+def run_total(doc: RunManifest) -> dict[str, Any]:
     """The engine's own total once written; while live, the sum of the finished legs."""
-    usage = obj(doc.get("usage"))
-    cost = usage.get("cost")
-    if isinstance(cost, dict):
-        unknown = usage["unknownLegs"] if isinstance(usage.get("unknownLegs"), int) else 0
-        known = amount_of(cost.get("amount"))
-        estimated = cost.get("source") in ("estimated", "mixed")
+    if doc.usage is not None:
+        cost, unknown = doc.usage.cost, doc.usage.unknown_legs
+        known = amount_of(cost.amount)
+        estimated = cost.source in ("estimated", "mixed")
         return {"amount": float(known) if known is not None else None, "unknownLegs": unknown, "final": True,
                 "text": money_text(known, estimated=estimated, floor=unknown > 0)}
-    return {**cost_figure(legs_of(doc)), "final": False}
+    return {**cost_figure(doc.legs), "final": False}
 
 
 # --------------------------------------------------------------------------- chair
 
 
-def chair_panel(doc: Mapping[str, Any], *, live: bool, output: dict[str, Any] | None) -> dict[str, Any]:
-    verdict = doc.get("overallVerdict")
-    attempts = [a for a in doc.get("chairAttempts") or [] if isinstance(a, dict)]
+def chair_panel(doc: RunManifest, *, live: bool, output: dict[str, Any] | None) -> dict[str, Any]:
+    verdict = doc.overall_verdict
     return {
-        "verdict": verdict if isinstance(verdict, str) else None,
-        "model": doc.get("chair"),
-        "conformance": doc.get("chairConformance"),
-        "attempts": [{"model": a.get("model"), "outcome": a.get("outcome"), "reason": a.get("reason")} for a in attempts],
+        "verdict": verdict,
+        "model": doc.chair,
+        "conformance": doc.chair_conformance,
+        "attempts": [{"model": a.model, "outcome": a.outcome, "reason": a.reason} for a in doc.chair_attempts],
         "output": output,
-        "reason": None if isinstance(verdict, str) else no_verdict_reason(doc, live=live),
+        "reason": None if verdict is not None else no_verdict_reason(doc, live=live),
     }
 
 
-def no_verdict_reason(doc: Mapping[str, Any], *, live: bool) -> str:
+def no_verdict_reason(doc: RunManifest, *, live: bool) -> str:
     """The engine's own account of a missing chair verdict — never a blank."""
-    whys = [f"{d.get('what')}: {d.get('why')}" for d in doc.get("degrades") or []
-            if isinstance(d, dict) and d.get("channel") == "chair"]
+    whys = [f"{d.what}: {d.why}" for d in doc.degrades if d.channel == "chair"]
     if whys:
         return "; ".join(whys)
     chair = stage_status(doc, "chair")
     if live:
         return "the chair is deliberating" if chair == "running" else "the chair has not run yet"
-    error = doc.get("error")
-    ended = f"the run ended ({doc.get('status')}) before the chair gave a verdict"
-    return f"{ended}: {error.get('code')}: {error.get('message')}" if isinstance(error, dict) else ended
+    ended = f"the run ended ({doc.status}) before the chair gave a verdict"
+    return f"{ended}: {doc.error.code}: {doc.error.message}" if doc.error is not None else ended

@@ -11,15 +11,16 @@ to the engine's own status readers (`amicus status`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..council.seats import seat_file_stem
+from ..documents.run import RunManifest, SeatRecord
 from ..engine.control import TERMINAL_RUN
+from ..engine.run_dir import RunDir, read_pointer
 from ..engine.run_state import observed as observed_run
-from ..engine.run_state import pointer_path
 from ..engine.store import TASK_ID, SessionStore
 from ..errors import AmicusError, BadArgs, BadSession
 from ..fsio import read_json
@@ -30,19 +31,18 @@ TEXT_LIMIT = 1_000_000  # characters of one prose file sent to the page
 
 @dataclass(frozen=True)
 class Manifest:
-    """run.json as read: `doc` when it parsed as a council-run manifest, else `error`."""
+    """run.json as read: `doc` when it is a council-run manifest of the schema version this
+    reads, else `error` (unreadable) or just its `schema_version` and `created_at` (another)."""
 
     run_dir: Path
-    doc: dict[str, Any] | None
+    doc: RunManifest | None
     error: str | None
-
-    @property
-    def schema_version(self) -> Any:
-        return None if self.doc is None else self.doc.get("schemaVersion")
+    schema_version: Any = None
+    created_at: Any = None
 
     @property
     def supported(self) -> bool:
-        return self.doc is not None and self.schema_version == SUPPORTED_RUN_SCHEMA
+        return self.doc is not None
 
 
 @dataclass(frozen=True)
@@ -59,16 +59,11 @@ def check_run_id(run_id: str) -> str:
 
 def locate_run(store: SessionStore, run_id: str) -> Path:
     """The run directory a project's pointer file names (run.json may still be missing)."""
-    pointer = pointer_path(store, check_run_id(run_id))
-    if not pointer.is_file():
+    run_dir = read_pointer(store, check_run_id(run_id))
+    if run_dir is None:
         raise BadSession(f"no council run '{run_id}' in {store.project}",
                          hint="check the id with 'amicus list', or pass the project it ran in with --project")
-    doc = read_json(pointer, what="run pointer")
-    run_dir = doc.get("runDir") if isinstance(doc, dict) else None
-    if not isinstance(run_dir, str) or not run_dir:
-        raise BadSession(f"the pointer file '{pointer}' names no run directory",
-                         hint="the file may have been edited by hand")
-    return Path(run_dir)
+    return run_dir.path
 
 
 def run_ids(store: SessionStore) -> list[str]:
@@ -80,40 +75,45 @@ def run_ids(store: SessionStore) -> list[str]:
 
 
 def read_manifest(run_dir: Path) -> Manifest:
-    path = run_dir / "run.json"
+    directory = RunDir(run_dir)
+    path = directory.manifest_path
     if not path.is_file():
         return Manifest(run_dir, None, f"run.json is missing from {run_dir}")
     try:
-        doc = read_json(path, what="run manifest")
+        raw = directory.read_raw()
     except AmicusError as err:
         return Manifest(run_dir, None, err.message)
-    if not isinstance(doc, dict) or doc.get("type") != "council-run":
+    if not isinstance(raw, dict) or raw.get("type") != "council-run":
         return Manifest(run_dir, None, f"'{path}' is not a council-run manifest")
-    return Manifest(run_dir, doc, None)
+    if raw.get("schemaVersion") != SUPPORTED_RUN_SCHEMA:  # another version: shown as such, never guessed at
+        return Manifest(run_dir, None, None, schema_version=raw.get("schemaVersion"), created_at=raw.get("createdAt"))
+    try:
+        return Manifest(run_dir, RunManifest.parse(raw, what="council-run manifest", where=path), None,
+                        schema_version=SUPPORTED_RUN_SCHEMA)
+    except AmicusError as err:
+        return Manifest(run_dir, None, err.message)
 
 
-def observed(run_dir: Path, doc: Mapping[str, Any]) -> dict[str, Any]:
-    """The manifest as a reader should see it, by the engine's one liveness check: a `running`
-    run whose engine is gone is an error, its in-flight legs crashed (in memory only — the
-    workspace does not write the finding back)."""
-    view = observed_run(run_dir, dict(doc))
+def observed(run_dir: Path, doc: RunManifest) -> tuple[RunManifest, bool]:
+    """(the manifest as a reader should see it, by the engine's one liveness check; whether
+    that found a crash): a `running` run whose engine is gone is an error, its in-flight legs
+    crashed (in memory only — the workspace does not write the finding back)."""
+    view = observed_run(RunDir(run_dir), doc)
     if view is None:
-        return dict(doc)
-    if doc.get("status") == "running":
-        view["crashDetected"] = True
-    return view
+        return doc, False
+    return view, doc.status == "running"
 
 
-def is_live(doc: Mapping[str, Any]) -> bool:
-    return doc.get("status") not in TERMINAL_RUN
+def is_live(doc: RunManifest) -> bool:
+    return doc.status not in TERMINAL_RUN
 
 
-def seat_files(run_dir: Path, seats: Sequence[Mapping[str, Any]], prefix: str) -> tuple[list[SeatFile], list[str]]:
+def seat_files(run_dir: Path, seats: Sequence[SeatRecord], prefix: str) -> tuple[list[SeatFile], list[str]]:
     """(existing `<prefix>-<stem>.md` files of the seats, collision notes). Seats whose
     stems collide are refused together and named in a note."""
     by_stem: dict[str, list[str]] = {}
     for seat in seats:
-        by_stem.setdefault(seat_file_stem(str(seat["id"])), []).append(str(seat["id"]))
+        by_stem.setdefault(seat_file_stem(seat.id), []).append(seat.id)
     found: list[SeatFile] = []
     notes: list[str] = []
     for stem, claimants in by_stem.items():
@@ -148,14 +148,6 @@ def read_optional_json(path: Path, what: str) -> tuple[Any, str | None]:
         return None, err.message
 
 
-def seat_list(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """run.json's seat table, keeping only well-formed entries (id and alias strings)."""
-    seats = doc.get("seats")
-    if not isinstance(seats, list):
-        return []
-    good = []
-    for index, seat in enumerate(seats):
-        if isinstance(seat, dict) and isinstance(seat.get("id"), str) and seat["id"] and isinstance(seat.get("alias"), str):
-            position = seat.get("position") if isinstance(seat.get("position"), int) else index + 1
-            good.append({**seat, "position": position})
-    return good
+def seat_list(doc: RunManifest) -> list[SeatRecord]:
+    """run.json's seat table (seats with an id)."""
+    return [seat for seat in doc.seats or [] if seat.id]

@@ -127,8 +127,8 @@ class Workspace:
         run_dir = locate_run(self.store, run_id)
         manifest = read_manifest(run_dir)
         if manifest.doc is None:
-            return Response.error(409, "UNREADABLE", manifest.error or "run.json cannot be read")
-        result = fold_run(run_dir, observed(run_dir, manifest.doc))
+            return Response.error(409, "UNREADABLE", manifest.error or "run.json is of another schema version")
+        result = fold_run(run_dir, observed(run_dir, manifest.doc)[0])
         if result.refused:
             return Response.error(409, "LIVE", result.refused)
         if result.block is not None:

@@ -15,7 +15,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..engine.run_state import legs_progress
+from ..documents.run import RunManifest, SeatRecord
+from ..engine.run_dir import RunDir
 from ..engine.store import SessionStore
 from ..errors import AmicusError
 from . import DEFAULT_STALL_S
@@ -53,16 +54,17 @@ def snapshot_of(run_dir: Path, run_id: str, *, stall_after_s: float = DEFAULT_ST
     manifest = read_manifest(run_dir)
     base = {"type": "workspace-run", "snapshotVersion": SNAPSHOT_VERSION, "runId": run_id,
             "runDir": str(run_dir), "generatedAt": iso(moment)}
-    if manifest.doc is None:
+    if manifest.error is not None:
         return {**base, "state": "unreadable", "live": False, "error": manifest.error}
-    if not manifest.supported:
+    if manifest.doc is None:
         return {**base, "state": "schema-mismatch", "live": False,
                 "schemaVersion": manifest.schema_version, "expectedSchemaVersion": SUPPORTED_RUN_SCHEMA}
-    doc = observed(run_dir, manifest.doc)
-    return {**base, "state": "ok", **_detail(run_dir, doc, moment, stall_after_s, texts)}
+    doc, crashed = observed(run_dir, manifest.doc)
+    return {**base, "state": "ok", **_detail(run_dir, doc, crashed, moment, stall_after_s, texts)}
 
 
-def _detail(run_dir: Path, doc: dict[str, Any], now: datetime, stall_after_s: float, texts: bool) -> dict[str, Any]:
+def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall_after_s: float,
+            texts: bool) -> dict[str, Any]:
     seats = seat_list(doc)
     labels, label_notes = seat_labels(run_dir, doc, seats)
     live = is_live(doc)
@@ -79,7 +81,7 @@ def _detail(run_dir: Path, doc: dict[str, Any], now: datetime, stall_after_s: fl
                 *(f"debate.json could not be read ({e})" for e in [debate_error] if e)]
     return {
         "live": live,
-        "header": _header(doc),
+        "header": _header(doc, crashed),
         "stages": stage_rail(doc),
         "seats": rows,
         **prose,
@@ -90,37 +92,37 @@ def _detail(run_dir: Path, doc: dict[str, Any], now: datetime, stall_after_s: fl
         "decisions": decisions(verdict) if verdict else [],
         "cost": cost_panel(doc, rows),
         "stall": _stall(doc, now, stall_after_s, live),
-        "banners": {"degrades": _degrades(doc), "notices": _strings(doc.get("notices")), "integrity": problems},
+        "banners": {"degrades": _degrades(doc), "notices": list(doc.notices), "integrity": problems},
         "masks": masks(doc, seats, labels, _tally_models(tally)),
         "fold": {"folded": (run_dir / FOLD_FILE).is_file(), "available": not live},
-        "debate": doc.get("debate") if isinstance(doc.get("debate"), dict) else None,
+        "debate": doc.debate.to_doc() if doc.debate is not None else None,
         "resume": _resume_hint(run_dir, doc, live),
     }
 
 
-def _resume_hint(run_dir: Path, doc: dict[str, Any], live: bool) -> str | None:
+def _resume_hint(run_dir: Path, doc: RunManifest, live: bool) -> str | None:
     """The command that resumes a stopped run (shown, never run: the workspace stays read-only)."""
     from ..engine.resume import find_resumable, resume_command
 
-    if live or not find_resumable(run_dir, doc).resumable:
+    if live or not find_resumable(RunDir(run_dir), doc).resumable:
         return None
-    return resume_command(run_dir)
+    return resume_command(RunDir(run_dir))
 
 
-def _header(doc: Mapping[str, Any]) -> dict[str, Any]:
-    keys = ("status", "exitCode", "error", "createdAt", "completedAt", "abortRequestedAt", "crashDetected",
-            "chair", "critic", "overallVerdict", "judged", "tierCounts")
-    header = {k: doc.get(k) for k in keys}
-    header["bench"] = [str(s["id"]) for s in seat_list(doc)] or _strings(doc.get("bench"))
-    header["currentStage"] = next((s["name"] for s in doc.get("stages") or []
-                                   if isinstance(s, dict) and s.get("status") == "running"), None)
-    header["legsDone"], header["legsTotal"] = legs_progress(doc)
-    resumes = [r for r in doc.get("resumes") or [] if isinstance(r, dict)]
-    header["resumedAt"] = resumes[-1].get("at") if resumes else None  # this attempt's start
-    return header
+def _header(doc: RunManifest, crashed: bool) -> dict[str, Any]:
+    done, total = doc.progress()
+    return {
+        "status": doc.status, "exitCode": doc.exit_code, "error": doc.error.to_doc() if doc.error else None,
+        "createdAt": doc.created_at, "completedAt": doc.completed_at, "abortRequestedAt": doc.abort_requested_at,
+        "crashDetected": True if crashed else None, "chair": doc.chair, "critic": doc.critic,
+        "overallVerdict": doc.overall_verdict, "judged": doc.judged, "tierCounts": doc.tier_counts,
+        "bench": [s.id for s in seat_list(doc)] or list(doc.bench),
+        "currentStage": doc.running_stage(), "legsDone": done, "legsTotal": total,
+        "resumedAt": doc.resumes[-1].at if doc.resumes else None,  # this attempt's start
+    }
 
 
-def _prose(run_dir: Path, seats: Sequence[Mapping[str, Any]], labels: Mapping[str, str],
+def _prose(run_dir: Path, seats: Sequence[SeatRecord], labels: Mapping[str, str],
            texts: bool) -> tuple[dict[str, Any], list[str]]:
     """Stage-1 reviews, the Stage-2 bundle, judge prose and re-votes, from allowlisted files."""
     out: dict[str, Any] = {}
@@ -144,20 +146,19 @@ def _chair_output(run_dir: Path) -> dict[str, Any] | None:
     return read_prose(path) if path.is_file() else None
 
 
-def _judges(doc: Mapping[str, Any]) -> int | None:
-    stage2 = next((s for s in doc.get("stages") or [] if isinstance(s, dict) and s.get("name") == "stage2"), None)
-    judges = stage2.get("judges") if stage2 else None
-    return judges if isinstance(judges, int) and not isinstance(judges, bool) else None
+def _judges(doc: RunManifest) -> int | None:
+    stage2 = doc.stage_named("stage2")
+    return stage2.judges if stage2 is not None else None
 
 
-def _no_matrix(doc: Mapping[str, Any], live: bool) -> str:
+def _no_matrix(doc: RunManifest, live: bool) -> str:
     tally = stage_status(doc, "tally")
     if live:
         return "the tally has not run yet" if tally is None else "the tally is being computed"
-    return f"the run ended ({doc.get('status')}) without a tally"
+    return f"the run ended ({doc.status}) without a tally"
 
 
-def _stall(doc: Mapping[str, Any], now: datetime, stall_after_s: float, live: bool) -> dict[str, Any]:
+def _stall(doc: RunManifest, now: datetime, stall_after_s: float, live: bool) -> dict[str, Any]:
     last = last_activity(doc)
     idle = (now - last).total_seconds() if last else None
     stalled = bool(live and idle is not None and idle >= stall_after_s)
@@ -165,9 +166,8 @@ def _stall(doc: Mapping[str, Any], now: datetime, stall_after_s: float, live: bo
             "since": iso(last) if last else None}
 
 
-def _degrades(doc: Mapping[str, Any]) -> list[dict[str, str]]:
-    return [{"channel": str(d.get("channel")), "what": str(d.get("what")), "why": str(d.get("why"))}
-            for d in doc.get("degrades") or [] if isinstance(d, dict)]
+def _degrades(doc: RunManifest) -> list[dict[str, str]]:
+    return [{"channel": d.channel, "what": d.what, "why": d.why} for d in doc.degrades]
 
 
 def _strings(value: Any) -> list[str]:
@@ -206,16 +206,13 @@ def _list_row(store: SessionStore, run_id: str) -> dict[str, Any]:
 
 
 def _list_fields(manifest: Manifest) -> dict[str, Any]:
-    if manifest.doc is None:
+    if manifest.error is not None:
         return {"state": "unreadable", "error": manifest.error}
-    if not manifest.supported:
-        return {"state": "schema-mismatch", "createdAt": manifest.doc.get("createdAt"),
-                "schemaVersion": manifest.schema_version}
-    doc = observed(manifest.run_dir, manifest.doc)
-    verdict = doc.get("overallVerdict")
-    return {"state": "ok", "status": doc.get("status"), "live": is_live(doc), "createdAt": doc.get("createdAt"),
-            "overallVerdict": verdict if isinstance(verdict, str) else None, "cost": run_total(doc)["text"],
-            "tierCounts": doc.get("tierCounts") if isinstance(doc.get("tierCounts"), dict) else None}
+    if manifest.doc is None:
+        return {"state": "schema-mismatch", "createdAt": manifest.created_at, "schemaVersion": manifest.schema_version}
+    doc, _ = observed(manifest.run_dir, manifest.doc)
+    return {"state": "ok", "status": doc.status, "live": is_live(doc), "createdAt": doc.created_at,
+            "overallVerdict": doc.overall_verdict, "cost": run_total(doc)["text"], "tierCounts": doc.tier_counts}
 
 
 def live_status(store: SessionStore, run_id: str | None) -> bool:
@@ -226,6 +223,6 @@ def live_status(store: SessionStore, run_id: str | None) -> bool:
             manifest = read_manifest(locate_run(store, rid))
         except AmicusError:
             continue
-        if manifest.doc is not None and is_live(observed(manifest.run_dir, manifest.doc)):
+        if manifest.doc is not None and is_live(observed(manifest.run_dir, manifest.doc)[0]):
             return True
     return False

@@ -11,10 +11,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..council.report_model import TIER_ORDER
 from .fold import one_line
+
+if TYPE_CHECKING:
+    from ..documents.wave import Wave
 
 CLEAR = "\x1b[H\x1b[2J"
 STAGE_MARK = {"complete": "✓", "running": "●", "error": "✗", "aborted": "✗", "skipped": "→", "pending": "·"}
@@ -139,19 +142,18 @@ def progress_line(snap: Mapping[str, Any], *, now: datetime) -> str | None:
     return one_line(" · ".join(parts))
 
 
-def wave_progress_line(wave: Mapping[str, Any], *, now: datetime, stall_after_s: float) -> str | None:
+def wave_progress_line(wave: Wave, *, now: datetime, stall_after_s: float) -> str | None:
     """The one-line progress of a fan-out wave document: legs done, elapsed, cost, a stalled leg."""
     from ..providers.cost import format_cost, rollup
 
-    legs = [leg for leg in wave.get("legs") or [] if isinstance(leg, Mapping)]
-    if not legs:
+    if not wave.legs:
         return None
-    done = sum(1 for leg in legs if leg.get("status") != "running")
-    cost = rollup(leg.get("usage") for leg in legs if leg.get("status") != "running")["cost"]
-    parts = [f"wave {wave.get('waveId')}", f"{done}/{len(legs)} legs done", elapsed_text(wave.get("createdAt"), now),
+    finished = [leg for leg in wave.legs if leg.status != "running"]
+    cost = rollup(leg.usage.to_doc() if leg.usage is not None else None for leg in finished)["cost"]
+    parts = [f"wave {wave.wave_id}", f"{len(finished)}/{len(wave.legs)} legs done", elapsed_text(wave.created_at, now),
              f"cost {format_cost(cost['amount'], cost['source'])}"]
-    stalled = [str(leg.get("modelInput")) for leg in legs
-               if leg.get("status") == "running" and _seconds_since(leg.get("createdAt"), now) >= stall_after_s]
+    stalled = [leg.model_input for leg in wave.legs
+               if leg.status == "running" and _seconds_since(leg.created_at, now) >= stall_after_s]
     if stalled:
         parts.append("stalled: " + ", ".join(stalled))
     return one_line(" · ".join(parts))

@@ -1,0 +1,321 @@
+"""The leg runner: one paid model call of a council run — cache → claim → call → settle → record.
+
+    cache    a leg an earlier attempt of this run answered is found by its content key
+             (legcache.py) and reused: no request, its recorded spend counts
+    claim    the leg's output cap, fitted to the model's context window and to its share of the
+             --max-cost ceiling (budget.py); a leg whose window cannot hold its floor cap is
+             recorded as not sent, one the ceiling has no room for is refused
+    call     the request, bounded by the leg's timeout (waves.call_route), with the claimed cap
+             as `max_tokens` (the embedded model keeps its own configured bound)
+    settle   the claim replaced by what the leg really cost
+    record   run.json's leg entry (through the run-state owner), the leg's answer under
+             `legs/<key>.json` before run.json says it finished, and a notice when the answer
+             was cut at its cap
+
+Beside it, `StatRows`: the runStats rows of the tally input, in a stable order whatever order
+the concurrent legs finish in.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from ..documents.legs import FinishedLeg
+from ..documents.run import ErrorRecord, LegEntry
+from ..documents.usage import LegUsage
+from ..providers.base import Completion, Message, Usage
+from ..providers.cost import prompt_tokens, route_pricing
+from ..providers.errors import ContextTooLong, MalformedReply
+from ..providers.profiles import Profile
+from ..providers.routing import ProviderRegistry, Route
+from .budget import Budget, floor_cap, output_cap
+from .legcache import base_key, leg_key, read_finished, write_finished, write_launch
+from .limits import context_window
+from .preflight import Prepared
+from .run_state import RunState
+from .store import now_iso
+from .waves import Outcome, call_route, outcome_of
+
+
+@dataclass
+class LegResult:
+    leg_id: str
+    status: str  # complete | error | timeout
+    text: str | None
+    usage: dict[str, Any] | None  # the usage document, as the tally's runStats and the budget read it
+    resolved_model: str | None
+    duration_ms: int | None
+    error: dict[str, str] | None
+    truncated: bool = False  # cut at the output cap (`finish_reason: length`)
+
+    @property
+    def usable(self) -> bool:
+        return self.status == "complete" and bool(self.text and self.text.strip())
+
+    def why(self) -> str:
+        """Why this leg gave nothing usable, in one line."""
+        if self.error:
+            return f"{self.error['code']}: {self.error['message']}"
+        return "the model returned no text"
+
+
+@dataclass(frozen=True)
+class LegAsk:
+    """One leg a stage asks for."""
+
+    leg_id: str
+    stage: str  # stage1 | stage2 | debate | chair
+    role: str  # seat, critic, lens:…, judge, rebuttal, revote, chair, repair
+    route: Route
+    model: str  # the alias or id the run calls it by
+    prompt: str
+    seat_id: str | None = None
+    schema: dict[str, Any] | None = None  # sent wherever the model's profile honours it
+    to_text: Callable[[dict[str, Any]], str] | None = None  # a structured answer as its document
+
+    @property
+    def first(self) -> bool:
+        """The wave's own leg (its claim shares the wave's room), not a repair."""
+        return self.role != "repair"
+
+    def entry(self, **fields: Any) -> LegEntry:
+        """Its run.json leg entry: who it is, then `fields` in order."""
+        who: dict[str, Any] = {"id": self.leg_id, "stage": self.stage, "role": self.role, "model": self.model}
+        if self.seat_id is not None:
+            who["seat"] = self.seat_id
+        return LegEntry.model_validate({**who, **{LegEntry._wire[k]: v for k, v in fields.items()}})
+
+
+class LegRunner:
+    def __init__(self, prep: Prepared, registry: ProviderRegistry, state: RunState, budget: Budget, *,
+                 notice: Callable[[str], None], refuse: Callable[[LegAsk], None]):
+        self.prep = prep
+        self.registry = registry
+        self.state = state
+        self.budget = budget
+        self.notice = notice
+        self.refuse = refuse  # the ceiling had no room: the run records the refusal (a degrade)
+        self._ordinals: dict[str, int] = {}
+
+    def profile(self, route: Route) -> Profile:
+        return self.registry.profile(route)
+
+    async def run(self, ask: LegAsk) -> LegResult | None:
+        """One paid call: claim the budget, run it bounded, record it. None when refused.
+
+        The claim reserves the leg's output cap and the call sends that cap as `max_tokens`, so
+        a leg can never spend more output than it reserved."""
+        profile = self.profile(ask.route)
+        sent_schema = ask.schema if ask.schema is not None and profile.structured_outputs else None
+        # Keyed by the stage's nominal cap, never the fitted one: a resumed run's room differs.
+        key = self.key(ask, sent_schema, max_tokens=None if profile.compact else output_cap(ask.stage, ask.role))
+        finished = read_finished(self.prep.dir, key, damaged=lambda why: self.notice(
+            f"legs/{key}.json, the saved answer of {ask.stage} {ask.role} leg {ask.leg_id} ({ask.model}), is damaged "
+            f"({why}): the leg is sent again and paid for again"))
+        if finished is not None:  # answered before this run was resumed: reuse it, spend already made
+            self.budget.skip(ask.stage, ask.first)
+            return self.reuse(ask, finished)
+        tokens = prompt_tokens(len(ask.prompt))
+        window = context_window(ask.route, self.prep.catalog)
+        cap = self.cap_for(ask, tokens, window)
+        floor = floor_cap(ask.stage, ask.role)
+        if cap < floor:
+            self.budget.skip(ask.stage, ask.first)
+            return self.not_sent(ask, window_error(ask.route, ask.model, tokens, window or 0, floor))
+        claim = self.budget.claim(wave=ask.stage, first=ask.first, prompt_tokens=tokens,
+                                  pricing=route_pricing(ask.route, self.prep.catalog), cap=cap, floor=floor)
+        if claim is None:
+            self.refuse(ask)
+            return None
+        max_tokens = None if profile.compact else claim.cap
+        launch: dict[str, Any] = {"status": "running", "started_at": now_iso(),
+                                  "reserved": round(claim.amount, 10)}  # what a resume holds if this process dies
+        if max_tokens is not None:
+            launch["max_tokens"] = max_tokens
+        entry = ask.entry(**launch)
+        self.state.launch(entry)
+        # On disk before the request goes: a process killed while it is in flight leaves a record
+        # a resume counts as probably billed (run.json's own write of it may be coalesced away).
+        write_launch(self.prep.dir, key, attempt=self.state.attempt, entry=entry)
+        self.state.caught_up()
+        self.state.note()
+        try:
+            ended = await self.call(ask, sent_schema, max_tokens)
+        except anyio.get_cancelled_exc_class():
+            self.state.abandon(entry)
+            self.budget.settle(claim, None)  # it may have been billed: its cost is unknown
+            raise
+        self.budget.settle(claim, ended.usage)
+        result = LegResult(ask.leg_id, ended.status, ended.summary, ended.usage, ended.model, ended.duration_ms,
+                           ended.error, truncated=ended.truncated)
+        self.state.settle(entry, status=result.status, completed_at=ended.completed_at, duration_ms=result.duration_ms,
+                          usage=_usage(result.usage), resolved_model=result.resolved_model,
+                          error=_error(result.error), truncated=result.truncated)
+        if result.truncated:
+            self.notice(truncation_notice(ask, claim.cap))
+        # On disk before run.json says the leg finished: a kill between the two loses nothing.
+        write_finished(self.prep.dir, self.finished(ask, key, result, entry, max_tokens))
+        self.state.checkpoint()
+        return result
+
+    async def call(self, ask: LegAsk, schema: dict[str, Any] | None, max_tokens: int | None) -> Outcome:
+        """The request, and how it ended: one leg's failure is that leg's outcome."""
+        started = time.monotonic()
+        try:
+            completion = await call_route(self.registry, ask.route, (Message("user", ask.prompt),),
+                                          timeout_s=self.prep.timeout_s, json_schema=schema, max_tokens=max_tokens)
+        except MalformedReply as exc:
+            if exc.text:  # the model answered, badly: a content problem the repair loop owns
+                finish = getattr(exc, "finish_reason", None)
+                return outcome_of(started, completion=Completion(exc.text, finish, None, exc.usage or Usage()))
+            return outcome_of(started, error=exc)
+        except anyio.get_cancelled_exc_class():
+            raise
+        except Exception as exc:
+            return outcome_of(started, error=exc)
+        ended = outcome_of(started, completion=completion)
+        if ask.to_text is not None and isinstance(completion.structured, dict):
+            ended.summary = ask.to_text(completion.structured)
+        return ended
+
+    def cap_for(self, ask: LegAsk, tokens: int, window: int | None) -> int:
+        """The leg's output cap before the ceiling has its say: the stage's, a Stage-1 review's
+        lowered so every judge and the chair can read all the reviews (limits.py), and never
+        more than the model's window leaves after the prompt."""
+        cap = output_cap(ask.stage, ask.role)
+        plan = self.prep.plan
+        if ask.stage == "stage1" and ask.first and plan is not None:
+            cap = min(cap, plan.review_cap)
+        return cap if window is None else min(cap, window - tokens)
+
+    def key(self, ask: LegAsk, schema: dict[str, Any] | None, *, max_tokens: int | None) -> str:
+        """The leg's content key, with its ordinal among legs asking the very same thing (taken
+        synchronously at launch, so a resumed run numbers them in the same order)."""
+        content = dict(seat_id=ask.seat_id, prompt=ask.prompt, schema=schema, max_tokens=max_tokens)
+        base = base_key(ask.route, **content)
+        ordinal = self._ordinals.get(base, 0)
+        self._ordinals[base] = ordinal + 1
+        return leg_key(ask.route, **content, ordinal=ordinal)
+
+    def not_sent(self, ask: LegAsk, error: Exception) -> LegResult:
+        """A leg the run can see will not fit the model's window: recorded as failed, never sent
+        (a known $0, like a provider's own refusal)."""
+        started = now_iso()
+        ended = outcome_of(time.monotonic(), error=error)
+        self.budget.settle(None, ended.usage)
+        self.state.launch(ask.entry(status=ended.status, started_at=started, completed_at=ended.completed_at,
+                                    duration_ms=0, usage=_usage(ended.usage), error=_error(ended.error)))
+        self.state.checkpoint()
+        return LegResult(ask.leg_id, ended.status, None, ended.usage, None, 0, ended.error)
+
+    def reuse(self, ask: LegAsk, finished: FinishedLeg) -> LegResult:
+        """A leg finished by an earlier attempt of this run: no request; its recorded spend
+        counts against the ceiling; run.json marks it `reused`."""
+        usage = finished.usage.to_doc() if finished.usage is not None else None
+        self.budget.settle(None, usage)
+        error = finished.error.to_doc() if finished.error is not None else None
+        result = LegResult(ask.leg_id, finished.status, finished.text, usage, finished.resolved_model,
+                           finished.duration_ms, error, truncated=finished.truncated)
+        # When it really ran (in the earlier attempt), not when it was read back.
+        fields: dict[str, Any] = {"status": result.status, "started_at": finished.started_at,
+                                  "completed_at": finished.completed_at, "duration_ms": result.duration_ms,
+                                  "usage": finished.usage, "reused": True}
+        if result.resolved_model:
+            fields["resolved_model"] = result.resolved_model
+        if finished.error is not None:
+            fields["error"] = finished.error
+        if result.truncated:
+            fields["truncated"] = True
+            self.notice(truncation_notice(ask, finished.max_tokens or output_cap(ask.stage, ask.role)))
+        self.state.reuse(ask.entry(**fields))
+        self.state.note()
+        return result
+
+    @staticmethod
+    def finished(ask: LegAsk, key: str, result: LegResult, entry: LegEntry, max_tokens: int | None) -> FinishedLeg:
+        """The leg's answer as `legs/<key>.json` keeps it."""
+        doc = FinishedLeg(key=key, leg_id=ask.leg_id, stage=ask.stage, role=ask.role, model=ask.model,  # type: ignore[arg-type]
+                          status=result.status, text=result.text, usage=entry.usage,  # type: ignore[arg-type]
+                          resolved_model=result.resolved_model, duration_ms=result.duration_ms, error=entry.error,
+                          truncated=result.truncated, started_at=entry.started_at,
+                          completed_at=entry.completed_at)  # type: ignore[arg-type]
+        if max_tokens is not None:
+            doc.max_tokens = max_tokens
+        return doc
+
+
+def _usage(doc: dict[str, Any] | None) -> LegUsage | None:
+    return None if doc is None else LegUsage.model_validate(doc)
+
+
+def _error(doc: dict[str, str] | None) -> ErrorRecord | None:
+    return None if not doc else ErrorRecord.model_validate(doc)
+
+
+def window_error(route: Route, model: str, tokens: int, window: int, floor: int) -> ContextTooLong:
+    err = ContextTooLong(f"not sent: the prompt is about {tokens:,} tokens, and {model}'s {window:,}-token context "
+                         f"window leaves less than the {floor:,} tokens the smallest answer needs",
+                         provider=route.provider, model=route.model)
+    err.refused_by_status = True  # nothing was sent, so nothing was billed: a known $0
+    return err
+
+
+def truncation_notice(ask: LegAsk, cap: int) -> str:
+    return (f"{ask.stage} {ask.role} leg {ask.leg_id} ({ask.model}) was cut at its {cap:,}-token output cap; "
+            "its reply is incomplete")
+
+
+# --------------------------------------------------------------------------- stat rows
+
+
+@dataclass(frozen=True)
+class Row:
+    """Who a runStats row is about, and where it sorts (stage, bench position)."""
+
+    model: str
+    role: str
+    stage: int
+    position: int = 0
+    seat_id: str | None = None
+    alias: str | None = None
+    was_chair: bool = False
+
+
+@dataclass
+class StatRows:
+    """The tally input's runStats rows, sorted by stage, bench position and launch order."""
+
+    _rows: list[tuple[tuple[int, int, int, int], dict[str, Any]]] = field(default_factory=list)
+
+    def add(self, row: Row, result: LegResult | None, conformance: str = "clean", repair_refused: bool = False) -> None:
+        """One leg's row (`result` None: a leg that never ran)."""
+        doc: dict[str, Any] = {"model": row.model, "role": row.role, "wasChair": row.was_chair,
+                               "conformance": conformance}
+        if repair_refused:
+            doc["repairRefused"] = True
+        if result is not None:
+            doc["waveId"] = result.leg_id
+            if result.resolved_model:
+                doc["resolvedModel"] = result.resolved_model
+            if result.truncated:
+                doc["truncated"] = True
+        if row.seat_id is not None and row.seat_id != (row.alias or row.model):
+            doc["seat"] = row.seat_id
+        doc["status"] = result.status if result is not None else "error"
+        doc["durationMs"] = result.duration_ms if result is not None else None
+        doc["usage"] = result.usage if result is not None else None
+        self.add_doc(doc, stage=row.stage, position=row.position, secondary=row.role in ("repair", "chair-attempt"))
+
+    def add_doc(self, doc: dict[str, Any], *, stage: int, position: int, secondary: bool = False) -> None:
+        self._rows.append(((stage, position, int(secondary), len(self._rows)), doc))
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """The rows in a stable order (stage, bench position, launch order), whatever order the
+        concurrent legs finished in — so the same run gives the same documents."""
+        return [row for _, row in sorted(self._rows, key=lambda item: item[0])]

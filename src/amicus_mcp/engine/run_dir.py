@@ -1,0 +1,194 @@
+"""A council run's directory: its layout, its manifest on disk, and the one way to find a run.
+
+    <runDir>/run.json            the manifest (documents/run.py), checkpointed by run_state.py
+             options.json        the run's options (engine/options.py), briefing.md beside it
+             legs/               every answered leg and every launch (engine/legcache.py)
+             engine.log          a spawned worker's output; spawn.pid its pid, until run.json
+                                 carries the engine's own
+             tally-input.json · tally.json · verdict.json · report.html · debate.json …
+    <project>/.claude/amicus_sessions/council-<runId>.json   the pointer that finds it by id
+
+A run is named by its id (through its pointer) or by its directory; `find_run` is the one way
+from either to the directory. Every front phrases "not found" its own way.
+
+A fanout wave's directory shares the input names (options.json, briefing.md, engine.log).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import AmicusError, BadArgs, BadSession
+from ..fsio import atomic_write_json, atomic_write_text, read_json
+
+if TYPE_CHECKING:  # the models are imported by what reads or writes one, not by every front
+    from ..documents.run import RunManifest
+    from .store import SessionStore
+
+MANIFEST = "run.json"
+OPTIONS = "options.json"
+BRIEFING = "briefing.md"  # the briefing as the run read it: a worker, and a resume, brief off this copy
+LEGS = "legs"
+ENGINE_LOG = "engine.log"
+SPAWN_PID = "spawn.pid"
+BRIEFING_STAGE1 = "briefing-stage1.md"
+BUNDLE = "bundle-stage2.md"
+TALLY_INPUT = "tally-input.json"
+TALLY = "tally.json"
+TALLY_PROVISIONAL = "tally-provisional.json"
+DEBATE = "debate.json"
+VERDICT = "verdict.json"
+REPORT = "report.html"
+CHAIR_PACKET = "chair-packet.md"
+CHAIR_OUTPUT = "chair-output.md"
+
+
+@dataclass(frozen=True)
+class RunDir:
+    path: Path
+
+    def __truediv__(self, name: str) -> Path:
+        return self.path / name
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / MANIFEST
+
+    @property
+    def legs_path(self) -> Path:
+        return self.path / LEGS
+
+    def holds_run(self) -> bool:
+        return self.manifest_path.is_file()
+
+    # -- the manifest ------------------------------------------------------------------------
+
+    def read(self) -> RunManifest:
+        """run.json as its model; BadSession when it is missing or not a council-run manifest."""
+        from ..documents.run import RunManifest
+
+        doc = self.read_raw()
+        if not isinstance(doc, dict) or doc.get("type") != "council-run":
+            raise BadSession(f"'{self.manifest_path}' is not a council-run manifest",
+                             hint="the file may have been edited by hand")
+        return RunManifest.parse(doc, what="council-run manifest", where=self.manifest_path)
+
+    def read_raw(self) -> Any:
+        """run.json as JSON, unvalidated (a reader that must first see its schema version)."""
+        return read_json(self.manifest_path, what="run manifest")
+
+    def peek(self) -> dict[str, Any] | None:
+        """run.json as JSON, or None when it is absent or unreadable: the engine's own check for
+        an abort another process recorded, before each checkpoint (on the run's hot path)."""
+        try:
+            doc = self.read_raw()
+        except BadArgs:
+            return None
+        return doc if isinstance(doc, dict) else None
+
+    def write(self, manifest: RunManifest, *, compact: bool | None = None) -> None:
+        """run.json now. While the engine runs it, it is written compact (a checkpoint is on the
+        run's hot path, and the indenting encoder is pure Python, ~8× the cost); the final
+        write, and any a reader is left with, is the indented one, and so is the `running`
+        manifest a front seeds for its worker (`compact=False`)."""
+        if compact is None:
+            compact = manifest.status == "running"
+        atomic_write_json(self.manifest_path, manifest.to_doc(), indent=None if compact else 2)
+
+    # -- the engine's pid --------------------------------------------------------------------
+
+    def engine_pid(self, manifest: RunManifest) -> int | None:
+        """run.json's pid, else the pid a front recorded when it spawned the worker."""
+        if manifest.pid is not None:
+            return manifest.pid
+        try:
+            text = (self.path / SPAWN_PID).read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        return int(text) if text.isdigit() else None
+
+    def write_spawn_pid(self, pid: int) -> None:
+        atomic_write_text(self.path / SPAWN_PID, f"{pid}\n")
+
+    def clear_spawn_pid(self) -> None:
+        (self.path / SPAWN_PID).unlink(missing_ok=True)
+
+    # -- artifacts ---------------------------------------------------------------------------
+
+    def write_text(self, name: str, text: str) -> Path:
+        return atomic_write_text(self.path / name, text)
+
+    def write_json(self, name: str, doc: Any) -> Path:
+        return atomic_write_json(self.path / name, doc)
+
+
+# --- finding a run: by id through the project's pointer file, or by its directory ---------------
+
+def pointer_path(store: SessionStore, run_id: str) -> Path:
+    return store.root / f"council-{run_id.removeprefix('council-')}.json"
+
+
+def write_pointer(store: SessionStore, run_id: str, run_dir: RunDir) -> None:
+    from ..documents.pointers import RunPointer
+
+    store.task_dir(run_id)  # validates the id
+    atomic_write_json(pointer_path(store, run_id), RunPointer(run_id=run_id, run_dir=str(run_dir.path)).to_doc())
+
+
+def read_pointer(store: SessionStore, run_id: str) -> RunDir | None:
+    """The directory run `run_id`'s pointer names (its run.json may not be written yet); None
+    when the project has no such pointer, BadSession when the pointer names no directory."""
+    path = pointer_path(store, run_id)
+    if not path.is_file():
+        return None
+    doc = read_json(path, what="run pointer")
+    run_dir = doc.get("runDir") if isinstance(doc, dict) else None
+    if not isinstance(run_dir, str) or not run_dir:
+        raise BadSession(f"the pointer file '{path}' names no run directory", hint="the file may have been edited by hand")
+    return RunDir(Path(run_dir))
+
+
+def find_run(store: SessionStore, target: str, *, by_path: bool = True) -> RunDir | None:
+    """The run `target` names: a run id whose pointer is in the project, else (`by_path`) a
+    directory holding a run.json; None when it names no council run (a wave, a leg, nothing)."""
+    try:
+        store.task_dir(target)  # an id at all?
+        by_id = read_pointer(store, target)
+    except AmicusError:  # not an id, or a damaged pointer: it can still be a directory
+        by_id = None
+    if by_id is not None and by_id.holds_run():
+        return by_id
+    if not by_path:
+        return None
+    path = Path(target).expanduser()
+    return RunDir(path.resolve()) if (path / MANIFEST).is_file() else None
+
+
+def list_runs(store: SessionStore) -> Iterator[RunDir]:
+    """Every run directory the project's pointer files name (and that still holds a run.json)."""
+    if not store.root.is_dir():
+        return
+    for pointer in sorted(store.root.glob("council-*.json")):
+        try:
+            run_dir = read_pointer(store, pointer.stem.removeprefix("council-"))
+        except AmicusError:
+            continue
+        if run_dir is not None and run_dir.holds_run():
+            yield run_dir
+
+
+def run_dir_near(run_id: Any, *near: Path) -> Path | None:
+    """The first of the directories `near` that is run `run_id`'s directory (its run.json is
+    that run's manifest), e.g. the folder a verdict or a tally record was read from."""
+    for folder in near:
+        candidate = RunDir(folder)
+        try:
+            found = candidate.read().run_id if candidate.holds_run() else None
+        except AmicusError:
+            found = None
+        if found is not None and found == run_id:
+            return folder
+    return None
