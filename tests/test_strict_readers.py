@@ -97,7 +97,7 @@ def aborted_run(run_dir: Path) -> dict[str, Any]:
     """The run.json of an aborted run that `council resume` would take up."""
     run_dir.mkdir()
     return {"schemaVersion": 2, "type": "council-run", "runId": "feed1234", "status": "aborted", "stages": [],
-            "briefingSha256": "0" * 64, "optionsSha256": "0" * 64}
+            "bench": ["fake/a", "fake/b"], "chair": "fake/chair", "briefingSha256": "0" * 64, "optionsSha256": "0" * 64}
 
 
 def test_a_run_json(tmp_path: Path, config_dir: Path) -> None:

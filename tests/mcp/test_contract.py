@@ -17,6 +17,7 @@ from council_script import wave
 from fakeprovider import FakeProvider, error
 from mcp import Client
 
+from amicus_mcp.documents.run import RunStatusView
 from amicus_mcp.errors import BadArgs, rename_arguments
 from amicus_mcp.mcp.fence import FENCED_PATTERN
 from amicus_mcp.mcp.models import NEXT_READ, NEXT_WAIT
@@ -154,8 +155,14 @@ def test_rename_arguments_maps_flags_to_each_tools_names() -> None:
     assert untouched.message == "a --models-like word-- and --unknown-flag"
 
 
-def run_doc(**extra: Any) -> dict[str, Any]:
-    return {"type": "council-run", "status": "running", "currentStage": "stage1", "legs": [], **extra}
+def run_doc(**extra: Any) -> RunStatusView:
+    """`amicus status` of a council run; a leg is given by its id and status, a degrade by what it says."""
+    legs = [{"stage": "stage1", "role": "seat", "model": "m", "startedAt": "2026-01-01T00:00:00.000Z", **leg}
+            for leg in extra.pop("legs", [])]
+    degrades = [{"kind": "degrade", **d} for d in extra.pop("degrades", [])]
+    doc = {"schemaVersion": 2, "type": "council-run", "runId": "r", "status": "running", "stages": [],
+           "bench": ["m", "n"], "chair": "c", "currentStage": "stage1", "legs": legs, **extra}
+    return RunStatusView.model_validate({**doc, **({"degrades": degrades} if degrades else {})})
 
 
 def test_a_run_announces_its_planned_legs() -> None:

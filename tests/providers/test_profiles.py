@@ -34,7 +34,7 @@ def test_each_kind_of_route_has_its_profile(monkeypatch):
     def profile(spec: str, gateway: str = "auto") -> Profile:
         return profile_for(resolve_model(spec, gateway=gateway, cfg=cfg), cfg=cfg, catalog=catalog)  # type: ignore[arg-type]
 
-    assert profile("local") == Profile(structured_outputs=True, compact=True)
+    assert profile("local") == Profile(structured_outputs=True, compact=True, local=True, own_hardware=True)
     assert profile("openrouter/vendor/a").structured_outputs
     assert profile("openrouter/vendor/b").structured_outputs
     assert not profile("openrouter/vendor/c").structured_outputs  # the entry does not list it

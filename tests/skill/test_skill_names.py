@@ -120,8 +120,8 @@ def test_the_checkers_catch_invented_names() -> None:
 
 _ROW = re.compile(r"^\| (?P<files>`[^|]+`) \| (?P<owner>[a-zA-Z]+) \| (?P<what>.+) \|$", re.MULTILINE)
 # Where the engine and the server name the files of a run directory.
-_WRITERS = ("engine/council_run.py", "engine/stage1.py", "engine/stage2.py", "engine/debate_round.py",
-            "engine/chair.py", "engine/options.py", "engine/spawn.py", "mcp/autoopen.py")
+_WRITERS = ("engine/run_dir.py", "engine/council_run.py", "engine/stage1.py", "engine/stage2.py",
+            "engine/debate_round.py", "engine/chair.py", "engine/options.py", "engine/spawn.py", "mcp/autoopen.py")
 
 
 def run_folder_table() -> dict[str, str]:

@@ -221,8 +221,9 @@ def make_live(run: Run) -> None:
     """Mark a finished run as still running under a live process (this one)."""
     doc = json.loads((run.run_dir / "run.json").read_text(encoding="utf-8"))
     doc.update(status="running", pid=os.getpid())
+    doc["stages"] = [s for s in doc["stages"] if s["name"] != "verdict"]  # not started yet: it is pending
     for stage in doc["stages"][3:]:
-        stage["status"] = "running" if stage["name"] == "chair" else "pending"
+        stage["status"] = "running"  # the chair
     (run.run_dir / "run.json").write_text(json.dumps(doc), encoding="utf-8")
 
 

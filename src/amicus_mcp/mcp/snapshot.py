@@ -22,7 +22,7 @@ from .models import NEXT_READ, NEXT_RESUME, NEXT_WAIT, Cost, LegRow, Snapshot
 
 if TYPE_CHECKING:
     from ..documents.legs import LegRun
-    from ..documents.run import Degrade, LegEntry, RunManifest
+    from ..documents.run import Degrade, LegEntry, RunStatusView
     from ..documents.usage import LegUsage
     from ..documents.wave import Wave
     from ..engine.control import Snapshot as Status
@@ -30,10 +30,10 @@ if TYPE_CHECKING:
 
 def snapshot(task_id: str, doc: Status, *, terminal: bool) -> Snapshot:
     from ..documents.legs import LegRun
-    from ..documents.run import RunManifest
+    from ..documents.run import RunStatusView
     from ..documents.wave import Wave
 
-    if isinstance(doc, RunManifest):
+    if isinstance(doc, RunStatusView):
         snap = _run(task_id, doc, terminal)
     elif isinstance(doc, Wave):
         snap = _wave(task_id, doc, terminal)
@@ -64,7 +64,7 @@ def progress_message(snap: Snapshot) -> str:
     return " · ".join(parts)
 
 
-def _run(task_id: str, run: RunManifest, terminal: bool) -> Snapshot:
+def _run(task_id: str, run: RunStatusView, terminal: bool) -> Snapshot:
     from ..engine.run_dir import REPORT
 
     run_dir = run.options.out_dir if run.options is not None else None
@@ -72,7 +72,7 @@ def _run(task_id: str, run: RunManifest, terminal: bool) -> Snapshot:
     done, total = run.progress()
     return Snapshot(
         id=task_id, kind="council-run", status=run.status, terminal=terminal,
-        stage=run.running_stage(), legs_done=done, legs_total=total,
+        stage=run.current_stage, legs_done=done, legs_total=total,
         cost=_cost(leg.usage for leg in run.legs if leg.finished),
         created_at=run.created_at, completed_at=run.completed_at, run_dir=run_dir,
         exit_code=run.exit_code, overall_verdict=run.overall_verdict,
@@ -81,7 +81,7 @@ def _run(task_id: str, run: RunManifest, terminal: bool) -> Snapshot:
         error=_error(run.error), degrades=_degrades(run.degrades) or None,
         notices=fence_all(run.notices) or None,
         legs=[_run_leg(leg) for leg in run.legs],
-        resumable=getattr(run, "resumable", None),
+        resumable=run.resumable,
     )
 
 
