@@ -44,8 +44,7 @@ from typing import Any, NamedTuple, TypedDict
 
 from ..errors import BadArgs
 from ..fsio import loads_json
-
-SEVERITIES: tuple[str, ...] = ("blocker", "major", "minor", "nit")
+from ..vocabulary import SEVERITIES
 TEXT_FIELDS: tuple[str, ...] = ("claim", "location", "rationale")
 FINDINGS_ERROR_CODES: tuple[str, ...] = (
     "NO_FENCED_BLOCK",
