@@ -22,6 +22,8 @@ from amicus_mcp.council.report_model import (
     NOTHING_LOST_TEXT,
     THIN_VERDICT,
     UNATTRIBUTED,
+    VOTES_IN_WORDS,
+    VOTE_LEGEND,
     CostRow,
     DebateSummary,
     FindingView,
@@ -31,8 +33,6 @@ from amicus_mcp.council.report_model import (
     StreetCredRow,
     TierCount,
     TierGroup,
-    VOTE_LEGEND,
-    VOTES_IN_WORDS,
     Vote,
 )
 from amicus_mcp.vocabulary import ANSWER_SCALE, TIER_DISPLAY_ORDER, VERDICT_SCALE
@@ -40,7 +40,8 @@ from amicus_mcp.vocabulary import ANSWER_SCALE, TIER_DISPLAY_ORDER, VERDICT_SCAL
 # Fixed class per known tier; an unknown tier gets none rather than a class built from text.
 TIER_CLASS = {t: f"tier-{t.lower()}" for t in TIER_DISPLAY_ORDER}
 # Fixed class per closing phrase: each scale runs from the best outcome to the worst.
-VERDICT_CLASS = {phrase: cls for scale in (VERDICT_SCALE, ANSWER_SCALE) for phrase, cls in zip(scale, ("good", "warn", "bad"))}
+VERDICT_CLASS = {phrase: cls for scale in (VERDICT_SCALE, ANSWER_SCALE)
+                 for phrase, cls in zip(scale, ("good", "warn", "bad"))}
 DAGGER_TEXT = "corroborated only by another seat running the same model"
 UNATTRIBUTED_TEXT = "votes whose judge names no column on this bench (last vote wins per finding)"
 

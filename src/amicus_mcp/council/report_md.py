@@ -22,6 +22,8 @@ from amicus_mcp.council.report_model import (
     NO_FINDINGS_RAISED,
     NOTHING_LOST_TEXT,
     THIN_VERDICT,
+    VOTES_IN_WORDS,
+    VOTE_LEGEND,
     CostRow,
     DebateSummary,
     FindingView,
@@ -31,8 +33,6 @@ from amicus_mcp.council.report_model import (
     StreetCredRow,
     TierCount,
     TierGroup,
-    VOTE_LEGEND,
-    VOTES_IN_WORDS,
     Vote,
 )
 
