@@ -15,11 +15,10 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
+from ..vocabulary import LegOutcome, LegStatus, RunStatus
 from .base import Document, Family, WhenSet
-from .run import ErrorRecord, LegStage, LegStatus, RunStatus, Sha256Hex
+from .run import ErrorRecord, LegStage, Sha256Hex
 from .usage import LegUsage, Number
-
-FinishedStatus = Literal["complete", "error", "timeout"]
 
 
 class LegRun(Family):
@@ -55,7 +54,7 @@ class FinishedLeg(Family):
     stage: LegStage
     role: str
     model: str
-    status: FinishedStatus
+    status: LegOutcome
     text: str | None
     usage: LegUsage | None
     resolved_model: str | None

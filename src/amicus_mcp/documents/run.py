@@ -15,18 +15,16 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
+from ..vocabulary import (RESUMED_FROM_STATUSES, Conformance, LegStatus, OverallVerdict, RunStatus,
+                          StageStatus)
 from .base import Document, Family, Frozen, WhenSet
 from .usage import Count, LegUsage, Number, RunUsage
 
-RunStatus = Literal["running", "complete", "partial", "error", "aborted"]
 ExitCode = Literal[0, 1, 2, 130, 143]
 StageName = Literal["stage1", "stage2", "tally", "tally-provisional", "debate-defense", "debate-revote", "chair",
                     "verdict"]
-StageStatus = Literal["running", "complete", "skipped", "error", "aborted"]
 LegStage = Literal["stage1", "stage2", "debate", "chair"]
-LegStatus = Literal["running", "complete", "error", "timeout", "aborted", "crashed"]
-Verdict = Literal["Ship it", "Fix these first", "Fundamental rethink"]
-Conformance = Literal["clean", "repaired", "unstructured"]
+ResumedFrom = Literal[RESUMED_FROM_STATUSES]  # type: ignore[valid-type]
 Sha256Hex = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 Sha256Tagged = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
 
@@ -170,7 +168,7 @@ class Resume(Document):
     model_config = ConfigDict(extra="forbid")
 
     at: str
-    from_status: Literal["running", "error", "aborted"]
+    from_status: ResumedFrom
     stage: str | None
     legs_reused: Count
 
@@ -217,7 +215,7 @@ class RunManifest(Family):
     artifact: WhenSet[ArtifactRecord] = None
     pack: WhenSet[PackRecord] = None
     judged: WhenSet[bool] = None
-    overall_verdict: Verdict | None = None
+    overall_verdict: OverallVerdict | None = None
     tier_counts: WhenSet[dict[str, int]] = None
     notices: list[str] = Field(default_factory=list)
     briefing_sha256: WhenSet[Sha256Hex] = None

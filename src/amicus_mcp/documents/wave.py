@@ -6,11 +6,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from ..vocabulary import WaveStatus
 from .base import Document, Family, WhenSet
 from .legs import LegRun
 from .usage import Count, WaveUsage
-
-WaveStatus = Literal["running", "complete", "partial", "error", "aborted", "crashed"]
 
 
 class WaveCounts(Document):

@@ -28,21 +28,18 @@ from ..documents.run import RunManifest, RunStatusView
 from ..documents.wave import Wave
 from ..errors import EXIT_DEGRADED, EXIT_ERROR, EXIT_OK, EXIT_WAIT_TIMEOUT, AmicusError, BadArgs, BadSession
 from ..fsio import sweep_temp_files
+from ..vocabulary import RESUMABLE_RUN_STATUSES, TERMINAL_RUN_STATUSES, TERMINAL_WAVE_STATUSES
 from . import jobs
 from .legcache import finished_by_id
-from .resume import RESUMABLE, find_resumable, resume_command
+from .resume import find_resumable, resume_command
 from .run_dir import MANIFEST, RunDir, find_run, list_runs, read_pointer
 from .run_state import ENGINE_DIED, RunState, observed
 from .status import observed_wave
 from .status import status_of as wave_or_leg_status
 from .store import TASK_ID, SessionStore, now_iso, pid_alive
 
-__all__ = ["ENGINE_DIED", "TERMINAL_RUN", "TERMINAL_WAVE", "Located", "Snapshot", "Waited", "abort",
-           "council_leg_status", "document", "is_terminal", "list_all", "locate", "observe_run", "run_dir_of",
-           "run_status", "status", "wait", "wait_exit_code"]
-
-TERMINAL_RUN = ("complete", "partial", "error", "aborted")
-TERMINAL_WAVE = ("complete", "partial", "error", "aborted", "crashed")
+__all__ = ["ENGINE_DIED", "Located", "Snapshot", "Waited", "abort", "council_leg_status", "document", "is_terminal",
+           "list_all", "locate", "observe_run", "run_dir_of", "run_status", "status", "wait", "wait_exit_code"]
 
 # What status names: a council run, a leg (a wave's, or a council run's), a wave, or a job of a
 # layer above (an eval's manifest, a document of its own).
@@ -159,7 +156,7 @@ def run_status(run_dir: RunDir) -> RunStatusView:
     done, total = manifest.progress()
     view = RunStatusView.model_validate({**manifest.to_doc(), "currentStage": manifest.running_stage(),
                                          "legsTotal": total, "legsComplete": done})
-    if manifest.status in RESUMABLE:
+    if manifest.status in RESUMABLE_RUN_STATUSES:
         view.resumable = find_resumable(run_dir, manifest).resumable
         if view.resumable:
             view.resume_command = resume_command(run_dir)
@@ -173,12 +170,12 @@ def document(snapshot: Snapshot) -> dict[str, Any]:
 
 def is_terminal(snapshot: Snapshot) -> bool:
     if isinstance(snapshot, RunManifest):
-        return snapshot.status in TERMINAL_RUN
+        return snapshot.status in TERMINAL_RUN_STATUSES
     if isinstance(snapshot, Wave):
-        return snapshot.status in TERMINAL_WAVE
+        return snapshot.status in TERMINAL_WAVE_STATUSES
     if isinstance(snapshot, LegRun):
         # Once it finished, or once the council run it belongs to has (nothing runs it any more).
-        return snapshot.status != "running" or snapshot.run_status in TERMINAL_RUN
+        return snapshot.status != "running" or snapshot.run_status in TERMINAL_RUN_STATUSES
     return snapshot.get("status") not in ("running", None)  # a job
 
 
@@ -224,7 +221,7 @@ def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
     run_dir = found.run_dir
     if run_dir is not None:
         snapshot = run_status(run_dir)
-        if snapshot.status in TERMINAL_RUN:
+        if snapshot.status in TERMINAL_RUN_STATUSES:
             return {"id": task_id, "alreadyTerminal": True, "status": snapshot.status}
         pid = run_dir.engine_pid(snapshot)
         state = RunState(run_dir, run_dir.read())
@@ -238,7 +235,7 @@ def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
     wave = wave_or_leg_status(store, task_id)
     if not isinstance(wave, Wave):
         raise BadSession(f"'{task_id}' is a leg; abort its wave ({wave.wave_id}) instead", hint="amicus abort WAVE_ID")
-    if wave.status in TERMINAL_WAVE:
+    if wave.status in TERMINAL_WAVE_STATUSES:
         return {"id": task_id, "alreadyTerminal": True, "status": wave.status}
     return {"id": task_id, "aborted": True, "signalled": _terminate(wave.pid)}
 

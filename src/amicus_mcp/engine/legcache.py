@@ -33,9 +33,9 @@ from ..documents.run import InterruptedLeg, LegEntry
 from ..errors import AmicusError
 from ..fsio import atomic_write_json, read_json
 from ..providers.routing import Route
+from ..vocabulary import LEG_OUTCOMES
 from .run_dir import RunDir
 
-FINISHED = ("complete", "error", "timeout")
 
 
 def leg_key(route: Route, *, seat_id: str | None, prompt: str, schema: dict[str, Any] | None,
@@ -65,7 +65,7 @@ def read_finished(run_dir: RunDir, key: str, *, damaged: Callable[[str], None] |
         return _damaged(damaged, err.message)  # a leg to send again, never a reason to stop
     if not isinstance(doc, dict) or doc.get("type") != "council-leg" or doc.get("key") != key:
         return _damaged(damaged, "it is not this leg's council-leg document")
-    if doc.get("status") not in FINISHED:
+    if doc.get("status") not in LEG_OUTCOMES:
         return _damaged(damaged, f"its status is {doc.get('status')!r}, not a finished leg's")
     try:
         return FinishedLeg.parse(doc, what="council-leg document")

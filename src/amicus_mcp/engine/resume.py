@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from ..documents.run import Resume, RunManifest
 from ..errors import AmicusError, BadArgs
 from ..fsio import read_text
+from ..vocabulary import RESUMABLE_RUN_STATUSES
 from .options import RunOptions, read_options
 from .run_dir import BRIEFING, RunDir
 from .run_state import engine_alive
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     from ..providers.routing import ProviderRegistry
     from .preflight import Prepared
 
-RESUMABLE = ("error", "aborted")
 # Errors a run reaches on its own: resumed, it would reach them again from the same legs.
 FINAL_ERRORS = {
     "COUNCIL_QUORUM": "it ended because fewer than two seats produced a usable review; resumed, the same reviews "
@@ -66,7 +66,7 @@ def find_resumable(run_dir: RunDir, manifest: RunManifest) -> Verdict:
         return Verdict(True, "its process is gone", status)
     if status in ("complete", "partial"):
         return Verdict(False, f"it finished ({status}); a finished run is not resumed — start a new one", status)
-    if status not in RESUMABLE:
+    if status not in RESUMABLE_RUN_STATUSES:
         return Verdict(False, f"its status is '{status}'", status)
     code = manifest.error.code if manifest.error is not None else None
     if status == "error" and code in FINAL_ERRORS:

@@ -22,10 +22,11 @@ from typing import Any
 
 import anyio
 
-from ..documents.run import (BudgetRefusal, ChairAttempt, Conformance, DebateSummary, Degrade, ErrorRecord,
+from ..documents.run import (BudgetRefusal, ChairAttempt, DebateSummary, Degrade, ErrorRecord,
                              LegEntry, RunManifest, RunUsage, Stage)
 from ..documents.usage import LegUsage
 from ..fsio import sweep_temp_files
+from ..vocabulary import Conformance
 from .run_dir import RunDir
 from .store import now_iso, pid_alive
 

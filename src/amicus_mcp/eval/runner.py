@@ -39,6 +39,7 @@ from ..fsio import atomic_write_json, atomic_write_text, read_json
 from ..providers.base import Message
 from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimate, prompt_tokens, route_pricing
 from ..providers.routing import ProviderRegistry, Route
+from ..vocabulary import TERMINAL_RUN_STATUSES
 from .documents import CaseProgress, Decision, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
 from .evaldir import BRIEFING_FILE, CASES_DIR, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
 from .matching import Question, prompt, read_reply, repair_prompt, reply_schema
@@ -343,7 +344,7 @@ class EvalRun:
                 self.degraded = True
                 self.save()
                 return
-            progress.status = run.status if run.status in ("complete", "partial", "error", "aborted") else "error"
+            progress.status = run.status if run.status in TERMINAL_RUN_STATUSES else "error"
             progress.cost = Money(amount=run.usage.cost.amount if run.usage is not None else None,
                                   unpricedLegs=run.usage.unknown_legs if run.usage is not None else 0)
             if run.error is not None:
@@ -410,7 +411,9 @@ class EvalRun:
         return code
 
     def finish(self, code: int, *, error: dict[str, str] | None = None) -> int:
-        self.manifest.status = {130: "aborted", 143: "aborted", 1: "error"}.get(code, "partial")  # type: ignore[assignment]
+        from ..engine.run_state import EXIT_STATUS
+
+        self.manifest.status = EXIT_STATUS.get(code, "partial")  # type: ignore[assignment]
         self.manifest.exitCode = code
         self.manifest.completedAt = _now()
         if error is not None:
