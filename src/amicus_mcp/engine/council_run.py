@@ -74,18 +74,11 @@ class CouncilRun:
         """`resumed`: the run.json of a run being resumed (resume.py reopened it): the run keeps
         its clock, and its `resumes` (the last entry is this attempt's)."""
         self.prep = prep
-        manifest = initial_manifest(prep)
-        lost: list[InterruptedLeg] = []
-        if resumed is not None:
-            manifest.resumes = [r.copy_doc() for r in resumed.resumes]
-            # The legs the first attempt planned are planned again: progress reads "n/7", not "n/3".
-            if resumed.legs_planned is not None:
-                manifest.legs_planned = max(manifest.legs_planned or 0, resumed.legs_planned)
-            lost = lost_launches(prep.dir)
-            if lost:
-                manifest.interrupted_legs = lost
         started = parse_iso(resumed.created_at) if resumed is not None and resumed.created_at else None
-        self.ctx = RunContext(prep, registry, manifest, started_at=started, resuming=resumed is not None)
+        self.ctx = RunContext(prep, registry, initial_manifest(prep), started_at=started, resuming=resumed is not None)
+        lost: list[InterruptedLeg] = lost_launches(prep.dir) if resumed is not None else []
+        if resumed is not None:
+            self.ctx.state.carry_over(resumed, lost)
         self.ctx.open(pid=os.getpid())
         if lost:
             self.hold_interrupted(lost)

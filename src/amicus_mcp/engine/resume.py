@@ -21,14 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..documents.run import Resume, RunManifest
+from ..documents.run import RunManifest
 from ..errors import AmicusError, BadArgs
 from ..fsio import read_text
 from ..vocabulary import RESUMABLE_RUN_STATUSES
 from .options import RunOptions, read_options
 from .run_dir import BRIEFING, RunDir
-from .run_state import engine_alive
-from .store import now_iso
+from .run_state import RunState, engine_alive
 
 if TYPE_CHECKING:
     from ..providers.routing import ProviderRegistry
@@ -41,7 +40,6 @@ FINAL_ERRORS = {
     "COST_EXCEEDED": "it ended at its --max-cost ceiling; the spend already made still counts, so it would stop "
                      "there again",
 }
-REOPEN_DROPS = ("exit_code", "error", "completed_at", "abort_requested_at", "pid")
 
 
 @dataclass(frozen=True)
@@ -136,17 +134,10 @@ def stopped_stage(manifest: RunManifest) -> str | None:
 
 
 def reopen(target: Resumable, *, pid: int | None) -> RunManifest:
-    """run.json `running` again, with this attempt's `resumes` entry (written at once, so an
-    abort-wins check never mistakes the old `aborted` for a new abort)."""
-    manifest = target.manifest.copy_doc()
-    manifest.drop(*REOPEN_DROPS)
-    manifest.status = "running"
-    manifest.add("resumes", Resume(at=now_iso(), from_status=target.status, stage=stopped_stage(target.manifest),  # type: ignore[arg-type]
-                                   legs_reused=0))
-    if pid is not None:
-        manifest.pid = pid
-    target.run_dir.write(manifest, compact=False)
-    return manifest
+    """run.json `running` again, with this attempt's `resumes` entry (run_state.RunState.reopen)."""
+    state = RunState(target.run_dir, target.manifest.copy_doc())
+    state.reopen(from_status=target.status, stage=stopped_stage(target.manifest), pid=pid)
+    return state.manifest
 
 
 async def prepare_resume(target: Resumable) -> Prepared:

@@ -22,8 +22,8 @@ from typing import Any
 
 import anyio
 
-from ..documents.run import (BudgetRefusal, ChairAttempt, DebateSummary, Degrade, ErrorRecord,
-                             LegEntry, RunManifest, RunUsage, Stage)
+from ..documents.run import (BudgetRefusal, ChairAttempt, DebateSummary, Degrade, ErrorRecord, InterruptedLeg,
+                             LegEntry, Resume, RunManifest, RunUsage, Stage)
 from ..documents.usage import LegUsage
 from ..fsio import sweep_temp_files
 from ..vocabulary import Conformance
@@ -35,6 +35,8 @@ STAGE_ORDER = ("stage1", "stage2", "tally", "chair", "verdict")
 ENGINE_DIED = "Council engine process exited unexpectedly"
 LEG_DIED = ("the council engine died while this leg was in flight (the provider may still have answered "
             "and billed it)")
+# What a reopened run no longer is: it runs again, under another process.
+REOPEN_DROPS = ("exit_code", "error", "completed_at", "abort_requested_at", "pid")
 # run.json is written at once at stage boundaries and whenever a leg ends; a burst of leg
 # launches is written once, this long after the first.
 COALESCE_S = 0.2
@@ -194,6 +196,38 @@ class RunState:
 
     def refusals(self, stage: str) -> list[BudgetRefusal]:
         return [r for r in self.manifest.budget_refusals if r.stage == stage]
+
+    def carry_over(self, resumed: RunManifest, lost: Sequence[InterruptedLeg]) -> None:
+        """A resumed run's manifest keeps the earlier attempts' `resumes` (the last is this
+        attempt's), plans the legs they planned (progress reads "n/7", not "n/3"), and lists the
+        legs they lost in flight."""
+        manifest = self.manifest
+        manifest.resumes = [r.copy_doc() for r in resumed.resumes]
+        if resumed.legs_planned is not None:
+            manifest.legs_planned = max(manifest.legs_planned or 0, resumed.legs_planned)
+        if lost:
+            manifest.interrupted_legs = list(lost)
+
+    def reopen(self, *, from_status: str, stage: str | None, pid: int | None) -> None:
+        """`running` again for another attempt, with its `resumes` entry, written at once (so an
+        abort-wins check never mistakes the old `aborted` for a new abort)."""
+        manifest = self.manifest
+        manifest.drop(*REOPEN_DROPS)
+        manifest.status = "running"
+        manifest.add("resumes", Resume(at=now_iso(), from_status=from_status, stage=stage, legs_reused=0))  # type: ignore[arg-type]
+        if pid is not None:
+            manifest.pid = pid
+        self.run_dir.write(manifest, compact=False)
+
+    def fail_to_start(self, *, code: str, message: str, exit_code: int) -> None:
+        """A run that failed before its engine could run it (a worker that could not start, a
+        pre-flight that no longer passes) ends `error`, saying why."""
+        manifest = self.manifest
+        manifest.status = "error"
+        manifest.exit_code = exit_code  # type: ignore[assignment]
+        manifest.completed_at = now_iso()
+        manifest.error = ErrorRecord(code=code, message=message)
+        self.run_dir.write(manifest)
 
     def abort(self, *, at: str) -> None:
         """An abort asked for from outside the engine (it wins over the engine's later writes)."""

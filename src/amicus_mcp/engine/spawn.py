@@ -137,13 +137,9 @@ def _record_spawn_failure(prep: Prepared, exc: OSError) -> None:
 
 def record_failure(manifest: RunManifest, run_dir: RunDir, *, code: str, message: str, exit_code: int) -> None:
     """A run that failed before its engine could record anything ends `error`, saying why."""
-    from ..documents.run import ErrorRecord
+    from .run_state import RunState
 
-    manifest.status = "error"
-    manifest.exit_code = exit_code  # type: ignore[assignment]
-    manifest.completed_at = now_iso()
-    manifest.error = ErrorRecord(code=code, message=message)
-    run_dir.write(manifest)
+    RunState(run_dir, manifest).fail_to_start(code=code, message=message, exit_code=exit_code)
 
 
 def seed_manifest(prep: Prepared) -> RunManifest:
