@@ -384,9 +384,8 @@ class EvalRun:
         self.manifest.completedAt = _now()
         code = 2 if self.degraded else 0
         self.manifest.exitCode = code
-        self.save()  # the scorer reads the manifest from disk, as `amicus eval score` does
-        try:
-            doc = rescore(self.plan.directory)
+        try:  # scored from the ending manifest in memory; disk says terminal only once the reports exist
+            doc = rescore(self.plan.directory, self.manifest)
         except AmicusError as err:
             self.manifest.stage = "scoring"
             return self.finish(1, error={"code": err.code, "message": err.message})
