@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from amicus_mcp.providers.keys import Secret, env_file_path, get_key, load_env_file, parse_env_text, redact
+from amicus_mcp.keysfile import load_env_file, parse_env_text
+from amicus_mcp.places import env_file_path
+from amicus_mcp.providers.keys import Secret, get_key, redact
 
 ENV_TEXT = """\
 # amicus keys

@@ -41,7 +41,6 @@ import importlib
 import ipaddress
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
@@ -65,10 +64,10 @@ from .openai_compat import CostMode, OpenAICompatibleProvider, make_client
 from .errors import ContextTooLong, ModelNotFound, ProviderError, ProviderRejected
 from .openrouter import OpenRouterProvider
 from .profiles import Profile, ProfileBook
+from .route import Route
 from .retry import RetryPolicy
 
 GatewayMode = Literal["auto", "direct", "openrouter"]
-RouteKind = Literal["gateway", "direct", "server", "embedded"]
 GATEWAY_MODES: tuple[GatewayMode, ...] = ("auto", "direct", "openrouter")
 EMBEDDED = "embedded"
 LOCAL_ALIAS = "local"
@@ -80,27 +79,6 @@ _BAD_CHARS = re.compile(r"[\s\x00-\x1f\x7f]")
 OPENROUTER_IDS: dict[str, str] = {
     "anthropic/claude-haiku-4-5-20251001": "anthropic/claude-haiku-4.5",
 }
-
-
-@dataclass(frozen=True)
-class Route:
-    provider: str  # "openrouter", a direct vendor, "embedded", or a configured server's name
-    model: str  # the id sent to that provider
-    canonical: str  # vendor/model with no gateway prefix ("local…" for the embedded model)
-    kind: RouteKind
-    alias: str | None = None  # the alias typed, when one was
-
-    @property
-    def catalog_id(self) -> str | None:
-        """The id to check against the OpenRouter catalog; None when it does not apply."""
-        return self.model if self.kind == "gateway" else None
-
-    @property
-    def pricing_id(self) -> str | None:
-        """The catalog id whose price stands for this route; None for your own hardware."""
-        if self.kind == "gateway":
-            return self.model
-        return self.canonical if self.kind == "direct" else None
 
 
 # ----------------------------------------------------------------- resolution

@@ -1,0 +1,91 @@
+"""One-leg fanout start-up: a whole `amicus fanout` process of one leg on a zero-latency model,
+beside a bare `python -c "import httpx, anyio, pydantic"` measured in the same run.
+
+The model answers at once (the loopback fake provider, no delay), so what the fanout process
+takes is what amicus itself costs a command: interpreter start-up, its imports, parsing the
+command line, pre-flight, the one request, the wave's documents and the printed result. The
+baseline is the floor any Python program built on the same libraries pays on this machine at
+that moment. The two (and a second engine, with `--compare`) are run alternately, whole
+processes each time, because these machines are noisy; the figures are medians and the ratio
+is fanout / bare imports (target ≤ 1.6).
+
+    python bench/fanout_startup.py [--repeats 15] [--python PY] [--compare PY]
+
+`--python` runs the fanout under another interpreter (another checkout's venv); `--compare`
+adds a second one measured alternately with the first, so two versions are compared under the
+same load in one sitting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from fakeprovider import FakeProvider, chat, usage  # noqa: E402
+
+BARE = "import httpx, anyio, pydantic"
+
+
+def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{argv[:4]} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--python", default=sys.executable, help="the interpreter that runs the fanout")
+    parser.add_argument("--compare", default=None, help="a second interpreter's fanout, measured alternately")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp, FakeProvider() as fake:
+        root = Path(tmp)
+        config = root / "config"
+        config.mkdir()
+        (config / "config.json").write_text(json.dumps({"providers": {"fake": {"baseUrl": fake.base_url}}}))
+        fake.script("model", chat("A review.", usage=usage(100, 50)))
+        env = {**os.environ, "AMICUS_CONFIG_DIR": str(config)}
+        project = root / "project"
+        project.mkdir()
+        prompt = root / "prompt.md"
+        prompt.write_text("Review the design of the widget cache.\n")
+
+        def fanout(python: str) -> list[str]:
+            return [python, "-m", "amicus_mcp.cli", "fanout", "--models", "fake/model", "--prompt-file", str(prompt),
+                    "--project", str(project), "--json", "--quiet"]
+
+        commands = {"bare imports": [sys.executable, "-c", BARE], "fanout": fanout(args.python)}
+        if args.compare:
+            commands["fanout (compare)"] = fanout(args.compare)
+        for argv in commands.values():  # warm the OS file cache and bytecode caches once, unmeasured
+            timed(argv, env, root)
+        runs: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(args.repeats):
+            for name, argv in commands.items():
+                runs[name].append(timed(argv, env, root))
+
+    print(f"one-leg fanout on a zero-latency model vs `python -c \"{BARE}\"`, whole processes, alternated, "
+          f"median of {args.repeats}")
+    print(f"  fanout: {args.python}" + (f"\n  compare: {args.compare}" if args.compare else ""))
+    floor = statistics.median(runs["bare imports"])
+    print(f"{'command':<18} {'median s':>9} {'best s':>8} {'ratio':>7}")
+    for name, times in runs.items():
+        median = statistics.median(times)
+        print(f"{name:<18} {median:>9.3f} {min(times):>8.3f} {median / floor:>6.2f}x")
+
+
+if __name__ == "__main__":
+    main()
