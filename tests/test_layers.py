@@ -1,7 +1,7 @@
 """The import graph: no cycles, and no arrow from a lower layer to a higher one.
 
-This file is the authority on the layers (the README's Layout section and
-docs/ARCHITECTURE describe them in words). The graph is read from the source, not from
+This file is the authority on the layers (the README's Layout section describes them in
+words, and a test below keeps the two naming the same layers). The graph is read from the source, not from
 what happens to be imported at run time: every `import` and `from … import` anywhere in a
 module counts — inside a function (a lazy import is still an arrow), under `TYPE_CHECKING`
 (a type hint is still a dependency) — and so does `importlib.import_module("amicus_mcp…")`
@@ -63,7 +63,11 @@ MODULES = module_files()
 def imported_names(module: str, path: Path) -> Iterator[tuple[str, int]]:
     """(the dotted name imported, line) for every import the module's source holds."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    yield from names_in(path.read_text(encoding="utf-8"), package)
+
+
+def names_in(source: str, package: str) -> Iterator[tuple[str, int]]:
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             yield from ((alias.name, node.lineno) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -159,11 +163,25 @@ def describe(graph: dict[str, dict[str, int]], component: list[str]) -> str:
 
 
 def test_the_reader_sees_lazy_typing_and_dynamic_imports() -> None:
-    """The reader is itself checked on imports the package is known to hold in each form."""
-    graph = import_graph()
-    assert "amicus_mcp.engine.fanout" in graph["amicus_mcp.cli.fanout"]  # inside a function
-    assert "amicus_mcp.providers.embedded" in graph["amicus_mcp.providers.routing"]  # importlib.import_module
-    assert "amicus_mcp" in graph["amicus_mcp.cli"]  # `from .. import __version__`
+    """Every form an arrow can take is read, relative imports resolved from the module's package."""
+    source = """
+from __future__ import annotations
+import importlib
+from typing import TYPE_CHECKING
+from .. import __version__
+from . import fanout
+from ..engine.options import RunOptions
+if TYPE_CHECKING:
+    from ..providers.route import Route
+def lazy():
+    from ..council import tally
+    import amicus_mcp.fsio
+    return importlib.import_module("amicus_mcp.workspace.server")
+"""
+    found = {own_module(name) for name, _ in names_in(source, "amicus_mcp.cli")} - {None}
+    assert found == {"amicus_mcp", "amicus_mcp.cli.fanout", "amicus_mcp.engine.options", "amicus_mcp.providers.route",
+                     "amicus_mcp.council.tally", "amicus_mcp.fsio", "amicus_mcp.workspace.server"}
+    assert "amicus_mcp.engine.fanout" in import_graph()["amicus_mcp.cli.fanout"]  # the real tree, inside a function
     assert cycles({"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}) == [["a", "b", "c"]]
 
 
@@ -196,3 +214,11 @@ def test_council_imports_no_sdk_and_no_network(module: str) -> None:
     """council/ is pure: beside the layers above it, no MCP SDK, no network client, no event loop."""
     outside = {name.split(".")[0] for name, _ in imported_names(module, MODULES[module])}
     assert not outside & {"mcp", "httpx", "httpcore", "anyio", "asyncio", "socket", "urllib", "http"}
+
+
+def test_the_readme_names_every_layer_in_order() -> None:
+    readme = (SRC.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("imports point downward only", 1)[1].split("```", 2)[1]
+    named = [line.split()[0] for line in block.splitlines() if line and not line.startswith(" ")]
+    assert named == [name for name, _ in reversed(LAYERS)]
+

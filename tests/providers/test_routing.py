@@ -10,12 +10,11 @@ from typing import Any
 import pytest
 
 from amicus_mcp.errors import BadModel, MissingKey
-from amicus_mcp.providers import routing
 from amicus_mcp.providers.base import Completion, CompletionRequest, Usage
 from amicus_mcp.providers.catalog import Catalog, ModelInfo, Pricing
 from amicus_mcp.providers.openai_compat import OpenAICompatibleProvider
 from amicus_mcp.providers.openrouter import OpenRouterProvider
-from amicus_mcp.providers.routing import ProviderRegistry, Route, is_local_url, provider_for, resolve_model
+from amicus_mcp.providers.routing import ProviderRegistry, Route, is_local_url, resolve_model
 from fakeprovider import FakeProvider, ask, chat, usage
 
 NO_CFG: dict[str, Any] = {}
@@ -213,12 +212,6 @@ class _StubEmbedded:
         return Completion(text="hi", finish_reason="stop", resolved_model=request.model, usage=Usage())
 
 
-def test_embedded_routes_use_a_registered_factory(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(routing._FACTORIES, "embedded", _StubEmbedded)
-    provider = ProviderRegistry(NO_CFG).provider_for(resolve_model("local", cfg=NO_CFG))
-    assert isinstance(provider, _StubEmbedded)
-
-
 def test_embedded_routes_fall_back_to_the_modules_constructor(monkeypatch: pytest.MonkeyPatch) -> None:
     import types
 
@@ -262,22 +255,13 @@ async def test_end_to_end_through_the_ordinary_code(fake: FakeProvider, registry
     fake.script("llama3", chat("lab reply", usage=usage(50, 5)))
     gateway_route = resolve_model("qwen")
     lab_route = resolve_model("lab/llama3")
-    gateway = await provider_for(gateway_route, registry=registry_for_fake).complete(ask(gateway_route.model))
-    lab = await provider_for(lab_route, registry=registry_for_fake).complete(ask(lab_route.model))
+    gateway = await registry_for_fake.provider_for(gateway_route).complete(ask(gateway_route.model))
+    lab = await registry_for_fake.provider_for(lab_route).complete(ask(lab_route.model))
     assert gateway.text == "gateway reply" and gateway.usage.cost_source == "estimated"
     assert gateway.usage.cost_amount == pytest.approx(1000 * 0.000001 + 100 * 0.000004)
     assert (lab.text, lab.usage.cost_amount, lab.usage.cost_source) == ("lab reply", 0.0, "reported")  # own hardware: an exact $0
     assert fake.chat_requests("qwen/qwen3.7-max")[0].headers["authorization"] == "Bearer sk-or-e2e"
     assert "authorization" not in fake.chat_requests("llama3")[0].headers
-
-
-@pytest.mark.anyio
-async def test_default_registry_is_closable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or")
-    first = provider_for(resolve_model("qwen", cfg=NO_CFG))
-    assert provider_for(resolve_model("qwen", cfg=NO_CFG)) is first
-    await routing.close_default_registry()
-    assert routing._default_registry is None
 
 
 def test_importing_routing_does_not_import_the_embedded_model() -> None:
