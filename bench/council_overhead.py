@@ -114,7 +114,9 @@ def main() -> None:
         config = root / "config"
         config.mkdir()
         (config / "config.json").write_text(json.dumps({"providers": {"fake": {"baseUrl": fake.base_url}}}))
-        env = {**os.environ, "AMICUS_CONFIG_DIR": str(config), "AMICUS_FANOUT_MAX_LEGS": str(max(SIZES) * 2)}
+        # Bytecode as an installed package has it (the first run writes what later runs read).
+        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+               "AMICUS_CONFIG_DIR": str(config), "AMICUS_FANOUT_MAX_LEGS": str(max(SIZES) * 2)}
         project = root / "project"
         project.mkdir()
         brief = root / "briefing.md"

@@ -35,6 +35,10 @@ from fakeprovider import FakeProvider, chat, usage  # noqa: E402
 BARE = "import httpx, anyio, pydantic"
 
 
+def without_bytecode_opt_out(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+    return {k: v for k, v in environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, check=False)
@@ -57,7 +61,8 @@ def main() -> None:
         config.mkdir()
         (config / "config.json").write_text(json.dumps({"providers": {"fake": {"baseUrl": fake.base_url}}}))
         fake.script("model", chat("A review.", usage=usage(100, 50)))
-        env = {**os.environ, "AMICUS_CONFIG_DIR": str(config)}
+        # Bytecode as an installed package has it: the warm-up run writes what the rest read.
+        env = {**without_bytecode_opt_out(os.environ), "AMICUS_CONFIG_DIR": str(config)}
         project = root / "project"
         project.mkdir()
         prompt = root / "prompt.md"

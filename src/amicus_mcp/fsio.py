@@ -19,8 +19,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from .errors import BadArgs
 from .secrets import mask_configured, redact_text
 from .textcodec import decode_text
@@ -346,6 +344,8 @@ def append_jsonl(path: str | os.PathLike[str], rows: list[dict[str, Any]]) -> No
     # Every row is serialized before the file is touched: a row that cannot be written
     # (NaN, Infinity) fails the whole append instead of leaving the rows before it behind.
     lines = "".join(dumps_json(row, indent=None) + "\n" for row in rows)
+    from filelock import FileLock  # here: only a ledger append needs it (~10 ms to import)
+
     with FileLock(str(target) + ".lock", timeout=30):
         with open(target, "a", encoding="utf-8") as handle:
             handle.write(lines)
