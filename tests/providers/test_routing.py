@@ -39,9 +39,8 @@ def test_auto_prefers_the_direct_api_when_its_key_is_set(monkeypatch: pytest.Mon
     assert route.catalog_id is None and route.pricing_id == "openai/gpt-5.6-terra"
 
 
-def test_direct_key_from_the_env_file(isolated: Path) -> None:
-    isolated.mkdir(parents=True)
-    (isolated / ".env").write_text("DEEPSEEK_API_KEY=sk-ds\n", encoding="utf-8")
+def test_direct_key_from_the_env_file(config_dir: Path) -> None:
+    (config_dir / ".env").write_text("DEEPSEEK_API_KEY=sk-ds\n", encoding="utf-8")
     assert resolve_model("deepseek", cfg=NO_CFG).provider == "deepseek"
 
 
@@ -234,13 +233,12 @@ def test_embedded_routes_fall_back_to_the_modules_constructor(monkeypatch: pytes
 
 @pytest.fixture
 async def registry_for_fake(
-    fake: FakeProvider, isolated: Path, monkeypatch: pytest.MonkeyPatch
+    fake: FakeProvider, config_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[ProviderRegistry]:
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-e2e")
     monkeypatch.setenv("AMICUS_OPENROUTER_BASE_URL", fake.base_url)
-    isolated.mkdir(parents=True)
     cfg = {"providers": {"lab": {"baseUrl": fake.base_url}}}
-    (isolated / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    (config_dir / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
     catalog = Catalog(
         models={"qwen/qwen3.7-max": ModelInfo("qwen/qwen3.7-max", "Qwen", None, Pricing(0.000001, 0.000004))},
         state="cached",
