@@ -87,3 +87,26 @@ def test_no_other_module_reaches_into_the_sdk() -> None:
     reaching = [f"{path.relative_to(package)}:{n}" for path in sorted(package.rglob("*.py")) if path.name != "sdk.py"
                 for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if private.search(line)]
     assert not reaching, f"SDK internals reached outside mcp/sdk.py: {reaching}"
+
+
+@pytest.mark.anyio
+async def test_seam_deferred_a_tool_is_listed_unbuilt_and_built_once_at_its_first_call() -> None:
+    made: list[Tool] = []
+
+    def make() -> Tool:
+        made.append(sdk.publish(Tool.from_function(shaped, name="ask", description="d"), SCHEMA))
+        return made[-1]
+
+    listed_schema = sdk.publish(Tool.from_function(shaped, name="ask", description="d"), SCHEMA).parameters
+    tool = sdk.deferred(make, name="ask", title="Ask", description="d", annotations=None, input_schema=listed_schema,
+                        output_schema=SCHEMA)
+    async with Client(MCPServer("seam", tools=[tool])) as client:  # type: ignore[arg-type]
+        (listed,) = (await client.list_tools()).tools
+        assert made == [], "seam 3: listing a deferred tool built it"
+        first = await client.call_tool("ask", {"question": "why"})
+        second = await client.call_tool("ask", {"question": "how"})
+        refused = await client.call_tool("ask", {"question": 3})
+    assert (listed.title, listed.input_schema, listed.output_schema) == ("Ask", listed_schema, SCHEMA)
+    assert len(made) == 1, "seam 3: the tool is built once, at its first call"
+    assert first.structured_content == {"answer": "why"} and second.structured_content == {"answer": "how"}
+    assert refused.is_error, "seam 3: the built tool's argument model no longer validates a deferred tool's calls"

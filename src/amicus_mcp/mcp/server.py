@@ -47,7 +47,8 @@ from .models import (
 )
 from .app_view import RESOURCE_METHODS, AppsGate, bind, extension
 from .results import ErrorShaping, structured_errors
-from .sdk import publish, withdraw
+from .published import published
+from .sdk import deferred, publish, withdraw
 from .state import ServerState
 from .tools_council import CouncilTools
 from .tools_eval import EvalTools
@@ -74,16 +75,27 @@ def _hints(*, read_only: bool, destructive: bool = False, idempotent: bool = Fal
 
 
 def make_tool(handler: Handler, *, name: str, title: str, description: str, annotations: ToolAnnotations,
-              output: type[BaseModel], schema: dict[str, Any] | None = None) -> Tool:
+              output: type[BaseModel], schema: Callable[[], dict[str, Any]] | None = None) -> Tool:
     """A tool whose errors are structured, whose arguments are closed (an unknown one is refused)
-    and whose outputSchema is `schema` or `output`'s, in its portable spelling.
+    and whose outputSchema is `schema()` or `output`'s, in its portable spelling.
 
     The SDK is given the schema but not the model, so it does not validate every result a
     second time: each result is built from its model, validated as it is constructed (or is a
-    shipped document the model would let through whole), and the client checks the schema."""
-    tool = Tool.from_function(structured_errors(name)(handler), name=name, title=title, description=description,
-                              annotations=annotations)
-    return publish(tool, portable(schema if schema is not None else output.model_json_schema(by_alias=True)))
+    shipped document the model would let through whole), and the client checks the schema.
+
+    The tool is built at its first call; until then it is published with the schemas computed
+    ahead (published.py), which a test keeps equal to the built ones."""
+
+    def build() -> Tool:
+        tool = Tool.from_function(structured_errors(name)(handler), name=name, title=title, description=description,
+                                  annotations=annotations)
+        return publish(tool, portable(schema() if schema is not None else output.model_json_schema(by_alias=True)))
+
+    ahead = published().get(name)
+    if ahead is None:
+        return build()
+    return deferred(build, name=name, title=title, description=description, annotations=annotations,
+                    input_schema=ahead["inputSchema"], output_schema=ahead["outputSchema"])
 
 
 def build_tools(state: ServerState) -> list[Tool]:
@@ -121,16 +133,16 @@ def build_tools(state: ServerState) -> list[Tool]:
         make_tool(council.council_tally, name="amicus_council_tally", title="Tally a council",
                   description="Deterministic tiers, basis, confidence and street-cred from a tally-input object; "
                               "appends the reliability ledger unless noLedger.",
-                  annotations=_hints(read_only=False), output=Document, schema=shipped_schema("council-tally")),
+                  annotations=_hints(read_only=False), output=Document, schema=lambda: shipped_schema("council-tally")),
         make_tool(council.verdict, name="amicus_verdict", title="Build a verdict",
                   description="Merge a tally record with Stage-4 decisions into a verdict; with render, also the Markdown "
                               "report, and with render + outDir, refresh report.html there.",
                   annotations=_hints(read_only=False, idempotent=True), output=VerdictResult,
-                  schema=verdict_result_schema()),
+                  schema=verdict_result_schema),
         make_tool(council.council_stats, name="amicus_council_stats", title="Reviewer reliability",
                   description="Per-model reliability across all past council runs, from the ledger.",
                   annotations=_hints(read_only=True, idempotent=True), output=Document,
-                  schema=shipped_schema("council-stats")),
+                  schema=lambda: shipped_schema("council-stats")),
         make_tool(evals.eval, name="amicus_eval", title="Measure a bench (eval)",
                   description="Measure a bench on a planted-flaw suite (one council per case): recall per seat and by "
                               "tier, Confirmed precision, false alarms, verdict accuracy, cost. estimateOnly: the cost "
