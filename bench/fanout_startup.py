@@ -9,6 +9,11 @@ that moment. The two (and a second engine, with `--compare`) are run alternately
 processes each time, because these machines are noisy; the figures are medians and the ratio
 is fanout / bare imports (target ≤ 1.6).
 
+A third line, the library floor, is the least any program doing this job on the same libraries
+pays: it parses a command line, validates a pydantic model, and sends the one request over
+anyio and httpx (a client that loads no certificates: the request is plain HTTP) and prints
+the reply as JSON — nothing of amicus. fanout / floor is amicus's own cost.
+
     python bench/fanout_startup.py [--repeats 15] [--python PY] [--compare PY]
 
 `--python` runs the fanout under another interpreter (another checkout's venv); `--compare`
@@ -33,6 +38,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fakeprovider import FakeProvider, chat, usage  # noqa: E402
 
 BARE = "import httpx, anyio, pydantic"
+FLOOR = r"""
+import argparse, json, ssl, sys
+import anyio, httpx
+from pydantic import BaseModel
+
+class Options(BaseModel):
+    models: list[str]
+    timeout_min: float = 15.0
+
+args = argparse.ArgumentParser().parse_args([])
+options = Options(models=["model"])
+
+async def main():
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # plain HTTP: no certificates to load
+    async with httpx.AsyncClient(verify=tls) as client:
+        body = {"model": options.models[0], "messages": [{"role": "user", "content": "Review this."}]}
+        reply = await client.post(sys.argv[1], json=body, timeout=60)
+        print(json.dumps(reply.json(), indent=2))
+
+anyio.run(main)
+"""
 
 
 def without_bytecode_opt_out(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
@@ -72,7 +98,9 @@ def main() -> None:
             return [python, "-m", "amicus_mcp.cli", "fanout", "--models", "fake/model", "--prompt-file", str(prompt),
                     "--project", str(project), "--json", "--quiet"]
 
-        commands = {"bare imports": [sys.executable, "-c", BARE], "fanout": fanout(args.python)}
+        commands = {"bare imports": [sys.executable, "-c", BARE],
+                    "library floor": [sys.executable, "-c", FLOOR, f"{fake.base_url}/chat/completions"],
+                    "fanout": fanout(args.python)}
         if args.compare:
             commands["fanout (compare)"] = fanout(args.compare)
         for argv in commands.values():  # warm the OS file cache and bytecode caches once, unmeasured
