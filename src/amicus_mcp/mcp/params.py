@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from ..vocabulary import OverallVerdict
+
 TASK_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 MODEL_PATTERN = r"^[A-Za-z0-9_/.@:][A-Za-z0-9_/.@:-]{0,199}$"
 
@@ -34,7 +36,7 @@ TimeoutMinutes = Annotated[float, arg("Per-leg timeout (minutes)", "Per-leg time
 NoCostGate = Annotated[bool, arg("Skip the cost gate", "Allow models priced above the per-Mtok cost gate")]
 NoValidateModel = Annotated[bool, arg(
     "Skip model-id validation", "Do not check model ids against the OpenRouter catalog before starting")]
-Verdict = Literal["Ship it", "Fix these first", "Fundamental rethink"]
+Verdict = OverallVerdict  # the chair's verdict scale (vocabulary)
 AllowSecrets = Annotated[bool, arg(
     "Allow secrets in the material",
     "Send material that looks like it holds a secret (an API key, a private key, a *_TOKEN= line); "
