@@ -21,7 +21,10 @@ tool is called. Logs go to stderr; stdout belongs to the protocol.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Awaitable, Callable
+from importlib.resources import files
 from typing import Any
 
 from mcp.server import MCPServer
@@ -47,7 +50,6 @@ from .models import (
 )
 from .app_view import RESOURCE_METHODS, AppsGate, bind, extension
 from .results import ErrorShaping, structured_errors
-from .published import published
 from .sdk import deferred, publish, withdraw
 from .state import ServerState
 from .tools_council import CouncilTools
@@ -67,6 +69,16 @@ INSTRUCTIONS = (
 UNOFFERED = ("prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list")
 
 Handler = Callable[..., Awaitable[CallToolResult]]
+PUBLISHED_FILE = "published.json"  # the tools' schemas computed ahead (written by mcp/published.py)
+
+
+@functools.cache
+def published() -> dict[str, dict[str, Any]]:
+    """Tool name → {"inputSchema", "outputSchema"}: the schemas each tool publishes once built."""
+    try:
+        return json.loads(files(__package__).joinpath(PUBLISHED_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
 
 
 def _hints(*, read_only: bool, destructive: bool = False, idempotent: bool = False, open_world: bool = False) -> ToolAnnotations:
@@ -84,7 +96,7 @@ def make_tool(handler: Handler, *, name: str, title: str, description: str, anno
     shipped document the model would let through whole), and the client checks the schema.
 
     The tool is built at its first call; until then it is published with the schemas computed
-    ahead (published.py), which a test keeps equal to the built ones."""
+    ahead (`published`), which a test keeps equal to the built ones."""
 
     def build() -> Tool:
         tool = Tool.from_function(structured_errors(name)(handler), name=name, title=title, description=description,
