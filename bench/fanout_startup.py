@@ -24,18 +24,14 @@ same load in one sitting.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from processes import FakeProvider, add_interpreters, environment, fake_config, timed
 
-from fakeprovider import FakeProvider, chat, usage  # noqa: E402
+from fakeprovider import chat, usage
 
 BARE = "import httpx, anyio, pydantic"
 FLOOR = r"""
@@ -61,34 +57,16 @@ anyio.run(main)
 """
 
 
-def without_bytecode_opt_out(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
-    return {k: v for k, v in environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-
-
-def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"{argv[:4]} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    return elapsed
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
-    parser.add_argument("--python", default=sys.executable, help="the interpreter that runs the fanout")
-    parser.add_argument("--compare", default=None, help="a second interpreter's fanout, measured alternately")
+    add_interpreters(parser, "the fanout")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp, FakeProvider() as fake:
         root = Path(tmp)
-        config = root / "config"
-        config.mkdir()
-        (config / "config.json").write_text(json.dumps({"providers": {"fake": {"baseUrl": fake.base_url}}}))
         fake.script("model", chat("A review.", usage=usage(100, 50)))
-        # Bytecode as an installed package has it: the warm-up run writes what the rest read.
-        env = {**without_bytecode_opt_out(os.environ), "AMICUS_CONFIG_DIR": str(config)}
+        env = environment(AMICUS_CONFIG_DIR=str(fake_config(root, fake)))
         project = root / "project"
         project.mkdir()
         prompt = root / "prompt.md"

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -26,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import IO, Any
+
+from processes import add_interpreters, environment
 
 MINIMAL_SERVER = '''\
 from mcp.server import MCPServer
@@ -100,16 +101,13 @@ def one_start(command: list[str], env: dict[str, str], cwd: str) -> tuple[float,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=10)
-    parser.add_argument("--python", default=sys.executable, help="the interpreter whose amicus-mcp is measured")
-    parser.add_argument("--compare", default=None, help="a second interpreter's amicus-mcp, measured alternately")
+    add_interpreters(parser, "amicus-mcp")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
         minimal = Path(tmp) / "minimal_server.py"
         minimal.write_text(MINIMAL_SERVER, encoding="utf-8")
-        # Bytecode as an installed package has it: the warm-up start writes what the rest read.
-        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-               "AMICUS_CONFIG_DIR": str(Path(tmp) / "config")}
+        env = environment(AMICUS_CONFIG_DIR=str(Path(tmp) / "config"))
         servers = {"amicus-mcp": amicus_command(args.python), "minimal MCPServer": [sys.executable, str(minimal)]}
         if args.compare:
             servers["amicus-mcp (compare)"] = amicus_command(args.compare)
