@@ -10,7 +10,6 @@ snapshots through the host, while the run goes, until the chair's verdict.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 from apps_host import Relay, bundle_host
-from fakeprovider import FakeProvider, Reply, chat, error, usage
+from fakeprovider import FakeProvider, Reply, chat, configure_fake, error, usage
 from workspace_helpers import judge, member, review
 
 from amicus_mcp.mcp.app_view import SNAPSHOT_TOOL, VIEW_URI
@@ -45,8 +44,7 @@ def expect(locator: Any) -> Any:
 @pytest.fixture
 def priced(fake: FakeProvider, config_dir: Path) -> FakeProvider:
     """The fake provider as server "fake" whose replies' `usage.cost` is the billed cost."""
-    (config_dir / "config.json").write_text(
-        json.dumps({"providers": {"fake": {"baseUrl": fake.base_url, "cost": "reported"}}}), encoding="utf-8")
+    configure_fake(config_dir, fake, cost="reported")
     return fake
 
 

@@ -244,11 +244,6 @@ def degrade_channels(run: Mapping[str, Any]) -> list[str]:
     return [d["channel"] for d in run.get("degrades", [])]
 
 
-def set_config(config_dir: Path, fake: FakeProvider, **fake_settings: Any) -> None:
-    doc = {"providers": {"fake": {"baseUrl": fake.base_url, **fake_settings}}}
-    (config_dir / "config.json").write_text(json.dumps(doc), encoding="utf-8")
-
-
 def seed_ledger(config_dir: Path, rows: list[tuple[str, float]]) -> None:
     lines = []
     for n, (model, cred) in enumerate(rows):

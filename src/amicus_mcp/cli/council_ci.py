@@ -114,7 +114,7 @@ def cmd_template_show(args: argparse.Namespace) -> int:
 def cmd_pack_save(args: argparse.Namespace) -> int:
     from ..engine.briefing_inputs import pack_settings
     from ..packs import save_pack
-    from .council import run_options
+    from .run_flags import run_options
 
     doc = save_pack(args.name, pack_settings(run_options(args)), description=args.description)
     if not printed_json(args, doc):

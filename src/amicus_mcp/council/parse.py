@@ -31,7 +31,6 @@ Any error makes ``ok`` false and empties ``ranking`` and ``adjudications``. A ju
 adjudicate every finding: an absent vote is simply not counted by the tally.
 
 `ranking_to_order` maps labels to aliases (and seat ids) for the tally input.
-`parse_final_ranking` reads the manual path's ``FINAL RANKING:`` list.
 `parse_verdict_line` reads the chair's ``VERDICT:`` (or task ``ANSWER:``) line.
 
 Stage 2.5 (debate) — `parse_defense` / `parse_revote` read the raiser's and the judges'
@@ -276,54 +275,6 @@ def _flatten(slots: Iterable[Any]) -> list[Any]:
     return [m for slot in slots for m in (slot if isinstance(slot, list) else [slot])]
 
 
-# ---------------------------------------------------------- manual path: FINAL RANKING
-
-
-# The marker may carry markdown (heading hashes, bold/italic) and text after the colon.
-_FINAL_RANKING = re.compile(r"^[ \t]*(?:#+[ \t]*)?[*_]*[ \t]*FINAL RANKING[ \t]*[*_]*[ \t]*:")
-_NUMBERED = re.compile(r"^[ \t]*[*_]*[ \t]*\d+[ \t]*[.)](?P<rest>.*)$")
-
-
-def parse_final_ranking(text: str, labels: Sequence[str]) -> list[str] | None:
-    """Labels in the order of the numbered list under the LAST ``FINAL RANKING:`` line.
-
-    Reads ``1. Review C`` / ``1) Review C`` lines (bold markers and trailing text after the
-    label tolerated; blank lines skipped) until the first other non-blank line. Line order
-    is the ranking (the printed numbers are not trusted); an item naming no known label is
-    skipped and a repeated label keeps its first place. None when there is no marker or no
-    valid label follows the last one.
-    """
-    lines = text.split("\n")
-    markers = [i for i, line in enumerate(lines) if _FINAL_RANKING.match(line)]
-    if not markers:
-        return None
-    found: list[str] = []
-    for line in lines[markers[-1] + 1 :]:
-        if not line.strip():
-            continue
-        item = _NUMBERED.match(line)
-        if not item:
-            break
-        label = _leading_label(item["rest"], labels)
-        if label is not None and label not in found:
-            found.append(label)
-    return found or None
-
-
-def _leading_label(rest: str, labels: Sequence[str]) -> str | None:
-    """The label `rest` starts with (after markup), ending at a non-alphanumeric boundary."""
-    rest = rest.lstrip(" \t*_")
-    for label in sorted(labels, key=len, reverse=True):  # longest first: "Review AB" > "Review A"
-        if _starts_with_phrase(rest, label):
-            return label
-    return None
-
-
-def _starts_with_phrase(rest: str, phrase: str) -> bool:
-    # The boundary keeps "Ship itself" from reading as "Ship it" (Unicode-aware isalnum).
-    return rest.startswith(phrase) and (len(rest) == len(phrase) or not rest[len(phrase)].isalnum())
-
-
 # ------------------------------------------------------------------- chair verdict line
 
 
@@ -345,6 +296,11 @@ def parse_verdict_line(text: str, scale: VerdictScaleName = "review") -> str | N
         if phrase is not None:
             verdict = phrase  # keep scanning: the last matching line wins
     return verdict
+
+
+def _starts_with_phrase(rest: str, phrase: str) -> bool:
+    # The boundary keeps "Ship itself" from reading as "Ship it" (Unicode-aware isalnum).
+    return rest.startswith(phrase) and (len(rest) == len(phrase) or not rest[len(phrase)].isalnum())
 
 
 def _line_phrase(line: str, marker: str, phrases: Sequence[str]) -> str | None:

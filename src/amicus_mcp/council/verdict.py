@@ -36,8 +36,25 @@ def build_verdict(
     `run` carries what the run knew beyond the record — the chair's `synthesis` and
     `hardQuestions`, the `debate` summary, the `degrades` and informational `notices` — so
     `council report` can say what was lost after Stage 4 too. A previous verdict of the same
-    run works as `run` (that is how `council verdict` keeps them when it re-decides)."""
+    run works as `run` (that is how `council verdict` keeps them when it re-decides).
+
+    The record is checked against the council-tally schema first: it comes from a file or a
+    tool's argument. `merge_verdict` is the same merge for a record this process's `tally()`
+    has just built."""
     _check_record(record)
+    return merge_verdict(record, decisions, overall_verdict=overall_verdict, run=run)
+
+
+def merge_verdict(
+    record: Mapping[str, Any],
+    decisions: Any = (),
+    *,
+    overall_verdict: str | None = None,
+    run: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """`build_verdict` for a record `tally()` has just built (a council run's own): checking it
+    against the schema would only re-check the tally's tests, at the cost of importing jsonschema
+    in every run (~60 ms). The decisions are checked as always."""
     decisions = list(decisions) if isinstance(decisions, tuple) else decisions
     check_decisions(decisions)
     if overall_verdict is not None and overall_verdict not in VERDICT_SCALE:

@@ -48,7 +48,7 @@ from ..council.parse import chair_sections
 from ..council.report import build_report
 from ..council.seats import Seat, build_seats, repeats_alias
 from ..council.tally import tally
-from ..council.verdict import build_verdict
+from ..council.verdict import merge_verdict
 from ..errors import AmicusError, BadArgs, ClaudeReviewInvalid, CostExceeded, CouncilQuorum
 from ..fsio import atomic_write_text, read_text
 from ..providers.routing import ProviderRegistry, resolve_model
@@ -423,7 +423,7 @@ class CouncilRun:
         ctx.stage("verdict", "running")
         decisions = round_.decisions() if round_ is not None else []
         self.check_cost_floor()  # before the verdict, so its degrades say so too
-        verdict = build_verdict(record, decisions, overall_verdict=verdict_line, run=self.run_facts(chair.text))
+        verdict = merge_verdict(record, decisions, overall_verdict=verdict_line, run=self.run_facts(chair.text))
         ctx.write_json("verdict.json", verdict)
         ctx.write("report.html", build_report(verdict, fmt="html", record=record))
         ctx.stage("verdict", "complete")

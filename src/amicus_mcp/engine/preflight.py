@@ -28,7 +28,7 @@ from ..providers.catalog import Catalog, load_catalog, read_cached_catalog, vali
 from ..providers.cost import check_cost_gate, cost_gate_threshold, route_pricing
 from ..providers.endpoints import OPENROUTER_KEY_ENV, provider_settings
 from ..providers.keys import get_key, set_key_hint
-from ..providers.routing import GATEWAY_MODES, GatewayMode, Route, has_provider_factory, resolve_model
+from ..providers.routing import GATEWAY_MODES, GatewayMode, Route, resolve_model
 
 DEFAULT_MAX_LEGS = 10
 
@@ -302,8 +302,6 @@ def catalog_check(catalog: Catalog, *, looked_up: bool, offline: bool) -> dict[s
 def check_ready(member: str, route: Route, cfg: dict[str, Any]) -> None:
     """MissingKey for a route whose key is not set; the local model's own error when the
     `local` extra or its model package is not installed. Cheap: nothing is imported."""
-    if has_provider_factory(route.provider):
-        return  # served by a registered factory, which answers for itself
     if route.kind == "gateway" and not get_key(OPENROUTER_KEY_ENV):
         raise missing_key(member, "runs through OpenRouter", OPENROUTER_KEY_ENV)
     if route.kind == "server":

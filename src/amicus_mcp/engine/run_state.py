@@ -6,7 +6,6 @@ aborted (abort wins over any later write), with exit code 130/143.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -208,6 +207,3 @@ def engine_pid(run_dir: Path, doc: dict[str, Any]) -> int | None:
         return None
     return int(text) if text.isdigit() else None
 
-
-def current_pid() -> int:
-    return os.getpid()

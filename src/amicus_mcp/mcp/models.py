@@ -39,7 +39,8 @@ Next = Annotated[str | None, Field(description="what to call next")]
 
 
 class Out(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    # defer_build: a model's validator is made at its first use, not while the server starts.
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", defer_build=True)
     KEEP_NULL: ClassVar[frozenset[str]] = frozenset()  # wire names that stay when null
 
     @model_serializer(mode="wrap")

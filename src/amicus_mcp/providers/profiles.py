@@ -20,13 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .catalog import Catalog
 from .endpoints import DIRECT_VENDORS, provider_settings
-
-if TYPE_CHECKING:  # routing builds the book, so it imports this module, not the reverse
-    from .routing import Route
+from .route import Route
 
 # OpenRouter's names for "this model can be held to a JSON Schema".
 STRUCTURED_PARAMETERS = frozenset({"structured_outputs", "response_format"})
