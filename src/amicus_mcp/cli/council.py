@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
+from .option_flags import RUN
 from .output import say
 
 
@@ -18,13 +19,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     sub.required = True
 
     p = sub.add_parser("run", help="the headless council: reviews, cross-review, tally, chair, verdict, report")
-    _add_run_settings(p)
-    p.add_argument("--prompt-file", help="the briefing: what to review and how (or --template with --artifact)")
-    p.add_argument("--artifact", help="the file the council reviews, composed into the briefing by --template")
-    p.add_argument("--out-dir", help="the run directory (default ./council-<runId>)")
-    p.add_argument("--claude-review", help="a file with Claude's own review, judged by the bench (never judges or chairs)")
-    add_run_context(p)
-    p.add_argument("--run-id", help=argparse.SUPPRESS)
+    RUN.add_to(p)  # every run option (engine/options.py)
     p.add_argument("--json", action="store_true", help="print run.json (or the error envelope)")
     p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
     p.set_defaults(handler=cmd_run)
@@ -95,54 +90,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     from .council_ci import register_ci
 
-    register_ci(sub, _add_run_settings)
-
-
-def _add_run_settings(p: argparse.ArgumentParser) -> None:
-    """The flags a policy pack can hold: `council run` and `council pack save` share them.
-    Every default is None, so a typed value is told apart from an untyped one."""
-    bench = p.add_mutually_exclusive_group()
-    bench.add_argument("--models", help="comma-separated bench (at least 2 seats; repeats make twin seats)")
-    bench.add_argument("--council", help="a saved council or a built-in bench")
-    p.add_argument("--chair", help="the chair model; must not be a bench seat (default deepseek; the embedded model for the local bench)")
-    p.add_argument("--critic", help="a bench member that gets the adversarial four-pass brief")
-    p.add_argument("--lenses", help="comma-separated expert lenses, one per seat (assigned at random; not ledger-recorded)")
-    p.add_argument("--debate", action=argparse.BooleanOptionalAction, default=None,
-                   help="add one rebuttal round for Contested/Disputed findings (--no-debate overrides a pack)")
-    p.add_argument("--template", help="a briefing template (built-in or user name, or a file); needs --artifact on a run")
-    p.add_argument("--var", action="append", metavar="NAME=VALUE", help="a template variable (repeatable)")
-    p.add_argument("--max-cost", type=float, help="whole-run ceiling on known spend, USD")
-    p.add_argument("--timeout", type=float, help="per-leg timeout in minutes (default 15)")
-    p.add_argument("--gateway", help="auto (default) | direct | openrouter")
-
-
-def add_run_context(p: argparse.ArgumentParser) -> None:
-    """The flags a run takes beside its settings (`council run` and `eval run` share them)."""
-    p.add_argument("--pack", help="a saved policy pack or a pack file: its settings are this run's defaults")
-    p.add_argument("--no-cost-gate", action="store_true", help="allow models priced above the per-Mtok threshold")
-    p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
-    p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
-    p.add_argument("--allow-secrets", action="store_true",
-                   help="send material that looks like it holds a secret (refused by default: SECRET_IN_MATERIAL)")
-
-
-def run_options(args: argparse.Namespace) -> Any:
-    """The RunOptions a `council run` (or `pack save`) command line typed; None where untyped."""
-    from ..council.templates import parse_var_args
-    from ..engine.options import RunOptions
-    from ..presets import parse_models_arg
-
-    return RunOptions(
-        prompt_file=getattr(args, "prompt_file", None), models=parse_models_arg(args.models) if args.models else None,
-        council=args.council, chair=args.chair, out_dir=getattr(args, "out_dir", None), max_cost=args.max_cost,
-        timeout_min=args.timeout, gateway=args.gateway, cost_gate=not getattr(args, "no_cost_gate", False),
-        validate_models=not getattr(args, "no_validate_model", False), project=getattr(args, "project", None),
-        run_id=getattr(args, "run_id", None), critic=args.critic,
-        lenses=args.lenses.split(",") if args.lenses else None, debate=args.debate,
-        claude_review=getattr(args, "claude_review", None), template=args.template,
-        artifact=getattr(args, "artifact", None), vars=parse_var_args(args.var) or None,
-        pack=getattr(args, "pack", None), allow_secrets=getattr(args, "allow_secrets", False),
-    )
+    register_ci(sub)
 
 
 def _print_json(doc: Any) -> None:
@@ -156,7 +104,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..engine.store import new_task_id
     from .progress import ProgressLine, council_line, wanted, with_progress
 
-    options = run_options(args)
+    options = RUN.options(args)
     # The id is fixed here so the progress line can find the run as soon as it exists.
     options.run_id = args.run_id or new_task_id()
     line = ProgressLine(council_line(args.project, options.run_id), sys.stderr) if wanted(args) else None
