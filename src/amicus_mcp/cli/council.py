@@ -68,6 +68,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_report, fmt="md")
 
     p = sub.add_parser("stats", help="reviewer reliability across all past runs, from the ledger")
+    p.add_argument("--tag", help="only the runs started with this --tag")
     p.add_argument("--json", action="store_true", help="print the council-stats document")
     p.set_defaults(handler=cmd_stats)
 
@@ -258,9 +259,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     from ..config import eval_ledger_path, ledger_path
     from ..council.ledger import derive_stats, read_ledger, render_stats
+    from ..engine.options import check_tag
 
+    tag = None if args.tag is None else check_tag(args.tag)
     path = ledger_path()
-    stats = derive_stats(read_ledger(path), read_ledger(eval_ledger_path()))
+    stats = derive_stats(read_ledger(path), read_ledger(eval_ledger_path()), tag=tag)
     if args.json:
         _print_json(stats)
     else:

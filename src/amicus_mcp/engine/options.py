@@ -24,6 +24,7 @@ fills in or saves (`briefing_inputs.py`). Adding an option is adding one field h
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -40,6 +41,8 @@ OPTIONS_FILE = "options.json"
 BRIEFING_FILE = "briefing.md"  # beside it: the briefing as the run read it (a worker briefs off this copy)
 DEFAULT_TIMEOUT_MIN = 15.0
 MODEL_PATTERN = r"^[A-Za-z0-9_/.@:][A-Za-z0-9_/.@:-]{0,199}$"  # a model id or alias as a tool argument
+TAG_PATTERN = r"^[A-Za-z0-9._-]{1,64}$"
+TAG_HINT = "a tag is 1-64 letters, digits, '.', '_' or '-', e.g. --tag release-2.3"
 Gateway = Literal["auto", "direct", "openrouter"]
 
 
@@ -272,6 +275,13 @@ class RunOptions(_Options):
         arg=Arg("pack", "Policy pack",
                 "A saved pack name, or a pack file in the project: its settings (bench, chair, template, "
                 "ceiling…) are this run's defaults; any argument given here overrides that field", path=".json"))] = None
+    # A short label recorded on run.json and the ledger rows; `council stats` and `amicus list` filter by it.
+    tag: Annotated[Annotated[str, Field(pattern=TAG_PATTERN)] | None, Option(
+        flag=Flag("--tag", "a short label for the run (1-64 letters, digits, '.', '_' or '-'), recorded in run.json "
+                           "and the ledger: 'council stats --tag' and 'amicus list --tag' filter by it"),
+        arg=Arg("tag", "Run tag", "A short label for the run (1-64 letters, digits, '.', '_' or '-'), recorded in "
+                                  "run.json and the ledger: amicus_list and amicus_council_stats filter by it"),
+        pack="tag", when_set=True, hint=TAG_HINT)] = None
     pack_record: dict[str, Any] | None = None  # set by apply_pack: run.json `pack`
     # False for a council an eval runs: its results go to the eval ledger, not the reliability ledger.
     ledger: Annotated[bool, Option(when_set=True)] = True
@@ -383,6 +393,13 @@ def normalised(options: RunOptions | WaveOptions) -> Any:
              for name in ("prompt_file", "project", "claude_review", "out_dir", "artifact")
              if isinstance(value := getattr(options, name, None), str)}
     return options.model_copy(update=paths)
+
+
+def check_tag(tag: str) -> str:
+    """A tag to filter by (`council stats --tag`, `amicus list --tag`): shaped as a run's is."""
+    if not re.fullmatch(TAG_PATTERN, tag):
+        raise BadArgs(f"--tag {tag!r} is not a tag", hint=TAG_HINT)
+    return tag
 
 
 def write_options(directory: Path, options: RunOptions | WaveOptions) -> Path:

@@ -13,10 +13,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ..engine.options import MODEL_PATTERN
+from ..engine.options import MODEL_PATTERN, TAG_PATTERN
 from .option_args import RUN, flag_arguments
 
-__all__ = ["MODEL_PATTERN", "TASK_ID_PATTERN", "Project", "RunRef", "Verdict", "arg", "argument_names"]
+__all__ = ["MODEL_PATTERN", "TASK_ID_PATTERN", "Project", "RunRef", "TagFilter", "Verdict", "arg", "argument_names"]
 
 TASK_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
@@ -31,6 +31,7 @@ Project = RUN.annotation(next(d for d in RUN.declared() if d.field == "project")
 RunRef = Annotated[str, arg("Run, wave or leg", "A council run id or run directory (inside the project), a wave id or "
                                                 "a leg id", min_length=1, max_length=4096)]
 Verdict = Literal["Ship it", "Fix these first", "Fundamental rethink"]
+TagFilter = Annotated[str | None, arg("Run tag", "Only the council runs started with this tag", pattern=TAG_PATTERN)]
 
 # The eval tool's own arguments, by the `amicus eval run` flag engine messages use.
 EVAL_FLAGS = {"--matcher": "matcher", "--suite": "suite", "--case": "cases"}

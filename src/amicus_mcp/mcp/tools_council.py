@@ -17,7 +17,7 @@ from .app_view import renders_inline
 from .autoopen import open_workspace
 from .models import RunStarted, VerdictResult
 from .option_args import RUN, Given, takes
-from .params import TASK_ID_PATTERN, Project, Verdict, arg
+from .params import TASK_ID_PATTERN, Project, TagFilter, Verdict, arg
 from .results import ok
 from .state import ServerState
 
@@ -141,8 +141,8 @@ class CouncilTools:
             result.report_html = str(target)
         return ok(result)
 
-    async def council_stats(self) -> CallToolResult:
+    async def council_stats(self, tag: TagFilter = None) -> CallToolResult:
         from ..config import eval_ledger_path
         from ..council.ledger import derive_stats, read_ledger
 
-        return ok(derive_stats(read_ledger(), read_ledger(eval_ledger_path())))
+        return ok(derive_stats(read_ledger(), read_ledger(eval_ledger_path()), tag=tag))

@@ -14,7 +14,7 @@ from mcp.types import CallToolResult
 from .fence import fence
 from .models import AbortResult, ListItem, ListResult, ReadResult, WaveStarted
 from .option_args import WAVE, Given, takes
-from .params import Project, RunRef, arg
+from .params import Project, RunRef, TagFilter, arg
 from .reading import READ_CAP, page, read_source
 from .results import ok
 from .snapshot import snapshot
@@ -118,13 +118,15 @@ class SessionTools:
         self,
         ctx: Context,
         limit: Annotated[int, arg("Most rows", "Most rows to return, newest first", ge=1, le=500)] = 50,
+        tag: TagFilter = None,
         project: Project = None,
     ) -> CallToolResult:
         from ..engine.control import list_all
 
         _, store = await self._store(ctx, project)
-        rows = list_all(store)[:limit]
+        rows = list_all(store, tag=tag)[:limit]
         items = [ListItem(id=row["id"], type=row["type"], status=row.get("status"), created_at=row.get("createdAt"),
                           models=[m for m in row.get("models", []) if isinstance(m, str)], chair=row.get("chair"),
-                          overall_verdict=row.get("overallVerdict"), cost=row.get("cost")) for row in rows]
+                          overall_verdict=row.get("overallVerdict"), cost=row.get("cost"), tag=row.get("tag"))
+                 for row in rows]
         return ok(ListResult(items=items))
