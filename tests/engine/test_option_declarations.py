@@ -15,7 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import pytest
 
@@ -169,6 +169,9 @@ class Probe(RunOptions):
     probe: Annotated[str | None, Option(
         flag=Flag("--probe", "a probe option"), arg=Arg("probe", "Probe", "A probe option"), pack="probe",
         when_set=True)] = None
+    probe_kind: Annotated[Literal["review", "question"] | None, Option(  # the shape of a choice (an intent)
+        flag=Flag("--probe-kind", "a probe choice"), arg=Arg("probeKind", "Probe kind", "A probe choice"),
+        pack="probeKind", when_set=True)] = None
 
 
 CACHES = (opts.declared, packs.pack_model, packs.pack_keys, packs.number_keys, option_args.flag_arguments,
@@ -190,11 +193,14 @@ def probe(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 async def test_an_option_added_to_the_model_reaches_every_front(probe: None, config_dir: Path) -> None:
     from amicus_mcp.engine.briefing_inputs import apply_pack, pack_settings
 
-    options = RUN.options(command("council", "run").parse_args(["--probe", "x"]))
-    assert options.probe == "x" and options.document()["probe"] == "x"
+    options = RUN.options(command("council", "run").parse_args(["--probe", "x", "--probe-kind", "question"]))
+    assert options.probe == "x" and options.document()["probe"] == "x" and options.probe_kind == "question"
+    with pytest.raises(BadArgs, match=r"--probe-kind: invalid choice: 'other'"):
+        command("council", "run").parse_args(["--probe-kind", "other"])
     assert "probe" not in Probe().document()  # when_set: older documents stay as they were
     props = (await tool_schemas())["amicus_council_run"]["properties"]
     assert props["probe"]["title"] == "Probe"
+    assert props["probeKind"]["anyOf"][0] == {"enum": ["review", "question"], "type": "string"}
     assert params.argument_names("amicus_council_run")["--probe"] == "probe"
     pack = config_dir / "p.json"
     pack.write_text(json.dumps({"schemaVersion": 2, "type": "council-pack", "name": "p", "probe": "from-pack"}))

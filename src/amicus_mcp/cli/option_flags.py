@@ -78,6 +78,8 @@ def _how(d: Any) -> dict[str, Any]:
             how["action"] = "append"
         elif d.is_number:
             how["type"] = float
+        if d.choices is not None:
+            how["choices"] = d.choices
     return how
 
 

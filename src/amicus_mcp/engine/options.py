@@ -29,7 +29,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -111,6 +112,15 @@ class Declared:
         """The field's type with its constraints, without the Option."""
         extra = [m for m in self.info.metadata if not isinstance(m, Option)]
         return Annotated[(self.info.annotation, *extra)] if extra else self.info.annotation
+
+    @property
+    def choices(self) -> tuple[Any, ...] | None:
+        """The values of a Literal field (`Literal[…] | None` too): a flag's choices."""
+        kind = self.info.annotation
+        if get_origin(kind) in (Union, UnionType):
+            rest = [k for k in get_args(kind) if k is not type(None)]
+            kind = rest[0] if len(rest) == 1 else kind
+        return get_args(kind) if get_origin(kind) is Literal else None
 
     @property
     def is_number(self) -> bool:
