@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
+from ..vocabulary import TIER_DISPLAY_ORDER, VERDICT_SCALE
 from .option_flags import RUN
 from .output import say
 
@@ -47,7 +48,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--decisions", help="JSON array of {id, decision, applied?, duplicateOf?, tierOverride?}")
     p.add_argument("-o", "--out", default="verdict.json", help="where to write the verdict (default ./verdict.json)")
     chair = p.add_mutually_exclusive_group()
-    chair.add_argument("--overall-verdict", choices=("Ship it", "Fix these first", "Fundamental rethink"),
+    chair.add_argument("--overall-verdict", choices=VERDICT_SCALE,
                        help="the chair's VERDICT line, carried through verbatim (never invented); by default a "
                             "re-decided run keeps the verdict its chair gave")
     chair.add_argument("--no-overall-verdict", action="store_true",
@@ -154,7 +155,7 @@ def render_run(run: dict[str, Any]) -> str:
     lines.append(f"  chair: {run['chair']} — VERDICT: {verdict}" if verdict else f"  chair: {run['chair']} — no chair verdict")
     counts = run.get("tierCounts") or {}
     if counts:
-        lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in ("Disputed", "Contested", "Confirmed", "Singleton")))
+        lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in TIER_DISPLAY_ORDER))
     cost = (run.get("usage") or {}).get("cost") or {}
     unknown = (run.get("usage") or {}).get("unknownLegs") or 0
     shown = format_cost(cost.get("amount"), cost.get("source", "unknown"))

@@ -20,7 +20,7 @@ from .option_flags import SETTINGS
 
 
 def register_ci(sub: argparse._SubParsersAction) -> None:
-    from ..council.gate import GATE_LEVELS
+    from ..vocabulary import GATE_LEVELS
 
     parser_class = type(sub.choices["run"])
     template = sub.add_parser("template", help="briefing templates: list, show")

@@ -36,28 +36,27 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import EXIT_GATE_FAILED, BadArgs
+from ..vocabulary import FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, GATE_LEVELS, TIERS, VERDICT_SCALE
 
-GATE_LEVELS = ("never", "fundamental-rethink", "fix-these-first", "disputed-blocker", "confirmed-blocker")
-VERDICT_LEVELS = {"fundamental-rethink": ("Fundamental rethink",),
-                  "fix-these-first": ("Fix these first", "Fundamental rethink")}
-# The tiers a blocker fails each blocker level in.
-BLOCKER_LEVELS = {"confirmed-blocker": ("Confirmed",),
-                  "disputed-blocker": ("Confirmed", "Contested", "Singleton", "Disputed")}
+# The chair's verdicts that fail each verdict level: its own phrase and every harsher one.
+VERDICT_LEVELS = {"fundamental-rethink": VERDICT_SCALE[VERDICT_SCALE.index(FUNDAMENTAL_RETHINK):],
+                  "fix-these-first": VERDICT_SCALE[VERDICT_SCALE.index(FIX_THESE_FIRST):]}
+# The tiers a blocker fails each blocker level in: its own tier and every stronger one.
+BLOCKER_LEVELS = {"confirmed-blocker": TIERS[:TIERS.index("Confirmed") + 1],
+                  "disputed-blocker": TIERS[:TIERS.index("Disputed") + 1]}
 BLOCKER_SCOPE = {"confirmed-blocker": "the Confirmed tier", "disputed-blocker": "any tier"}
 
 
 def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: bool = False,
                   allow_unjudged: bool = False, source: str | None = None) -> dict[str, Any]:
     """The council-gate document for `verdict` at `level` (`passed`, `exitCode`, `reason`)."""
-    from .verdict import OVERALL_VERDICTS  # here, not at import: the CLI builds its parser from GATE_LEVELS
-
     if level not in GATE_LEVELS:
         raise BadArgs(f"--fail-on '{level}' is not a gate level", hint=f"one of: {', '.join(GATE_LEVELS)}")
     if not isinstance(verdict, Mapping) or verdict.get("type") != "council-verdict":
         raise BadArgs("the gate reads a council-verdict document", hint="pass a run directory or its verdict.json")
     overall = verdict.get("overallVerdict")
-    if overall is not None and overall not in OVERALL_VERDICTS:
-        raise BadArgs(f"overallVerdict '{overall}' is not one of: {', '.join(OVERALL_VERDICTS)}",
+    if overall is not None and overall not in VERDICT_SCALE:
+        raise BadArgs(f"overallVerdict '{overall}' is not one of: {', '.join(VERDICT_SCALE)}",
                       hint="the verdict document is damaged: re-run 'amicus council verdict'")
     blockers = [_blocker(f) for f in verdict.get("findings") or [] if isinstance(f, Mapping) and f.get("severity") == "blocker"]
     judged = verdict.get("judged") is not False

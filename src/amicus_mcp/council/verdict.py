@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..documents import TIERS, check_decisions
+from ..documents import check_decisions
 from ..errors import BadArgs
 from ..schemas import schema_errors
+from ..vocabulary import TIERS, VERDICT_SCALE
 
 VERDICT_SCHEMA_VERSION = 2
-OVERALL_VERDICTS = ("Ship it", "Fix these first", "Fundamental rethink")
 
 
 # What the run itself knew beyond the tally (council run, issue 12): emitted after
@@ -40,9 +40,9 @@ def build_verdict(
     _check_record(record)
     decisions = list(decisions) if isinstance(decisions, tuple) else decisions
     check_decisions(decisions)
-    if overall_verdict is not None and overall_verdict not in OVERALL_VERDICTS:
+    if overall_verdict is not None and overall_verdict not in VERDICT_SCALE:
         raise BadArgs(
-            f"overallVerdict '{overall_verdict}' is not one of: {', '.join(OVERALL_VERDICTS)}",
+            f"overallVerdict '{overall_verdict}' is not one of: {', '.join(VERDICT_SCALE)}",
             hint="pass the chair's VERDICT line exactly, or null when there is none",
         )
     by_id = _decisions_by_id(decisions, {f["id"] for f in record["findings"]})
@@ -119,7 +119,7 @@ def redecide(record: Any, decisions: Any, previous: Any, *, overall_verdict: str
     run facts (what was lost, the chair's sections). Anything else in `previous` is ignored."""
     overall = overall_verdict
     if overall is None and keep_verdict and same_run(previous, record) \
-            and previous.get("overallVerdict") in OVERALL_VERDICTS:  # a damaged one is not carried
+            and previous.get("overallVerdict") in VERDICT_SCALE:  # a damaged one is not carried
         overall = previous["overallVerdict"]
     return build_verdict(record, decisions, overall_verdict=overall, run=carried_run_facts(previous, record))
 
