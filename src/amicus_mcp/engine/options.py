@@ -88,6 +88,9 @@ class Option:
     # Belongs to one run — its briefing, material or identity — so a pack never holds it and
     # an eval's bench never takes it (each case brings its own).
     one_run: bool = False
+    # Makes the briefing (the prompt file, a template, its artifact and variables, Claude's
+    # review): an eval refuses it, since every case brings its own.
+    briefing: bool = False
     # Written to options.json only when it differs from its default, so the documents (and
     # hashes) of runs from before the option existed are unchanged.
     when_set: bool = False
@@ -210,7 +213,7 @@ class _Options(BaseModel):
         arg=Arg("briefingFile", "Briefing file",
                 "The briefing: what to review and how (a file in the project; never inline). Or template + artifact",
                 path="file"),
-        one_run=True)] = None
+        one_run=True, briefing=True)] = None
     # Send material that looks like it holds a secret (pre-flight refuses it).
     allow_secrets: Annotated[bool, Option(
         flag=Flag("--allow-secrets", "send material that looks like it holds a secret "
@@ -264,22 +267,22 @@ class RunOptions(_Options):
         flag=Flag("--claude-review", "a file with Claude's own review, judged by the bench (never judges or chairs)"),
         arg=Arg("claudeReviewFile", "Claude's review file",
                 "Claude's own review (a file in the project), judged by the bench", path="file"),
-        one_run=True)] = None
+        one_run=True, briefing=True)] = None
     template: Annotated[str | None, Option(  # a briefing template (name or file) composed with `artifact`
         flag=Flag("--template", "a briefing template (built-in or user name, or a file); needs --artifact on a run"),
         arg=Arg("template", "Briefing template",
                 "design-doc, pr-diff, plan, prd, essay, a user template, or a template file in the project: "
                 "composes the briefing from artifact (instead of briefingFile)", path=".md"),
-        pack="template", pack_type=NonEmpty | None)] = None
+        pack="template", pack_type=NonEmpty | None, briefing=True)] = None
     artifact: Annotated[str | None, Option(  # the file the council reviews, for a template
         flag=Flag("--artifact", "the file the council reviews, composed into the briefing by --template"),
         arg=Arg("artifact", "Artifact", "The file the council reviews (in the project), composed by template",
                 path="file"),
-        one_run=True)] = None
+        one_run=True, briefing=True)] = None
     vars: Annotated[dict[str, str] | None, Option(  # the template's variables
         flag=Flag("--var", "a template variable (repeatable)", metavar="NAME=VALUE", parse=_pairs, repeat=True),
         arg=Arg("vars", "Template variables", 'The template\'s variables by name, e.g. {"audience": "the platform team"}'),
-        pack="vars")] = None
+        pack="vars", briefing=True)] = None
     pack: Annotated[str | None, Option(  # a policy pack (name or file) supplying the untyped options
         flag=Flag("--pack", "a saved policy pack or a pack file: its settings are this run's defaults"),
         arg=Arg("pack", "Policy pack",
@@ -367,6 +370,11 @@ def option(model: str, field: str) -> Declared:
 def packed() -> Iterator[Declared]:
     """The run options a policy pack may hold."""
     return (d for d in declared("run") if d.option.pack is not None)
+
+
+def briefing_fields() -> tuple[str, ...]:
+    """The run options that make the briefing (an eval's cases bring their own)."""
+    return tuple(d.field for d in declared("run") if d.option.briefing)
 
 
 def flag_of(field: str, model: str = "run") -> str:

@@ -8,7 +8,7 @@ the project). The flag → argument-name map that error messages are renamed wit
 (`errors.rename_arguments`) comes from the same fields.
 
     RUN    amicus_council_run: every run option with an argument
-    BENCH  amicus_eval: the bench — every option but one run's own (and the template: each case
+    BENCH  amicus_eval: the bench — every option but one run's own and the briefing's (each case
            brings its briefing)
     WAVE   amicus_fanout: every wave option
 """
@@ -145,12 +145,8 @@ def flag_arguments(model: str) -> dict[str, str]:
     return names
 
 
-def _not_one_run(d: Any) -> bool:
-    return not d.option.one_run and d.field not in ("template", "vars")
-
-
 RUN = ArgumentSet("run", lambda d: True)
-BENCH = ArgumentSet("run", _not_one_run, describe={
+BENCH = ArgumentSet("run", lambda d: not d.option.one_run and not d.option.briefing, describe={
     "pack": "A saved pack name, or a pack file in the project: its bench settings are this eval's defaults "
             "(its template is not used: every case brings its own briefing)",
     "lenses": "One distinct expert lens per seat",
