@@ -17,9 +17,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-Select = Callable[[Any], bool]  # Declared → whether the command takes it
+if TYPE_CHECKING:
+    from ..engine.options import Declared
+
+Select = Callable[["Declared"], bool]  # whether the command takes an option
 
 
 @dataclass(frozen=True)
@@ -27,7 +30,7 @@ class FlagSet:
     model: str  # "run" | "wave" (engine.options.MODELS)
     select: Select
 
-    def declared(self) -> list[Any]:
+    def declared(self) -> list[Declared]:
         from ..engine.options import declared
 
         return [d for d in declared(self.model) if d.option.flag is not None and self.select(d)]
@@ -64,7 +67,7 @@ class FlagSet:
         return MODELS[self.model].given(**values)
 
 
-def _how(d: Any) -> dict[str, Any]:
+def _how(d: Declared) -> dict[str, Any]:
     """The add_argument keywords for one option, from its field's type and default."""
     flag = d.option.flag
     how: dict[str, Any] = {"help": argparse.SUPPRESS if flag.hidden else flag.help}
@@ -72,18 +75,18 @@ def _how(d: Any) -> dict[str, Any]:
         how.update(action="store_false" if d.negated else "store_true", default=d.info.default)
     elif d.info.annotation == bool | None:  # --x / --no-x, None when neither is typed
         how.update(action=argparse.BooleanOptionalAction, default=None)
+    elif d.choices is not None:  # a Literal field: one of its values
+        how["choices"] = d.choices
     else:  # a value: shown as the flag's own name (`--max-cost MAX_COST`) unless it says otherwise
         how["metavar"] = flag.metavar or flag.name.removeprefix("--").upper().replace("-", "_")
         if flag.repeat:
             how["action"] = "append"
         elif d.is_number:
             how["type"] = float
-        if d.choices is not None:
-            how["choices"] = d.choices
     return how
 
 
-def _all(d: Any) -> bool:
+def _all(d: Declared) -> bool:
     return True
 
 

@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 if TYPE_CHECKING:
+    from ..engine.options import Declared
     from .state import Caller
 
-Select = Callable[[Any], bool]  # Declared → whether the tool takes it
+Select = Callable[["Declared"], bool]  # whether the tool takes an option
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class ArgumentSet:
     select: Select
     describe: Mapping[str, str] = field(default_factory=dict)  # field → this tool's own description
 
-    def declared(self) -> list[Any]:
+    def declared(self) -> list[Declared]:
         from ..engine.options import declared
 
         return [d for d in declared(self.model) if d.option.arg is not None and self.select(d)]
@@ -48,7 +49,7 @@ class ArgumentSet:
                                   annotation=self.annotation(d), default=False if d.negated else d.info.default)
                 for d in self.declared()]
 
-    def annotation(self, d: Any) -> Any:
+    def annotation(self, d: Declared) -> Any:
         arg = d.option.arg
         kind = bool if d.negated else arg.type if arg.type is not None else d.annotation
         return Annotated[kind, Field(title=arg.title, description=self.describe.get(d.field, arg.description))]
