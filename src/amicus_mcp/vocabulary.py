@@ -104,3 +104,11 @@ TERMINAL_WAVE_STATUSES: tuple[WaveStatus, ...] = WAVE_STATUSES[1:]
 # One case of an eval run: not started yet, a council run's status, or never started (a signal).
 CaseStatus = Literal["pending", RunStatus, "skipped"]
 CASE_STATUSES: tuple[CaseStatus, ...] = get_args(CaseStatus)
+
+
+# --- how an id is spelled -----------------------------------------------------------------
+# The options model checks these, and the MCP tools publish them as argument patterns without
+# importing the options model at start-up.
+
+MODEL_PATTERN = r"^[A-Za-z0-9_/.@:][A-Za-z0-9_/.@:-]{0,199}$"  # a model id or alias as a tool argument
+TAG_PATTERN = r"^[A-Za-z0-9._-]{1,64}$"  # a run tag

@@ -14,7 +14,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .. import __version__
 from ..errors import AmicusError, BadArgs, InternalError
@@ -27,8 +27,27 @@ class ArgParser(argparse.ArgumentParser):
     """argparse that reports usage errors as BAD_ARGS instead of exiting with its own code 2
     (2 means "degraded" / "invalid" in this CLI's exit-code contract)."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.deferred: list[Callable[[argparse.ArgumentParser], None]] = []
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         raise BadArgs(message, hint=f"see '{self.prog} --help'", command=self.prog.removeprefix("amicus").strip() or None)
+
+    def defer(self, add: Callable[[argparse.ArgumentParser], None]) -> None:
+        """Add arguments only when this (sub)command is parsed: the run options' flags are
+        built from the options model, which no other command needs to import."""
+        self.deferred.append(add)
+
+    def complete(self) -> ArgParser:
+        """This parser with every deferred argument added."""
+        while self.deferred:
+            self.deferred.pop(0)(self)
+        return self
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self.complete()
+        return super().parse_known_args(args, namespace)
 
 
 # Each command's module, in the order `amicus --help` lists them; a module may register several.

@@ -10,8 +10,8 @@ from typing import Any
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
 from ..vocabulary import TIER_DISPLAY_ORDER, VERDICT_SCALE
+from .option_flags import RUN
 from .output import say
-from .run_flags import add_run_context, add_run_settings, run_options
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -20,13 +20,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     sub.required = True
 
     p = sub.add_parser("run", help="the headless council: reviews, cross-review, tally, chair, verdict, report")
-    add_run_settings(p)
-    p.add_argument("--prompt-file", help="the briefing: what to review and how (or --template with --artifact)")
-    p.add_argument("--artifact", help="the file the council reviews, composed into the briefing by --template")
-    p.add_argument("--out-dir", help="the run directory (default ./council-<runId>)")
-    p.add_argument("--claude-review", help="a file with Claude's own review, judged by the bench (never judges or chairs)")
-    add_run_context(p)
-    p.add_argument("--run-id", help=argparse.SUPPRESS)
+    RUN.add_to(p)  # every run option (engine/options.py)
     p.add_argument("--json", action="store_true", help="print run.json (or the error envelope)")
     p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
     p.set_defaults(handler=cmd_run)
@@ -75,6 +69,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_report, fmt="md")
 
     p = sub.add_parser("stats", help="reviewer reliability across all past runs, from the ledger")
+    p.add_argument("--tag", help="only the runs started with this --tag")
     p.add_argument("--json", action="store_true", help="print the council-stats document")
     p.set_defaults(handler=cmd_stats)
 
@@ -97,7 +92,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     from .council_ci import register_ci
 
-    register_ci(sub, add_run_settings)
+    register_ci(sub)
 
 
 def _print_json(doc: Any) -> None:
@@ -111,7 +106,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..engine.store import new_task_id
     from .progress import ProgressLine, council_line, wanted, with_progress
 
-    options = run_options(args)
+    options = RUN.options(args)
     # The id is fixed here so the progress line can find the run as soon as it exists.
     options.run_id = args.run_id or new_task_id()
     line = ProgressLine(council_line(args.project, options.run_id), sys.stderr) if wanted(args) else None
@@ -265,9 +260,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     from ..config import eval_ledger_path, ledger_path
     from ..council.ledger import derive_stats, read_ledger, render_stats
+    from ..engine.options import check_tag
 
+    tag = None if args.tag is None else check_tag(args.tag)
     path = ledger_path()
-    stats = derive_stats(read_ledger(path), read_ledger(eval_ledger_path()))
+    stats = derive_stats(read_ledger(path), read_ledger(eval_ledger_path()), tag=tag)
     if args.json:
         _print_json(stats)
     else:

@@ -69,7 +69,9 @@ def user_templates_dir() -> Path:
 
 
 def is_template_file(ref: str) -> bool:
-    return "/" in ref or "\\" in ref or ref.endswith(".md")
+    from .options import names_a_file
+
+    return names_a_file(ref, ".md")
 
 
 def _builtin_names() -> list[str]:
@@ -217,9 +219,15 @@ def compose_briefing(options: RunOptions) -> ComposedBriefing:
 
 # --------------------------------------------------------------------------- packs
 
-# RunOptions attribute ← the pack's JSON key.
-_FROM_PACK = {"chair": "chair", "critic": "critic", "lenses": "lenses", "debate": "debate",
-              "max_cost": "maxCost", "timeout_min": "timeout", "gateway": "gateway"}
+# The bench (models or council), the template and its vars are filled in as one; every other
+# option a pack may hold is filled in on its own (RunOptions attribute ← the pack's key).
+_AS_ONE = ("models", "council", "template", "vars")
+
+
+def _from_pack() -> dict[str, str]:
+    from .options import packed
+
+    return {d.field: str(d.option.pack) for d in packed() if d.field not in _AS_ONE}
 
 
 def apply_pack(options: RunOptions) -> RunOptions:
@@ -239,7 +247,7 @@ def apply_pack(options: RunOptions) -> RunOptions:
     if not options.models and not options.council and (pack.models or pack.council):
         changes.update(models=list(pack.models) if pack.models else None, council=pack.council)
         supplied.append("bench")
-    for attr, key in _FROM_PACK.items():
+    for attr, key in _from_pack().items():
         value = getattr(pack, key)
         if getattr(options, attr) is None and value is not None:
             changes[attr] = list(value) if isinstance(value, list) else value
@@ -266,7 +274,12 @@ def _pack_template(template: str, loaded: LoadedPack) -> str:
     return template
 
 
-_SHOWN = {"timeout_min": "timeout", "max_cost": "max-cost"}
+def _shown(field: str) -> str:
+    """An option as "… set by pack" names it: its flag without the dashes (`max-cost`)."""
+    from .options import declared
+
+    flags = {d.field: d.option.flag.name for d in declared("run") if d.option.flag is not None}
+    return flags[field].removeprefix("--") if field in flags else field
 
 
 @contextmanager
@@ -279,7 +292,7 @@ def blame_pack(options: RunOptions, subject: str, *related: str) -> Iterator[Non
     except AmicusError as err:
         if options.pack_record is not None:
             name = options.pack_record["name"]
-            others = [_SHOWN.get(f, f) for f in related if f in options.pack_fields]
+            others = [_shown(f) for f in related if f in options.pack_fields]
             if subject in options.pack_fields:
                 suffix = f" (set by pack '{name}')"
             elif others:
@@ -297,15 +310,18 @@ def pack_settings(options: RunOptions) -> dict[str, Any]:
     A template given as a file is stored as an absolute path, so the saved pack works from
     any directory; its variables are checked against it (a typo is caught at save time).
     """
-    for attr, flag in (("prompt_file", "--prompt-file"), ("artifact", "--artifact"), ("pack", "--pack")):
+    from .options import flag_of
+
+    for attr in ("prompt_file", "artifact", "pack"):
         if getattr(options, attr):
-            raise BadArgs(f"a pack does not hold {flag}", hint="a pack holds settings; the briefing or artifact is given per run")
+            raise BadArgs(f"a pack does not hold {flag_of(attr)}",
+                          hint="a pack holds settings; the briefing or artifact is given per run")
     settings: dict[str, Any] = {}
     if options.models:
         settings["models"] = list(options.models)
     if options.council:
         settings["council"] = options.council
-    for attr, key in _FROM_PACK.items():
+    for attr, key in _from_pack().items():
         value = getattr(options, attr)
         if value is not None:
             settings[key] = list(value) if isinstance(value, (list, tuple)) else value

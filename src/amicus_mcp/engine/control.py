@@ -169,14 +169,16 @@ def is_terminal(snapshot: dict[str, Any]) -> bool:
     return snapshot.get("status") not in ("running", None) or snapshot.get("runStatus") in TERMINAL_RUN_STATUSES
 
 
-def list_all(store: SessionStore) -> list[dict[str, Any]]:
-    """Every council run and wave in the project, newest first, one summary row each."""
+def list_all(store: SessionStore, *, tag: str | None = None) -> list[dict[str, Any]]:
+    """Every council run and wave in the project, newest first, one summary row each; with a
+    `tag`, only the council runs started with it (a wave or an eval has none)."""
     rows: list[dict[str, Any]] = []
     for run in _runs(store):
         cost = ((run.get("usage") or {}).get("cost") or {})
         rows.append({"id": run["runId"], "type": "council-run", "status": run.get("status"),
                      "createdAt": run.get("createdAt"), "models": run.get("bench", []), "chair": run.get("chair"),
-                     "overallVerdict": run.get("overallVerdict"), "cost": cost.get("amount")})
+                     "overallVerdict": run.get("overallVerdict"), "cost": cost.get("amount"),
+                     **({"tag": run["tag"]} if isinstance(run.get("tag"), str) else {})})
     for job in jobs.list_jobs(store):
         rows.append({"id": job.get("id"), "type": job["type"], "status": job.get("status"),
                      "createdAt": job.get("createdAt"), "models": job.get("models", []),
@@ -186,6 +188,8 @@ def list_all(store: SessionStore) -> list[dict[str, Any]]:
         rows.append({"id": wave["waveId"], "type": "wave", "status": wave.get("status"),
                      "createdAt": wave.get("createdAt"), "models": [leg.get("modelInput") for leg in wave.get("legs", [])],
                      "cost": ((wave.get("usage") or {}).get("cost") or {}).get("amount")})
+    if tag is not None:
+        rows = [row for row in rows if row.get("tag") == tag]
     return sorted(rows, key=lambda r: str(r.get("createdAt") or ""), reverse=True)
 
 

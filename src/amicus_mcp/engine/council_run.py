@@ -212,6 +212,7 @@ def initial_manifest(prep: Prepared) -> dict[str, Any]:
         "schemaVersion": 2,
         "type": "council-run",
         "runId": prep.run_id,
+        **({"tag": options.tag} if options.tag else {}),
         "status": "running",
         "stages": [],
         "bench": [seat["alias"] for seat in prep.seats],
@@ -416,7 +417,7 @@ class CouncilRun:
         elif ctx.resuming and ledger_holds(p.run_id):
             pass  # an earlier attempt of this run got as far as the ledger: its rows are appended once
         else:
-            warning = append_ledger(record)
+            warning = append_ledger(record, tag=p.options.tag)
             if warning:
                 ctx.notice(warning)
 

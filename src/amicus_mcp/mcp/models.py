@@ -165,6 +165,7 @@ class ListItem(Out):
     chair: str | None = None
     overall_verdict: str | None = None
     cost: float | None = None
+    tag: str | None = None
 
 
 class ListResult(Out):
