@@ -1,6 +1,6 @@
 """Policy packs: a named, versioned document that supplies a council run's defaults.
 
-A pack holds the choices a team makes once — the bench (a model list or a council name),
+A pack holds the choices a team makes once — the intent (review, or question), the bench (a model list or a council name),
 the chair, a critic or lenses, debate, a briefing template and its variables, the cost
 ceiling, the per-leg timeout and the gateway — so that "a council reviews every design doc"
 is one flag: `amicus council run --pack NAME|FILE`. Any flag typed as well overrides that
@@ -32,7 +32,7 @@ PACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 MAX_PACK_BYTES = 64 * 1024
 
 # The run options a pack may set, by their JSON key (the same names run.json `options` uses).
-PACK_FIELDS = ("models", "council", "chair", "critic", "lenses", "debate", "template", "vars",
+PACK_FIELDS = ("intent", "models", "council", "chair", "critic", "lenses", "debate", "template", "vars",
                "maxCost", "timeout", "gateway")
 
 
@@ -44,6 +44,7 @@ class Pack(BaseModel):
     name: Annotated[str, Field(pattern=PACK_NAME.pattern)]
     version: Annotated[int, Field(ge=1)] = 1
     description: str | None = None
+    intent: Literal["review", "question"] | None = None
     models: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=2)] | None = None
     council: Annotated[str, Field(min_length=1)] | None = None
     chair: Annotated[str, Field(min_length=1)] | None = None

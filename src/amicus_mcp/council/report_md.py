@@ -19,14 +19,19 @@ from collections.abc import Sequence
 from amicus_mcp.council.report_model import (
     CLAIMS_UNAVAILABLE,
     GLYPHS,
+    NO_CHAIR_ANSWER,
+    NO_CLAIM_DISPUTED,
+    NO_CLAIMS_MADE,
     NO_FINDINGS_RAISED,
     NOTHING_LOST_TEXT,
+    RANKING_LEGEND,
     THIN_VERDICT,
     CostRow,
     DebateSummary,
     FindingView,
     Header,
     Matrix,
+    QuestionView,
     ReportModel,
     StreetCredRow,
     TierCount,
@@ -47,6 +52,8 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 def render_markdown(model: ReportModel) -> str:
     """Render the whole report; sections are separated by one blank line."""
+    if model.question is not None:
+        return render_question_markdown(model, model.question)
     blocks = [
         _header(model.header, thin=model.thin_verdict),
         _summary(model.tier_counts),
@@ -228,3 +235,120 @@ def _cost(rows: Sequence[CostRow], wave_total: str) -> str:
     body = [[_cell(r.label), _cell(r.status), r.duration, r.cost] for r in rows]
     body.append(["**Wave total**", "", "", wave_total])
     return "## Cost\n\n" + _table(["Model", "Status", "Duration", "Cost"], body)
+
+
+# --------------------------------------------------------------------------- a question council
+
+
+def render_question_markdown(model: ReportModel, q: QuestionView) -> str:
+    """A question council's report: the answer first, then why, who ranked what, the claims."""
+    blocks = [
+        _answer_header(model.header, q, thin=model.thin_verdict),
+        *([_lost(model.losses, model.run_notes)] if model.losses or model.run_notes else []),
+        *([_chair_answer(model.synthesis)] if model.synthesis else []),
+        _dissent(q),
+        _ranked(q),
+        _claim_matrix(model.matrix),
+        _claims(model.tier_groups, claims_unavailable=model.claims_unavailable),
+        *([_debate(model.debate)] if model.debate is not None else []),
+        *([_notes(model.notes)] if model.notes else []),
+        _cost(model.cost_rows, model.wave_total),
+    ]
+    return "\n\n".join(blocks) + "\n"
+
+
+def _answer_header(h: Header, q: QuestionView, *, thin: bool) -> str:
+    council = ", ".join(_inline(m) for m in h.council)
+    lines = [
+        f"# Council Answer — {_inline(h.run_type)} ({_inline(h.run_id)})",
+        "",
+        f"_{_inline(h.date)} · chair: {_inline(h.chair)} · council: {council}_",
+        "",
+    ]
+    rests = f" — _{THIN_VERDICT}_" if thin else ""
+    if q.standing is None:
+        lines.append(f"**{NO_CHAIR_ANSWER}**{rests}")
+    elif q.answer is None:
+        lines.append(f"**Answer: {_inline(q.standing)}**{rests}")
+    else:
+        lines.append(f"**Answer ({_inline(q.standing)}):** {_prose(q.answer)}{rests}")
+    return "\n".join(lines)
+
+
+def _chair_answer(synthesis: Sequence[str]) -> str:
+    return "\n\n".join(["## The chair's answer", *(f"> {_prose(p)}" for p in synthesis)])
+
+
+def _dissent(q: QuestionView) -> str:
+    blocks = ["## Dissent"]
+    if q.dissent:
+        blocks.append("\n".join(f"- {_prose(d)}" for d in q.dissent))
+    blocks.append("**Disputed claims:**")
+    blocks.append("\n".join(claim_line(f) for f in q.disputed) if q.disputed else f"_{NO_CLAIM_DISPUTED}_")
+    return "\n\n".join(blocks)
+
+
+def _ranked(q: QuestionView) -> str:
+    title = "## Ranked answers"
+    if not q.ranked:
+        return f"{title}\n\n_No answer was ranked._"
+    headers = ["Rank", "Answer", "Model", "peers-only", "with-self", *(_cell(j) for j in q.judges), "Claims"]
+    rows = [[str(r.rank), _cell(r.label), _cell(r.who), r.peers_only, r.with_self, *r.per_judge, r.claims]
+            for r in q.ranked]
+    blocks = [title, _table(headers, rows), f"_Legend: {RANKING_LEGEND}._"]
+    for r in q.ranked:
+        name = f"{_inline(r.label)} — {_inline(r.who)}" if r.label else _inline(r.who)
+        lines = [f"### {r.rank}. {name}"]
+        if r.answer is not None:
+            confidence = f" _(confidence: {_inline(r.confidence)})_" if r.confidence else ""
+            lines += ["", f"{_prose(r.answer)}{confidence}"]
+            if r.assumptions:
+                lines += ["", *(f"- assumes: {_prose(a)}" for a in r.assumptions)]
+        elif r.unstructured:
+            lines += ["", "_Its answer block never read: the judges ranked its prose._"]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _claim_matrix(m: Matrix) -> str:
+    title = "## Claim matrix"
+    if not m.rows:
+        return f"{title}\n\n_{NO_CLAIMS_MADE}_"
+    headers = ["Claim", "Made by", *(_cell(c) for c in m.columns), "Tier"]
+    rows = [[_cell(f.id) + ("†" if m.has_dagger and f.same_model_only else ""), _cell(f.raiser),
+             *(_vote(v) for v in f.votes), _tier_cell(f)] for f in m.rows]
+    legend = ["_Legend: ✓ agree · ✗ dispute · – neutral · `*` the author's own vote (not counted)_"]
+    if m.has_unknown_vote:
+        legend.append(LEGEND_UNKNOWN)
+    if m.has_dagger:
+        legend.append(LEGEND_DAGGER)
+    if m.has_unattributed:
+        legend.append(LEGEND_UNATTRIBUTED)
+    return "\n\n".join([title, _table(headers, rows), *legend])
+
+
+def claim_line(f: FindingView) -> str:
+    """`- **B2** (made by gpt) — a0/d2/n0` and the claim beneath, as the tier lists show it."""
+    parts = [f"- **{_inline(f.id)}** (made by {_inline(f.raiser)})", f.basis.text]
+    if f.decision is not None:
+        parts.append(_inline(f.decision) + (" (applied)" if f.applied else ""))
+    if f.override is not None:
+        parts.append(f"tier overridden {_inline(f.override.from_tier)} → {_inline(f.override.to_tier)}")
+    if f.debate is not None:
+        was = f" (was {_inline(f.debate.previous_tier)})" if f.debate.previous_tier else ""
+        parts.append(f"debate: {_inline(f.debate.action)}{was}")
+    line = " — ".join(parts)
+    if f.claim is not None:
+        line += f"\n  - {_prose(f.claim)}"
+    return line
+
+
+def _claims(groups: Sequence[TierGroup], *, claims_unavailable: bool) -> str:
+    title = "## Claims by tier"
+    if not groups:
+        return f"{title}\n\n_{NO_CLAIMS_MADE}_"
+    blocks = [title, *([f"_{CLAIMS_UNAVAILABLE}_"] if claims_unavailable else [])]
+    for g in groups:
+        blocks.append(f"### {_inline(g.tier)}")
+        blocks.append("\n".join(claim_line(f) for f in g.findings))
+    return "\n\n".join(blocks)

@@ -59,6 +59,8 @@ class LoadedTemplate:
         doc: dict[str, Any] = {"name": self.template.name, "source": self.source, "path": self.path,
                                "hash": self.hash, "title": self.template.title,
                                "description": self.template.description, "variables": self.template.describe()}
+        if self.template.intent == "question":  # emit when set: a review template's document is unchanged
+            doc["intent"] = "question"
         if body:
             doc["body"] = self.template.body
         return doc
@@ -172,6 +174,8 @@ class ComposedBriefing:
         template = self.template.record()
         if self.values:
             template["vars"] = self.values
+        if self.template.template.intent == "question":  # emit when set: a review template's record is unchanged
+            template["intent"] = "question"
         return {"template": template, "artifact": self.artifact.record()}
 
 
@@ -218,7 +222,7 @@ def compose_briefing(options: RunOptions) -> ComposedBriefing:
 # --------------------------------------------------------------------------- packs
 
 # RunOptions attribute ← the pack's JSON key.
-_FROM_PACK = {"chair": "chair", "critic": "critic", "lenses": "lenses", "debate": "debate",
+_FROM_PACK = {"intent": "intent", "chair": "chair", "critic": "critic", "lenses": "lenses", "debate": "debate",
               "max_cost": "maxCost", "timeout_min": "timeout", "gateway": "gateway"}
 
 
@@ -267,6 +271,19 @@ def _pack_template(template: str, loaded: LoadedPack) -> str:
 
 
 _SHOWN = {"timeout_min": "timeout", "max_cost": "max-cost"}
+
+
+def resolve_intent(options: RunOptions, template_intent: str | None) -> str:
+    """The run's intent: as typed (or set by the pack), else the template's, else review. A
+    template that frames the other intent is refused: its words would contradict the contract."""
+    intent = options.intent or template_intent or "review"
+    if template_intent is not None and intent != template_intent:
+        with blame_pack(options, "intent", "template"):
+            framed = "a question" if template_intent == "question" else "a review"
+            raise BadArgs(f"--intent {intent} does not fit template '{options.template}', which frames {framed}",
+                          hint="pick a template of this intent ('amicus council template list' shows each one's), "
+                               "or drop --intent to follow the template")
+    return intent
 
 
 @contextmanager

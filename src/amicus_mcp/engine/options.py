@@ -28,6 +28,8 @@ from ..fsio import atomic_write_json, read_json
 OPTIONS_FILE = "options.json"
 BRIEFING_FILE = "briefing.md"  # beside it: the briefing as the run read it (a worker briefs off this copy)
 DEFAULT_TIMEOUT_MIN = 15.0
+INTENTS = ("review", "question")  # what a council is asked: to review an artifact, or to answer a question
+Intent = Literal["review", "question"]
 
 
 class _Options(BaseModel):
@@ -49,6 +51,9 @@ class RunOptions(_Options):
     type: Literal["council-run-options"] = "council-run-options"
     schema_version: Literal[2] = Field(2, alias="schemaVersion")
     chair: str | None = None  # default: DEFAULT_CHAIR, or the embedded model for an all-local bench
+    # review (the default) or question. Written to options.json only for a question, so every
+    # review's document is unchanged; None until pre-flight resolves it (typed, pack, template).
+    intent: Intent | None = None
     max_cost: float | None = None  # whole-run ceiling on known spend, USD
     timeout_min: float | None = Field(None, alias="timeoutMinutes")  # per leg; default DEFAULT_TIMEOUT_MIN
     critic: str | None = None  # a bench member that gets the adversarial brief
@@ -74,7 +79,13 @@ class RunOptions(_Options):
         doc: dict[str, Any] = normalised(self).model_dump(mode="json", by_alias=True)
         if doc.get("ledger") is True:
             del doc["ledger"]
+        if doc.get("intent") != "question":
+            del doc["intent"]
         return doc
+
+    @property
+    def question(self) -> bool:
+        return self.intent == "question"
 
 
 class WaveOptions(_Options):
