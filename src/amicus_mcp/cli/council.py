@@ -38,6 +38,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("validate", help="check a Stage-1 review's findings block (exit 0 ok, 2 invalid, 1 bad args)")
     p.add_argument("file", help="the review file (prose + trailing ```json block)")
+    p.add_argument("--intent", choices=("review", "question"), default="review",
+                   help="question: check a question council's answer block instead (answer, claims, assumptions, confidence)")
     p.add_argument("--json", action="store_true", help="print the council-validate document")
     p.set_defaults(handler=cmd_validate)
 
@@ -52,11 +54,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--decisions", help="JSON array of {id, decision, applied?, duplicateOf?, tierOverride?}")
     p.add_argument("-o", "--out", default="verdict.json", help="where to write the verdict (default ./verdict.json)")
     chair = p.add_mutually_exclusive_group()
-    chair.add_argument("--overall-verdict", choices=("Ship it", "Fix these first", "Fundamental rethink"),
-                       help="the chair's VERDICT line, carried through verbatim (never invented); by default a "
-                            "re-decided run keeps the verdict its chair gave")
+    chair.add_argument("--overall-verdict",
+                       choices=("Ship it", "Fix these first", "Fundamental rethink", "Converged", "Split", "Insufficient"),
+                       help="the chair's VERDICT line (a question council: its ANSWER standing), carried through "
+                            "verbatim (never invented); by default a re-decided run keeps the verdict its chair gave")
     chair.add_argument("--no-overall-verdict", action="store_true",
                        help="write overallVerdict null even when the run's chair gave one")
+    p.add_argument("--answer", help="a question council: the sentence on the chair's ANSWER line, verbatim "
+                                    "(by default a re-decided run keeps the one its chair gave)")
     p.add_argument("--render", action="store_true",
                    help="also refresh report.html next to the verdict (in a run directory, a verdict other than "
                         "its verdict.json gets its own NAME.html: the run's report stays the run's)")
@@ -101,6 +106,9 @@ def register(commands: argparse._SubParsersAction) -> None:
 def _add_run_settings(p: argparse.ArgumentParser) -> None:
     """The flags a policy pack can hold: `council run` and `council pack save` share them.
     Every default is None, so a typed value is told apart from an untyped one."""
+    p.add_argument("--intent", choices=("review", "question"),
+                   help="review (the default): review an artifact; question: answer the briefing's question, "
+                        "rank the answers and end with an ANSWER line")
     bench = p.add_mutually_exclusive_group()
     bench.add_argument("--models", help="comma-separated bench (at least 2 seats; repeats make twin seats)")
     bench.add_argument("--council", help="a saved council or a built-in bench")
@@ -134,7 +142,8 @@ def run_options(args: argparse.Namespace) -> Any:
 
     return RunOptions(
         prompt_file=getattr(args, "prompt_file", None), models=parse_models_arg(args.models) if args.models else None,
-        council=args.council, chair=args.chair, out_dir=getattr(args, "out_dir", None), max_cost=args.max_cost,
+        council=args.council, intent=args.intent, chair=args.chair, out_dir=getattr(args, "out_dir", None),
+        max_cost=args.max_cost,
         timeout_min=args.timeout, gateway=args.gateway, cost_gate=not getattr(args, "no_cost_gate", False),
         validate_models=not getattr(args, "no_validate_model", False), project=getattr(args, "project", None),
         run_id=getattr(args, "run_id", None), critic=args.critic,
@@ -200,9 +209,15 @@ def _finish_run(args: argparse.Namespace, run: dict[str, Any], code: int, *, com
 def render_run(run: dict[str, Any]) -> str:
     from ..providers.cost import format_cost
 
-    lines = [f"Council run {run['runId']}: {run['status']} (exit {run['exitCode']})"]
+    question = run.get("intent") == "question"
+    lines = [f"Council run {run['runId']}{' (question)' if question else ''}: {run['status']} (exit {run['exitCode']})"]
     verdict = run.get("overallVerdict")
-    lines.append(f"  chair: {run['chair']} — VERDICT: {verdict}" if verdict else f"  chair: {run['chair']} — no chair verdict")
+    if question:
+        answer = f" — {run['answer']}" if isinstance(run.get("answer"), str) else ""
+        lines.append(f"  chair: {run['chair']} — ANSWER: {verdict}{answer}" if verdict
+                     else f"  chair: {run['chair']} — no chair answer")
+    else:
+        lines.append(f"  chair: {run['chair']} — VERDICT: {verdict}" if verdict else f"  chair: {run['chair']} — no chair verdict")
     counts = run.get("tierCounts") or {}
     if counts:
         lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in ("Disputed", "Contested", "Confirmed", "Singleton")))
@@ -220,8 +235,20 @@ def render_run(run: dict[str, Any]) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from ..council import answers
     from ..council.findings import validate_document, validate_findings
 
+    if args.intent == "question":
+        checked = answers.validate_answer(read_text(args.file, what="answer file"))
+        if args.json:
+            _print_json(answers.validate_document(checked))
+        elif checked["ok"]:
+            say(f"ok: an answer with {len(checked['claims'])} key claim(s) — {args.file}")
+        else:
+            say(f"invalid: {args.file}")
+            for err in checked["errors"]:
+                say(f"  {err['code']}: {err['detail']}")
+        return EXIT_OK if checked["ok"] else EXIT_DEGRADED
     result = validate_findings(read_text(args.file, what="review file"))
     if args.json:
         _print_json(validate_document(result))
@@ -264,7 +291,7 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     run_id = record_run_id(record)
     run_dir = run_dir_near(run_id, out.parent, Path(args.file).parent)
     verdict = redecide(record, decisions, previous_verdict(run_id, out, run_dir),
-                       overall_verdict=args.overall_verdict, keep_verdict=not args.no_overall_verdict)
+                       overall_verdict=args.overall_verdict, keep_verdict=not args.no_overall_verdict, answer=args.answer)
     atomic_write_json(out, verdict)
     target = report_target(out, run_dir) if args.render else None
     if target is not None:

@@ -152,17 +152,30 @@ def carried_run_facts(previous: Any, record: Mapping[str, Any]) -> dict[str, Any
 
 
 def redecide(record: Any, decisions: Any, previous: Any, *, overall_verdict: str | None = None,
-             keep_verdict: bool = True) -> dict[str, Any]:
+             keep_verdict: bool = True, answer: str | None = None) -> dict[str, Any]:
     """Stage-4 decisions over a run that may already have a verdict (`previous`, any document).
 
     Re-deciding keeps what the run decided: a previous verdict of the same run gives its chair's
     `overallVerdict` (unless `overall_verdict` replaces it, or `keep_verdict` is False) and its
-    run facts (what was lost, the chair's sections). Anything else in `previous` is ignored."""
+    run facts (what was lost, the chair's sections). Anything else in `previous` is ignored.
+    `answer` (a question council: the sentence on the chair's ANSWER line) replaces the one the
+    run had; it is refused for a review, which has none, and dropped with `keep_verdict` False."""
     overall = overall_verdict
     if overall is None and keep_verdict and same_run(previous, record) \
             and previous.get("overallVerdict") in verdict_scale(record):  # a damaged one is not carried
         overall = previous["overallVerdict"]
-    return build_verdict(record, decisions, overall_verdict=overall, run=carried_run_facts(previous, record))
+    facts = dict(carried_run_facts(previous, record) or {})
+    if answer is not None:
+        if not is_question(record):
+            raise BadArgs("an answer is for a question council's record; this one is a review's",
+                          hint="drop the answer, or pass the tally record of a question council")
+        if overall is None:
+            raise BadArgs("an answer needs the chair's ANSWER standing beside it",
+                          hint="pass overallVerdict Converged, Split or Insufficient too, as the chair gave it")
+        facts["answer"] = answer
+    elif not keep_verdict or overall is None:
+        facts.pop("answer", None)  # a sentence never stands without its standing
+    return build_verdict(record, decisions, overall_verdict=overall, run=facts or None)
 
 
 def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any]) -> dict[str, Any]:

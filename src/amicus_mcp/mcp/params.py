@@ -34,7 +34,12 @@ TimeoutMinutes = Annotated[float, arg("Per-leg timeout (minutes)", "Per-leg time
 NoCostGate = Annotated[bool, arg("Skip the cost gate", "Allow models priced above the per-Mtok cost gate")]
 NoValidateModel = Annotated[bool, arg(
     "Skip model-id validation", "Do not check model ids against the OpenRouter catalog before starting")]
-Verdict = Literal["Ship it", "Fix these first", "Fundamental rethink"]
+# The chair's VERDICT line, or a question council's ANSWER standing.
+Verdict = Literal["Ship it", "Fix these first", "Fundamental rethink", "Converged", "Split", "Insufficient"]
+Intent = Annotated[Literal["review", "question"] | None, arg(
+    "Intent", "review (default): the council reviews the briefing's material; question: it answers the "
+              "briefing's question — each seat answers, the judges rank the answers and vote on their key "
+              "claims, and the chair ends with an ANSWER line")]
 AllowSecrets = Annotated[bool, arg(
     "Allow secrets in the material",
     "Send material that looks like it holds a secret (an API key, a private key, a *_TOKEN= line); "
@@ -48,7 +53,7 @@ ARGUMENT_NAMES: dict[str, str] = {
     "--no-validate-model": "noValidateModel: true", "--critic": "critic", "--lenses": "lenses",
     "--debate": "debate: true", "--claude-review": "claudeReviewFile", "--out-dir": "outDir", "--project": "project",
     "--allow-secrets": "allowSecrets: true", "--template": "template", "--artifact": "artifact", "--var": "vars",
-    "--pack": "pack", "--matcher": "matcher", "--suite": "suite", "--case": "cases",
+    "--pack": "pack", "--matcher": "matcher", "--suite": "suite", "--case": "cases", "--intent": "intent",
 }
 PROMPT_FILE_ARGUMENT: dict[str, str] = {"amicus_council_run": "briefingFile", "amicus_fanout": "promptFile"}
 

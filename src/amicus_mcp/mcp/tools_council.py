@@ -16,8 +16,8 @@ from ..errors import BadArgs
 from .app_view import renders_inline
 from .autoopen import open_workspace
 from .models import RunStarted, VerdictResult
-from .params import (TASK_ID_PATTERN, AllowSecrets, Council, Gateway, Models, NoCostGate, NoValidateModel, Project,
-                     Verdict, arg)
+from .params import (TASK_ID_PATTERN, AllowSecrets, Council, Gateway, Intent, Models, NoCostGate, NoValidateModel,
+                     Project, Verdict, arg)
 from .results import ok
 from .state import ServerState
 
@@ -37,8 +37,9 @@ class CouncilTools:
         self,
         ctx: Context,
         briefingFile: Annotated[str | None, arg(
-            "Briefing file", "The briefing: what to review and how (a file in the project; never inline). "
-                             "Or template + artifact")] = None,
+            "Briefing file", "The briefing: what to review and how, or the question to answer (a file in the "
+                             "project; never inline). Or template + artifact")] = None,
+        intent: Intent = None,
         models: Models = None,
         council: Council = None,
         chair: Annotated[str | None, arg("Chair model", "Chair model; must not be a bench seat (default deepseek)")] = None,
@@ -54,14 +55,15 @@ class CouncilTools:
         debate: Annotated[bool | None, arg(
             "Debate round", "Add one rebuttal round for Contested/Disputed findings (default off)")] = None,
         claudeReviewFile: Annotated[str | None, arg(
-            "Claude's review file", "Claude's own review (a file in the project), judged by the bench")] = None,
+            "Claude's review file", "Claude's own review (a file in the project), judged by the bench; for a "
+                                    "question: Claude's own answer, in the answer contract")] = None,
         pack: Annotated[str | None, arg(
             "Policy pack",
             "A saved pack name, or a pack file in the project: its settings (bench, chair, template, "
             "ceiling…) are this run's defaults; any argument given here overrides that field")] = None,
         template: Annotated[str | None, arg(
             "Briefing template",
-            "design-doc, pr-diff, plan, prd, essay, a user template, or a template file in the project: "
+            "design-doc, pr-diff, plan, prd, essay, question (a question council), a user template, or a template file in the project: "
             "composes the briefing from artifact (instead of briefingFile)")] = None,
         artifact: Annotated[str | None, arg(
             "Artifact", "The file the council reviews (in the project), composed by template")] = None,
@@ -87,7 +89,7 @@ class CouncilTools:
 
         run_dir = caller.inside(root, outDir or f"council-{run_id}", what="outDir")
         prep = await prepare(RunOptions(
-            prompt_file=inside(briefingFile, "briefingFile"), models=models, council=council, chair=chair,
+            prompt_file=inside(briefingFile, "briefingFile"), intent=intent, models=models, council=council, chair=chair,
             out_dir=str(run_dir), max_cost=maxCost, timeout_min=timeoutMinutes, gateway=gateway,
             cost_gate=not noCostGate, validate_models=not noValidateModel,
             project=str(root), run_id=run_id, critic=critic, lenses=lenses, debate=debate,
@@ -133,8 +135,10 @@ class CouncilTools:
 
     async def council_tally(
         self,
-        meta: Annotated[dict[str, Any], arg("Run metadata", "{runId, models[], runType?, date?, chair?, claudeInCouncil?, seats?}")],
-        findings: Annotated[list[dict[str, Any]], arg("Findings", "[{id, raiser, severity, claim?, location?}]")],
+        meta: Annotated[dict[str, Any], arg("Run metadata", "{runId, models[], runType?, date?, chair?, claudeInCouncil?, "
+                                                            "seats?, intent?: review|question}")],
+        findings: Annotated[list[dict[str, Any]], arg("Findings", "[{id, raiser, severity, claim?, location?}]; a question "
+                                                                  "council's key claims: [{id, raiser, claim}]")],
         adjudications: Annotated[list[dict[str, Any]], arg("Adjudications", "[{findingId, judge, verdict: agree|dispute|neutral}]")],
         rankings: Annotated[list[dict[str, Any]], arg("Rankings", "[{judge, order: [model | [tied models]]}]")],
         runStats: Annotated[list[dict[str, Any]] | None, arg("Per-leg stats", "Per-leg rows: model, role, status, durationMs, usage")] = None,
@@ -157,7 +161,10 @@ class CouncilTools:
         record: Annotated[dict[str, Any], arg("Tally record", "The tally record amicus_council_tally returned")],
         decisions: Annotated[list[dict[str, Any]] | None, arg(
             "Stage-4 decisions", "Stage-4 decisions: [{id, decision, applied?, duplicateOf?, tierOverride?}]")] = None,
-        overallVerdict: Annotated[Verdict | None, arg("Overall verdict", "The chair's VERDICT line, verbatim; never invented")] = None,
+        overallVerdict: Annotated[Verdict | None, arg(
+            "Overall verdict", "The chair's VERDICT line (a question council: its ANSWER standing), verbatim; never invented")] = None,
+        answer: Annotated[str | None, arg(
+            "Chair's answer", "A question council: the sentence after the standing on the chair's ANSWER line, verbatim")] = None,
         render: Annotated[bool, arg("Render the report", "Also return the Markdown report")] = False,
         outDir: Annotated[str | None, arg("Report directory", "With render: refresh <outDir>/report.html (inside the project)")] = None,
         project: Project = None,
@@ -177,7 +184,8 @@ class CouncilTools:
         # Into a council run's directory, re-deciding keeps what the run decided (as the CLI does).
         run_id = record_run_id(record)
         run_dir = run_dir_near(run_id, folder) if folder is not None else None
-        verdict = redecide(record, decisions or [], previous_verdict(run_id, None, run_dir), overall_verdict=overallVerdict)
+        verdict = redecide(record, decisions or [], previous_verdict(run_id, None, run_dir), overall_verdict=overallVerdict,
+                           answer=answer)
         result = VerdictResult(verdict=verdict)
         if render:
             result.markdown = build_report(verdict, fmt="md", record=record)
