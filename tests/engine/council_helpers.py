@@ -278,71 +278,22 @@ def assert_nothing_happened(fake: FakeProvider, run_dir: Path, project: Path, co
 
 
 # --------------------------------------------------------------------------- question councils
-# A fake member answers a question council's prompts as it answers a review's: an answer in the
-# answer contract, a judgement of the answers' bundle, a chair synthesis ending with an ANSWER line.
+# The question council's fake members live in tests/question_members.py (the MCP tests use them
+# too); here they also defend and re-vote in a debate round by default.
 
-QUESTION = "Which store should the session service use, Postgres or DynamoDB?\n\nThe service keeps 2 GB of sessions.\n"
-
-
-def claim(i: int, tag: str) -> dict[str, Any]:
-    return {"id": i, "claim": f"{tag} claim {i}"}
-
-
-def answer_text(tag: str, n: int = 1, *, block: Any = None, answer: str | None = None) -> str:
-    """A Stage-1 answer: reasoning prose, then the trailing answer block."""
-    if block is None:
-        block = {"answer": answer or f"{tag} answer: use Postgres", "claims": [claim(i, tag) for i in range(1, n + 1)],
-                 "assumptions": [f"{tag} assumes a small team"], "confidence": "medium"}
-    return f"The {tag} answerer weighs both stores.\n\n```json\n{json.dumps(block)}\n```\n"
-
-
-def answers_labels(prompt: str) -> tuple[list[str], list[str]]:
-    """(labels, claim ids) as a question council's judge bundle shows them."""
-    from council_prompts import answers_index
-
-    return re.findall(r"^### (Answer [A-Z])$", prompt, re.M), list(answers_index(prompt))
-
-
-def question_judge(votes: Mapping[str, str] | None = None, default: str = "agree", *, order: list[str] | None = None,
-                   **reply: Any) -> Callable[[Any], Reply]:
-    """A judge of answers: ranks the labels in `order` (label letters, e.g. ["B", "A", "C"]; ties
-    as nested lists) or label order, and votes `votes[id]` (else `default`) on every claim id."""
-
-    def answer(body: Any) -> Reply:
-        prompt = prompt_of(body)
-        labels, ids = repair_labels(prompt) if kind(prompt) == "judge-repair" else answers_labels(prompt)
-        ranking: list[Any] = labels
-        if order is not None:
-            ranking = [[f"Answer {x}" for x in slot] if isinstance(slot, list) else f"Answer {slot}" for slot in order]
-        verdicts = {i: (votes or {}).get(i, default) for i in ids}
-        reasons = "".join(f"- {i} is wrong: the material says otherwise.\n" for i, v in verdicts.items() if v == "dispute")
-        block = {"ranking": ranking, "adjudications": [{"id": i, "verdict": v} for i, v in verdicts.items()]}
-        return chat(f"I weighed every answer.\n{reasons}\n```json\n{json.dumps(block)}\n```\n", **reply)
-
-    return answer
-
-
-def answer_chair_text(standing: str | None = "Converged", answer: str = "Use Postgres for the session store.") -> str:
-    closing = f"\n\nANSWER: {standing} — {answer}" if standing else ""
-    return ("Synthesis: the answers agree that Postgres fits a 2 GB relational workload.\n\n## Dissent\n\n"
-            f"- One answer preferred DynamoDB for its scaling; the council does not adopt it.{closing}\n")
+from question_members import (QUESTION, answer_chair_text, answer_text, answers_labels, claim,  # noqa: E402,F401
+                              question_judge, question_table)
 
 
 def question_member(fake: FakeProvider, name: str, *, tag: str | None = None, claims: int = 1,
                     cost: float | None = None, **replies: Any) -> None:
     """Make `fake/<name>` a member of a question council (keyword replies override by prompt kind,
     underscores for dashes: question, question_repair, question_judge, judge_repair,
-    question_chair, question_chair_repair, defense, revote, debate_repair)."""
+    question_chair, question_chair_repair, defense, revote, debate_repair). By default a debated
+    maker defends every claim and a re-voting judge keeps its dispute."""
     served = f"vendor/{name}-1"
-    tag = tag or f"seat-{name}"
-    table: dict[str, Any] = {
-        "question": chat(answer_text(tag, claims), model=served, usage=u(cost)),
-        "question-judge": question_judge(model=served, usage=u(cost)),
-        "judge-repair": question_judge(model=served, usage=u(cost)),
-        "question-chair": chat(answer_chair_text(), model=served, usage=u(cost)),
-        "question-chair-repair": chat("ANSWER: Split — Postgres, though the council divided.", model=served, usage=u(cost)),
-        "defense": auto_defend(model=served, usage=u(cost)),
-        "revote": auto_revote("dispute", model=served, usage=u(cost)),
-    }
+    table = question_table(name, tag=tag, claims=claims, usage=u(cost))
+    table.update({"defense": auto_defend(model=served, usage=u(cost)),
+                  "revote": auto_revote("dispute", model=served, usage=u(cost))})
     table.update({key.replace("_", "-"): value for key, value in replies.items()})
     fake.respond(name, by_prompt(kind, table))

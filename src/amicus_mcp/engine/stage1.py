@@ -139,7 +139,8 @@ async def review_seat(ctx: RunContext, index: int, outcome: SeatOutcome, brief: 
     row = Row(model=seat["alias"], role=seat["role"], stage=STAGE, position=seat["position"], seat_id=seat["id"])
     answer = await ask(ctx, contract, leg_id=f"{ctx.run_id}-s1-{index + 1}", role="seat", route=route,
                        row=row, prompt=brief, seat_id=seat["id"])
-    file = f"{form.noun}-{seat_file_stem(seat['id'])}.md"
+    stem = seat_file_stem(seat["id"])
+    file = f"answer-{stem}.md" if question else f"review-{stem}.md"
     if answer.first is None:
         ctx.stat_row(row, None)
         return
