@@ -116,7 +116,10 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
     if record is not None and not isinstance(record, Mapping):
         raise BadArgs("a tally record must be a JSON object")
     findings = [f for f in _list(verdict.get("findings")) if isinstance(f, Mapping)]
-    matrix = _build_matrix(verdict, findings, _claims(record))
+    claims = _claims(record)
+    if verdict.get("intent") == "question":  # a question's verdict carries its claims itself
+        claims = {**_claims({"findings": findings}), **claims}
+    matrix = _build_matrix(verdict, findings, claims)
     stats = [r for r in _list(verdict.get("runStats")) if isinstance(r, Mapping)]
     return ReportModel(
         header=_build_header(verdict),
@@ -133,7 +136,8 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
         synthesis=_paragraphs(verdict.get("synthesis")),
         hard_questions=tuple(q for q in (_text(q).strip() for q in _list(verdict.get("hardQuestions"))) if q),
         debate=_build_debate(verdict.get("debate"), matrix.rows),
-        claims_unavailable=record is None and verdict.get("runType") == HEADLESS and bool(findings),
+        claims_unavailable=record is None and verdict.get("runType") == HEADLESS and bool(findings)
+        and verdict.get("intent") != "question",
         question=_build_question(verdict, matrix) if verdict.get("intent") == "question" else None,
     )
 

@@ -433,14 +433,18 @@ def _dissent(q: QuestionView) -> str:
 def _ranked(q: QuestionView) -> str:
     if not q.ranked:
         return _section("Ranked answers", _empty("No answer was ranked."))
-    headers = [_th("Rank"), _th("Answer"), _th("Model"), _th("peers-only"), _th("with-self"),
+    labelled = any(r.label for r in q.ranked)  # a hand-assembled verdict knows no labels
+    headers = [_th("Rank"), *([_th("Answer")] if labelled else []), _th("Model"), _th("peers-only"), _th("with-self"),
                *(_th(j, "judge") for j in q.judges), _th("Claims")]
-    rows = [_tr([f'<td class="num">{r.rank}</td>', f"<td>{_e(r.label)}</td>", f"<td>{_e(r.who)}</td>",
+    rows = [_tr([f'<td class="num">{r.rank}</td>', *([f"<td>{_e(r.label)}</td>"] if labelled else []),
+                 f"<td>{_e(r.who)}</td>",
                  f'<td class="num">{_e(r.peers_only)}</td>', f'<td class="num">{_e(r.with_self)}</td>',
                  *(f'<td class="num{" own" if c.endswith("*") else ""}">{_e(c)}</td>' for c in r.per_judge),
                  f"<td>{_e(r.claims)}</td>"]) for r in q.ranked]
     parts = [_table("ranking", headers, rows), f'<p class="legend">Legend: {_e(RANKING_LEGEND)}.</p>']
     for r in q.ranked:
+        if r.answer is None and not r.unstructured:
+            continue  # the verdict does not carry this answer's words (a hand-assembled one)
         name = f"{r.label} — {r.who}" if r.label else r.who
         parts.append(f"<h3>{r.rank}. {_e(name)}</h3>")
         if r.answer is not None:

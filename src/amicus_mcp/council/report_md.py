@@ -292,11 +292,15 @@ def _ranked(q: QuestionView) -> str:
     title = "## Ranked answers"
     if not q.ranked:
         return f"{title}\n\n_No answer was ranked._"
-    headers = ["Rank", "Answer", "Model", "peers-only", "with-self", *(_cell(j) for j in q.judges), "Claims"]
-    rows = [[str(r.rank), _cell(r.label), _cell(r.who), r.peers_only, r.with_self, *r.per_judge, r.claims]
-            for r in q.ranked]
+    labelled = any(r.label for r in q.ranked)  # a hand-assembled verdict knows no labels
+    headers = ["Rank", *(["Answer"] if labelled else []), "Model", "peers-only", "with-self",
+               *(_cell(j) for j in q.judges), "Claims"]
+    rows = [[str(r.rank), *([_cell(r.label)] if labelled else []), _cell(r.who), r.peers_only, r.with_self,
+             *r.per_judge, r.claims] for r in q.ranked]
     blocks = [title, _table(headers, rows), f"_Legend: {RANKING_LEGEND}._"]
     for r in q.ranked:
+        if r.answer is None and not r.unstructured:
+            continue  # the verdict does not carry this answer's words (a hand-assembled one)
         name = f"{_inline(r.label)} — {_inline(r.who)}" if r.label else _inline(r.who)
         lines = [f"### {r.rank}. {name}"]
         if r.answer is not None:

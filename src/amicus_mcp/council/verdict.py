@@ -93,7 +93,7 @@ def build_verdict(
         verdict["claudeInCouncil"] = meta["claudeInCouncil"]
     if question:
         verdict["intent"] = QUESTION
-    verdict["findings"] = [_finding(f, by_id.get(f["id"], {})) for f in record["findings"]]
+    verdict["findings"] = [_finding(f, by_id.get(f["id"], {}), question=question) for f in record["findings"]]
     verdict["streetCred"] = [_street_cred_row(row) for row in record["streetCred"]]
     verdict["runStats"] = record["runStats"]
     verdict["tierCounts"] = record["tierCounts"]
@@ -178,7 +178,7 @@ def redecide(record: Any, decisions: Any, previous: Any, *, overall_verdict: str
     return build_verdict(record, decisions, overall_verdict=overall, run=facts or None)
 
 
-def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any]) -> dict[str, Any]:
+def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any], *, question: bool = False) -> dict[str, Any]:
     override = decision.get("tierOverride") or finding.get("tierOverride") or None
     out: dict[str, Any] = {
         "id": finding["id"],
@@ -199,6 +199,8 @@ def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any]) -> dict[st
         out["sameModelCorroboration"] = True
     if isinstance(finding.get("debate"), dict):
         out["debate"] = finding["debate"]
+    if question and isinstance(finding.get("claim"), str):  # a key claim is its own content: kept with it
+        out["claim"] = finding["claim"]
     return out
 
 
