@@ -9,16 +9,14 @@ grows additively: an older reader must accept a newer document.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import NotRequired, TypedDict
 
 from .errors import BadArgs
 from .fsio import check_json_tree
-
-TIERS = ("Confirmed", "Contested", "Singleton", "Disputed")
-Tier = Literal["Confirmed", "Contested", "Singleton", "Disputed"]
+from .vocabulary import Tier
 
 
 # TypedDicts rather than BaseModels: validation builds no model instances, which keeps a

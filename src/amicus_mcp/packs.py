@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from .config import config_dir
 from .errors import BadArgs
 from .fsio import atomic_write_json, dumps_json, loads_json, read_bytes_bounded
+from .vocabulary import Intent
 
 PACKS_DIR = "packs"
 PACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
@@ -44,7 +45,7 @@ class Pack(BaseModel):
     name: Annotated[str, Field(pattern=PACK_NAME.pattern)]
     version: Annotated[int, Field(ge=1)] = 1
     description: str | None = None
-    intent: Literal["review", "question"] | None = None
+    intent: Intent | None = None
     models: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=2)] | None = None
     council: Annotated[str, Field(min_length=1)] | None = None
     chair: Annotated[str, Field(min_length=1)] | None = None

@@ -11,8 +11,6 @@ from hypothesis import strategies as st
 
 from amicus_mcp.council.parse import (
     JUDGE_ERROR_CODES,
-    REVIEW_VERDICTS,
-    QUESTION_ANSWERS,
     apply_revotes,
     finding_id_sort_key,
     parse_defense,
@@ -22,6 +20,8 @@ from amicus_mcp.council.parse import (
     parse_verdict_line,
     ranking_to_order,
 )
+from amicus_mcp.vocabulary import ANSWER_SCALE as QUESTION_ANSWERS
+from amicus_mcp.vocabulary import VERDICT_SCALE as REVIEW_VERDICTS
 
 FENCE = "```"
 LABELS = ["Review A", "Review B", "Review C"]

@@ -1,7 +1,8 @@
 """SEAT-BRIEFS.md must show the words the engine sends, exactly.
 
 Each `<!-- prompt: NAME.md -->` block in SEAT-BRIEFS.md is compared character for character
-with `amicus_mcp/prompts/NAME.md`, the file the engine composes its prompts from; and the
+with `amicus_mcp/prompts/NAME.md` as the engine reads it (`briefings.template`: the vocabulary's
+words, such as the verdict scale, filled in), the file the engine composes its prompts from; and the
 composed prompts are checked to contain those same words, so the copy is tied to what a model
 receives, not only to a file.
 """
@@ -60,7 +61,9 @@ def drift(text: str, template_text: dict[str, str]) -> list[str]:
 
 
 def templates() -> dict[str, str]:
-    return {entry.name: entry.read_text(encoding="utf-8") for entry in PROMPTS.iterdir() if entry.name.endswith(".md")}
+    """Each prompt file as the engine reads it: the vocabulary's words (the verdict scale) filled in."""
+    return {entry.name: briefings.template(entry.name.removesuffix(".md")).template
+            for entry in PROMPTS.iterdir() if entry.name.endswith(".md")}
 
 
 def test_seat_briefs_match_the_prompt_files_exactly() -> None:

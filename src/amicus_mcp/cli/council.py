@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
+from ..vocabulary import CHAIR_LINES, INTENTS, TIER_DISPLAY_ORDER, VERDICT_SCALE
 from .output import say
 
 
@@ -38,7 +39,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("validate", help="check a Stage-1 review's findings block (exit 0 ok, 2 invalid, 1 bad args)")
     p.add_argument("file", help="the review file (prose + trailing ```json block)")
-    p.add_argument("--intent", choices=("review", "question"), default="review",
+    p.add_argument("--intent", choices=INTENTS, default="review",
                    help="question: check a question council's answer block instead (answer, claims, assumptions, confidence)")
     p.add_argument("--json", action="store_true", help="print the council-validate document")
     p.set_defaults(handler=cmd_validate)
@@ -54,8 +55,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--decisions", help="JSON array of {id, decision, applied?, duplicateOf?, tierOverride?}")
     p.add_argument("-o", "--out", default="verdict.json", help="where to write the verdict (default ./verdict.json)")
     chair = p.add_mutually_exclusive_group()
-    chair.add_argument("--overall-verdict",
-                       choices=("Ship it", "Fix these first", "Fundamental rethink", "Converged", "Split", "Insufficient"),
+    chair.add_argument("--overall-verdict", choices=CHAIR_LINES,
                        help="the chair's VERDICT line (a question council: its ANSWER standing), carried through "
                             "verbatim (never invented); by default a re-decided run keeps the verdict its chair gave")
     chair.add_argument("--no-overall-verdict", action="store_true",
@@ -106,7 +106,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def _add_run_settings(p: argparse.ArgumentParser) -> None:
     """The flags a policy pack can hold: `council run` and `council pack save` share them.
     Every default is None, so a typed value is told apart from an untyped one."""
-    p.add_argument("--intent", choices=("review", "question"),
+    p.add_argument("--intent", choices=INTENTS,
                    help="review (the default): review an artifact; question: answer the briefing's question, "
                         "rank the answers and end with an ANSWER line")
     bench = p.add_mutually_exclusive_group()
@@ -220,7 +220,7 @@ def render_run(run: dict[str, Any]) -> str:
         lines.append(f"  chair: {run['chair']} — VERDICT: {verdict}" if verdict else f"  chair: {run['chair']} — no chair verdict")
     counts = run.get("tierCounts") or {}
     if counts:
-        lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in ("Disputed", "Contested", "Confirmed", "Singleton")))
+        lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in TIER_DISPLAY_ORDER))
     cost = (run.get("usage") or {}).get("cost") or {}
     unknown = (run.get("usage") or {}).get("unknownLegs") or 0
     shown = format_cost(cost.get("amount"), cost.get("source", "unknown"))

@@ -19,7 +19,7 @@ from ..fsio import dumps_json, read_json
 
 
 def register_ci(sub: argparse._SubParsersAction, add_run_settings: Callable[[argparse.ArgumentParser], None]) -> None:
-    from ..council.gate import GATE_LEVELS
+    from ..vocabulary import GATE_LEVELS
 
     parser_class = type(sub.choices["run"])
     template = sub.add_parser("template", help="briefing templates: list, show")

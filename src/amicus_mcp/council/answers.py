@@ -34,9 +34,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
+from ..vocabulary import ANSWER_CONFIDENCES
 from .findings import ErrorEntry, id_error, json_type, make_error, read_object, show
 
-CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
 ANSWER_ERROR_CODES: tuple[str, ...] = (
     "NO_FENCED_BLOCK",
     "NOT_PARSEABLE",
@@ -133,9 +133,9 @@ def _assumptions_error(block: Mapping[str, Any]) -> ErrorEntry | None:
 
 def _confidence_error(block: Mapping[str, Any]) -> ErrorEntry | None:
     value = block.get("confidence")
-    if isinstance(value, str) and value in CONFIDENCES:
+    if isinstance(value, str) and value in ANSWER_CONFIDENCES:
         return None
-    allowed = ", ".join(CONFIDENCES)
+    allowed = ", ".join(ANSWER_CONFIDENCES)
     problem = f"is missing (one of {allowed})" if "confidence" not in block else f"{show(value)} is not one of {allowed}"
     return make_error("BAD_CONFIDENCE", f"confidence {problem}")
 

@@ -8,21 +8,48 @@ Schemas that stand in for the fenced-block contracts).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib.resources import files
 from string import Template
 from typing import Any
 
-from .findings import SEVERITIES
-from .parse import REVIEW_VERDICTS
+from ..vocabulary import (ANSWER_CONFIDENCES, ANSWER_SCALE, FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, SEVERITIES, SHIP_IT,
+                          VERDICT_MARKER, VERDICT_SCALE, VOTES)
 
 STAGE1_SEAT = "stage1-seat"
+
+# The vocabulary's words as the prompt files spell them (`$verdict_forms`, `$ship_it`, …), filled
+# in when a template is read, so a prompt never holds its own copy of the verdict scale.
+PROMPT_WORDS: dict[str, str] = {
+    "verdict_forms": " · ".join(f"`{VERDICT_MARKER}: {phrase}`" for phrase in VERDICT_SCALE),
+    "verdict_lines": "\n".join(f"{VERDICT_MARKER}: {phrase}" for phrase in VERDICT_SCALE),
+    "ship_it": SHIP_IT,
+    "fix_these_first": FIX_THESE_FIRST,
+    "fundamental_rethink": FUNDAMENTAL_RETHINK,
+    # a question council's ANSWER standings and its answers' confidences
+    "answer_standings": f"{', '.join(ANSWER_SCALE[:-1])} or {ANSWER_SCALE[-1]}",
+    "converged": ANSWER_SCALE[0],
+    "split": ANSWER_SCALE[1],
+    "insufficient": ANSWER_SCALE[2],
+    "answer_confidences": f"{', '.join(f'`{c}`' for c in ANSWER_CONFIDENCES[:-1])} or `{ANSWER_CONFIDENCES[-1]}`",
+}
 
 
 @lru_cache(maxsize=None)
 def template(name: str) -> Template:
-    return Template(files("amicus_mcp").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8"))
+    """The prompt file `name`, with the vocabulary's words filled in; its own `$name`s stay."""
+    text = files("amicus_mcp").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8")
+    return Template(_fill_words(text))
+
+
+def _fill_words(text: str) -> str:
+    def word(match: re.Match[str]) -> str:
+        name = match.group("named") or match.group("braced")
+        return PROMPT_WORDS.get(name, match.group(0)) if name else match.group(0)  # `$$` and the rest stay
+
+    return Template.pattern.sub(word, text)
 
 
 def render(name: str, **values: Any) -> str:
@@ -143,7 +170,6 @@ def judge_repair_prompt(previous: str, errors: Sequence[Mapping[str, str]], labe
 # lost, so every example is built from the labels and ids of the prompt it sits in, and is
 # itself a valid answer.
 
-EXAMPLE_VERDICTS = ("agree", "dispute", "neutral")
 EXAMPLE_IDS = 3  # the examples show the shape on at most this many findings
 
 
@@ -158,7 +184,7 @@ def example_ranking(labels: Sequence[str]) -> list[Any]:
 
 
 def judge_example(labels: Sequence[str], finding_ids: Sequence[str], *, compact: bool = False) -> str:
-    votes = [{"id": fid, "verdict": EXAMPLE_VERDICTS[i % len(EXAMPLE_VERDICTS)]}
+    votes = [{"id": fid, "verdict": VOTES[i % len(VOTES)]}
              for i, fid in enumerate(list(finding_ids)[:EXAMPLE_IDS])]
     return fenced_example({"ranking": example_ranking(labels), "adjudications": votes}, compact=compact)
 
@@ -289,7 +315,7 @@ def judge_output_schema(labels: Sequence[str], finding_ids: Sequence[str], *, co
         "type": "object",
         "required": ["id", "verdict"],
         "additionalProperties": False,
-        "properties": {"id": {"enum": list(finding_ids) or [""]}, "verdict": {"enum": ["agree", "dispute", "neutral"]}},
+        "properties": {"id": {"enum": list(finding_ids) or [""]}, "verdict": {"enum": list(VOTES)}},
     }
     return {
         "type": "object",
@@ -311,7 +337,7 @@ def chair_output_schema(*, compact: bool = True) -> dict[str, Any]:
         "properties": {
             "synthesis": text_schema(800, compact),
             "hardQuestions": {"type": "array", "items": text_schema(160, compact), "minItems": 3, "maxItems": 5},
-            "verdict": {"enum": list(REVIEW_VERDICTS)},
+            "verdict": {"enum": list(VERDICT_SCALE)},
         },
     }
 

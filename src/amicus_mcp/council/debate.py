@@ -21,11 +21,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..vocabulary import DEBATE_ACTIONS, DEBATED_TIERS, REVOTED_ACTIONS, VOTES
 from .briefings import EXAMPLE_IDS, fenced_example, render
 from .parse import apply_revotes
 
-DEBATED_TIERS = ("Contested", "Disputed")
-ACTION = {"defended": "defended", "amended": "amended", "withdrawn": "withdrawn", "no-response": "no-response"}
+ACTION = {action: action for action in DEBATE_ACTIONS}  # a known action only: never one the model spelled
 MAX_REASON_CHARS = 300
 
 
@@ -104,7 +104,7 @@ def revote_bundle(targets_by_id: Mapping[str, DebateTarget], responses: Mapping[
     blocks = []
     for fid, target in targets_by_id.items():
         response = responses.get(fid)
-        if response is None or response["action"] not in ("defended", "amended"):
+        if response is None or response["action"] not in REVOTED_ACTIONS:
             continue
         finding = target.finding
         if response["action"] == "amended":
@@ -113,7 +113,7 @@ def revote_bundle(targets_by_id: Mapping[str, DebateTarget], responses: Mapping[
             claim = _one_line(finding.get("claim"))
         answer = _one_line(response.get("argument") or "(the raiser amended the claim without further argument)")
         blocks.append(f"**{fid}** ({_kind(finding)}) — {claim}\n- the raiser's answer: {answer}")
-    listed = [fid for fid in targets_by_id if (responses.get(fid) or {}).get("action") in ("defended", "amended")]
+    listed = [fid for fid in targets_by_id if (responses.get(fid) or {}).get("action") in REVOTED_ACTIONS]
     return render("debate-revote-question" if question else "debate-revote", findings="\n\n".join(blocks),
                   example=revote_example(listed))
 
@@ -226,7 +226,7 @@ def revote_output_schema(ids: Sequence[str], *, compact: bool = True) -> dict[st
         "type": "object",
         "required": ["id", "verdict", "reason"],
         "additionalProperties": False,
-        "properties": {"id": {"enum": list(ids)}, "verdict": {"enum": ["agree", "dispute", "neutral"]},
+        "properties": {"id": {"enum": list(ids)}, "verdict": {"enum": list(VOTES)},
                        "reason": _free_text(compact, 200)},
     }
     return {"type": "object", "required": ["revotes"], "additionalProperties": False,

@@ -44,8 +44,8 @@ from typing import Any, NamedTuple, TypedDict
 
 from ..errors import BadArgs
 from ..fsio import loads_json
+from ..vocabulary import SEVERITIES
 
-SEVERITIES: tuple[str, ...] = ("blocker", "major", "minor", "nit")
 TEXT_FIELDS: tuple[str, ...] = ("claim", "location", "rationale")
 FINDINGS_ERROR_CODES: tuple[str, ...] = (
     "NO_FENCED_BLOCK",

@@ -39,13 +39,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import EXIT_GATE_FAILED, BadArgs
+from ..vocabulary import FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, GATE_LEVELS, TIERS, VERDICT_SCALE
 
-GATE_LEVELS = ("never", "fundamental-rethink", "fix-these-first", "disputed-blocker", "confirmed-blocker")
-VERDICT_LEVELS = {"fundamental-rethink": ("Fundamental rethink",),
-                  "fix-these-first": ("Fix these first", "Fundamental rethink")}
-# The tiers a blocker fails each blocker level in.
-BLOCKER_LEVELS = {"confirmed-blocker": ("Confirmed",),
-                  "disputed-blocker": ("Confirmed", "Contested", "Singleton", "Disputed")}
+# The chair's verdicts that fail each verdict level: its own phrase and every harsher one.
+VERDICT_LEVELS = {"fundamental-rethink": VERDICT_SCALE[VERDICT_SCALE.index(FUNDAMENTAL_RETHINK):],
+                  "fix-these-first": VERDICT_SCALE[VERDICT_SCALE.index(FIX_THESE_FIRST):]}
+# The tiers a blocker fails each blocker level in: its own tier and every stronger one.
+BLOCKER_LEVELS = {"confirmed-blocker": TIERS[:TIERS.index("Confirmed") + 1],
+                  "disputed-blocker": TIERS[:TIERS.index("Disputed") + 1]}
 BLOCKER_SCOPE = {"confirmed-blocker": "the Confirmed tier", "disputed-blocker": "any tier"}
 
 

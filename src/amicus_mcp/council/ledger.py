@@ -52,12 +52,11 @@ from typing import Any
 
 from .. import config, fsio
 from ..errors import BadArgs
+from ..vocabulary import CONFORMANCES, SEVERITIES
 
 LEDGER_SCHEMA_VERSION = 2
 STATS_SCHEMA_VERSION = 2
 
-SEVERITIES = ("blocker", "major", "minor", "nit")
-CONFORMANCE_ORDER = ("clean", "repaired", "unstructured")  # worst last
 JOINABLE_ROLES = frozenset({"seat", "critic", "chair", "claude", "council", "redteam"})
 DEFAULT_ROLE = "council"
 LOW_N_THRESHOLD = 3
@@ -161,12 +160,12 @@ def _fold_run_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
         if named is not None:
             role = named
         conformance = row.get("conformance")
-        if conformance in CONFORMANCE_ORDER:
-            worst = max(worst, CONFORMANCE_ORDER.index(conformance))
+        if conformance in CONFORMANCES:
+            worst = max(worst, CONFORMANCES.index(conformance))
     folded: dict[str, Any] = {
         "role": role,
         "wasChair": any(row.get("wasChair") is True for row in rows),
-        "conformance": CONFORMANCE_ORDER[worst],
+        "conformance": CONFORMANCES[worst],
     }
     resolved = next((r for r in (_text(row.get("resolvedModel")) for row in rows) if r), None)
     if resolved is not None:
@@ -359,7 +358,7 @@ def _rate(value: Any) -> float | int | None:
 
 
 def _model_stats(key: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    conformance = {label: sum(1 for row in rows if row.get("conformance") == label) for label in CONFORMANCE_ORDER}
+    conformance = {label: sum(1 for row in rows if row.get("conformance") == label) for label in CONFORMANCES}
     aliases: list[str] = []
     for row in reversed(rows):  # the ledger is append-only, so later lines are more recent
         if row["model"] not in aliases:
@@ -408,7 +407,7 @@ def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | N
     for key, block in measured.items():  # measured by an eval, never seen in a council run
         models.append({"model": key, "runs": 0, "lowN": True, "avgStreetCredPeersOnly": None,
                        "lifetimeConfirmRate": None, "lifetimeFactErrorRate": None,
-                       "conformance": {label: 0 for label in CONFORMANCE_ORDER}, "aliases": block.pop("aliases"),
+                       "conformance": {label: 0 for label in CONFORMANCES}, "aliases": block.pop("aliases"),
                        "measured": block})
     for entry in models:
         entry.get("measured", {}).pop("aliases", None)

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import Any, Literal, NamedTuple, NotRequired, TypedDict, TypeVar
+from typing import Any, NamedTuple, NotRequired, TypedDict, TypeVar
 
 from amicus_mcp.council.findings import (
     ErrorEntry,
@@ -57,16 +57,8 @@ from amicus_mcp.council.findings import (
     read_last_json_block,
     show,
 )
+from amicus_mcp.vocabulary import ANSWER_MARKER, VERDICT_MARKER, VERDICT_SCALES, VOTES, VerdictScaleName
 
-VERDICTS: tuple[str, ...] = ("agree", "dispute", "neutral")
-REVIEW_VERDICTS: tuple[str, ...] = ("Ship it", "Fix these first", "Fundamental rethink")
-# A question council's chair ends with `ANSWER: <standing> — <the answer in one sentence>`: the
-# standing says how the council's answers relate (the original tool's `task` scale).
-QUESTION_ANSWERS: tuple[str, ...] = ("Converged", "Split", "Insufficient")
-VERDICT_SCALES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "review": ("VERDICT", REVIEW_VERDICTS),
-    "question": ("ANSWER", QUESTION_ANSWERS),
-}
 JUDGE_ERROR_CODES: tuple[str, ...] = (
     "NO_FENCED_BLOCK",
     "NOT_PARSEABLE",
@@ -232,8 +224,8 @@ def _adjudication_errors(
     if fid not in finding_ids:
         detail = f"adjudication {pos}: finding id {show(fid)} is not in the findings index"
         errors.append(make_error("UNKNOWN_FINDING_ID", detail))
-    if not isinstance(verdict, str) or verdict not in VERDICTS:
-        allowed = ", ".join(VERDICTS)
+    if not isinstance(verdict, str) or verdict not in VOTES:
+        allowed = ", ".join(VOTES)
         if "verdict" not in entry:
             problem = f"is missing (one of {allowed})"
         else:
@@ -336,7 +328,7 @@ def _starts_with_phrase(rest: str, phrase: str) -> bool:
 # ------------------------------------------------------------------- chair verdict line
 
 
-def parse_verdict_line(text: str, scale: Literal["review", "question"] = "review") -> str | None:
+def parse_verdict_line(text: str, scale: VerdictScaleName = "review") -> str | None:
     """The canonical phrase on the LAST matching ``VERDICT:`` line (``ANSWER:`` for questions).
 
     A line matches when, after optional leading spaces/tabs, it reads ``VERDICT: <rest>``
@@ -400,7 +392,7 @@ MAX_QUESTION_CHARS = 600
 _HARD_QUESTIONS_HEADING = re.compile(r"^[\s#*>_\d.)-]*hard questions\b[\s*_:—-]*$", re.I)
 _LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
 _HEADING = re.compile(r"^\s*#{1,6}\s+")
-_VERDICT_LINE = re.compile(r"^[\s*_]*(?:VERDICT|ANSWER):", re.I)
+_VERDICT_LINE = re.compile(rf"^[\s*_]*(?:{VERDICT_MARKER}|{ANSWER_MARKER}):", re.I)
 
 
 class ChairSections(NamedTuple):
@@ -504,7 +496,7 @@ def parse_revote(text: str, expected_ids: Collection[str]) -> RevoteResult:
 
 def _revote(entry: Mapping[str, Any]) -> Revote | None:
     verdict = entry.get("verdict")
-    if not isinstance(verdict, str) or verdict not in VERDICTS:
+    if not isinstance(verdict, str) or verdict not in VOTES:
         return None
     revote: Revote = {"verdict": verdict}
     reason = _text(entry.get("reason"))
@@ -526,7 +518,7 @@ def apply_revotes(
     for fid in merged:
         revote = revotes.get(fid)
         verdict = revote.get("verdict") if isinstance(revote, Mapping) else None
-        if isinstance(verdict, str) and verdict in VERDICTS:
+        if isinstance(verdict, str) and verdict in VOTES:
             merged[fid] = verdict
     return merged
 

@@ -14,9 +14,8 @@ from collections.abc import Mapping, Sequence
 from string import Template
 from typing import Any
 
-from .answers import CONFIDENCES
+from ..vocabulary import ANSWER_CONFIDENCES, ANSWER_SCALE
 from .briefings import judge_example, one_line, order_text, pretty_json, render, score_text, template, text_schema
-from .parse import QUESTION_ANSWERS
 
 STAGE1_QUESTION = "stage1-question"
 
@@ -165,7 +164,7 @@ def answer_output_schema(*, compact: bool = True) -> dict[str, Any]:
             "answer": text_schema(300, compact),
             "claims": claims,
             "assumptions": assumptions,
-            "confidence": {"enum": list(CONFIDENCES)},
+            "confidence": {"enum": list(ANSWER_CONFIDENCES)},
         },
     }
 
@@ -185,7 +184,7 @@ def chair_question_output_schema(*, compact: bool = True) -> dict[str, Any]:
         "properties": {
             "synthesis": text_schema(800, compact),
             "dissent": {"type": "array", "items": text_schema(240, compact), "minItems": 1, "maxItems": 5},
-            "standing": {"enum": list(QUESTION_ANSWERS)},
+            "standing": {"enum": list(ANSWER_SCALE)},
             "answer": text_schema(300, compact),
         },
     }

@@ -73,13 +73,13 @@ from amicus_mcp.council.report_model import (
     ReportModel,
     SUFFIXED_ROLES,
     StreetCredRow,
-    TIER_ORDER,
     TierCount,
     TierGroup,
     UNATTRIBUTED,
     Vote,
     VoteKind,
 )
+from amicus_mcp.vocabulary import TIER_DISPLAY_ORDER, VOTES
 
 
 # --------------------------------------------------------------------------- public API
@@ -299,7 +299,7 @@ def _claude_readout(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, 
     cred = (f"street-cred {format_score(scored[place - 1][0])}, rank {place} of {len(scored)}" if place
             else "no peer ranked it")
     own = [f for f in findings if f.get("raiser") == "claude"]
-    split = " · ".join(f"{tier} {sum(1 for f in own if f.get('tier') == tier)}" for tier in TIER_ORDER)
+    split = " · ".join(f"{tier} {sum(1 for f in own if f.get('tier') == tier)}" for tier in TIER_DISPLAY_ORDER)
     return f"How Claude's review fared: {cred}; its {len(own)} finding(s): {split}."
 
 
@@ -357,7 +357,7 @@ def _build_header(verdict: Mapping[str, Any]) -> Header:
 def _build_tier_counts(raw: Any, rows: Sequence[FindingView]) -> tuple[TierCount, ...]:
     counts = raw if isinstance(raw, Mapping) else {}
     out = []
-    for tier in TIER_ORDER:
+    for tier in TIER_DISPLAY_ORDER:
         value = counts.get(tier)
         if not isinstance(value, int) or isinstance(value, bool):
             # Derived from the findings themselves, never guessed.
@@ -414,13 +414,7 @@ def _join_votes(
 
 
 def _vote_kind(raw: Any) -> VoteKind:
-    if raw == "agree":
-        return "agree"
-    if raw == "dispute":
-        return "dispute"
-    if raw == "neutral":
-        return "neutral"
-    return "unknown"
+    return raw if isinstance(raw, str) and raw in VOTES else "unknown"  # type: ignore[return-value]
 
 
 def _build_matrix(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]],
@@ -491,8 +485,8 @@ def _debate(raw: Any) -> DebateNote | None:
 
 
 def _group_by_tier(rows: Sequence[FindingView]) -> tuple[TierGroup, ...]:
-    extra = _dedupe([r.tier for r in rows if r.tier not in TIER_ORDER])
-    groups = (TierGroup(t, tuple(r for r in rows if r.tier == t)) for t in (*TIER_ORDER, *extra))
+    extra = _dedupe([r.tier for r in rows if r.tier not in TIER_DISPLAY_ORDER])
+    groups = (TierGroup(t, tuple(r for r in rows if r.tier == t)) for t in (*TIER_DISPLAY_ORDER, *extra))
     return tuple(g for g in groups if g.findings)
 
 

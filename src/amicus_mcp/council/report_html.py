@@ -25,8 +25,9 @@ from amicus_mcp.council.report_model import (
     NOTHING_LOST_TEXT,
     RANKING_LEGEND,
     THIN_VERDICT,
-    TIER_ORDER,
     UNATTRIBUTED,
+    VOTES_IN_WORDS,
+    VOTE_LEGEND,
     CostRow,
     DebateSummary,
     FindingView,
@@ -39,17 +40,13 @@ from amicus_mcp.council.report_model import (
     TierGroup,
     Vote,
 )
+from amicus_mcp.vocabulary import ANSWER_SCALE, TIER_DISPLAY_ORDER, VERDICT_SCALE
 
 # Fixed class per known tier; an unknown tier gets none rather than a class built from text.
-TIER_CLASS = {t: f"tier-{t.lower()}" for t in TIER_ORDER}
-VERDICT_CLASS = {
-    "Ship it": "good",
-    "Converged": "good",
-    "Fix these first": "warn",
-    "Split": "warn",
-    "Fundamental rethink": "bad",
-    "Insufficient": "bad",
-}
+TIER_CLASS = {t: f"tier-{t.lower()}" for t in TIER_DISPLAY_ORDER}
+# Fixed class per closing phrase: each scale runs from the best outcome to the worst.
+VERDICT_CLASS = {phrase: cls for scale in (VERDICT_SCALE, ANSWER_SCALE)
+                 for phrase, cls in zip(scale, ("good", "warn", "bad"))}
 DAGGER_TEXT = "corroborated only by another seat running the same model"
 UNATTRIBUTED_TEXT = "votes whose judge names no column on this bench (last vote wins per finding)"
 
@@ -248,9 +245,9 @@ def _matrix_row(f: FindingView, dagger: bool) -> str:
 
 
 def _legend(m: Matrix, own: str = "raiser's own vote") -> str:
-    lines = [f"Legend: ✓ agree · ✗ dispute · – neutral · <code>*</code> {own}"]  # a fixed phrase, not model text
+    lines = [f"Legend: {VOTE_LEGEND} · <code>*</code> {own}"]  # `own` is a fixed phrase, not model text
     if m.has_unknown_vote:
-        lines.append("<code>?</code> a vote whose verdict is not agree, dispute or neutral")
+        lines.append(f"<code>?</code> a vote whose verdict is not {VOTES_IN_WORDS}")
     if m.has_dagger:
         lines.append(f"<code>†</code> {_e(DAGGER_TEXT)}")
     if m.has_unattributed:

@@ -26,6 +26,8 @@ from amicus_mcp.council.report_model import (
     NOTHING_LOST_TEXT,
     RANKING_LEGEND,
     THIN_VERDICT,
+    VOTES_IN_WORDS,
+    VOTE_LEGEND,
     CostRow,
     DebateSummary,
     FindingView,
@@ -39,8 +41,8 @@ from amicus_mcp.council.report_model import (
     Vote,
 )
 
-LEGEND = "_Legend: ✓ agree · ✗ dispute · – neutral · `*` raiser's own vote_"
-LEGEND_UNKNOWN = "_`?` a vote whose verdict is not agree, dispute or neutral_"
+LEGEND = f"_Legend: {VOTE_LEGEND} · `*` raiser's own vote_"
+LEGEND_UNKNOWN = f"_`?` a vote whose verdict is not {VOTES_IN_WORDS}_"
 LEGEND_DAGGER = "_`†` corroborated only by another seat running the same model_"
 LEGEND_UNATTRIBUTED = "_`UNATTRIBUTED` votes whose judge names no column on this bench (last vote wins per finding)_"
 NO_FINDINGS = "_No findings._"

@@ -9,9 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-TIER_ORDER: tuple[str, ...] = ("Disputed", "Contested", "Confirmed", "Singleton")
+from ..vocabulary import VOTES, VoteVerdict
+
 UNATTRIBUTED = "UNATTRIBUTED"
 GLYPHS = {"agree": "✓", "dispute": "✗", "neutral": "–", "unknown": "?"}  # one glyph per vote, both renderers
+VOTE_LEGEND = " · ".join(f"{GLYPHS[vote]} {vote}" for vote in VOTES)  # ✓ agree · ✗ dispute · – neutral
+VOTES_IN_WORDS = f"{', '.join(VOTES[:-1])} or {VOTES[-1]}"  # agree, dispute or neutral
 RESERVED_CLAUDE = "claude"
 # Only these roles get a suffixed cost label; rebuttal/revote render unsuffixed (seed).
 SUFFIXED_ROLES = frozenset({"judge", "chair-attempt", "repair", "superseded", "interrupted"})
@@ -30,7 +33,7 @@ CLAIMS_UNAVAILABLE = ("Claims and locations are unavailable: this council run's 
                       "tally record (tally.json beside verdict.json in the run directory), which holds what each "
                       "finding claims and where.")
 
-VoteKind = Literal["agree", "dispute", "neutral", "unknown"]
+VoteKind = Literal[VoteVerdict, "unknown"]
 CostKind = Literal["reported", "estimated", "unknown"]
 
 

@@ -14,7 +14,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from ..documents import TIERS, check_tally_input
+from ..documents import check_tally_input
+from ..vocabulary import TIERS
 from .report import format_money
 from .street_cred import observed_seat_ids, street_cred
 from .tiers import assign_tier, peer_basis

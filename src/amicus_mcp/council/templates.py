@@ -37,12 +37,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from string import Template
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import BadArgs
 from ..fsio import loads_json
+from ..vocabulary import REVIEW, Intent
 
 RESERVED = ("artifact", "artifact_name")
 VAR_NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -63,7 +64,7 @@ class TemplateFrontMatter(BaseModel):
 
     title: str = Field(min_length=1)
     description: str = Field(min_length=1)
-    intent: Literal["review", "question"] = "review"
+    intent: Intent = REVIEW
     variables: dict[str, TemplateVariable] = Field(default_factory=dict)
 
 
@@ -74,7 +75,7 @@ class BriefingTemplate:
     description: str
     variables: dict[str, TemplateVariable]
     body: str
-    intent: Literal["review", "question"] = "review"
+    intent: Intent = REVIEW
 
     def describe(self) -> list[dict[str, Any]]:
         """The variables as documents: name, required, default (when set), description."""

@@ -18,7 +18,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-_VERDICT_KEY = {"agree": "a", "dispute": "d", "neutral": "n"}
+from ..vocabulary import VOTES, Confidence, Tier
+
+_VERDICT_KEY = dict(zip(VOTES, ("a", "d", "n")))  # a vote → its basis counter
 
 
 @dataclass
@@ -33,7 +35,7 @@ class PeerBasis:
         return {"a": self.a, "d": self.d, "n": self.n}
 
 
-def assign_tier(a: int, d: int) -> tuple[str, str]:
+def assign_tier(a: int, d: int) -> tuple[Tier, Confidence]:
     """The exhaustive peers-only cascade → (tier, confidence)."""
     confidence = "thin" if a + d <= 1 else "solid"
     if d >= 2 and d > a:

@@ -18,15 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..documents import TIERS, check_decisions
+from ..documents import check_decisions
 from ..errors import BadArgs
 from ..schemas import schema_errors
-from .parse import QUESTION_ANSWERS, REVIEW_VERDICTS
+from ..vocabulary import ANSWER_SCALE, QUESTION, TIERS, VERDICT_SCALE
 from .ranking import aggregate_ranking
 
 VERDICT_SCHEMA_VERSION = 2
-OVERALL_VERDICTS = REVIEW_VERDICTS
-QUESTION = "question"  # meta.intent of a question council (a review's meta carries no intent)
 
 
 # What the run itself knew beyond the tally (council run, issue 12): emitted after
@@ -46,7 +44,7 @@ def is_question(doc: Any) -> bool:
 
 def verdict_scale(doc: Any) -> tuple[str, ...]:
     """The overallVerdict phrases a record or verdict admits: the ANSWER standings for a question."""
-    return QUESTION_ANSWERS if is_question(doc) else REVIEW_VERDICTS
+    return ANSWER_SCALE if is_question(doc) else VERDICT_SCALE
 
 
 def build_verdict(

@@ -25,20 +25,18 @@ import anyio
 
 from ..errors import EXIT_DEGRADED, EXIT_ERROR, EXIT_OK, EXIT_WAIT_TIMEOUT, AmicusError, BadArgs, BadSession
 from ..fsio import sweep_temp_files
+from ..vocabulary import RESUMABLE_RUN_STATUSES, TERMINAL_RUN_STATUSES, TERMINAL_WAVE_STATUSES
 from . import jobs
 from .legcache import finished_by_id
-from .resume import RESUMABLE, find_resumable, resume_command
+from .resume import find_resumable, resume_command
 from .run_state import (ENGINE_DIED, RunState, engine_pid, find_run, find_run_dir, legs_progress, list_run_dirs,
                         observed, read_run)
 from .status import observed_wave
 from .status import status_of as wave_or_leg_status
 from .store import TASK_ID, SessionStore, now_iso, pid_alive
 
-__all__ = ["ENGINE_DIED", "TERMINAL_RUN", "TERMINAL_WAVE", "Located", "abort", "council_leg_status", "is_terminal",
+__all__ = ["ENGINE_DIED", "Located", "abort", "council_leg_status", "is_terminal",
            "list_all", "locate", "observe_run", "run_dir_of", "run_status", "status", "wait", "wait_exit_code"]
-
-TERMINAL_RUN = ("complete", "partial", "error", "aborted")
-TERMINAL_WAVE = ("complete", "partial", "error", "aborted", "crashed")
 
 
 @dataclass(frozen=True)
@@ -154,7 +152,7 @@ def run_status(run_dir: Path) -> dict[str, Any]:
     current = next((s["name"] for s in doc.get("stages", []) if s.get("status") == "running"), None)
     done, total = legs_progress(doc)
     snapshot = {**doc, "currentStage": current, "legsTotal": total, "legsComplete": done}
-    if doc.get("status") in RESUMABLE:
+    if doc.get("status") in RESUMABLE_RUN_STATUSES:
         snapshot["resumable"] = find_resumable(run_dir, doc).resumable
         if snapshot["resumable"]:
             snapshot["resumeCommand"] = resume_command(run_dir)
@@ -164,11 +162,11 @@ def run_status(run_dir: Path) -> dict[str, Any]:
 def is_terminal(snapshot: dict[str, Any]) -> bool:
     kind = snapshot.get("type")
     if kind == "council-run":
-        return snapshot.get("status") in TERMINAL_RUN
+        return snapshot.get("status") in TERMINAL_RUN_STATUSES
     if kind == "wave":
-        return snapshot.get("status") in TERMINAL_WAVE
+        return snapshot.get("status") in TERMINAL_WAVE_STATUSES
     # A leg: once it finished, or once the council run it belongs to has (nothing runs it any more).
-    return snapshot.get("status") not in ("running", None) or snapshot.get("runStatus") in TERMINAL_RUN
+    return snapshot.get("status") not in ("running", None) or snapshot.get("runStatus") in TERMINAL_RUN_STATUSES
 
 
 def list_all(store: SessionStore) -> list[dict[str, Any]]:
@@ -213,7 +211,7 @@ def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
     run_dir = found.run_dir
     if run_dir is not None:
         doc = run_status(run_dir)
-        if doc["status"] in TERMINAL_RUN:
+        if doc["status"] in TERMINAL_RUN_STATUSES:
             return {"id": task_id, "alreadyTerminal": True, "status": doc["status"]}
         pid = engine_pid(run_dir, doc)
         state = RunState(run_dir, read_run(run_dir))
@@ -230,7 +228,7 @@ def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
     wave = wave_or_leg_status(store, task_id)
     if wave.get("type") != "wave":
         raise BadSession(f"'{task_id}' is a leg; abort its wave ({wave.get('waveId')}) instead", hint="amicus abort WAVE_ID")
-    if wave["status"] in TERMINAL_WAVE:
+    if wave["status"] in TERMINAL_WAVE_STATUSES:
         return {"id": task_id, "alreadyTerminal": True, "status": wave["status"]}
     return {"id": task_id, "aborted": True, "signalled": _terminate(wave.get("pid"))}
 

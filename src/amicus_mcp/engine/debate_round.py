@@ -26,6 +26,7 @@ from ..council.anonymize import Anonymized, JudgeAnswer
 from ..council.parse import parse_defense, parse_revote
 from ..council.seats import seat_file_stem
 from ..council.tally import tally
+from ..vocabulary import REVOTED_ACTIONS
 from .asking import Contract, Parsed, ask
 from .context import Row, RunContext
 
@@ -73,7 +74,7 @@ class DebateRound:
         # The debate artifacts exist only for a round that ran (seed, "Debate mode").
         ctx.write_json("tally-provisional.json", self.provisional)
         await self.defense()
-        if not any(t.disputers for t in self.targets if self.answer(t) in ("defended", "amended")):
+        if not any(t.disputers for t in self.targets if self.answer(t) in REVOTED_ACTIONS):
             return self.finish(revote_judges=0)
         if ctx.exhausted:  # the defense ran: its answers stand and the round is on record
             ctx.degrade("debate", "debate round skipped", "the --max-cost ceiling was reached before the re-vote")
@@ -156,7 +157,7 @@ class DebateRound:
     async def revote(self) -> int:
         ctx = self.ctx
         ctx.stage("debate-revote", "running", waveId=f"{ctx.run_id}-rv")
-        answered = {t.finding["id"]: t for t in self.targets if self.answer(t) in ("defended", "amended")}
+        answered = {t.finding["id"]: t for t in self.targets if self.answer(t) in REVOTED_ACTIONS}
         bundle = debate.revote_bundle(answered, self.outcome.responses, question=ctx.prep.options.question)
         ctx.write("revote-bundle.md", bundle)
         asked: dict[str, list[str]] = {}

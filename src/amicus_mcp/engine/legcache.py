@@ -31,9 +31,9 @@ from typing import Any
 from ..errors import AmicusError
 from ..fsio import atomic_write_json, read_json
 from ..providers.routing import Route
+from ..vocabulary import LEG_OUTCOMES
 
 LEGS_DIR = "legs"
-FINISHED = ("complete", "error", "timeout")
 _FIELDS = ("status", "text", "usage", "resolvedModel", "durationMs", "error", "truncated", "startedAt", "completedAt")
 
 
@@ -64,7 +64,7 @@ def read_finished(run_dir: Path, key: str, *, damaged: Callable[[str], None] | N
         return _damaged(damaged, err.message)  # a leg to send again, never a reason to stop
     if not isinstance(doc, dict) or doc.get("type") != "council-leg" or doc.get("key") != key:
         return _damaged(damaged, "it is not this leg's council-leg document")
-    if doc.get("status") not in FINISHED:
+    if doc.get("status") not in LEG_OUTCOMES:
         return _damaged(damaged, f"its status is {doc.get('status')!r}, not a finished leg's")
     return doc
 

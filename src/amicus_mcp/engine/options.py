@@ -24,12 +24,11 @@ from pydantic.alias_generators import to_camel
 
 from ..errors import BadSession
 from ..fsio import atomic_write_json, read_json
+from ..vocabulary import QUESTION, Intent
 
 OPTIONS_FILE = "options.json"
 BRIEFING_FILE = "briefing.md"  # beside it: the briefing as the run read it (a worker briefs off this copy)
 DEFAULT_TIMEOUT_MIN = 15.0
-INTENTS = ("review", "question")  # what a council is asked: to review an artifact, or to answer a question
-Intent = Literal["review", "question"]
 
 
 class _Options(BaseModel):
@@ -79,13 +78,13 @@ class RunOptions(_Options):
         doc: dict[str, Any] = normalised(self).model_dump(mode="json", by_alias=True)
         if doc.get("ledger") is True:
             del doc["ledger"]
-        if doc.get("intent") != "question":
+        if doc.get("intent") != QUESTION:
             del doc["intent"]
         return doc
 
     @property
     def question(self) -> bool:
-        return self.intent == "question"
+        return self.intent == QUESTION
 
 
 class WaveOptions(_Options):

@@ -24,11 +24,11 @@ from typing import Any
 
 from ..errors import AmicusError, BadArgs
 from ..fsio import atomic_write_json, read_text
+from ..vocabulary import RESUMABLE_RUN_STATUSES
 from .options import RunOptions, read_options
 from .run_state import engine_alive, find_run, read_run
 from .store import SessionStore, now_iso
 
-RESUMABLE = ("error", "aborted")
 # Errors a run reaches on its own: resumed, it would reach them again from the same legs.
 FINAL_ERRORS = {
     "COUNCIL_QUORUM": "it ended because fewer than two seats produced a usable review; resumed, the same reviews "
@@ -63,7 +63,7 @@ def find_resumable(run_dir: Path, doc: dict[str, Any]) -> Verdict:
         return Verdict(True, "its process is gone", status)
     if status in ("complete", "partial"):
         return Verdict(False, f"it finished ({status}); a finished run is not resumed — start a new one", status)
-    if status not in RESUMABLE:
+    if status not in RESUMABLE_RUN_STATUSES:
         return Verdict(False, f"its status is '{status}'", status)
     code = (doc.get("error") or {}).get("code") if isinstance(doc.get("error"), dict) else None
     if status == "error" and code in FINAL_ERRORS:

@@ -30,10 +30,10 @@ from ..providers.cost import rollup
 from ..providers.errors import MalformedReply, ProviderError
 from ..providers.routing import GatewayMode, ProviderRegistry, Route, resolve_model
 from ..secrets import redact_text, redact_tree
+from ..vocabulary import TERMINAL_LEG_STATUSES
 from .store import SessionStore, now_iso
 
 LEG_GRACE_S = 5.0
-TERMINAL_LEG = ("complete", "error", "timeout", "aborted", "crashed")
 
 LegCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
 
@@ -74,7 +74,7 @@ def new_leg(plan: WavePlan, index: int) -> dict[str, Any]:
 
 def wave_status(legs: Sequence[dict[str, Any]]) -> str:
     statuses = [leg["status"] for leg in legs]
-    if any(s not in TERMINAL_LEG for s in statuses):
+    if any(s not in TERMINAL_LEG_STATUSES for s in statuses):
         return "running"
     complete = statuses.count("complete")
     if statuses and complete == len(statuses):

@@ -24,19 +24,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..vocabulary import CaseStatus, OverallVerdict, RunStatus, Tier
 from .suite import CaseDocument, SuiteDocument
 
 SCHEMA_ID = "amicus-mcp/schemas/{name}.schema.json"
 RUN_OPTIONS_REF = "amicus-mcp/schemas/council-run-options.schema.json"
 
-Tier = Literal["Confirmed", "Contested", "Singleton", "Disputed"]
-Verdict = Literal["Ship it", "Fix these first", "Fundamental rethink"]
 Rate = Annotated[float, Field(ge=0, le=1)] | None
 Count = Annotated[int, Field(ge=0)]
 DecisionBy = Literal["matcher", "prefilter", "clean-case", "undecided"]
 Placement = Literal["lines", "anchors", "lines+anchors", "elsewhere", "unplaced", "clean"]
-EvalStatus = Literal["running", "complete", "partial", "error", "aborted"]
-CaseStatus = Literal["pending", "running", "complete", "partial", "error", "aborted", "skipped"]
+EvalStatus = RunStatus  # an eval run ends the way a council run does
 
 
 class _Doc(BaseModel):
@@ -131,8 +129,8 @@ class CaseResult(_Doc):
     lostReason: str | None
     runId: str | None
     runStatus: str | None
-    expectedVerdict: Verdict
-    verdict: Verdict | None
+    expectedVerdict: OverallVerdict
+    verdict: OverallVerdict | None
     verdictCorrect: bool | None
     plantedFlaws: Count
     found: Count

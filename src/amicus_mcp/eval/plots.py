@@ -15,6 +15,8 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..vocabulary import TIERS
+
 TIER_COLOURS = {"Confirmed": "#1a7f37", "Contested": "#9a6700", "Singleton": "#6e7781", "Disputed": "#cf222e",
                 "Missed": "#d0d7de"}
 BAR = "#0969da"
@@ -104,7 +106,7 @@ def recall_vs_cost(models: Sequence[Mapping[str, Any]]) -> str:
 
 def tier_distribution(by_tier: Mapping[str, int]) -> str:
     """The planted flaws as one stacked bar, by the strongest tier a matching finding reached."""
-    order = ["Confirmed", "Contested", "Singleton", "Disputed", "Missed"]
+    order = [*TIERS, "Missed"]
     total = sum(int(by_tier.get(t, 0)) for t in order)
     width, bar_w, left = 640, 600, 20
     parts, x = [], float(left)

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..providers.cost import format_cost
+from ..vocabulary import TIERS
 
 SHOWN_MAX = 220
 
@@ -63,7 +64,7 @@ def headline(doc: Mapping[str, Any]) -> list[str]:
     return [
         f"Recall: {council['recall']['found']} of {council['recall']['planted']} planted flaws found by the council "
         f"({pct(council['recall']['rate'])})",
-        "By tier: " + " · ".join(f"{t} {tiers[t]}" for t in ("Confirmed", "Contested", "Singleton", "Disputed", "Missed")),
+        "By tier: " + " · ".join(f"{t} {tiers[t]}" for t in (*TIERS, "Missed")),
         f"Confirmed-tier precision: {precision['matched']} matched, {precision['unmatched']} unmatched "
         f"({pct(precision['rate'])}) — an unmatched finding may be a real flaw nobody planted",
         f"False alarms: {alarms['findings']} blocker/major finding(s) on {alarms['casesWithAlarm']} of "

@@ -39,6 +39,7 @@ from ..fsio import atomic_write_json, atomic_write_text, read_json
 from ..providers.base import Message
 from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimate, prompt_tokens, route_pricing
 from ..providers.routing import ProviderRegistry, Route
+from ..vocabulary import TERMINAL_RUN_STATUSES
 from .documents import CaseProgress, Decision, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
 from .evaldir import BRIEFING_FILE, CASES_DIR, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
 from .matching import Question, prompt, read_reply, repair_prompt, reply_schema
@@ -338,7 +339,7 @@ class EvalRun:
                 run, code = await run_prepared(self.plan.preps[case.id], registry=self.registry)
             except AmicusError as err:  # a case's own failure is that case's outcome
                 run, code = {"status": "error", "error": {"code": err.code, "message": err.message}}, 1
-            progress.status = run.get("status") if run.get("status") in ("complete", "partial", "error", "aborted") else "error"
+            progress.status = run.get("status") if run.get("status") in TERMINAL_RUN_STATUSES else "error"
             usage = run.get("usage") or {}
             progress.cost = Money(amount=(usage.get("cost") or {}).get("amount"),
                                   unpricedLegs=int(usage.get("unknownLegs") or 0))
@@ -406,7 +407,9 @@ class EvalRun:
         return code
 
     def finish(self, code: int, *, error: dict[str, str] | None = None) -> int:
-        self.manifest.status = {130: "aborted", 143: "aborted", 1: "error"}.get(code, "partial")  # type: ignore[assignment]
+        from ..engine.run_state import EXIT_STATUS
+
+        self.manifest.status = EXIT_STATUS.get(code, "partial")  # type: ignore[assignment]
         self.manifest.exitCode = code
         self.manifest.completedAt = _now()
         if error is not None:

@@ -28,12 +28,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.store import parse_iso
+from ..vocabulary import SEVERITIES, TIERS, VERDICT_SCALE
 from .documents import EvalDocument, EvalManifest, EvalRunOptions, MatchesDocument
 from .suite import Case, Suite
 
-TIER_STRENGTH = ("Confirmed", "Contested", "Singleton", "Disputed")  # strongest first
-SEVERITIES = ("blocker", "major", "minor", "nit")
-ALARM_SEVERITIES = ("blocker", "major")
+ALARM_SEVERITIES = SEVERITIES[:2]  # blocker, major: on a clean case, a false alarm
 UNMATCHED_NOTE = ("An unmatched finding is not necessarily wrong: it may be a real flaw nobody planted. "
                   "Read the unmatched Confirmed findings before calling them noise.")
 
@@ -80,7 +79,7 @@ def finding_seat(finding: Mapping[str, Any]) -> str:
 
 
 def _strongest(tiers: Sequence[str | None]) -> str | None:
-    ranked = [t for t in TIER_STRENGTH if t in tiers]
+    ranked = [t for t in TIERS if t in tiers]
     return ranked[0] if ranked else None
 
 
@@ -171,7 +170,7 @@ def score_case(inputs: CaseInputs, seat_order: Sequence[str]) -> _Scored:
         f = _dict(f)
         decision = decisions[str(f.get("id"))]
         findings.append({"id": str(f.get("id")), "seat": finding_seat(f), "severity": str(f.get("severity")),
-                         "tier": f.get("tier") if f.get("tier") in TIER_STRENGTH else None,
+                         "tier": f.get("tier") if f.get("tier") in TIERS else None,
                          "claim": str(f.get("claim") or ""), "location": str(f.get("location") or ""),
                          "flaw": decision.flaw, "by": decision.by, "placement": decision.placement,
                          "reason": decision.reason})
@@ -192,7 +191,7 @@ def score_case(inputs: CaseInputs, seat_order: Sequence[str]) -> _Scored:
     if case.clean:
         doc["falseAlarms"] = sum(1 for f in findings if f["severity"] in ALARM_SEVERITIES)
     verdict = _dict(run).get("overallVerdict")
-    if verdict in ("Ship it", "Fix these first", "Fundamental rethink"):
+    if verdict in VERDICT_SCALE:
         doc["verdict"] = verdict
         doc["verdictCorrect"] = verdict == case.doc.expectedVerdict
     return _Scored(inputs, doc, findings)
@@ -268,7 +267,7 @@ def _council(scored: Sequence[_Scored]) -> dict[str, Any]:
                          "planted": sum(1 for f in flaws if f["severity"] == sev)} for sev in SEVERITIES}
     for entry in by_severity.values():
         entry["rate"] = rate(entry["found"], entry["planted"])
-    by_tier = {tier: sum(1 for f in flaws if f["tier"] == tier) for tier in TIER_STRENGTH}
+    by_tier = {tier: sum(1 for f in flaws if f["tier"] == tier) for tier in TIERS}
     by_tier["Missed"] = len(flaws) - len(found)
     return {"recall": {"found": len(found), "planted": len(flaws), "rate": rate(len(found), len(flaws))},
             "bySeverity": by_severity, "byTier": by_tier}
@@ -277,7 +276,7 @@ def _council(scored: Sequence[_Scored]) -> dict[str, Any]:
 def _precision(scored: Sequence[_Scored]) -> dict[str, Any]:
     findings = [f for s in scored for f in s.findings]
     by_tier = {}
-    for tier in TIER_STRENGTH:
+    for tier in TIERS:
         counts = _counts([f for f in findings if f["tier"] == tier])
         by_tier[tier] = {"findings": counts["total"], "matched": counts["matched"], "unmatched": counts["unmatched"],
                          "undecided": counts["undecided"],

@@ -29,9 +29,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..council.parse import REVIEW_VERDICTS
 from ..errors import BadArgs
 from ..fsio import read_bytes_bounded
+from ..vocabulary import SHIP_IT, OverallVerdict, Severity
 
 SUITE_FILE = "suite.json"
 CASES_DIR = "cases"
@@ -44,9 +44,6 @@ MAX_CASES = 200
 SLUG = r"^[a-z0-9][a-z0-9-]{0,63}$"
 FLAW_ID = r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"
 ARTIFACT_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
-Severity = Literal["blocker", "major", "minor", "nit"]
-Verdict = Literal["Ship it", "Fix these first", "Fundamental rethink"]
-assert tuple(Verdict.__args__) == REVIEW_VERDICTS  # type: ignore[attr-defined]  # one scale
 
 LineRange = Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=2, max_length=2)]
 
@@ -82,7 +79,7 @@ class CaseDocument(_Strict):
     title: Annotated[str, Field(min_length=3, max_length=200)]
     artifact: Annotated[str, Field(pattern=ARTIFACT_NAME)]
     briefing: Annotated[str, Field(min_length=20, max_length=8000)]
-    expectedVerdict: Verdict
+    expectedVerdict: OverallVerdict
     plantedFlaws: list[PlantedFlaw]
 
 
@@ -189,9 +186,9 @@ def _check_flaws(doc: CaseDocument, text: str, *, where: str) -> None:
             if anchor.lower() not in lowered:
                 raise BadArgs(f"{where}: {field}.location.anchors[{j}]: {anchor!r} does not appear in the artifact",
                               hint="an anchor is a name or heading the artifact contains")
-    if not doc.plantedFlaws and doc.expectedVerdict != "Ship it":
-        raise BadArgs(f"{where}: expectedVerdict: a clean case (no planted flaw) expects 'Ship it', "
-                      f"not '{doc.expectedVerdict}'", hint="plant its flaws, or expect 'Ship it'")
+    if not doc.plantedFlaws and doc.expectedVerdict != SHIP_IT:
+        raise BadArgs(f"{where}: expectedVerdict: a clean case (no planted flaw) expects '{SHIP_IT}', "
+                      f"not '{doc.expectedVerdict}'", hint=f"plant its flaws, or expect '{SHIP_IT}'")
 
 
 def _artifact_text(raw: bytes, *, where: str, name: str) -> str:

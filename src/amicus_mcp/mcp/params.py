@@ -10,6 +10,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from ..vocabulary import ChairLine
+from ..vocabulary import Intent as IntentWord
+
 TASK_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 MODEL_PATTERN = r"^[A-Za-z0-9_/.@:][A-Za-z0-9_/.@:-]{0,199}$"
 
@@ -34,9 +37,8 @@ TimeoutMinutes = Annotated[float, arg("Per-leg timeout (minutes)", "Per-leg time
 NoCostGate = Annotated[bool, arg("Skip the cost gate", "Allow models priced above the per-Mtok cost gate")]
 NoValidateModel = Annotated[bool, arg(
     "Skip model-id validation", "Do not check model ids against the OpenRouter catalog before starting")]
-# The chair's VERDICT line, or a question council's ANSWER standing.
-Verdict = Literal["Ship it", "Fix these first", "Fundamental rethink", "Converged", "Split", "Insufficient"]
-Intent = Annotated[Literal["review", "question"] | None, arg(
+Verdict = ChairLine  # the chair's VERDICT line, or a question council's ANSWER standing (vocabulary)
+Intent = Annotated[IntentWord | None, arg(
     "Intent", "review (default): the council reviews the briefing's material; question: it answers the "
               "briefing's question — each seat answers, the judges rank the answers and vote on their key "
               "claims, and the chair ends with an ANSWER line")]

@@ -42,11 +42,8 @@ message again when it is made (configured keys and credential-shaped tokens,
 
 from __future__ import annotations
 
-from typing import Literal
-
+from ..vocabulary import LegFailure
 from .base import Usage
-
-LegStatus = Literal["error", "timeout"]
 
 
 class ProviderError(Exception):
@@ -54,7 +51,7 @@ class ProviderError(Exception):
 
     code = "PROVIDER_ERROR"
     retryable = False
-    leg_status: LegStatus = "error"
+    leg_status: LegFailure = "error"
     usage: Usage | None = None  # what the failed call consumed, when the server said
     # The server answered the request itself with a 4xx/5xx status: nothing was generated,
     # so a failure with no usage cost a known $0 (a 200 body carrying an error may not have).
@@ -129,7 +126,7 @@ class ProviderTimeout(ProviderError, TimeoutError):
     # LocalModelTimeout, so the engine can treat every provider's timeout alike.
     code = "PROVIDER_TIMEOUT"
     retryable = True
-    leg_status: LegStatus = "timeout"
+    leg_status: LegFailure = "timeout"
 
 
 class MalformedReply(ProviderError):
@@ -151,7 +148,6 @@ class ContextTooLong(ProviderRejected):
 __all__ = [
     "AuthError",
     "ContextTooLong",
-    "LegStatus",
     "MalformedReply",
     "ModelNotFound",
     "OutOfCredits",

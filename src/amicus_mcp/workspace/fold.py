@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from ..council.report import build_model
-from ..council.report_model import TIER_ORDER
 from ..termsafe import terminal_safe
+from ..vocabulary import TIER_DISPLAY_ORDER, TIERS
 from .matrix import verdict_source
 from .panels import no_verdict_reason
 from .rundir import is_live, read_optional_json
 
 FOLD_FILE = "fold.md"
-FOLDED_TIERS = ("Confirmed", "Contested")
+FOLDED_TIERS = TIERS[:2]  # the two the bench supported: Confirmed, Contested
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def fold_block(run_dir: Path, doc: Mapping[str, Any], nonce: str) -> str:
 
 def _findings(verdict: Mapping[str, Any], tally: Any) -> list[str]:
     model = build_model(verdict)
-    lines = ["Tiers: " + " · ".join(f"{c.tier} {c.count}" for c in model.tier_counts if c.tier in TIER_ORDER)]
+    lines = ["Tiers: " + " · ".join(f"{c.tier} {c.count}" for c in model.tier_counts if c.tier in TIER_DISPLAY_ORDER)]
     claims = {f.get("id"): f for f in (tally or {}).get("findings") or [] if isinstance(f, dict)} \
         if isinstance(tally, dict) else {}
     for tier in FOLDED_TIERS:

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from ..council.seats import seat_file_stem
-from ..engine.control import TERMINAL_RUN
 from ..engine.run_state import observed as observed_run
 from ..engine.run_state import pointer_path
 from ..engine.store import TASK_ID, SessionStore
 from ..errors import AmicusError, BadArgs, BadSession
 from ..fsio import read_json
+from ..vocabulary import TERMINAL_RUN_STATUSES
 
 SUPPORTED_RUN_SCHEMA = 2
 TEXT_LIMIT = 1_000_000  # characters of one prose file sent to the page
@@ -105,7 +105,7 @@ def observed(run_dir: Path, doc: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def is_live(doc: Mapping[str, Any]) -> bool:
-    return doc.get("status") not in TERMINAL_RUN
+    return doc.get("status") not in TERMINAL_RUN_STATUSES
 
 
 def seat_files(run_dir: Path, seats: Sequence[Mapping[str, Any]], prefix: str) -> tuple[list[SeatFile], list[str]]:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any, TextIO
 
-from ..council.report_model import TIER_ORDER
+from ..vocabulary import TIER_DISPLAY_ORDER
 from .fold import one_line
 
 CLEAR = "\x1b[H\x1b[2J"
@@ -101,7 +101,7 @@ def _footer(snap: Mapping[str, Any]) -> list[str]:
                                      f"peers-only {row['peersOnly']}"))
     counts = h.get("tierCounts")
     if isinstance(counts, dict):
-        lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in TIER_ORDER))
+        lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in TIER_DISPLAY_ORDER))
     lines.append("  " + one_line(f"cost: {(snap.get('cost') or {}).get('total', {}).get('text', '?')}"))
     return lines
 

@@ -1,0 +1,127 @@
+"""The council's vocabulary, defined once: every fixed set of words a document, a prompt, a flag,
+an MCP argument or a schema enum spells.
+
+Each set is a `Literal` type (for signatures, pydantic models and MCP argument types) and a
+tuple of its words read off that type, so a word is written in exactly one place. Tuples keep
+the order the shipped schemas list them in; where a set has a second order (the report's tier
+order) it is named here too. Add a new word or set here, then import it: the fronts (argparse
+choices, MCP `Literal` arguments), the prompts that spell a scale, and the pure council all read
+this module, and tests/test_vocabulary.py checks every shipped schema enum against it and that
+no second copy of a set appears under `src/`.
+
+This module imports nothing from the package, so any module at any layer may import it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+# --- what a council is asked --------------------------------------------------------------
+# A review council judges an artifact; a question council answers a question (each seat answers,
+# the judges rank the answers and vote on their key claims). `review` is every run's default,
+# and the only intent a document leaves unsaid (a review's documents carry no `intent` key).
+
+Intent = Literal["review", "question"]
+INTENTS: tuple[Intent, ...] = get_args(Intent)
+REVIEW, QUESTION = INTENTS
+
+# --- the chair's closing line ------------------------------------------------------------
+# A review council's chair ends with `VERDICT: <phrase>`; a question council's with
+# `ANSWER: <standing> — <the answer in one sentence>` (the original tool's `task` intent).
+# Both scales run from the best outcome to the worst.
+
+OverallVerdict = Literal["Ship it", "Fix these first", "Fundamental rethink"]
+VERDICT_SCALE: tuple[OverallVerdict, ...] = get_args(OverallVerdict)
+SHIP_IT, FIX_THESE_FIRST, FUNDAMENTAL_RETHINK = VERDICT_SCALE
+
+# How a question council's answers relate: they agree; they disagree and the chair took a side;
+# the material does not let the council answer.
+AnswerStanding = Literal["Converged", "Split", "Insufficient"]
+ANSWER_SCALE: tuple[AnswerStanding, ...] = get_args(AnswerStanding)
+# Either closing line's phrase: what `overallVerdict` may hold.
+ChairLine = Literal[OverallVerdict, AnswerStanding]
+CHAIR_LINES: tuple[ChairLine, ...] = get_args(ChairLine)
+
+VerdictScaleName = Intent  # each intent's chair closes on its own scale
+VERDICT_MARKER = "VERDICT"
+ANSWER_MARKER = "ANSWER"
+# scale name → (the line's marker, its phrases)
+VERDICT_SCALES: dict[str, tuple[str, tuple[str, ...]]] = {
+    REVIEW: (VERDICT_MARKER, VERDICT_SCALE),
+    QUESTION: (ANSWER_MARKER, ANSWER_SCALE),
+}
+
+# --- a question council's answers ---------------------------------------------------------
+
+# How likely a seat holds its own answer is to be right (the answer contract's `confidence`).
+AnswerConfidence = Literal["high", "medium", "low"]
+ANSWER_CONFIDENCES: tuple[AnswerConfidence, ...] = get_args(AnswerConfidence)
+
+# --- findings -----------------------------------------------------------------------------
+
+Severity = Literal["blocker", "major", "minor", "nit"]
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)  # most severe first
+
+# A judge's vote on one finding (Stage 2 and the debate's re-vote).
+VoteVerdict = Literal["agree", "dispute", "neutral"]  # a vote's `verdict`
+VOTES: tuple[VoteVerdict, ...] = get_args(VoteVerdict)
+
+# The tally's tiers, by how well the bench supported the finding, strongest first (the
+# council-tally schema's order).
+Tier = Literal["Confirmed", "Contested", "Singleton", "Disputed"]
+TIERS: tuple[Tier, ...] = get_args(Tier)
+# How reports, summaries and terminals list them: the findings that need a look first.
+TIER_DISPLAY_ORDER: tuple[Tier, ...] = ("Disputed", "Contested", "Confirmed", "Singleton")
+# The tiers a debate round takes back to the raiser.
+DEBATED_TIERS: tuple[Tier, ...] = ("Contested", "Disputed")
+
+Confidence = Literal["thin", "solid"]
+CONFIDENCES: tuple[Confidence, ...] = get_args(Confidence)
+
+# What a raiser did with a debated finding (a dead or unparseable defense is `no-response`).
+DebateAction = Literal["defended", "amended", "withdrawn", "no-response"]
+DEBATE_ACTIONS: tuple[DebateAction, ...] = get_args(DebateAction)
+# The raiser stood by the finding, so the judges that disputed it vote again.
+REVOTED_ACTIONS: tuple[DebateAction, ...] = ("defended", "amended")
+
+# How a seat's structured answer came in: as asked, after the one repair, or not at all.
+Conformance = Literal["clean", "repaired", "unstructured"]
+CONFORMANCES: tuple[Conformance, ...] = get_args(Conformance)  # worst last
+
+# --- the CI gate (`council gate --fail-on`), from lenient to strict within each family -----
+
+GateLevel = Literal["never", "fundamental-rethink", "fix-these-first", "disputed-blocker", "confirmed-blocker"]
+GATE_LEVELS: tuple[GateLevel, ...] = get_args(GateLevel)
+
+# --- statuses -----------------------------------------------------------------------------
+
+# A council run (run.json), and an eval run (eval-run.json, eval.json).
+RunStatus = Literal["running", "complete", "partial", "error", "aborted"]
+RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
+TERMINAL_RUN_STATUSES: tuple[RunStatus, ...] = RUN_STATUSES[1:]
+RESUMABLE_RUN_STATUSES: tuple[RunStatus, ...] = ("error", "aborted")
+# `resumes[].fromStatus`: a resumable status, or `running` when the run's process was gone.
+RESUMED_FROM_STATUSES: tuple[RunStatus, ...] = ("running", *RESUMABLE_RUN_STATUSES)
+
+# One stage of a council run (run.json `stages[]`).
+StageStatus = Literal["running", "complete", "skipped", "error", "aborted"]
+STAGE_STATUSES: tuple[StageStatus, ...] = get_args(StageStatus)
+
+# One leg (one model call): how a provider call fails, how a call that came back ended (the
+# council-leg document; the leg cache keeps only these), and every status a leg can show.
+LegFailure = Literal["error", "timeout"]
+LEG_FAILURES: tuple[LegFailure, ...] = get_args(LegFailure)
+LegOutcome = Literal["complete", LegFailure]
+LEG_OUTCOMES: tuple[LegOutcome, ...] = get_args(LegOutcome)
+LegStatus = Literal["running", LegOutcome, "aborted", "crashed"]  # crashed: in flight when its process died
+LEG_STATUSES: tuple[LegStatus, ...] = get_args(LegStatus)
+TERMINAL_LEG_STATUSES: tuple[LegStatus, ...] = LEG_STATUSES[1:]
+
+# A fanout wave (wave.json).
+WaveStatus = Literal[RunStatus, "crashed"]
+WAVE_STATUSES: tuple[WaveStatus, ...] = get_args(WaveStatus)
+TERMINAL_WAVE_STATUSES: tuple[WaveStatus, ...] = WAVE_STATUSES[1:]
+
+# One case of an eval run: not started yet, a council run's status, or never started (a signal).
+CaseStatus = Literal["pending", RunStatus, "skipped"]
+CASE_STATUSES: tuple[CaseStatus, ...] = get_args(CaseStatus)

@@ -1,0 +1,331 @@
+"""Issue 20 item 4: the council's words are defined once, in `amicus_mcp/vocabulary.py`.
+
+- every enum of every shipped JSON Schema (and of the MCP tools' input and output schemas) that
+  spells vocabulary words is exactly one of the vocabulary's sets, in its order;
+- no module under src/ holds a second copy of a set (read off the source's syntax tree), and the
+  browser's own copies (JavaScript and CSS cannot import Python) equal the vocabulary;
+- the fronts take their choices from it (argparse, MCP `Literal` arguments), and the prompt
+  files that spell the verdict scale get it filled in from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from amicus_mcp import vocabulary as v
+
+REPO = Path(__file__).resolve().parents[1]
+SRC = REPO / "src" / "amicus_mcp"
+SCHEMAS = sorted((SRC / "schemas").glob("*.schema.json"))
+STATIC = SRC / "workspace" / "static"
+
+STATUS_SETS = (v.RUN_STATUSES, v.TERMINAL_RUN_STATUSES, v.RESUMABLE_RUN_STATUSES, v.RESUMED_FROM_STATUSES,
+               v.STAGE_STATUSES, v.LEG_FAILURES, v.LEG_OUTCOMES, v.LEG_STATUSES, v.TERMINAL_LEG_STATUSES,
+               v.WAVE_STATUSES, v.TERMINAL_WAVE_STATUSES, v.CASE_STATUSES)
+# family → the sets the vocabulary names in it. A family's words are the union of its sets.
+FAMILIES: dict[str, tuple[tuple[str, ...], ...]] = {
+    # the chair's closing line: a review's VERDICT scale, a question's ANSWER standings, or either
+    "chair line": (v.VERDICT_SCALE, v.ANSWER_SCALE, v.CHAIR_LINES),
+    "intent": (v.INTENTS,),
+    "answer confidence": (v.ANSWER_CONFIDENCES,),
+    "tier": (v.TIERS, v.TIER_DISPLAY_ORDER, v.DEBATED_TIERS),
+    "vote": (v.VOTES,),
+    "severity": (v.SEVERITIES,),
+    "confidence": (v.CONFIDENCES,),
+    "debate action": (v.DEBATE_ACTIONS, v.REVOTED_ACTIONS),
+    "conformance": (v.CONFORMANCES,),
+    "gate level": (v.GATE_LEVELS,),
+    "status": STATUS_SETS,
+}
+# Words common enough to appear in other sets ("error" is also a chair attempt's outcome, "clean" an
+# eval placement): an enum is one of these families only when every word of it is that family's.
+GENERIC = frozenset({"status", "conformance", "intent", "answer confidence"})
+
+
+def words(family: str) -> frozenset[str]:
+    return frozenset(w for named in FAMILIES[family] for w in named)
+
+
+# --------------------------------------------------------------------------- schema enums
+
+
+def enums(node: Any, path: str = "") -> Iterator[tuple[str, list[Any]]]:
+    """(JSON pointer, values) of every `enum` in a schema."""
+    if isinstance(node, dict):
+        if isinstance(node.get("enum"), list):
+            yield path, node["enum"]
+        for key, child in node.items():
+            yield from enums(child, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, child in enumerate(node):
+            yield from enums(child, f"{path}/{i}")
+
+
+def enum_problems(where: str, values: list[Any]) -> tuple[list[str], list[str]]:
+    """(the families this enum spells, what is wrong with it). A trailing null (an optional
+    value) is not a word; the rest must be one of the family's named sets, in its order."""
+    spelled = tuple(x for x in values if x is not None)
+    found, problems = [], []
+    for family, named in FAMILIES.items():
+        own = [x for x in spelled if x in words(family)]
+        every = bool(spelled) and len(own) == len(spelled)
+        if not every and (family in GENERIC or not own):
+            continue
+        found.append(family)
+        if spelled not in named:
+            problems.append(f"{where}: {list(values)} is not a {family} set of amicus_mcp/vocabulary.py "
+                            f"(one of {[list(n) for n in named]})")
+    return found, problems
+
+
+def check_schema_enums(documents: dict[str, Any]) -> tuple[set[str], list[str]]:
+    families: set[str] = set()
+    problems: list[str] = []
+    for name, doc in documents.items():
+        for pointer, values in enums(doc):
+            found, wrong = enum_problems(f"{name}#{pointer}", values)
+            families.update(found)
+            problems += wrong
+    return families, problems
+
+
+def test_every_shipped_schema_enum_of_vocabulary_words_is_the_vocabulary() -> None:
+    documents = {path.name: json.loads(path.read_text(encoding="utf-8")) for path in SCHEMAS}
+    families, problems = check_schema_enums(documents)
+    assert problems == []
+    # The check reached every family the schemas spell (it cannot pass by matching nothing).
+    assert families == set(FAMILIES)
+
+
+def test_the_schema_enum_check_reports_a_drifted_enum() -> None:
+    drifted = {
+        "a.json": {"properties": {"overallVerdict": {"enum": ["Ship it", "Fix it first", None]}}},
+        "b.json": {"properties": {"tier": {"enum": ["Contested", "Confirmed", "Singleton", "Disputed"]}}},
+        "c.json": {"properties": {"status": {"enum": ["running", "complete", "error"]}}},
+        "d.json": {"properties": {"outcome": {"enum": ["completed", "error", "timeout"]}}},  # not statuses
+    }
+    _, problems = check_schema_enums(drifted)
+    assert [p.split(":")[0] for p in problems] == ["a.json#/properties/overallVerdict", "b.json#/properties/tier",
+                                                    "c.json#/properties/status"]
+
+
+@pytest.mark.anyio
+async def test_every_mcp_tool_schema_enum_of_vocabulary_words_is_the_vocabulary() -> None:
+    from mcp import Client
+    from mcp.types import Implementation
+
+    from amicus_mcp.mcp.server import build_server
+
+    info = Implementation(name="claude-code", version="9.9")
+    async with Client(build_server(), mode="legacy", client_info=info) as client:  # type: ignore[arg-type]
+        tools = (await client.list_tools()).tools
+    documents = {f"{t.name} {kind}": schema for t in tools
+                 for kind, schema in (("input", t.input_schema), ("output", t.output_schema)) if schema}
+    families, problems = check_schema_enums(documents)
+    assert problems == []
+    verdict = next(t for t in tools if t.name == "amicus_verdict").input_schema["properties"]["overallVerdict"]
+    assert list(v.CHAIR_LINES) in [list(e) for _, e in enums(verdict)]  # the MCP argument type is the scale
+    assert "chair line" in families
+    intent = next(t for t in tools if t.name == "amicus_council_run").input_schema["properties"]["intent"]
+    assert list(v.INTENTS) in [list(e) for _, e in enums(intent)]
+
+
+# --------------------------------------------------------------------------- no second copy
+
+
+def literal_sets(tree: ast.AST) -> Iterator[tuple[int, list[str]]]:
+    """(line, string words) of every tuple, list and set literal (a `Literal[...]` is a tuple)."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            strings = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            if len(strings) >= 2:
+                yield node.lineno, strings
+
+
+def copies(source: str, where: str) -> list[str]:
+    """Every literal in `source` that restates a vocabulary set: two or more words of one
+    family, or, for the generic words (statuses, conformance), exactly one of its named sets."""
+    problems = []
+    for line, strings in literal_sets(ast.parse(source)):
+        for family, named in FAMILIES.items():
+            if family in GENERIC:
+                hit = frozenset(strings) in {frozenset(n) for n in named}
+            else:
+                hit = len([s for s in strings if s in words(family)]) >= 2
+            if hit:
+                problems.append(f"{where}:{line}: {strings} restates the vocabulary's {family} words; "
+                                "import them from amicus_mcp.vocabulary")
+    return problems
+
+
+def test_no_module_holds_a_second_copy_of_a_vocabulary_set() -> None:
+    problems = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path == SRC / "vocabulary.py":
+            continue
+        problems += copies(path.read_text(encoding="utf-8"), str(path.relative_to(REPO)))
+    assert problems == []
+
+
+@pytest.mark.parametrize("source", [
+    'OVERALL = ("Ship it", "Fix these first", "Fundamental rethink")',
+    'Verdict = Literal["Ship it", "Fix these first", "Fundamental rethink"]',
+    'VERDICTS = ["agree", "dispute", "neutral"]',
+    'x = {"blocker", "major"}',
+    'TERMINAL = ("complete", "partial", "error", "aborted")',
+    'def f(s): return s in ("error", "aborted")',
+    'parser.add_argument("--fail-on", choices=("never", "fix-these-first"))',
+    'ORDER = ("clean", "repaired", "unstructured")',
+])
+def test_the_copy_check_finds_a_restated_set(source: str) -> None:
+    assert copies(source, "x.py") != []
+
+
+@pytest.mark.parametrize("source", [
+    'def f(s): return s == "Ship it"',
+    'DEAD = ("error", "timeout", "crashed")',  # not a set the vocabulary names
+    'GLYPHS = {"agree": "✓", "dispute": "✗"}',  # a table keyed by the words (checked below)
+    'order = [*TIERS, "Missed"]',
+])
+def test_the_copy_check_leaves_other_literals_alone(source: str) -> None:
+    assert copies(source, "x.py") == []
+
+
+def test_tables_keyed_by_vocabulary_words_cover_exactly_the_vocabulary() -> None:
+    from amicus_mcp.cli.fanout import _MARK
+    from amicus_mcp.council.report_html import TIER_CLASS, VERDICT_CLASS
+    from amicus_mcp.council.report_model import GLYPHS
+    from amicus_mcp.council.tiers import _VERDICT_KEY
+    from amicus_mcp.eval.plots import TIER_COLOURS
+    from amicus_mcp.workspace.terminal import STAGE_MARK
+
+    assert set(GLYPHS) == {*v.VOTES, "unknown"}
+    assert set(_VERDICT_KEY) == set(v.VOTES)
+    assert set(VERDICT_CLASS) == {*v.VERDICT_SCALE, *v.ANSWER_SCALE}
+    assert set(TIER_CLASS) == set(v.TIERS)
+    assert set(TIER_COLOURS) == {*v.TIERS, "Missed"}
+    assert set(STAGE_MARK) == {*v.STAGE_STATUSES, "pending"}  # pending: a stage not started yet
+    assert set(_MARK) == set(v.LEG_STATUSES)
+
+
+# --------------------------------------------------------------------------- the browser's copies
+
+
+def js_object(source: str, name: str) -> dict[str, str]:
+    """`const NAME = { key: 'value', … };` of a script, its \\u escapes decoded."""
+    body = re.search(rf"const {name} = \{{(.*?)\}};", source, re.S)
+    assert body, f"no `const {name}` object"
+    pairs = re.findall(r"(\w+)\s*:\s*'((?:[^'\\]|\\.)*)'", body.group(1))
+    return {key: json.loads(f'"{value}"') for key, value in pairs}
+
+
+def slug(text: str) -> str:
+    """app.js's `slug`: lower case, every run of other characters one '-'."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower())
+
+
+def test_the_workspace_scripts_glyphs_are_the_vocabularys() -> None:
+    from amicus_mcp.council.report_model import GLYPHS
+    from amicus_mcp.workspace.terminal import STAGE_MARK
+
+    app = (STATIC / "app.js").read_text(encoding="utf-8")
+    assert js_object(app, "GLYPH") == GLYPHS
+    assert js_object(app, "STAGE_GLYPH") == STAGE_MARK
+
+
+def test_the_workspace_styles_every_verdict_tier_and_run_status() -> None:
+    css = (STATIC / "app.css").read_text(encoding="utf-8")
+    missing = [cls for cls in (*(f".chip.verdict-{slug(p)}" for p in v.VERDICT_SCALE),
+                               *(f"tr.tier-{slug(t)}" for t in v.TIERS),
+                               *(f".chip.status-{slug(s)}" for s in v.RUN_STATUSES)) if cls not in css]
+    assert missing == []
+
+
+def test_no_workspace_script_restates_a_vocabulary_set() -> None:
+    problems = []
+    for path in sorted(STATIC.glob("*.js")):
+        for array in re.findall(r"\[[^\[\]]*\]", path.read_text(encoding="utf-8")):
+            quoted = re.findall(r"'([^']*)'|\"([^\"]*)\"", array)
+            strings = [a or b for a, b in quoted]
+            for family in FAMILIES.keys() - GENERIC:
+                if len([s for s in strings if s in words(family)]) >= 2:
+                    problems.append(f"{path.name}: {array} restates the vocabulary's {family} words")
+    assert problems == []
+
+
+# --------------------------------------------------------------------------- fronts and prompts
+
+
+def subparser(parser: argparse.ArgumentParser, *path: str) -> argparse.ArgumentParser:
+    for name in path:
+        group = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = group.choices[name]
+    return parser
+
+
+def choices(parser: argparse.ArgumentParser, flag: str) -> tuple[str, ...]:
+    return tuple(next(a for a in parser._actions if flag in a.option_strings).choices)  # type: ignore[arg-type]
+
+
+def test_the_cli_takes_its_choices_from_the_vocabulary() -> None:
+    from amicus_mcp.cli import build_parser
+
+    parser = build_parser()
+    assert choices(subparser(parser, "council", "verdict"), "--overall-verdict") == v.CHAIR_LINES
+    assert choices(subparser(parser, "council", "run"), "--intent") == v.INTENTS
+    assert choices(subparser(parser, "council", "validate"), "--intent") == v.INTENTS
+    assert choices(subparser(parser, "council", "gate"), "--fail-on") == v.GATE_LEVELS
+
+
+def test_the_prompt_files_take_the_verdict_scale_from_the_vocabulary() -> None:
+    from amicus_mcp.council import briefings
+
+    prompts = SRC / "prompts"
+    spelled = [f"{path.name}: {phrase!r}" for path in sorted(prompts.glob("*.md"))
+               for phrase in (*v.VERDICT_SCALE, *v.ANSWER_SCALE) if phrase in path.read_text(encoding="utf-8")]
+    assert spelled == []  # each spells `$verdict_forms`, `$ship_it`, `$answer_standings`, … instead
+
+    record = {"findings": [], "streetCred": []}
+    packet = briefings.chair_packet(briefing="B", date="2026-07-02", record=record, findings=[], reviews=[], rankings=[])
+    repair = briefings.chair_repair_prompt("a synthesis")
+    assert " · ".join(f"`VERDICT: {p}`" for p in v.VERDICT_SCALE) in packet
+    assert all(f'"{p}": ' in packet for p in v.VERDICT_SCALE)
+    assert repair.endswith("\n\n" + "\n".join(f"VERDICT: {p}" for p in v.VERDICT_SCALE) + "\n")
+    assert "$" not in packet.split("## How to close", 1)[1] and "$" not in repair
+
+    from amicus_mcp.council import question_briefings
+
+    asked = question_briefings.question_chair_packet(briefing="Q", date="2026-07-02", record={"findings": []},
+                                                     ranking=[], answers=[], rankings=[])
+    again = question_briefings.chair_answer_repair_prompt("a synthesis")
+    assert "`ANSWER: <Converged, Split or Insufficient> — <the council's answer in one sentence>`" in asked
+    assert all(f'"{p}": ' in asked for p in v.ANSWER_SCALE) and "where the standing is one of" in again
+    assert "$" not in asked.split("## How to close", 1)[1] and "$" not in again
+
+
+def test_the_vocabulary_imports_nothing_from_the_package() -> None:
+    tree = ast.parse((SRC / "vocabulary.py").read_text(encoding="utf-8"))
+    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert all(m in ("__future__", "typing") for m in imported), imported
+
+
+def test_the_sets_agree_with_each_other() -> None:
+    assert v.TIER_DISPLAY_ORDER != v.TIERS and set(v.TIER_DISPLAY_ORDER) == set(v.TIERS)
+    assert set(v.DEBATED_TIERS) < set(v.TIERS) and set(v.REVOTED_ACTIONS) < set(v.DEBATE_ACTIONS)
+    assert set(v.TERMINAL_RUN_STATUSES) | {"running"} == set(v.RUN_STATUSES)
+    assert set(v.RESUMABLE_RUN_STATUSES) < set(v.TERMINAL_RUN_STATUSES)
+    assert set(v.TERMINAL_WAVE_STATUSES) == set(v.TERMINAL_RUN_STATUSES) | {"crashed"}
+    assert set(v.LEG_OUTCOMES) < set(v.TERMINAL_LEG_STATUSES) and "running" not in v.TERMINAL_LEG_STATUSES
+    assert (v.SHIP_IT, v.FIX_THESE_FIRST, v.FUNDAMENTAL_RETHINK) == v.VERDICT_SCALE
+    assert {name: phrases for name, (_, phrases) in v.VERDICT_SCALES.items()} == {
+        "review": v.VERDICT_SCALE, "question": v.ANSWER_SCALE}
+    assert v.CHAIR_LINES == (*v.VERDICT_SCALE, *v.ANSWER_SCALE) and set(v.VERDICT_SCALES) == set(v.INTENTS)
