@@ -238,22 +238,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from ..council import answers
     from ..council.findings import validate_document, validate_findings
 
-    if args.intent == "question":
-        checked = answers.validate_answer(read_text(args.file, what="answer file"))
-        if args.json:
-            _print_json(answers.validate_document(checked))
-        elif checked["ok"]:
-            say(f"ok: an answer with {len(checked['claims'])} key claim(s) — {args.file}")
-        else:
-            say(f"invalid: {args.file}")
-            for err in checked["errors"]:
-                say(f"  {err['code']}: {err['detail']}")
-        return EXIT_OK if checked["ok"] else EXIT_DEGRADED
-    result = validate_findings(read_text(args.file, what="review file"))
+    if args.intent == "question":  # a question council's answer block
+        answer = answers.validate_answer(read_text(args.file, what="answer file"))
+        result, doc, found = answer, answers.validate_document(answer), f"an answer with {len(answer['claims'])} key claim(s)"
+    else:
+        review = validate_findings(read_text(args.file, what="review file"))
+        result, doc, found = review, validate_document(review), f"{len(review['findings'])} finding(s)"
     if args.json:
-        _print_json(validate_document(result))
+        _print_json(doc)
     elif result["ok"]:
-        say(f"ok: {len(result['findings'])} finding(s) — {args.file}")
+        say(f"ok: {found} — {args.file}")
     else:
         say(f"invalid: {args.file}")
         for err in result["errors"]:

@@ -77,17 +77,19 @@ def _result(errors: list[ErrorEntry], block: Mapping[str, Any] | None) -> Answer
             "assumptions": list(block["assumptions"]), "confidence": block["confidence"], "errors": []}
 
 
+def _text_problem(item: Mapping[str, Any], key: str) -> str | None:
+    """Why `item[key]` is not a non-empty string, or None when it is one."""
+    value = item.get(key)
+    if key not in item:
+        return "is missing"
+    if not isinstance(value, str):
+        return f"must be a string, got {json_type(value)}"
+    return "is blank" if not value.strip() else None
+
+
 def _answer_error(block: Mapping[str, Any]) -> ErrorEntry | None:
-    answer = block.get("answer")
-    if "answer" not in block:
-        why = "is missing"
-    elif not isinstance(answer, str):
-        why = f"must be a string, got {json_type(answer)}"
-    elif not answer.strip():
-        why = "is blank"
-    else:
-        return None
-    return make_error("MISSING_ANSWER", f"answer {why}; answer the question asked")
+    why = _text_problem(block, "answer")
+    return make_error("MISSING_ANSWER", f"answer {why}; answer the question asked") if why else None
 
 
 def _claims_errors(block: Mapping[str, Any]) -> list[ErrorEntry]:
@@ -105,16 +107,9 @@ def _claims_errors(block: Mapping[str, Any]) -> list[ErrorEntry]:
         err = id_error(pos, claim, seen, noun="claim")
         if err:
             errors.append(err)
-        text = claim.get("claim")
-        if "claim" not in claim:
-            why = "is missing"
-        elif not isinstance(text, str):
-            why = f"must be a string, got {json_type(text)}"
-        elif not text.strip():
-            why = "is blank"
-        else:
-            continue
-        errors.append(make_error("MISSING_FIELD", f"claim {pos}: claim {why}"))
+        why = _text_problem(claim, "claim")
+        if why:
+            errors.append(make_error("MISSING_FIELD", f"claim {pos}: claim {why}"))
     return errors
 
 

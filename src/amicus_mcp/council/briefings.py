@@ -66,8 +66,13 @@ def seat_briefing(briefing: str, *, date: str, stance: str | Template = "stance-
     small model would copy.
     """
     contract = "findings-contract-structured" if structured else "findings-contract"
+    return stage1_briefing(STAGE1_SEAT, contract, briefing, date=date, stance=stance)
+
+
+def stage1_briefing(frame: str, contract: str, briefing: str, *, date: str, stance: str | Template) -> str:
+    """A Stage-1 frame (a review's, a question's) filled with the date, a stance and a contract."""
     return render(
-        STAGE1_SEAT,
+        frame,
         date=date,
         stance=(template(stance) if isinstance(stance, str) else stance).template.strip(),
         contract=template(contract).template.strip(),

@@ -15,7 +15,8 @@ from string import Template
 from typing import Any
 
 from ..vocabulary import ANSWER_CONFIDENCES, ANSWER_SCALE
-from .briefings import judge_example, one_line, order_text, pretty_json, render, score_text, template, text_schema
+from .briefings import (judge_example, one_line, order_text, pretty_json, render, score_text, stage1_briefing, template,
+                        text_schema)
 
 STAGE1_QUESTION = "stage1-question"
 
@@ -26,13 +27,7 @@ def question_briefing(briefing: str, *, date: str, stance: str | Template = "sta
                       structured: bool = False) -> str:
     """The composed Stage-1 briefing of a question council (see `briefings.seat_briefing`)."""
     contract = "answer-contract-structured" if structured else "answer-contract"
-    return render(
-        STAGE1_QUESTION,
-        date=date,
-        stance=(template(stance) if isinstance(stance, str) else stance).template.strip(),
-        contract=template(contract).template.strip(),
-        briefing=briefing.strip(),
-    )
+    return stage1_briefing(STAGE1_QUESTION, contract, briefing, date=date, stance=stance)
 
 
 def question_stance(role: str, lens: str | None) -> str | Template:

@@ -13,7 +13,7 @@ Class names are never built from model text — they come from fixed lookup tabl
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from amicus_mcp.council.report_model import (
     CLAIMS_UNAVAILABLE,
@@ -330,15 +330,17 @@ def _finding_item(f: FindingView) -> str:
     return "<li>" + " — ".join(parts) + said + "</li>"
 
 
-def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False) -> str:
+def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False, title: str = "Findings by tier",
+              empty: str = NO_FINDINGS_RAISED, item: Callable[[FindingView], str] | None = None) -> str:
+    """The findings (a question council's: its claims, `_claim_item`) grouped by tier."""
     if not groups:
-        return _section("Findings by tier", _empty(NO_FINDINGS_RAISED))
+        return _section(title, _empty(empty))
     blocks = [_empty(CLAIMS_UNAVAILABLE)] if claims_unavailable else []
     for g in groups:
         cls = TIER_CLASS.get(g.tier, "")
         blocks.append(f'<h3 class="{cls}">{_e(g.tier)}</h3>' if cls else f"<h3>{_e(g.tier)}</h3>")
-        blocks.append('<ul class="findings">\n' + "\n".join(_finding_item(f) for f in g.findings) + "\n</ul>")
-    return _section("Findings by tier", "\n".join(blocks))
+        blocks.append('<ul class="findings">\n' + "\n".join((item or _finding_item)(f) for f in g.findings) + "\n</ul>")
+    return _section(title, "\n".join(blocks))
 
 
 def _notes(notes: Sequence[str]) -> str:
@@ -470,11 +472,5 @@ def _claim_matrix(m: Matrix) -> str:
 
 
 def _claims(groups: Sequence[TierGroup], *, claims_unavailable: bool) -> str:
-    if not groups:
-        return _section("Claims by tier", _empty(NO_CLAIMS_MADE))
-    blocks = [_empty(CLAIMS_UNAVAILABLE)] if claims_unavailable else []
-    for g in groups:
-        cls = TIER_CLASS.get(g.tier, "")
-        blocks.append(f'<h3 class="{cls}">{_e(g.tier)}</h3>' if cls else f"<h3>{_e(g.tier)}</h3>")
-        blocks.append('<ul class="findings">\n' + "\n".join(_claim_item(f) for f in g.findings) + "\n</ul>")
-    return _section("Claims by tier", "\n".join(blocks))
+    return _findings(groups, claims_unavailable=claims_unavailable, title="Claims by tier", empty=NO_CLAIMS_MADE,
+                     item=_claim_item)

@@ -14,7 +14,7 @@ also escapes every inline Markdown marker, so it reads as text and never as stru
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from amicus_mcp.council.report_model import (
     CLAIMS_UNAVAILABLE,
@@ -42,6 +42,7 @@ from amicus_mcp.council.report_model import (
 )
 
 LEGEND = f"_Legend: {VOTE_LEGEND} · `*` raiser's own vote_"
+CLAIM_LEGEND = f"_Legend: {VOTE_LEGEND} · `*` the author's own vote (not counted)_"  # a question council's claim matrix
 LEGEND_UNKNOWN = f"_`?` a vote whose verdict is not {VOTES_IN_WORDS}_"
 LEGEND_DAGGER = "_`†` corroborated only by another seat running the same model_"
 LEGEND_UNATTRIBUTED = "_`UNATTRIBUTED` votes whose judge names no column on this bench (last vote wins per finding)_"
@@ -176,15 +177,19 @@ def _matrix(m: Matrix) -> str:
         return f"{title}\n\n{NO_FINDINGS}"
     headers = ["Finding", "Sev", "Raiser", *(_cell(c) for c in m.columns), "Tier", "Decision"]
     table = _table(headers, [_matrix_row(f, m.has_dagger) for f in m.rows])
-    # Each legend line is its own paragraph so it stays on its own line when rendered.
-    legend = [LEGEND]
+    return "\n\n".join([title, table, *_legend(m, LEGEND)])
+
+
+def _legend(m: Matrix, first: str) -> list[str]:
+    """The matrix legend's lines; each is its own paragraph so it stays on its own line when rendered."""
+    legend = [first]
     if m.has_unknown_vote:
         legend.append(LEGEND_UNKNOWN)
     if m.has_dagger:
         legend.append(LEGEND_DAGGER)
     if m.has_unattributed:
         legend.append(LEGEND_UNATTRIBUTED)
-    return "\n\n".join([title, table, *legend])
+    return legend
 
 
 def _street_cred(rows: Sequence[StreetCredRow]) -> str:
@@ -222,14 +227,15 @@ def _finding_head(f: FindingView) -> str:
     return " — ".join(parts)
 
 
-def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False) -> str:
-    title = "## Findings by tier"
+def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False, title: str = "## Findings by tier",
+              empty: str = NONE_RAISED, line: Callable[[FindingView], str] | None = None) -> str:
+    """The findings (a question council's: its claims, `claim_line`) grouped by tier."""
     if not groups:
-        return f"{title}\n\n{NONE_RAISED}"
+        return f"{title}\n\n{empty}"
     blocks = [title, *([f"_{CLAIMS_UNAVAILABLE}_"] if claims_unavailable else [])]
     for g in groups:
         blocks.append(f"### {_inline(g.tier)}")
-        blocks.append("\n".join(finding_line(f) for f in g.findings))
+        blocks.append("\n".join((line or finding_line)(f) for f in g.findings))
     return "\n\n".join(blocks)
 
 
@@ -323,14 +329,7 @@ def _claim_matrix(m: Matrix) -> str:
     headers = ["Claim", "Made by", *(_cell(c) for c in m.columns), "Tier"]
     rows = [[_cell(f.id) + ("†" if m.has_dagger and f.same_model_only else ""), _cell(f.raiser),
              *(_vote(v) for v in f.votes), _tier_cell(f)] for f in m.rows]
-    legend = ["_Legend: ✓ agree · ✗ dispute · – neutral · `*` the author's own vote (not counted)_"]
-    if m.has_unknown_vote:
-        legend.append(LEGEND_UNKNOWN)
-    if m.has_dagger:
-        legend.append(LEGEND_DAGGER)
-    if m.has_unattributed:
-        legend.append(LEGEND_UNATTRIBUTED)
-    return "\n\n".join([title, _table(headers, rows), *legend])
+    return "\n\n".join([title, _table(headers, rows), *_legend(m, CLAIM_LEGEND)])
 
 
 def claim_line(f: FindingView) -> str:
@@ -350,11 +349,5 @@ def claim_line(f: FindingView) -> str:
 
 
 def _claims(groups: Sequence[TierGroup], *, claims_unavailable: bool) -> str:
-    title = "## Claims by tier"
-    if not groups:
-        return f"{title}\n\n_{NO_CLAIMS_MADE}_"
-    blocks = [title, *([f"_{CLAIMS_UNAVAILABLE}_"] if claims_unavailable else [])]
-    for g in groups:
-        blocks.append(f"### {_inline(g.tier)}")
-        blocks.append("\n".join(claim_line(f) for f in g.findings))
-    return "\n\n".join(blocks)
+    return _findings(groups, claims_unavailable=claims_unavailable, title="## Claims by tier",
+                     empty=f"_{NO_CLAIMS_MADE}_", line=claim_line)
