@@ -105,7 +105,9 @@ ul.losses li{color:var(--bad)}
 blockquote.synthesis{margin:8px 0;padding:4px 14px;border-left:4px solid var(--border);white-space:normal}
 .claim{margin:2px 0 0}
 .location{color:var(--muted);font-size:.9rem}
-.answer-line{margin:14px 0 0;font-size:1.1rem}
+"""
+# A question council's page only: a review's page keeps exactly its own styles, byte for byte.
+QUESTION_CSS = """.answer-line{margin:14px 0 0;font-size:1.1rem}
 .answer-line .chair-verdict{margin:0 8px 0 0}
 .answered{margin:4px 0}
 .assumptions{margin:2px 0 0;color:var(--muted)}
@@ -117,7 +119,8 @@ def render_html(model: ReportModel) -> str:
     """Render the whole report as one self-contained HTML document."""
     h = model.header
     if model.question is not None:
-        return _page(f"Council Answer — {h.run_type} ({h.run_id})", _question_body(model, model.question))
+        return _page(f"Council Answer — {h.run_type} ({h.run_id})", _question_body(model, model.question),
+                     css=CSS + QUESTION_CSS)
     title = f"Council Report — {h.run_type} ({h.run_id})"
     body = "\n".join(
         [
@@ -136,7 +139,7 @@ def render_html(model: ReportModel) -> str:
     return _page(title, body)
 
 
-def _page(title: str, body: str) -> str:
+def _page(title: str, body: str, css: str = CSS) -> str:
     return (
         "<!doctype html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -144,7 +147,7 @@ def _page(title: str, body: str) -> str:
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="light dark">\n'
-        f"<title>{_e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
+        f"<title>{_e(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n<main>\n"
         f"{body}\n</main>\n</body>\n</html>\n"
     )
 
