@@ -435,3 +435,40 @@ async def test_an_explicit_review_intent_writes_exactly_what_no_intent_does(fake
         assert "intent" not in load(docs[0], name) and "intent" not in load(docs[1], name)
         assert "intent" not in json.dumps(load(docs[1], name).get("meta", {}))
     assert (docs[0] / "bundle-stage2.md").read_text(encoding="utf-8") == (docs[1] / "bundle-stage2.md").read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- structured outputs
+
+
+def question_schema_answer(body: Any, tag: str) -> dict[str, Any] | None:
+    """A schema-valid reply for whatever a question council asked, read off the schema itself."""
+    fmt = body.get("response_format") if isinstance(body, dict) else None
+    if not isinstance(fmt, dict):
+        return None
+    props = fmt["json_schema"]["schema"]["properties"]
+    if "claims" in props:
+        return {"reasoning": f"{tag} weighed both stores.", "answer": f"{tag}: Postgres",
+                "claims": [{"id": 1, "claim": f"{tag} claim"}], "assumptions": [], "confidence": "high"}
+    if "ranking" in props:
+        ids = props["adjudications"]["items"]["properties"]["id"]["enum"]
+        return {"analysis": "All sound.", "ranking": props["ranking"]["items"]["enum"],
+                "adjudications": [{"id": i, "verdict": "agree"} for i in ids]}
+    assert "standing" in props and "dissent" in props, props
+    return {"synthesis": "They agree.", "dissent": ["None."], "standing": "Converged", "answer": "Postgres."}
+
+
+async def test_a_structured_bench_is_held_to_the_answer_schemas(fake, question, run_dir, project, config_dir):
+    from council_helpers import set_config
+
+    set_config(config_dir, fake, structuredOutputs=True)
+    for name in ("a", "b", "chair"):
+        fake.respond(name, lambda body, n=name: chat(json.dumps(question_schema_answer(body, n)), usage=u()))
+    run, code = await ask(question, run_dir, project, ["fake/a", "fake/b"])
+    assert (code, run["overallVerdict"], run["answer"]) == (0, "Converged", "Postgres.")
+    check_documents(run_dir, run)
+    requests = fake.chat_requests()
+    assert len(requests) == 5 and all(r.body["response_format"]["json_schema"]["strict"] for r in requests)
+    assert [leg for leg in run["legs"] if leg["role"] == "repair"] == []
+    assert "```json" in (run_dir / "answer-fake-a.md").read_text(encoding="utf-8")  # kept in its readable form
+    assert (run_dir / "briefing-stage1-structured.md").read_text(encoding="utf-8").count("`confidence`") == 1
+    assert load(run_dir, "verdict.json")["dissent"] == ["None."]
