@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
-from ..vocabulary import CHAIR_LINES, INTENTS, TIER_DISPLAY_ORDER, VERDICT_SCALE
+from ..vocabulary import CHAIR_LINES, INTENTS, QUESTION, TIER_DISPLAY_ORDER, VERDICT_SCALE
 from .output import say
 
 
@@ -209,7 +209,7 @@ def _finish_run(args: argparse.Namespace, run: dict[str, Any], code: int, *, com
 def render_run(run: dict[str, Any]) -> str:
     from ..providers.cost import format_cost
 
-    question = run.get("intent") == "question"
+    question = run.get("intent") == QUESTION
     lines = [f"Council run {run['runId']}{' (question)' if question else ''}: {run['status']} (exit {run['exitCode']})"]
     verdict = run.get("overallVerdict")
     if question:
@@ -238,7 +238,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from ..council import answers
     from ..council.findings import validate_document, validate_findings
 
-    if args.intent == "question":  # a question council's answer block
+    if args.intent == QUESTION:  # a question council's answer block
         answer = answers.validate_answer(read_text(args.file, what="answer file"))
         result, doc, found = answer, answers.validate_document(answer), f"an answer with {len(answer['claims'])} key claim(s)"
     else:

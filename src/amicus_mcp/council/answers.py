@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from ..vocabulary import ANSWER_CONFIDENCES
+from ..vocabulary import ANSWER_CONFIDENCES, QUESTION
 from .findings import ErrorEntry, id_error, json_type, make_error, read_object, show
 
 ANSWER_ERROR_CODES: tuple[str, ...] = (
@@ -158,7 +158,7 @@ def validate_document(result: Mapping[str, Any]) -> dict[str, Any]:
         "ok": bool(result["ok"]),
         "findings": list(result["claims"]),
         "errors": [make_error(e["code"], e["detail"]) for e in result["errors"]],
-        "intent": "question",
+        "intent": QUESTION,
     }
     if result["ok"]:
         doc["answer"] = answer_details(result)

@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import EXIT_GATE_FAILED, BadArgs
-from ..vocabulary import FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, GATE_LEVELS, TIERS, VERDICT_SCALE
+from ..vocabulary import FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, GATE_LEVELS, QUESTION, TIERS, VERDICT_SCALE
 
 # The chair's verdicts that fail each verdict level: its own phrase and every harsher one.
 VERDICT_LEVELS = {"fundamental-rethink": VERDICT_SCALE[VERDICT_SCALE.index(FUNDAMENTAL_RETHINK):],
@@ -59,7 +59,7 @@ def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: b
         raise BadArgs(f"--fail-on '{level}' is not a gate level", hint=f"one of: {', '.join(GATE_LEVELS)}")
     if not isinstance(verdict, Mapping) or verdict.get("type") != "council-verdict":
         raise BadArgs("the gate reads a council-verdict document", hint="pass a run directory or its verdict.json")
-    if verdict.get("intent") == "question" and level != "never":
+    if verdict.get("intent") == QUESTION and level != "never":
         # A question council answers; it finds no blockers and gives no verdict to pass or fail.
         raise BadArgs(f"run {verdict.get('runId')} is a question council: it has an answer, not a verdict "
                       f"or blocker findings, so --fail-on {level} cannot gate it",

@@ -52,7 +52,7 @@ from typing import Any
 
 from .. import config, fsio
 from ..errors import BadArgs
-from ..vocabulary import CONFORMANCES, SEVERITIES
+from ..vocabulary import CONFORMANCES, QUESTION, SEVERITIES
 
 LEDGER_SCHEMA_VERSION = 2
 STATS_SCHEMA_VERSION = 2
@@ -214,7 +214,7 @@ def _run_fields(meta: dict[str, Any]) -> dict[str, Any]:
         "runId": run_id,
         "date": date if isinstance(date, str) else None,
         "runType": run_type if isinstance(run_type, str) else None,
-        **({"intent": "question"} if meta.get("intent") == "question" else {}),
+        **({"intent": QUESTION} if meta.get("intent") == QUESTION else {}),
     }
 
 

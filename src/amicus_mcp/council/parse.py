@@ -57,7 +57,7 @@ from amicus_mcp.council.findings import (
     read_last_json_block,
     show,
 )
-from amicus_mcp.vocabulary import ANSWER_MARKER, VERDICT_MARKER, VERDICT_SCALES, VOTES, VerdictScaleName
+from amicus_mcp.vocabulary import ANSWER_MARKER, QUESTION, VERDICT_MARKER, VERDICT_SCALES, VOTES, VerdictScaleName
 
 JUDGE_ERROR_CODES: tuple[str, ...] = (
     "NO_FENCED_BLOCK",
@@ -370,7 +370,7 @@ def parse_answer_line(text: str) -> AnswerLine | None:
     (same line rule, same last-wins), with the sentence after the standing: separators (`—`,
     `–`, `-`, `:`) and space trimmed, markdown emphasis markers around it dropped, cut at
     MAX_ANSWER_CHARS. None when no line matches."""
-    prefix, phrases = VERDICT_SCALES["question"]
+    prefix, phrases = VERDICT_SCALES[QUESTION]
     found: AnswerLine | None = None
     for line in text.split("\n"):
         standing = _line_phrase(line, prefix + ":", phrases)

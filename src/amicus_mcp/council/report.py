@@ -79,7 +79,7 @@ from amicus_mcp.council.report_model import (
     Vote,
     VoteKind,
 )
-from amicus_mcp.vocabulary import TIER_DISPLAY_ORDER, VOTES
+from amicus_mcp.vocabulary import QUESTION, TIER_DISPLAY_ORDER, VOTES
 
 
 # --------------------------------------------------------------------------- public API
@@ -117,7 +117,7 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
         raise BadArgs("a tally record must be a JSON object")
     findings = [f for f in _list(verdict.get("findings")) if isinstance(f, Mapping)]
     claims = _claims(record)
-    if verdict.get("intent") == "question":  # a question's verdict carries its claims itself
+    if verdict.get("intent") == QUESTION:  # a question's verdict carries its claims itself
         claims = {**_claims({"findings": findings}), **claims}
     matrix = _build_matrix(verdict, findings, claims)
     stats = [r for r in _list(verdict.get("runStats")) if isinstance(r, Mapping)]
@@ -137,8 +137,8 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
         hard_questions=tuple(q for q in (_text(q).strip() for q in _list(verdict.get("hardQuestions"))) if q),
         debate=_build_debate(verdict.get("debate"), matrix.rows),
         claims_unavailable=record is None and verdict.get("runType") == HEADLESS and bool(findings)
-        and verdict.get("intent") != "question",
-        question=_build_question(verdict, matrix) if verdict.get("intent") == "question" else None,
+        and verdict.get("intent") != QUESTION,
+        question=_build_question(verdict, matrix) if verdict.get("intent") == QUESTION else None,
     )
 
 

@@ -53,6 +53,7 @@ from ..council.verdict import build_verdict
 from ..errors import AmicusError, BadArgs, ClaudeReviewInvalid, CostExceeded, CouncilQuorum
 from ..fsio import atomic_write_text, read_text
 from ..providers.routing import ProviderRegistry, resolve_model
+from ..vocabulary import QUESTION
 from .briefing_inputs import (apply_pack, blame_pack, check_briefing_source, compose_briefing, is_template_file,
                               resolve_intent)
 from .chair import chair_packet, run_chair
@@ -225,7 +226,7 @@ def initial_manifest(prep: Prepared) -> dict[str, Any]:
         "stages": [],
         "bench": [seat["alias"] for seat in prep.seats],
         "chair": prep.chair,
-        **({"intent": "question"} if options.question else {}),
+        **({"intent": QUESTION} if options.question else {}),
         "critic": next((seat["alias"] for seat in prep.seats if seat["role"] == "critic"), None),
         "lenses": sorted(seat["lens"] for seat in prep.seats if seat["lens"]) or None,
         "labelMap": None,
@@ -491,7 +492,7 @@ class CouncilRun:
         if repeats_alias(aliases):
             meta["seats"] = self.prep.seats
         if self.prep.options.question:  # emit when set: a review's meta is unchanged
-            meta["intent"] = "question"
+            meta["intent"] = QUESTION
         return meta
 
     def check_cost_floor(self) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..council.seats import seat_file_stem
+from ..vocabulary import QUESTION
 
 CHAIR_LABEL = "Chair"
 CLAUDE = "claude"  # the reserved name of Claude's own review (`--claude-review`): never a seat
@@ -49,7 +50,7 @@ def seat_labels(run_dir: Path, doc: Mapping[str, Any],
 
 def stage1_prefix(doc: Mapping[str, Any]) -> str:
     """The Stage-1 files' prefix: `review-<seat>.md`, or a question council's `answer-<seat>.md`."""
-    return "answer" if doc.get("intent") == "question" else "review"
+    return "answer" if doc.get("intent") == QUESTION else "review"
 
 
 def reviewed(run_dir: Path, doc: Mapping[str, Any], seat: Mapping[str, Any]) -> bool:

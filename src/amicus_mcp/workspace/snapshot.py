@@ -18,6 +18,7 @@ from typing import Any
 from ..engine.run_state import legs_progress
 from ..engine.store import SessionStore
 from ..errors import AmicusError
+from ..vocabulary import QUESTION
 from . import DEFAULT_STALL_S
 from .fold import FOLD_FILE
 from .identities import CLAUDE, masks, seat_labels, stage1_prefix
@@ -77,7 +78,7 @@ def _detail(run_dir: Path, doc: dict[str, Any], now: datetime, stall_after_s: fl
     problems = [*label_notes, *collisions, *verdict_notes,
                 *(f"tally.json could not be read ({e})" for e in [tally_error] if e),
                 *(f"debate.json could not be read ({e})" for e in [debate_error] if e)]
-    question = doc.get("intent") == "question"
+    question = doc.get("intent") == QUESTION
     return {
         "live": live,
         "header": _header(doc),
@@ -113,8 +114,8 @@ def _header(doc: Mapping[str, Any]) -> dict[str, Any]:
     keys = ("status", "exitCode", "error", "createdAt", "completedAt", "abortRequestedAt", "crashDetected",
             "chair", "critic", "overallVerdict", "judged", "tierCounts")
     header = {k: doc.get(k) for k in keys}
-    if doc.get("intent") == "question":  # a question council: the page leads with the chair's answer
-        header["intent"] = "question"
+    if doc.get("intent") == QUESTION:  # a question council: the page leads with the chair's answer
+        header["intent"] = QUESTION
         header["answer"] = doc.get("answer") if isinstance(doc.get("answer"), str) else None
     header["bench"] = [str(s["id"]) for s in seat_list(doc)] or _strings(doc.get("bench"))
     header["currentStage"] = next((s["name"] for s in doc.get("stages") or []
