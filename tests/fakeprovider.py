@@ -19,6 +19,10 @@ each request to "m" and sends the Reply it returns (None falls back to the scrip
 queue per kind, so one model can answer, say, review prompts and judge prompts differently.
 `configure_fake(config_dir, fake, **settings)` writes the config.json that routes `fake/<model>` to it.
 `copycat(example)` is a weak model that answers with the example block its prompt shows.
+What a prompt asks for — a review, a judgement, a chair packet, a question council's answer,
+its answers' bundle, its ANSWER-line chair, a repair — is read off the prompt's fixed wording
+by `council_prompts.kind`; `question_members.py` (and `engine/council_helpers.py`) build council
+members from it that answer every one of those, well or as a weak model would.
 
 `KnownRecall` makes fake models of known recall for the eval's tests: which planted flaws each
 finds on each case and which false claims it adds, how the judges vote on each, the chair's

@@ -1,6 +1,6 @@
 """Policy packs: a named, versioned document that supplies a council run's defaults.
 
-A pack holds the choices a team makes once — the bench (a model list or a council name),
+A pack holds the choices a team makes once — the intent (review, or question), the bench (a model list or a council name),
 the chair, a critic or lenses, debate, a briefing template and its variables, the cost
 ceiling, the per-leg timeout and the gateway — so that "a council reviews every design doc"
 is one flag: `amicus council run --pack NAME|FILE`. Any flag typed as well overrides that
@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from .config import config_dir
 from .errors import BadArgs
 from .fsio import atomic_write_json, dumps_json, loads_json, read_bytes_bounded
+from .vocabulary import Intent
 
 PACKS_DIR = "packs"
 PACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")

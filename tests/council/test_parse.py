@@ -19,7 +19,7 @@ from amicus_mcp.council.parse import (
     parse_verdict_line,
     ranking_to_order,
 )
-from amicus_mcp.vocabulary import ANSWER_SCALE as TASK_ANSWERS
+from amicus_mcp.vocabulary import ANSWER_SCALE as QUESTION_ANSWERS
 from amicus_mcp.vocabulary import VERDICT_SCALE as REVIEW_VERDICTS
 
 FENCE = "```"
@@ -272,16 +272,16 @@ class TestVerdictLine:
     def test_absent(self) -> None:
         assert parse_verdict_line("No verdict at all.") is None
 
-    @pytest.mark.parametrize("phrase", TASK_ANSWERS)
+    @pytest.mark.parametrize("phrase", QUESTION_ANSWERS)
     def test_task_scale_reads_answer_lines(self, phrase: str) -> None:
-        assert parse_verdict_line(f"ANSWER: {phrase}\n", scale="task") == phrase
+        assert parse_verdict_line(f"ANSWER: {phrase}\n", scale="question") == phrase
 
     def test_scales_do_not_mix(self) -> None:
         text = "VERDICT: Ship it\nANSWER: Split\n"
-        assert parse_verdict_line(text, scale="task") == "Split"
+        assert parse_verdict_line(text, scale="question") == "Split"
         assert parse_verdict_line(text) == "Ship it"
-        assert parse_verdict_line("ANSWER: Ship it", scale="task") is None
-        assert parse_verdict_line("ANSWER: Splitting hairs", scale="task") is None
+        assert parse_verdict_line("ANSWER: Ship it", scale="question") is None
+        assert parse_verdict_line("ANSWER: Splitting hairs", scale="question") is None
 
     def test_unknown_scale_is_a_caller_error(self) -> None:
         with pytest.raises(ValueError):

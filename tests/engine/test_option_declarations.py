@@ -122,10 +122,10 @@ def test_a_command_line_becomes_the_options_model() -> None:
 
 
 async def tool_schemas() -> dict[str, dict[str, Any]]:
-    from amicus_mcp.mcp.server import build_tools
-    from amicus_mcp.mcp.state import ServerState
+    """Each tool's input schema as its handler builds it now (not as published.json recorded it)."""
+    from amicus_mcp.mcp.published import built_schemas
 
-    return {tool.name: tool.parameters for tool in build_tools(ServerState())}
+    return {name: schemas["inputSchema"] for name, schemas in built_schemas().items()}
 
 
 @pytest.mark.anyio
@@ -133,7 +133,7 @@ async def test_every_option_with_an_argument_is_an_argument_of_the_tools_that_ta
     tools = await tool_schemas()
     for tool, model, dropped in (("amicus_council_run", "run", set()), ("amicus_fanout", "wave", set()),
                                  ("amicus_eval", "run", {"prompt_file", "artifact", "claude_review", "out_dir",
-                                                         "template", "vars"})):
+                                                         "template", "vars", "intent"})):
         props = tools[tool]["properties"]
         for d in declared(model):
             if d.option.arg is None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
-from ..vocabulary import TIER_DISPLAY_ORDER, VERDICT_SCALE
+from ..vocabulary import CHAIR_LINES, INTENTS, QUESTION, TIER_DISPLAY_ORDER, VERDICT_SCALE
 from .option_flags import RUN
 from .output import say
 
@@ -34,6 +34,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("validate", help="check a Stage-1 review's findings block (exit 0 ok, 2 invalid, 1 bad args)")
     p.add_argument("file", help="the review file (prose + trailing ```json block)")
+    p.add_argument("--intent", choices=INTENTS, default="review",
+                   help="question: check a question council's answer block instead (answer, claims, assumptions, confidence)")
     p.add_argument("--json", action="store_true", help="print the council-validate document")
     p.set_defaults(handler=cmd_validate)
 
@@ -48,11 +50,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--decisions", help="JSON array of {id, decision, applied?, duplicateOf?, tierOverride?}")
     p.add_argument("-o", "--out", default="verdict.json", help="where to write the verdict (default ./verdict.json)")
     chair = p.add_mutually_exclusive_group()
-    chair.add_argument("--overall-verdict", choices=VERDICT_SCALE,
-                       help="the chair's VERDICT line, carried through verbatim (never invented); by default a "
-                            "re-decided run keeps the verdict its chair gave")
+    chair.add_argument("--overall-verdict", choices=CHAIR_LINES,
+                       help="the chair's VERDICT line (a question council: its ANSWER standing), carried through "
+                            "verbatim (never invented); by default a re-decided run keeps the verdict its chair gave")
     chair.add_argument("--no-overall-verdict", action="store_true",
                        help="write overallVerdict null even when the run's chair gave one")
+    p.add_argument("--answer", help="a question council: the sentence on the chair's ANSWER line, verbatim "
+                                    "(by default a re-decided run keeps the one its chair gave)")
     p.add_argument("--render", action="store_true",
                    help="also refresh report.html next to the verdict (in a run directory, a verdict other than "
                         "its verdict.json gets its own NAME.html: the run's report stays the run's)")
@@ -150,9 +154,15 @@ def _finish_run(args: argparse.Namespace, run: dict[str, Any], code: int, *, com
 def render_run(run: dict[str, Any]) -> str:
     from ..providers.cost import format_cost
 
-    lines = [f"Council run {run['runId']}: {run['status']} (exit {run['exitCode']})"]
+    question = run.get("intent") == QUESTION
+    lines = [f"Council run {run['runId']}{' (question)' if question else ''}: {run['status']} (exit {run['exitCode']})"]
     verdict = run.get("overallVerdict")
-    lines.append(f"  chair: {run['chair']} — VERDICT: {verdict}" if verdict else f"  chair: {run['chair']} — no chair verdict")
+    if question:
+        answer = f" — {run['answer']}" if isinstance(run.get("answer"), str) else ""
+        lines.append(f"  chair: {run['chair']} — ANSWER: {verdict}{answer}" if verdict
+                     else f"  chair: {run['chair']} — no chair answer")
+    else:
+        lines.append(f"  chair: {run['chair']} — VERDICT: {verdict}" if verdict else f"  chair: {run['chair']} — no chair verdict")
     counts = run.get("tierCounts") or {}
     if counts:
         lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in TIER_DISPLAY_ORDER))
@@ -170,13 +180,19 @@ def render_run(run: dict[str, Any]) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from ..council import answers
     from ..council.findings import validate_document, validate_findings
 
-    result = validate_findings(read_text(args.file, what="review file"))
+    if args.intent == QUESTION:  # a question council's answer block
+        answer = answers.validate_answer(read_text(args.file, what="answer file"))
+        result, doc, found = answer, answers.validate_document(answer), f"an answer with {len(answer['claims'])} key claim(s)"
+    else:
+        review = validate_findings(read_text(args.file, what="review file"))
+        result, doc, found = review, validate_document(review), f"{len(review['findings'])} finding(s)"
     if args.json:
-        _print_json(validate_document(result))
+        _print_json(doc)
     elif result["ok"]:
-        say(f"ok: {len(result['findings'])} finding(s) — {args.file}")
+        say(f"ok: {found} — {args.file}")
     else:
         say(f"invalid: {args.file}")
         for err in result["errors"]:
@@ -214,7 +230,7 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     run_id = record_run_id(record)
     run_dir = run_dir_near(run_id, out.parent, Path(args.file).parent)
     verdict = redecide(record, decisions, previous_verdict(run_id, out, run_dir),
-                       overall_verdict=args.overall_verdict, keep_verdict=not args.no_overall_verdict)
+                       overall_verdict=args.overall_verdict, keep_verdict=not args.no_overall_verdict, answer=args.answer)
     atomic_write_json(out, verdict)
     target = report_target(out, run_dir) if args.render else None
     if target is not None:

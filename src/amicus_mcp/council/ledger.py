@@ -33,6 +33,9 @@ Ledger rows (`council-ledger-row.schema.json`, one JSON object per line of the a
 * runId is copied when it is a string or a finite number, date / runType when they are
   strings; anything else (absent included) is written as null so every row has every key.
 * resolvedModel appears only when known (emit-when-set, never derived from the alias).
+* intent is `"question"` on every row of a question council's record (its findings are the
+  answers' key claims, its street-cred the answers' ranks) and absent on a review's, so a
+  review's rows are byte-identical to those written before question councils existed.
 
 `derive_stats` folds rows into `{schemaVersion:2, type:"council-stats", models:[...]}`
 (`council-stats.schema.json`): one entry per `resolvedModel or model`, in order of first
@@ -49,7 +52,7 @@ from typing import Any
 
 from .. import config, fsio
 from ..errors import BadArgs
-from ..vocabulary import CONFORMANCES, SEVERITIES
+from ..vocabulary import CONFORMANCES, QUESTION, SEVERITIES
 
 LEDGER_SCHEMA_VERSION = 2
 STATS_SCHEMA_VERSION = 2
@@ -211,6 +214,7 @@ def _run_fields(meta: dict[str, Any]) -> dict[str, Any]:
         "runId": run_id,
         "date": date if isinstance(date, str) else None,
         "runType": run_type if isinstance(run_type, str) else None,
+        **({"intent": QUESTION} if meta.get("intent") == QUESTION else {}),
     }
 
 

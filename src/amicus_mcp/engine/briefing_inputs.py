@@ -29,6 +29,7 @@ from ..council.templates import BriefingTemplate, check_known_values, compose, p
 from ..errors import AmicusError, BadArgs, MissingPrompt
 from ..fsio import read_bytes_bounded, read_text
 from ..packs import LoadedPack, load_pack, sha256_of
+from ..vocabulary import QUESTION
 
 if TYPE_CHECKING:
     from .options import RunOptions
@@ -59,6 +60,8 @@ class LoadedTemplate:
         doc: dict[str, Any] = {"name": self.template.name, "source": self.source, "path": self.path,
                                "hash": self.hash, "title": self.template.title,
                                "description": self.template.description, "variables": self.template.describe()}
+        if self.template.intent == QUESTION:  # emit when set: a review template's document is unchanged
+            doc["intent"] = QUESTION
         if body:
             doc["body"] = self.template.body
         return doc
@@ -174,6 +177,8 @@ class ComposedBriefing:
         template = self.template.record()
         if self.values:
             template["vars"] = self.values
+        if self.template.template.intent == QUESTION:  # emit when set: a review template's record is unchanged
+            template["intent"] = QUESTION
         return {"template": template, "artifact": self.artifact.record()}
 
 
@@ -280,6 +285,19 @@ def _shown(field: str) -> str:
 
     flags = {d.field: d.option.flag.name for d in declared("run") if d.option.flag is not None}
     return flags[field].removeprefix("--") if field in flags else field
+
+
+def resolve_intent(options: RunOptions, template_intent: str | None) -> str:
+    """The run's intent: as typed (or set by the pack), else the template's, else review. A
+    template that frames the other intent is refused: its words would contradict the contract."""
+    intent = options.intent or template_intent or "review"
+    if template_intent is not None and intent != template_intent:
+        with blame_pack(options, "intent", "template"):
+            framed = "a question" if template_intent == QUESTION else "a review"
+            raise BadArgs(f"--intent {intent} does not fit template '{options.template}', which frames {framed}",
+                          hint="pick a template of this intent ('amicus council template list' shows each one's), "
+                               "or drop --intent to follow the template")
+    return intent
 
 
 @contextmanager

@@ -39,12 +39,13 @@ from typing import Any
 
 import anyio
 
-from ..council import briefings
+from ..council import briefings, question_briefings
 from ..config import load_config
-from ..council.anonymize import Anonymized, StageOneReview, anonymize, tally_input
+from ..council.anonymize import ANSWER_NOUN, REVIEW_NOUN, Anonymized, StageOneReview, anonymize, tally_input
+from ..council.answers import answer_details, validate_answer
 from ..council.findings import validate_findings
 from ..council.ledger import append_ledger, read_ledger
-from ..council.parse import chair_sections
+from ..council.parse import chair_dissent, chair_sections
 from ..council.report import build_report
 from ..council.seats import Seat, build_seats, repeats_alias
 from ..council.tally import tally
@@ -52,7 +53,9 @@ from ..council.verdict import merge_verdict
 from ..errors import AmicusError, BadArgs, ClaudeReviewInvalid, CostExceeded, CouncilQuorum
 from ..fsio import atomic_write_text, read_text
 from ..providers.routing import ProviderRegistry, resolve_model
-from .briefing_inputs import apply_pack, blame_pack, check_briefing_source, compose_briefing, is_template_file
+from ..vocabulary import QUESTION
+from .briefing_inputs import (apply_pack, blame_pack, check_briefing_source, compose_briefing, is_template_file,
+                              resolve_intent)
 from .chair import chair_packet, run_chair
 from .context import Prepared, RunContext
 from .debate_round import DebateRound
@@ -93,6 +96,9 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         briefing, records = compose_or_read(options)
     else:
         briefing = check_material(briefing, what="the run's briefing", allow_secrets=options.allow_secrets)
+    template_record = (records or {}).get("template")
+    template_intent = (template_record.get("intent", "review") if isinstance(template_record, dict) else None)
+    options = options.model_copy(update={"intent": resolve_intent(options, template_intent)})
     with blame_pack(options, "gateway"):
         gateway = check_gateway(options.gateway)
     with blame_pack(options, "timeout_min"):
@@ -125,7 +131,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
             )
     with blame_pack(options, "critic", "lenses", "bench"):
         seats = seat_table(bench.models, critic=options.critic, lenses=options.lenses)
-    claude_review = read_claude_review(options.claude_review) if options.claude_review else None
+    claude_review = read_claude_review(options.claude_review, question=options.question) if options.claude_review else None
     if claude_review is not None:  # the bench reads it too: it is material like the briefing
         claude_review = check_material(claude_review, what=f"Claude's review '{options.claude_review}'",
                                        allow_secrets=options.allow_secrets)
@@ -133,7 +139,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     with blame_pack(options, "bench", "chair"):
         plan = plan_run(briefing=briefing, date=datetime.now(timezone.utc).strftime("%Y-%m-%d"), seats=seats,
                         routes=bench.routes, chair=chair, chair_route=chair_route, catalog=bench.catalog,
-                        claude_review=claude_review)
+                        claude_review=claude_review, question=options.question)
     with blame_pack(options, "max_cost", "bench", "chair"):
         check_ceiling(plan, options.max_cost)
     store = SessionStore(resolve_project(options.project))
@@ -191,17 +197,21 @@ def seat_table(models: Sequence[str], *, critic: str | None, lenses: Sequence[st
     return build_seats(models, roles=roles, lenses=lens_of)
 
 
-def read_claude_review(path: str) -> str:
-    """Claude's own review, validated like any other — before anything is spent."""
+def read_claude_review(path: str, *, question: bool = False) -> str:
+    """Claude's own review (a question council: Claude's own answer), validated like any
+    other — before anything is spent."""
+    what = "answer" if question else "review"
     try:
-        text = read_text(path, what="Claude's review file")
+        text = read_text(path, what=f"Claude's {what} file")
     except AmicusError as err:
         raise ClaudeReviewInvalid(err.message, hint=err.hint) from None
-    result = validate_findings(text)
+    result: dict[str, Any] = dict(validate_answer(text) if question else validate_findings(text))
     if not result["ok"]:
         problems = "; ".join(f"{e['code']}: {e['detail']}" for e in result["errors"][:3])
-        raise ClaudeReviewInvalid(f"Claude's review '{path}' is not a valid review: {problems}",
-                                  hint="end it with a ```json block {overall, findings[]}; check it with 'amicus council validate'")
+        hint = ("end it with a ```json block {answer, claims[], assumptions[], confidence}; check it with "
+                "'amicus council validate --intent question'" if question else
+                "end it with a ```json block {overall, findings[]}; check it with 'amicus council validate'")
+        raise ClaudeReviewInvalid(f"Claude's {what} '{path}' is not a valid {what}: {problems}", hint=hint)
     return text
 
 
@@ -217,6 +227,7 @@ def initial_manifest(prep: Prepared) -> dict[str, Any]:
         "stages": [],
         "bench": [seat["alias"] for seat in prep.seats],
         "chair": prep.chair,
+        **({"intent": QUESTION} if options.question else {}),
         "critic": next((seat["alias"] for seat in prep.seats if seat["role"] == "critic"), None),
         "lenses": sorted(seat["lens"] for seat in prep.seats if seat["lens"]) or None,
         "labelMap": None,
@@ -282,6 +293,8 @@ class CouncilRun:
         """`resumed`: the run.json of a run being resumed (resume.py reopened it): the run keeps
         its clock, and its `resumes` (the last entry is this attempt's)."""
         self.prep = prep
+        self.chair_answer: str | None = None  # a question council: the sentence on the chair's ANSWER line
+        self.answers: list[dict[str, Any]] = []  # a question council: verdict.json `answers`
         started = parse_iso(resumed["createdAt"]) if resumed is not None else None
         self.ctx = RunContext(prep, registry, started_at=started, resuming=resumed is not None)
         manifest = initial_manifest(prep)
@@ -362,16 +375,18 @@ class CouncilRun:
     async def _stages(self) -> tuple[dict[str, Any], int]:
         ctx, p = self.ctx, self.prep
         # The standard composed briefing is always on record, whatever briefs the seats got.
-        ctx.write("briefing-stage1.md", briefings.seat_briefing(p.briefing, date=ctx.date))
+        compose = question_briefings.question_briefing if p.options.question else briefings.seat_briefing
+        ctx.write("briefing-stage1.md", compose(p.briefing, date=ctx.date))
         outcomes = await run_stage1(ctx)
         usable = [o for o in outcomes if o.review is not None]
         refused = [r for r in ctx.state.doc.get("budgetRefusals", []) if r.get("stage") == "stage1"]
+        noun = "answer" if p.options.question else "review"
         if len(usable) < 2 and refused:  # the ceiling took the bench below two, not the seats
             raise CostExceeded(f"the ${p.options.max_cost} --max-cost ceiling had no room for {len(refused)} of "
-                               f"{len(outcomes)} Stage-1 reviews, so only {len(usable)} review(s) exist; a council needs 2",
+                               f"{len(outcomes)} Stage-1 {noun}s, so only {len(usable)} {noun}(s) exist; a council needs 2",
                                hint="raise --max-cost (the spend already made counts against it) or use cheaper models")
         if len(usable) < 2:
-            raise CouncilQuorum(f"only {len(usable)} of {len(outcomes)} seats produced a usable review; a council needs 2",
+            raise CouncilQuorum(f"only {len(usable)} of {len(outcomes)} seats produced a usable {noun}; a council needs 2",
                                 hint="check the seats' errors in run.json `legs`, then re-run")
         if ctx.exhausted:
             held = (f" (and ${ctx.budget.held:.4f} reserved by legs lost in flight, which may have been billed)"
@@ -383,7 +398,7 @@ class CouncilRun:
         reviews = [o.review for o in usable if o.review is not None]
         if p.claude_review is not None:  # Claude's review is judged, always under the last label
             reviews.append(self.claude_entry())
-        anon = anonymize(reviews)
+        anon = anonymize(reviews, ANSWER_NOUN if p.options.question else REVIEW_NOUN)
         ctx.record("labelMap", anon.label_map)
         ctx.checkpoint()
         cross = await run_stage2(ctx, anon, usable)
@@ -403,6 +418,8 @@ class CouncilRun:
         packet = chair_packet(ctx, anon, self.authors(usable), self.tally_input(anon, cross, p.chair, rows=False), record)
         chair = await run_chair(ctx, packet)
         chair_alias, verdict_line = chair.alias, chair.verdict
+        self.chair_answer = chair.answer
+        self.answers = self.answers_fact(anon) if p.options.question else []
 
         final_input = self.tally_input(anon, cross, chair_alias or p.chair)
         if round_ is not None:
@@ -439,11 +456,33 @@ class CouncilRun:
 
     def claude_entry(self) -> StageOneReview:
         text = self.prep.claude_review or ""
-        self.ctx.write("review-claude.md", text)
+        question = self.prep.options.question
+        self.ctx.write("answer-claude.md" if question else "review-claude.md", text)
         self.ctx.add_row({"model": "claude", "role": "claude", "wasChair": False, "conformance": "clean",
                           "status": "complete", "durationMs": None, "usage": None},
                          stage=1, position=len(self.prep.seats) + 1)
+        if question:
+            parsed = validate_answer(text)
+            return StageOneReview("claude", "claude", text, parsed["claims"], structured=True,
+                                  details=answer_details(parsed))
         return StageOneReview("claude", "claude", text, validate_findings(text)["findings"], structured=True)
+
+    def answers_fact(self, anon: Anonymized) -> list[dict[str, Any]]:
+        """verdict.json `answers`: each answer as the judges read it, by label, unblinded."""
+        out = []
+        for label in anon.labels:
+            alias, seat = anon.label_map[label], anon.seat_map[label]
+            entry: dict[str, Any] = {"label": label, "model": alias}
+            if seat != alias:
+                entry["seat"] = seat
+            detail = anon.details.get(label)
+            entry["structured"] = detail is not None
+            if detail is not None:
+                entry.update(answer=detail["answer"], confidence=detail["confidence"],
+                             assumptions=list(detail["assumptions"]))
+            entry["claims"] = [f["id"] for f in anon.findings if f["label"] == label]
+            out.append(entry)
+        return out
 
     def meta(self, chair: str) -> dict[str, Any]:
         aliases = [s["alias"] for s in self.prep.seats]
@@ -453,6 +492,8 @@ class CouncilRun:
                                 "claudeInCouncil": claude}
         if repeats_alias(aliases):
             meta["seats"] = self.prep.seats
+        if self.prep.options.question:  # emit when set: a review's meta is unchanged
+            meta["intent"] = QUESTION
         return meta
 
     def check_cost_floor(self) -> None:
@@ -468,14 +509,15 @@ class CouncilRun:
         doc = self.ctx.state.doc
         degrades = list(doc.get("degrades", []))
         lost = {f"{d['what']}: {d['why']}" for d in degrades}
+        facts: dict[str, Any] = {"debate": doc.get("debate"), "degrades": degrades,
+                                 "notices": [n for n in self.ctx.notices if n not in lost]}
+        if self.prep.options.question:
+            read = chair_dissent(chair_text) if chair_text else None
+            return {"answer": self.chair_answer, "synthesis": read.synthesis if read else None,
+                    "dissent": read.hard_questions if read else [], "answers": self.answers, **facts}
         sections = chair_sections(chair_text) if chair_text else None
-        return {
-            "synthesis": sections.synthesis if sections else None,
-            "hardQuestions": sections.hard_questions if sections else [],
-            "debate": doc.get("debate"),
-            "degrades": degrades,
-            "notices": [n for n in self.ctx.notices if n not in lost],
-        }
+        return {"synthesis": sections.synthesis if sections else None,
+                "hardQuestions": sections.hard_questions if sections else [], **facts}
 
     def finish(self, record: dict[str, Any], verdict: dict[str, Any]) -> tuple[dict[str, Any], int]:
         ctx = self.ctx
@@ -484,6 +526,8 @@ class CouncilRun:
         doc["judged"] = record["judged"]
         doc["tierCounts"] = record["tierCounts"]
         doc["overallVerdict"] = verdict["overallVerdict"]
+        if isinstance(verdict.get("answer"), str):  # a question council's one-sentence answer
+            doc["answer"] = verdict["answer"]
         if ctx.notices:
             doc["notices"] = ctx.notices
         code = 2 if ctx.degraded else 0

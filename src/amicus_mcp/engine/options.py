@@ -37,7 +37,7 @@ from pydantic.alias_generators import to_camel
 from pydantic.fields import FieldInfo
 
 from ..errors import BadArgs, BadSession
-from ..vocabulary import MODEL_PATTERN, TAG_PATTERN
+from ..vocabulary import MODEL_PATTERN, QUESTION, TAG_PATTERN, Intent
 
 OPTIONS_FILE = "options.json"
 BRIEFING_FILE = "briefing.md"  # beside it: the briefing as the run read it (a worker briefs off this copy)
@@ -93,6 +93,7 @@ class Option:
     # Written to options.json only when it differs from its default, so the documents (and
     # hashes) of runs from before the option existed are unchanged.
     when_set: bool = False
+    omitted: tuple[Any, ...] = ()  # with when_set: further values written as if unset (a review's intent)
     hint: str | None = None  # what a refused value should look like
 
 
@@ -210,7 +211,8 @@ class _Options(BaseModel):
     prompt_file: Annotated[str | None, Option(
         flag=Flag("--prompt-file", "the briefing: what to review and how (or --template with --artifact)"),
         arg=Arg("briefingFile", "Briefing file",
-                "The briefing: what to review and how (a file in the project; never inline). Or template + artifact",
+                "The briefing: what to review and how, or the question to answer (a file in the project; never "
+                "inline). Or template + artifact",
                 path="file"),
         one_run=True, briefing=True)] = None
     # Send material that looks like it holds a secret (pre-flight refuses it).
@@ -240,6 +242,16 @@ class RunOptions(_Options):
                              "(default deepseek; the embedded model for the local bench)"),
         arg=Arg("chair", "Chair model", "Chair model; must not be a bench seat (default deepseek)"),
         pack="chair", pack_type=NonEmpty | None)] = None
+    # review (the default) or question; None until pre-flight resolves it (typed, pack, template).
+    # options.json writes it only for a question, so every review's document is unchanged.
+    intent: Annotated[Intent | None, Option(
+        flag=Flag("--intent", "review (the default): review an artifact; question: answer the briefing's question, "
+                              "rank the answers and end with an ANSWER line"),
+        arg=Arg("intent", "Intent",
+                "review (default): the council reviews the briefing's material; question: it answers the "
+                "briefing's question — each seat answers, the judges rank the answers and vote on their key "
+                "claims, and the chair ends with an ANSWER line"),
+        pack="intent", when_set=True, omitted=("review",), briefing=True)] = None  # an eval's cases are reviews
     max_cost: Annotated[float | None, Option(  # whole-run ceiling on known spend, USD
         flag=Flag("--max-cost", "whole-run ceiling on known spend, USD"),
         arg=Arg("maxCost", "Cost ceiling (USD)", "Whole-run ceiling on known spend, USD"),
@@ -265,12 +277,14 @@ class RunOptions(_Options):
     claude_review: Annotated[str | None, Option(  # a file with Claude's own review, judged but never judging
         flag=Flag("--claude-review", "a file with Claude's own review, judged by the bench (never judges or chairs)"),
         arg=Arg("claudeReviewFile", "Claude's review file",
-                "Claude's own review (a file in the project), judged by the bench", path="file"),
+                "Claude's own review (a file in the project), judged by the bench; for a question: Claude's own "
+                "answer, in the answer contract", path="file"),
         one_run=True, briefing=True)] = None
     template: Annotated[str | None, Option(  # a briefing template (name or file) composed with `artifact`
         flag=Flag("--template", "a briefing template (built-in or user name, or a file); needs --artifact on a run"),
         arg=Arg("template", "Briefing template",
-                "design-doc, pr-diff, plan, prd, essay, a user template, or a template file in the project: "
+                "design-doc, pr-diff, plan, prd, essay, question (a question council), a user template, or a "
+                "template file in the project: "
                 "composes the briefing from artifact (instead of briefingFile)", path=".md"),
         pack="template", pack_type=NonEmpty | None, briefing=True)] = None
     artifact: Annotated[str | None, Option(  # the file the council reviews, for a template
@@ -309,6 +323,10 @@ class RunOptions(_Options):
     def document(self) -> dict[str, Any]:
         """The `options.json` document (paths absolute, identity left to run.json)."""
         return _document(self)
+
+    @property
+    def question(self) -> bool:
+        return self.intent == QUESTION
 
 
 class WaveOptions(_Options):
@@ -399,7 +417,7 @@ def refused(model: type[BaseModel], exc: ValidationError) -> BadArgs:
 def _document(options: RunOptions | WaveOptions) -> dict[str, Any]:
     doc: dict[str, Any] = normalised(options).model_dump(mode="json", by_alias=True)
     for d in declared("run" if isinstance(options, RunOptions) else "wave"):
-        if d.option.when_set and getattr(options, d.field) == d.info.default:
+        if d.option.when_set and getattr(options, d.field) in (d.info.default, *d.option.omitted):
             doc.pop(d.key, None)
     return doc
 

@@ -115,7 +115,10 @@ class Snapshot(Out):
     completed_at: str | None = None
     run_dir: str | None = None
     exit_code: int | None = None
-    overall_verdict: str | None = None
+    intent: Literal["question"] | None = Field(default=None, description="council run: present for a question council")
+    overall_verdict: str | None = Field(default=None, description=(
+        "council run: the chair's VERDICT line, or a question council's ANSWER standing"))
+    answer: Fenced | None = Field(default=None, description="a question council: the sentence on the chair's ANSWER line")
     tier_counts: dict[str, int] | None = None
     judged: bool | None = None
     report: str | None = Field(default=None, description="council run: path of report.html once written")

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..vocabulary import MODEL_PATTERN, TAG_PATTERN, OverallVerdict
+from ..vocabulary import MODEL_PATTERN, TAG_PATTERN, ChairLine
 from .option_args import RUN, flag_arguments
 
 __all__ = ["MODEL_PATTERN", "TASK_ID_PATTERN", "Project", "RunRef", "TagFilter", "Verdict", "arg", "argument_names"]
@@ -30,7 +30,7 @@ Project = RUN.annotation(next(d for d in RUN.declared() if d.field == "project")
 # What status / wait / read / abort take: an id, or a council run's directory inside the project roots.
 RunRef = Annotated[str, arg("Run, wave or leg", "A council run id or run directory (inside the project), a wave id or "
                                                 "a leg id", min_length=1, max_length=4096)]
-Verdict = OverallVerdict  # the chair's verdict scale (vocabulary)
+Verdict = ChairLine  # the chair's VERDICT line, or a question council's ANSWER standing (vocabulary)
 TagFilter = Annotated[str | None, arg("Run tag", "Only the council runs started with this tag", pattern=TAG_PATTERN)]
 
 # The eval tool's own arguments, by the `amicus eval run` flag engine messages use.

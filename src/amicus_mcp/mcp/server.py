@@ -115,7 +115,9 @@ def build_tools(state: ServerState) -> list[Tool]:
     return [
         make_tool(council.council_run, name="amicus_council_run", title="Start a council run",
                   description="Start a headless council review of a briefing file (Stage 1 reviews, anonymized "
-                              "cross-review, tally, chair verdict). Validates everything first; returns the runId at once.",
+                              "cross-review, tally, chair verdict) — or, with intent question, a question council "
+                              "(answers, ranked blind, their key claims tiered, the chair's ANSWER line). Validates "
+                              "everything first; returns the runId at once.",
                   annotations=_hints(read_only=False, open_world=True), output=RunStarted),
         make_tool(council.council_resume, name="amicus_council_resume", title="Resume a council run",
                   description="Continue a council run that crashed, was killed or was aborted, from its last "

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..vocabulary import QUESTION
 from .fence import fence, fence_all
 from .models import NEXT_READ, NEXT_RESUME, NEXT_WAIT, Cost, LegRow, Snapshot
 
@@ -63,6 +64,8 @@ def _run(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
         cost=_cost(leg.get("usage") for leg in legs if leg.get("status") != "running"),
         created_at=doc.get("createdAt"), completed_at=doc.get("completedAt"), run_dir=run_dir,
         exit_code=doc.get("exitCode"), overall_verdict=doc.get("overallVerdict"),
+        intent=QUESTION if doc.get("intent") == QUESTION else None,
+        answer=fence(doc["answer"]) if isinstance(doc.get("answer"), str) else None,  # the chair wrote it
         tier_counts=doc.get("tierCounts"), judged=doc.get("judged"),
         report=str(report) if report is not None and report.exists() else None,
         error=_error(doc.get("error")), degrades=_degrades(doc.get("degrades")) or None,

@@ -87,8 +87,10 @@ class CouncilTools:
 
     async def council_tally(
         self,
-        meta: Annotated[dict[str, Any], arg("Run metadata", "{runId, models[], runType?, date?, chair?, claudeInCouncil?, seats?}")],
-        findings: Annotated[list[dict[str, Any]], arg("Findings", "[{id, raiser, severity, claim?, location?}]")],
+        meta: Annotated[dict[str, Any], arg("Run metadata", "{runId, models[], runType?, date?, chair?, claudeInCouncil?, "
+                                                            "seats?, intent?: review|question}")],
+        findings: Annotated[list[dict[str, Any]], arg("Findings", "[{id, raiser, severity, claim?, location?}]; a question "
+                                                                  "council's key claims: [{id, raiser, claim}]")],
         adjudications: Annotated[list[dict[str, Any]], arg("Adjudications", "[{findingId, judge, verdict: agree|dispute|neutral}]")],
         rankings: Annotated[list[dict[str, Any]], arg("Rankings", "[{judge, order: [model | [tied models]]}]")],
         runStats: Annotated[list[dict[str, Any]] | None, arg("Per-leg stats", "Per-leg rows: model, role, status, durationMs, usage")] = None,
@@ -111,7 +113,10 @@ class CouncilTools:
         record: Annotated[dict[str, Any], arg("Tally record", "The tally record amicus_council_tally returned")],
         decisions: Annotated[list[dict[str, Any]] | None, arg(
             "Stage-4 decisions", "Stage-4 decisions: [{id, decision, applied?, duplicateOf?, tierOverride?}]")] = None,
-        overallVerdict: Annotated[Verdict | None, arg("Overall verdict", "The chair's VERDICT line, verbatim; never invented")] = None,
+        overallVerdict: Annotated[Verdict | None, arg(
+            "Overall verdict", "The chair's VERDICT line (a question council: its ANSWER standing), verbatim; never invented")] = None,
+        answer: Annotated[str | None, arg(
+            "Chair's answer", "A question council: the sentence after the standing on the chair's ANSWER line, verbatim")] = None,
         render: Annotated[bool, arg("Render the report", "Also return the Markdown report")] = False,
         outDir: Annotated[str | None, arg("Report directory", "With render: refresh <outDir>/report.html (inside the project)")] = None,
         project: Project = None,
@@ -131,7 +136,8 @@ class CouncilTools:
         # Into a council run's directory, re-deciding keeps what the run decided (as the CLI does).
         run_id = record_run_id(record)
         run_dir = run_dir_near(run_id, folder) if folder is not None else None
-        verdict = redecide(record, decisions or [], previous_verdict(run_id, None, run_dir), overall_verdict=overallVerdict)
+        verdict = redecide(record, decisions or [], previous_verdict(run_id, None, run_dir), overall_verdict=overallVerdict,
+                           answer=answer)
         result = VerdictResult(verdict=verdict)
         if render:
             result.markdown = build_report(verdict, fmt="md", record=record)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..council.report import format_money
 from ..engine.run_state import STAGE_ORDER
+from ..vocabulary import QUESTION
 from .identities import CHAIR_LABEL, display_label, primary_leg, reviewed
 
 DEAD_STATUSES = ("error", "timeout", "crashed")  # crashed: in flight when the engine died
@@ -243,8 +244,12 @@ def run_total(doc: Mapping[str, Any]) -> dict[str, Any]:
 def chair_panel(doc: Mapping[str, Any], *, live: bool, output: dict[str, Any] | None) -> dict[str, Any]:
     verdict = doc.get("overallVerdict")
     attempts = [a for a in doc.get("chairAttempts") or [] if isinstance(a, dict)]
+    question = doc.get("intent") == QUESTION
+    extra = {"line": "ANSWER", "answer": doc.get("answer") if isinstance(doc.get("answer"), str) else None} \
+        if question else {}  # a question council's chair gives an ANSWER line
     return {
         "verdict": verdict if isinstance(verdict, str) else None,
+        **extra,
         "model": doc.get("chair"),
         "conformance": doc.get("chairConformance"),
         "attempts": [{"model": a.get("model"), "outcome": a.get("outcome"), "reason": a.get("reason")} for a in attempts],
@@ -263,5 +268,6 @@ def no_verdict_reason(doc: Mapping[str, Any], *, live: bool) -> str:
     if live:
         return "the chair is deliberating" if chair == "running" else "the chair has not run yet"
     error = doc.get("error")
-    ended = f"the run ended ({doc.get('status')}) before the chair gave a verdict"
+    gave = "an answer" if doc.get("intent") == QUESTION else "a verdict"
+    ended = f"the run ended ({doc.get('status')}) before the chair gave {gave}"
     return f"{ended}: {error.get('code')}: {error.get('message')}" if isinstance(error, dict) else ended
