@@ -24,19 +24,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from processes import FakeProvider, add_interpreters, environment, fake_config, interpreters, timed
 
-from fakeprovider import FakeProvider, Reply, by_prompt, chat, prompt_of, usage  # noqa: E402
-from council_prompts import kind  # noqa: E402
+from council_prompts import kind
+from fakeprovider import Reply, by_prompt, chat, prompt_of, usage
 
 SIZES = (3, 8, 16)
 SEQUENTIAL_STAGES = 3  # Stage 1, Stage 2, the chair
@@ -92,36 +89,23 @@ def script_council(fake: FakeProvider, size: int, latency: float) -> list[str]:
     return [f"fake/{n}" for n in names]
 
 
-def timed(argv: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"{argv[:4]} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    return elapsed
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=2.0, help="per-call latency L in seconds")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--python", default=sys.executable, help="the interpreter that runs the engine")
-    parser.add_argument("--compare", default=None, help="a second engine's interpreter, measured alternately")
+    add_interpreters(parser, "the engine")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp, FakeProvider() as fake:
         root = Path(tmp)
-        config = root / "config"
-        config.mkdir()
-        (config / "config.json").write_text(json.dumps({"providers": {"fake": {"baseUrl": fake.base_url}}}))
-        env = {**os.environ, "AMICUS_CONFIG_DIR": str(config), "AMICUS_FANOUT_MAX_LEGS": str(max(SIZES) * 2)}
+        env = environment(AMICUS_CONFIG_DIR=str(fake_config(root, fake)), AMICUS_FANOUT_MAX_LEGS=str(max(SIZES) * 2))
         project = root / "project"
         project.mkdir()
         brief = root / "briefing.md"
         brief.write_text("Review the design of the widget cache.\n\n" + "The cache evicts on every write.\n" * 50)
 
         ideal = SEQUENTIAL_STAGES * args.latency
-        engines = [args.python] + ([args.compare] if args.compare else [])
+        engines = interpreters(args)
         print(f"L = {args.latency:.3f} s, {SEQUENTIAL_STAGES} sequential model stages (ideal {ideal:.3f} s), "
               f"whole processes, best of {args.repeats}")
         for n, python in enumerate(engines, 1):

@@ -6,17 +6,18 @@ spawned fresh N times, alternating, and spoken to over stdio with raw newline-de
 JSON-RPC as Claude Code would (`clientInfo` claude-code, protocol 2025-11-25). The figures
 are medians; the ratio is amicus-mcp / minimal.
 
-    python bench/mcp_cold_start.py [--repeats 10]
+    python bench/mcp_cold_start.py [--repeats 10] [--python PY] [--compare PY]
 
-amicus-mcp is run as the `amicus-mcp` console script when it is installed next to this
-interpreter, else as `python -m amicus_mcp.mcp` (the same code).
+amicus-mcp is run as the `amicus-mcp` console script when it is installed next to the
+interpreter, else as `python -m amicus_mcp.mcp` (the same code). `--python` runs it from
+another interpreter (another checkout's venv); `--compare` adds a second one, measured
+alternately with the others, so two versions are compared under the same load in one sitting.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -24,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import IO, Any
+
+from processes import add_interpreters, environment
 
 MINIMAL_SERVER = '''\
 from mcp.server import MCPServer
@@ -47,9 +50,9 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
 
 
-def amicus_command() -> list[str]:
-    script = Path(sys.executable).with_name("amicus-mcp")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "amicus_mcp.mcp"]
+def amicus_command(python: str) -> list[str]:
+    script = Path(python).with_name("amicus-mcp")
+    return [str(script)] if script.exists() else [python, "-m", "amicus_mcp.mcp"]
 
 
 def send(pipe: IO[bytes], message: dict[str, Any]) -> None:
@@ -98,13 +101,16 @@ def one_start(command: list[str], env: dict[str, str], cwd: str) -> tuple[float,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=10)
+    add_interpreters(parser, "amicus-mcp")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
         minimal = Path(tmp) / "minimal_server.py"
         minimal.write_text(MINIMAL_SERVER, encoding="utf-8")
-        env = {**os.environ, "AMICUS_CONFIG_DIR": str(Path(tmp) / "config")}
-        servers = {"amicus-mcp": amicus_command(), "minimal MCPServer": [sys.executable, str(minimal)]}
+        env = environment(AMICUS_CONFIG_DIR=str(Path(tmp) / "config"))
+        servers = {"amicus-mcp": amicus_command(args.python), "minimal MCPServer": [sys.executable, str(minimal)]}
+        if args.compare:
+            servers["amicus-mcp (compare)"] = amicus_command(args.compare)
         for command in servers.values():  # warm the OS file cache and bytecode caches once, unmeasured
             one_start(command, env, tmp)
         runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in servers}
@@ -113,15 +119,19 @@ def main() -> None:
                 runs[name].append(one_start(command, env, tmp))
 
     print(f"MCP cold start over stdio, median of {args.repeats} fresh spawns each (Python {sys.version.split()[0]})")
-    print(f"{'server':<18} {'tools':>5} {'initialize':>11} {'tools/list':>11}")
+    for name, command in servers.items():
+        print(f"  {name}: {command[0]}")
+    print(f"{'server':<20} {'tools':>5} {'initialize':>11} {'tools/list':>11}")
     medians: dict[str, tuple[float, float]] = {}
     for name, rows in runs.items():
         init = statistics.median(r[0] for r in rows)
         listed = statistics.median(r[1] for r in rows)
         medians[name] = (init, listed)
-        print(f"{name:<18} {rows[0][2]:>5} {init * 1000:>9.0f}ms {listed * 1000:>9.0f}ms")
-    ours, floor = medians["amicus-mcp"], medians["minimal MCPServer"]
-    print(f"ratio amicus-mcp / minimal: initialize {ours[0] / floor[0]:.2f}x, tools/list {ours[1] / floor[1]:.2f}x")
+        print(f"{name:<20} {rows[0][2]:>5} {init * 1000:>9.0f}ms {listed * 1000:>9.0f}ms")
+    floor = medians["minimal MCPServer"]
+    for name in (n for n in servers if n != "minimal MCPServer"):
+        ours = medians[name]
+        print(f"ratio {name} / minimal: initialize {ours[0] / floor[0]:.2f}x, tools/list {ours[1] / floor[1]:.2f}x")
 
 
 if __name__ == "__main__":

@@ -6,12 +6,12 @@ test points it at the loopback fake provider itself. Subprocesses inherit the va
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from fakeprovider import FakeProvider
+from fakeprovider import FakeProvider, configure_fake
 from hypothesis import settings
 
 # Unit tests never time things: a property test fails on what it checks, never on how long an
@@ -56,10 +56,15 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def fake(config_dir: Path) -> Iterator[FakeProvider]:
+def fake_settings() -> dict[str, Any]:
+    """What config.json says about the fake provider beside its URL: nothing, unless a test folder
+    overrides this (the workspace's fake bills what its replies' `usage.cost` says)."""
+    return {}
+
+
+@pytest.fixture
+def fake(config_dir: Path, fake_settings: dict[str, Any]) -> Iterator[FakeProvider]:
     """The loopback fake provider, reachable as `fake/<model>` through an ordinary config entry."""
     with FakeProvider() as server:
-        (config_dir / "config.json").write_text(
-            json.dumps({"providers": {"fake": {"baseUrl": server.base_url}}}), encoding="utf-8"
-        )
+        configure_fake(config_dir, server, **fake_settings)
         yield server

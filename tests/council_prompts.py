@@ -14,13 +14,26 @@ _EXAMPLE = re.compile(r"```json[ \t]*\n.*?\n```", re.S)
 
 
 def kind(prompt: str) -> str:
-    """What the engine is asking for, read off the prompt templates' fixed wording."""
+    """What the engine is asking for, read off the prompt templates' fixed wording. A question
+    council's own prompts are `question`, `question-judge`, `question-chair`, `question-repair`
+    and `question-chair-repair`; its debate prompts answer in the review's forms, so they are
+    `defense` and `revote` too (`question_debate` tells them apart)."""
+    if prompt.startswith("# Council question briefing"):
+        return "question"
+    if prompt.startswith("# Cross-review of answers"):
+        return "question-judge"
+    if prompt.startswith("# Council chair — a question"):
+        return "question-chair"
     if prompt.startswith("# Council review briefing"):
         return "stage1"
     if prompt.startswith("# Cross-review"):
         return "judge"
     if prompt.startswith("# Council chair"):
         return "chair"
+    if "Your previous answer ended with an answer block" in prompt:
+        return "question-repair"
+    if "it does not end with an answer line" in prompt:
+        return "question-chair-repair"
     if prompt.startswith("# Matching review findings to known flaws"):
         return "matcher"
     if "Your previous review ended with a findings block" in prompt or "Your previous reply was empty" in prompt:
@@ -29,13 +42,19 @@ def kind(prompt: str) -> str:
         return "judge-repair"
     if "You wrote the synthesis below as a council's chair" in prompt:
         return "chair-repair"
-    if "You reviewed some material and raised the findings below" in prompt:
+    if "You reviewed some material and raised the findings below" in prompt or "your answer rests on the key claims below" in prompt:
         return "defense"
-    if "You judged the findings below earlier and disputed them" in prompt:
+    if "You judged the findings below earlier and disputed them" in prompt or "You judged the key claims below earlier" in prompt:
         return "revote"
     if "Your previous reply ended with a json block that could not be read" in prompt:
         return "debate-repair"
     return "other"
+
+
+def question_debate(prompt: str) -> bool:
+    """Whether a debate prompt is a question council's (it speaks of key claims)."""
+    return ("You answered a question, and your answer rests on the key claims below" in prompt
+            or "You judged the key claims below earlier and disputed them" in prompt)
 
 
 def example_block(prompt: str) -> str | None:
@@ -45,6 +64,12 @@ def example_block(prompt: str) -> str | None:
     if not blocks:
         return None
     return blocks[-1] if kind(prompt).endswith("repair") else blocks[0]
+
+
+def answers_index(prompt: str) -> dict[str, str]:
+    """{claim id: claim} as a question council's judge bundle lists its key claims."""
+    index = prompt.split("## Key claims index", 1)[1].split("## The answers", 1)[0]
+    return dict(re.findall(r"^- \*\*([A-Z]\d+)\*\* — (.*)$", index, re.M))
 
 
 def judge_index(prompt: str) -> dict[str, str]:

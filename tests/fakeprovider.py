@@ -17,7 +17,12 @@ A model can also answer by what it is asked: `fake.respond("m", fn)` calls `fn(b
 each request to "m" and sends the Reply it returns (None falls back to the script).
 `by_prompt(classify, {...})` builds such a function from a prompt classifier and one reply
 queue per kind, so one model can answer, say, review prompts and judge prompts differently.
+`configure_fake(config_dir, fake, **settings)` writes the config.json that routes `fake/<model>` to it.
 `copycat(example)` is a weak model that answers with the example block its prompt shows.
+What a prompt asks for — a review, a judgement, a chair packet, a question council's answer,
+its answers' bundle, its ANSWER-line chair, a repair — is read off the prompt's fixed wording
+by `council_prompts.kind`; `question_members.py` (and `engine/council_helpers.py`) build council
+members from it that answer every one of those, well or as a weak model would.
 
 `KnownRecall` makes fake models of known recall for the eval's tests: which planted flaws each
 finds on each case and which false claims it adds, how the judges vote on each, the chair's
@@ -36,6 +41,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from amicus_mcp.providers.base import CompletionRequest, Message
@@ -355,6 +361,15 @@ class FakeProvider:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+def configure_fake(config_dir: Path, fake: FakeProvider, *, extra: Mapping[str, Any] | None = None,
+                   **settings: Any) -> None:
+    """config.json that makes `fake` the server "fake" (models `fake/<name>`): its base URL with
+    `settings` beside it (`cost="reported"`, `apiKeyEnv=…`, `structuredOutputs=True`), and any other
+    top-level keys in `extra` (`councils`, …). The one way every test folder configures the fake."""
+    doc = {"providers": {"fake": {"baseUrl": fake.base_url, **settings}}, **(extra or {})}
+    (config_dir / "config.json").write_text(json.dumps(doc), encoding="utf-8")
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -32,8 +32,10 @@ STATUS_SETS = (v.RUN_STATUSES, v.TERMINAL_RUN_STATUSES, v.RESUMABLE_RUN_STATUSES
                v.WAVE_STATUSES, v.TERMINAL_WAVE_STATUSES, v.CASE_STATUSES)
 # family → the sets the vocabulary names in it. A family's words are the union of its sets.
 FAMILIES: dict[str, tuple[tuple[str, ...], ...]] = {
-    "verdict": (v.VERDICT_SCALE,),
-    "answer": (v.ANSWER_SCALE,),
+    # the chair's closing line: a review's VERDICT scale, a question's ANSWER standings, or either
+    "chair line": (v.VERDICT_SCALE, v.ANSWER_SCALE, v.CHAIR_LINES),
+    "intent": (v.INTENTS,),
+    "answer confidence": (v.ANSWER_CONFIDENCES,),
     "tier": (v.TIERS, v.TIER_DISPLAY_ORDER, v.DEBATED_TIERS),
     "vote": (v.VOTES,),
     "severity": (v.SEVERITIES,),
@@ -45,7 +47,7 @@ FAMILIES: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 # Words common enough to appear in other sets ("error" is also a chair attempt's outcome, "clean" an
 # eval placement): an enum is one of these families only when every word of it is that family's.
-GENERIC = frozenset({"status", "conformance"})
+GENERIC = frozenset({"status", "conformance", "intent", "answer confidence"})
 
 
 def words(family: str) -> frozenset[str]:
@@ -100,7 +102,7 @@ def test_every_shipped_schema_enum_of_vocabulary_words_is_the_vocabulary() -> No
     families, problems = check_schema_enums(documents)
     assert problems == []
     # The check reached every family the schemas spell (it cannot pass by matching nothing).
-    assert families == set(FAMILIES) - {"answer"}
+    assert families == set(FAMILIES)
 
 
 def test_the_schema_enum_check_reports_a_drifted_enum() -> None:
@@ -130,8 +132,10 @@ async def test_every_mcp_tool_schema_enum_of_vocabulary_words_is_the_vocabulary(
     families, problems = check_schema_enums(documents)
     assert problems == []
     verdict = next(t for t in tools if t.name == "amicus_verdict").input_schema["properties"]["overallVerdict"]
-    assert list(v.VERDICT_SCALE) in [list(e) for _, e in enums(verdict)]  # the MCP argument type is the scale
-    assert "verdict" in families
+    assert list(v.CHAIR_LINES) in [list(e) for _, e in enums(verdict)]  # the MCP argument type is the scale
+    assert "chair line" in families
+    intent = next(t for t in tools if t.name == "amicus_council_run").input_schema["properties"]["intent"]
+    assert list(v.INTENTS) in [list(e) for _, e in enums(intent)]
 
 
 # --------------------------------------------------------------------------- no second copy
@@ -264,7 +268,8 @@ def subparser(parser: argparse.ArgumentParser, *path: str) -> argparse.ArgumentP
     for name in path:
         group = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         parser = group.choices[name]
-    return parser
+    complete = getattr(parser, "complete", None)  # the run flags are added when their command is chosen
+    return complete() if complete is not None else parser
 
 
 def choices(parser: argparse.ArgumentParser, flag: str) -> tuple[str, ...]:
@@ -275,7 +280,9 @@ def test_the_cli_takes_its_choices_from_the_vocabulary() -> None:
     from amicus_mcp.cli import build_parser
 
     parser = build_parser()
-    assert choices(subparser(parser, "council", "verdict"), "--overall-verdict") == v.VERDICT_SCALE
+    assert choices(subparser(parser, "council", "verdict"), "--overall-verdict") == v.CHAIR_LINES
+    assert choices(subparser(parser, "council", "run"), "--intent") == v.INTENTS
+    assert choices(subparser(parser, "council", "validate"), "--intent") == v.INTENTS
     assert choices(subparser(parser, "council", "gate"), "--fail-on") == v.GATE_LEVELS
 
 
@@ -284,8 +291,8 @@ def test_the_prompt_files_take_the_verdict_scale_from_the_vocabulary() -> None:
 
     prompts = SRC / "prompts"
     spelled = [f"{path.name}: {phrase!r}" for path in sorted(prompts.glob("*.md"))
-               for phrase in v.VERDICT_SCALE if phrase in path.read_text(encoding="utf-8")]
-    assert spelled == []  # each spells `$verdict_forms`, `$ship_it`, … instead
+               for phrase in (*v.VERDICT_SCALE, *v.ANSWER_SCALE) if phrase in path.read_text(encoding="utf-8")]
+    assert spelled == []  # each spells `$verdict_forms`, `$ship_it`, `$answer_standings`, … instead
 
     record = {"findings": [], "streetCred": []}
     packet = briefings.chair_packet(briefing="B", date="2026-07-02", record=record, findings=[], reviews=[], rankings=[])
@@ -294,6 +301,15 @@ def test_the_prompt_files_take_the_verdict_scale_from_the_vocabulary() -> None:
     assert all(f'"{p}": ' in packet for p in v.VERDICT_SCALE)
     assert repair.endswith("\n\n" + "\n".join(f"VERDICT: {p}" for p in v.VERDICT_SCALE) + "\n")
     assert "$" not in packet.split("## How to close", 1)[1] and "$" not in repair
+
+    from amicus_mcp.council import question_briefings
+
+    asked = question_briefings.question_chair_packet(briefing="Q", date="2026-07-02", record={"findings": []},
+                                                     ranking=[], answers=[], rankings=[])
+    again = question_briefings.chair_answer_repair_prompt("a synthesis")
+    assert "`ANSWER: <Converged, Split or Insufficient> — <the council's answer in one sentence>`" in asked
+    assert all(f'"{p}": ' in asked for p in v.ANSWER_SCALE) and "where the standing is one of" in again
+    assert "$" not in asked.split("## How to close", 1)[1] and "$" not in again
 
 
 def test_the_vocabulary_imports_nothing_from_the_package() -> None:
@@ -312,4 +328,5 @@ def test_the_sets_agree_with_each_other() -> None:
     assert set(v.LEG_OUTCOMES) < set(v.TERMINAL_LEG_STATUSES) and "running" not in v.TERMINAL_LEG_STATUSES
     assert (v.SHIP_IT, v.FIX_THESE_FIRST, v.FUNDAMENTAL_RETHINK) == v.VERDICT_SCALE
     assert {name: phrases for name, (_, phrases) in v.VERDICT_SCALES.items()} == {
-        "review": v.VERDICT_SCALE, "task": v.ANSWER_SCALE}
+        "review": v.VERDICT_SCALE, "question": v.ANSWER_SCALE}
+    assert v.CHAIR_LINES == (*v.VERDICT_SCALE, *v.ANSWER_SCALE) and set(v.VERDICT_SCALES) == set(v.INTENTS)

@@ -1,18 +1,18 @@
 """Where amicus keeps its state, and the user's `config.json`.
 
-The config dir is `$AMICUS_CONFIG_DIR`, else `~/.config/amicus`. It holds `config.json`
+The config dir is `$AMICUS_CONFIG_DIR`, else `~/.config/amicus` (`places.config_dir`). It holds `config.json`
 (aliases, saved councils, routing and workspace preferences), the reliability ledger
 `council-ledger.jsonl`, and later the model catalog cache and the keys file `.env`.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from .errors import BadArgs
 from .fsio import atomic_write_json, read_json
+from .places import config_dir
 
 CONFIG_FILE = "config.json"
 LEDGER_FILE = "council-ledger.jsonl"
@@ -43,13 +43,6 @@ DEFAULT_ALIASES: dict[str, str] = {
     "kimi": "openrouter/moonshotai/kimi-k2.6",
     "seed": "openrouter/bytedance-seed/seed-2.0-lite",
 }
-
-
-def config_dir() -> Path:
-    override = os.environ.get("AMICUS_CONFIG_DIR")
-    if override:
-        return Path(override).expanduser()
-    return Path.home() / ".config" / "amicus"
 
 
 def config_path() -> Path:

@@ -34,7 +34,8 @@ class Check:
 
 def check_keys() -> Check:
     from .providers.endpoints import DIRECT_VENDORS, OPENROUTER_KEY_ENV
-    from .providers.keys import env_file_path, get_key
+    from .places import env_file_path
+    from .providers.keys import get_key
 
     names = [OPENROUTER_KEY_ENV, *(n for v in DIRECT_VENDORS.values() for n in v.key_names)]
     found = [name for name in names if get_key(name) is not None]
@@ -95,7 +96,7 @@ def check_browser() -> Check:
 
 
 def check_config_dir(*, fix: bool = False) -> Check:
-    from .providers.keys import env_file_path
+    from .places import env_file_path
 
     folder = config_dir()
     if fix:

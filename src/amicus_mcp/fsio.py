@@ -11,7 +11,6 @@ masked on the way out (`secrets.redact_text`).
 
 from __future__ import annotations
 
-import codecs
 import json
 import os
 import re
@@ -20,10 +19,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from .errors import BadArgs
 from .secrets import mask_configured, redact_text
+from .textcodec import decode_text
 
 # Reads: the largest document or briefing amicus reads, and the variable that overrides it.
 DEFAULT_MAX_INPUT_BYTES = 8 * 1024 * 1024
@@ -102,29 +100,6 @@ def atomic_write_json(path: str | os.PathLike[str], doc: Any, *, mask_keys: bool
                       indent: int | None = 2) -> Path:
     # dumps_json already masked every key value (and credential shape): not twice per write.
     return atomic_write_text(path, dumps_json(doc, mask_keys=mask_keys, indent=indent) + "\n", mask_keys=False)
-
-
-def decode_text(raw: bytes) -> str:
-    """Decode bytes written by any common editor or shell.
-
-    Windows PowerShell 5.1 redirects output as UTF-16 LE with a BOM, and some editors add a
-    UTF-8 BOM; both must read as the same document as plain UTF-8.
-    """
-    for bom, encoding in (
-        (codecs.BOM_UTF32_LE, "utf-32-le"),
-        (codecs.BOM_UTF32_BE, "utf-32-be"),
-        (codecs.BOM_UTF8, "utf-8"),
-        (codecs.BOM_UTF16_LE, "utf-16-le"),
-        (codecs.BOM_UTF16_BE, "utf-16-be"),
-    ):
-        if raw.startswith(bom):
-            return raw[len(bom):].decode(encoding)
-    # BOM-less UTF-16: every other byte of ASCII text is NUL.
-    if len(raw) >= 2 and raw[1:2] == b"\x00" and raw[0:1] != b"\x00":
-        return raw.decode("utf-16-le")
-    if len(raw) >= 2 and raw[0:1] == b"\x00" and raw[1:2] != b"\x00":
-        return raw.decode("utf-16-be")
-    return raw.decode("utf-8")
 
 
 def max_input_bytes() -> int:
@@ -369,6 +344,8 @@ def append_jsonl(path: str | os.PathLike[str], rows: list[dict[str, Any]]) -> No
     # Every row is serialized before the file is touched: a row that cannot be written
     # (NaN, Infinity) fails the whole append instead of leaving the rows before it behind.
     lines = "".join(dumps_json(row, indent=None) + "\n" for row in rows)
+    from filelock import FileLock  # here: only a ledger append needs it (~10 ms to import)
+
     with FileLock(str(target) + ".lock", timeout=30):
         with open(target, "a", encoding="utf-8") as handle:
             handle.write(lines)

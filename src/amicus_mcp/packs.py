@@ -1,6 +1,6 @@
 """Policy packs: a named, versioned document that supplies a council run's defaults.
 
-A pack holds the choices a team makes once — the bench (a model list or a council name),
+A pack holds the choices a team makes once — the intent (review, or question), the bench (a model list or a council name),
 the chair, a critic or lenses, debate, a briefing template and its variables, the cost
 ceiling, the per-leg timeout and the gateway — so that "a council reviews every design doc"
 is one flag: `amicus council run --pack NAME|FILE`. Any flag typed as well overrides that
@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -26,17 +27,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from .config import config_dir
 from .errors import BadArgs
 from .fsio import atomic_write_json, dumps_json, loads_json, read_bytes_bounded
+from .vocabulary import Intent
 
 PACKS_DIR = "packs"
 PACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 MAX_PACK_BYTES = 64 * 1024
 
-# The run options a pack may set, by their JSON key (the same names run.json `options` uses).
-PACK_FIELDS = ("models", "council", "chair", "critic", "lenses", "debate", "template", "vars",
-               "maxCost", "timeout", "gateway")
 
+class PackDocument(BaseModel):
+    """A pack's own keys. Its settings — the run options a pack may hold, by their pack key —
+    are the RunOptions fields that declare one (`pack_model`)."""
 
-class Pack(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     schemaVersion: Literal[2] = 2
@@ -44,48 +45,65 @@ class Pack(BaseModel):
     name: Annotated[str, Field(pattern=PACK_NAME.pattern)]
     version: Annotated[int, Field(ge=1)] = 1
     description: str | None = None
-    models: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=2)] | None = None
-    council: Annotated[str, Field(min_length=1)] | None = None
-    chair: Annotated[str, Field(min_length=1)] | None = None
-    critic: Annotated[str, Field(min_length=1)] | None = None
-    lenses: Annotated[list[str], Field(min_length=1)] | None = None
-    debate: bool | None = None
-    template: Annotated[str, Field(min_length=1)] | None = None
-    vars: dict[str, str] | None = None
-    maxCost: Annotated[float, Field(gt=0)] | None = None
-    timeout: Annotated[float, Field(gt=0)] | None = None
-    gateway: Literal["auto", "direct", "openrouter"] | None = None
 
     @model_validator(mode="before")
     @classmethod
     def _numbers(cls, data: Any) -> Any:
         # strict mode refuses an int where a float is declared; 2 dollars is 2.0 dollars.
         if isinstance(data, dict):
-            for key in ("maxCost", "timeout"):
+            for key in number_keys():
                 if isinstance(data.get(key), int) and not isinstance(data.get(key), bool):
                     data = {**data, key: float(data[key])}
         return data
 
     @model_validator(mode="after")
-    def _coherent(self) -> Pack:
-        if self.models is not None and self.council is not None:
+    def _coherent(self) -> PackDocument:
+        settings = self.settings()
+        if "models" in settings and "council" in settings:
             raise ValueError("set one of models / council, not both")
-        if self.vars is not None and self.template is None:
+        if "vars" in settings and "template" not in settings:
             raise ValueError("vars are for a template: set template as well")
         return self
 
     def document(self) -> dict[str, Any]:
-        """The pack as JSON: every key that is set, in schema order (emit-when-set)."""
+        """The pack as JSON: every key that is set, in model order (emit-when-set)."""
         return self.model_dump(exclude_none=True)
 
     def settings(self) -> dict[str, Any]:
         """Only the run options the pack sets."""
-        return {k: v for k, v in self.document().items() if k in PACK_FIELDS}
+        keys = pack_keys()
+        return {k: v for k, v in self.document().items() if k in keys}
+
+
+@cache
+def pack_model() -> type[PackDocument]:
+    """The pack document's model: its own keys, then one optional key per run option a pack may hold."""
+    from pydantic import create_model
+
+    from .engine.options import packed
+
+    fields: dict[str, Any] = {d.option.pack: (d.option.pack_type or d.annotation, None) for d in packed()}
+    return create_model("Pack", __base__=PackDocument, **fields)
+
+
+@cache
+def pack_keys() -> tuple[str, ...]:
+    """The run options a pack may set, by their pack key (run.json `options` uses the same names)."""
+    from .engine.options import packed
+
+    return tuple(str(d.option.pack) for d in packed())
+
+
+@cache
+def number_keys() -> tuple[str, ...]:
+    from .engine.options import packed
+
+    return tuple(str(d.option.pack) for d in packed() if d.is_number)
 
 
 @dataclass(frozen=True)
 class LoadedPack:
-    pack: Pack
+    pack: PackDocument
     source: Literal["saved", "file"]
     path: Path
     hash: str
@@ -101,25 +119,27 @@ def packs_dir() -> Path:
 
 
 def is_pack_file(ref: str) -> bool:
-    return "/" in ref or "\\" in ref or ref.endswith(".json")
+    from .engine.options import names_a_file
+
+    return names_a_file(ref, ".json")
 
 
 def sha256_of(raw: bytes) -> str:
     return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
-def parse_pack(raw: bytes, *, where: str) -> Pack:
+def parse_pack(raw: bytes, *, where: str) -> PackDocument:
     try:
         doc = loads_json(raw, what=f"pack {where}")
     except BadArgs as err:
         raise BadArgs(err.message, hint="a pack is one JSON object; see 'amicus council pack show'") from None
     try:
-        return Pack.model_validate(doc)
+        return pack_model().model_validate(doc)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "pack"
         raise BadArgs(f"pack {where}: {field}: {first['msg']}",
-                      hint=f"a pack's keys are name, version, description and {', '.join(PACK_FIELDS)}") from None
+                      hint=f"a pack's keys are name, version, description and {', '.join(pack_keys())}") from None
 
 
 def load_pack(ref: str) -> LoadedPack:

@@ -23,7 +23,8 @@ Two jobs, one vocabulary of what a secret looks like:
   password>`, `os.environ["PW"]`, `password: SecretStr`) are not secrets. A hit names the
   line and the kind, never the value.
 
-Nothing here imports beyond the standard library at import time (fsio and errors use it).
+Nothing here imports beyond the standard library and the two ground-floor modules that find
+and read the keys file (`places`, `keysfile`): errors, fsio and config all mask through it.
 """
 
 from __future__ import annotations
@@ -34,7 +35,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
+
+from .keysfile import load_env_file
+from .places import env_file_path
 
 REDACTED = "***"
 
@@ -130,19 +135,13 @@ def _keys_file() -> dict[str, str]:
 
 @lru_cache(maxsize=8)
 def _keys_file_path(*_inputs: str | None) -> str:
-    """`providers.keys.env_file_path()`, once per value of the variables it is derived from
+    """`places.env_file_path()`, once per value of the variables it is derived from
     (every redaction asks for it)."""
-    from .providers.keys import env_file_path
-
     return str(env_file_path())
 
 
 @lru_cache(maxsize=8)
 def _keys_file_at(path: str, _mtime_ns: int, _size: int) -> tuple[tuple[str, str], ...]:
-    from pathlib import Path
-
-    from .providers.keys import load_env_file
-
     return tuple(load_env_file(Path(path)).items())
 
 

@@ -16,25 +16,46 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
+# --- what a council is asked --------------------------------------------------------------
+# A review council judges an artifact; a question council answers a question (each seat answers,
+# the judges rank the answers and vote on their key claims). `review` is every run's default,
+# and the only intent a document leaves unsaid (a review's documents carry no `intent` key).
+
+Intent = Literal["review", "question"]
+INTENTS: tuple[Intent, ...] = get_args(Intent)
+REVIEW, QUESTION = INTENTS
+
 # --- the chair's closing line ------------------------------------------------------------
-# A review council's chair ends with `VERDICT: <phrase>`; a task council's with `ANSWER: <phrase>`.
+# A review council's chair ends with `VERDICT: <phrase>`; a question council's with
+# `ANSWER: <standing> — <the answer in one sentence>` (the original tool's `task` intent).
 # Both scales run from the best outcome to the worst.
 
 OverallVerdict = Literal["Ship it", "Fix these first", "Fundamental rethink"]
 VERDICT_SCALE: tuple[OverallVerdict, ...] = get_args(OverallVerdict)
 SHIP_IT, FIX_THESE_FIRST, FUNDAMENTAL_RETHINK = VERDICT_SCALE
 
-TaskAnswer = Literal["Converged", "Split", "Insufficient"]
-ANSWER_SCALE: tuple[TaskAnswer, ...] = get_args(TaskAnswer)
+# How a question council's answers relate: they agree; they disagree and the chair took a side;
+# the material does not let the council answer.
+AnswerStanding = Literal["Converged", "Split", "Insufficient"]
+ANSWER_SCALE: tuple[AnswerStanding, ...] = get_args(AnswerStanding)
+# Either closing line's phrase: what `overallVerdict` may hold.
+ChairLine = Literal[OverallVerdict, AnswerStanding]
+CHAIR_LINES: tuple[ChairLine, ...] = get_args(ChairLine)
 
-VerdictScaleName = Literal["review", "task"]
+VerdictScaleName = Intent  # each intent's chair closes on its own scale
 VERDICT_MARKER = "VERDICT"
 ANSWER_MARKER = "ANSWER"
 # scale name → (the line's marker, its phrases)
 VERDICT_SCALES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "review": (VERDICT_MARKER, VERDICT_SCALE),
-    "task": (ANSWER_MARKER, ANSWER_SCALE),
+    REVIEW: (VERDICT_MARKER, VERDICT_SCALE),
+    QUESTION: (ANSWER_MARKER, ANSWER_SCALE),
 }
+
+# --- a question council's answers ---------------------------------------------------------
+
+# How likely a seat holds its own answer is to be right (the answer contract's `confidence`).
+AnswerConfidence = Literal["high", "medium", "low"]
+ANSWER_CONFIDENCES: tuple[AnswerConfidence, ...] = get_args(AnswerConfidence)
 
 # --- findings -----------------------------------------------------------------------------
 
@@ -104,3 +125,11 @@ TERMINAL_WAVE_STATUSES: tuple[WaveStatus, ...] = WAVE_STATUSES[1:]
 # One case of an eval run: not started yet, a council run's status, or never started (a signal).
 CaseStatus = Literal["pending", RunStatus, "skipped"]
 CASE_STATUSES: tuple[CaseStatus, ...] = get_args(CaseStatus)
+
+
+# --- how an id is spelled -----------------------------------------------------------------
+# The options model checks these, and the MCP tools publish them as argument patterns without
+# importing the options model at start-up.
+
+MODEL_PATTERN = r"^[A-Za-z0-9_/.@:][A-Za-z0-9_/.@:-]{0,199}$"  # a model id or alias as a tool argument
+TAG_PATTERN = r"^[A-Za-z0-9._-]{1,64}$"  # a run tag

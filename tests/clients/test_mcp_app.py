@@ -10,7 +10,6 @@ snapshots through the host, while the run goes, until the chair's verdict.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 from apps_host import Relay, bundle_host
-from fakeprovider import FakeProvider, Reply, chat, error, usage
+from fakeprovider import FakeProvider, Reply, chat, configure_fake, error, usage
 from workspace_helpers import judge, member, review
 
 from amicus_mcp.mcp.app_view import SNAPSHOT_TOOL, VIEW_URI
@@ -45,8 +44,7 @@ def expect(locator: Any) -> Any:
 @pytest.fixture
 def priced(fake: FakeProvider, config_dir: Path) -> FakeProvider:
     """The fake provider as server "fake" whose replies' `usage.cost` is the billed cost."""
-    (config_dir / "config.json").write_text(
-        json.dumps({"providers": {"fake": {"baseUrl": fake.base_url, "cost": "reported"}}}), encoding="utf-8")
+    configure_fake(config_dir, fake, cost="reported")
     return fake
 
 
@@ -208,4 +206,32 @@ def test_abort_from_the_inline_view(page: Any, relay: Relay, priced: FakeProvide
     assert relay.tool_calls("amicus_abort") == 1
     resume = view.locator(".banner.resume").inner_text()
     assert resume.endswith(f"Ask Claude to resume run {started['result']['structuredContent']['runId']}.")
+    assert page.errors == []
+
+
+def test_a_question_council_inline(page: Any, relay: Relay, priced: FakeProvider, project: Path) -> None:
+    """The inline view of a question council (the workspace page, over the host bridge): the
+    chair's ANSWER line, the ranked answers, the claim matrix."""
+    from council_prompts import kind
+    from fakeprovider import by_prompt
+    from question_members import QUESTION, question_judge, question_table
+
+    for name in ("alpha", "bravo", "chair"):
+        table = question_table(name, claims=1, usage=usage(1000, 300, cost=0.001))
+        table["question-judge"] = question_judge(order=["B", "A"], usage=usage(1500, 200, cost=0.001))
+        priced.respond(name, by_prompt(kind, table))
+    (project / "question.md").write_text(QUESTION, encoding="utf-8")
+    open_host(page, relay)
+    started = page.evaluate("(args) => host.run('amicus_council_run', args)", {
+        "briefingFile": "question.md", "intent": "question", "models": ["fake/alpha", "fake/bravo"],
+        "chair": "fake/chair"})
+    assert not started["result"].get("isError"), started["result"]
+    view = page.frame_locator(f"#{started['frame']}")
+    expect(view.locator("#chair .verdict")).to_have_text("ANSWER: Converged", timeout=30000)
+    assert "Use Postgres for the session store." in view.locator("#chair").inner_text()
+    expect(view.locator("#chair-title")).to_have_text("Chair answer")
+    expect(view.locator("#ranking tbody tr")).to_have_count(2)
+    assert view.locator("#ranking tbody tr:nth-child(1) td").all_inner_texts()[:3] == ["1", "Answer B", "fake/bravo"]
+    expect(view.locator("#matrix-title")).to_have_text("Claim matrix")
+    expect(view.locator("#matrix tbody tr")).to_have_count(2)
     assert page.errors == []

@@ -7,13 +7,13 @@ import json
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polling import wait_for
 
 from amicus_mcp import fsio
 from amicus_mcp.council import ledger
@@ -590,6 +590,7 @@ CHILD = textwrap.dedent(
     rec = json.loads(Path(sys.argv[5]).read_text(encoding="utf-8"))
     rec["meta"]["runId"] = f"proc-{worker}"
     rec["meta"]["runType"] = "x" * 65536  # lines far past any I/O buffer: a torn write would show
+    (go.parent / f"ready-{worker}").touch()
     while not go.exists():
         time.sleep(0.005)
     for _ in range(count):
@@ -607,7 +608,8 @@ def test_concurrent_appends_from_several_processes_keep_lines_whole(tmp_path: Pa
         subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(go), str(i), str(per_worker), str(WORKED_TALLY)])
         for i in range(workers)
     ]
-    time.sleep(0.5)  # let every child reach the start line so the appends overlap
+    wait_for(lambda: all((tmp_path / f"ready-{i}").exists() for i in range(workers)),
+             what="every child at the start line")  # so the appends overlap
     go.touch()
     assert [p.wait(timeout=120) for p in procs] == [0] * workers
     lines = path.read_text(encoding="utf-8").splitlines()

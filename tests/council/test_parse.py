@@ -14,13 +14,12 @@ from amicus_mcp.council.parse import (
     apply_revotes,
     finding_id_sort_key,
     parse_defense,
-    parse_final_ranking,
     parse_judge_output,
     parse_revote,
     parse_verdict_line,
     ranking_to_order,
 )
-from amicus_mcp.vocabulary import ANSWER_SCALE as TASK_ANSWERS
+from amicus_mcp.vocabulary import ANSWER_SCALE as QUESTION_ANSWERS
 from amicus_mcp.vocabulary import VERDICT_SCALE as REVIEW_VERDICTS
 
 FENCE = "```"
@@ -239,61 +238,6 @@ class TestRankingToOrder:
         assert ranking == ["Review B", ["Review A", "Review C"]]
 
 
-# --------------------------------------------------------------- parse_final_ranking
-
-
-class TestFinalRanking:
-    def test_basic(self) -> None:
-        text = "Thoughts.\n\nFINAL RANKING:\n1. Review C\n2. Review A\n3. Review B\n"
-        assert parse_final_ranking(text, LABELS) == ["Review C", "Review A", "Review B"]
-
-    def test_tolerates_parens_bold_trailing_text_and_blank_lines(self) -> None:
-        text = (
-            "**FINAL RANKING:**\n\n"
-            "1) **Review B** — the sharpest\n"
-            "\n"
-            "**2.** Review A: solid\n"
-            "  3. Review C (thin)\n"
-        )
-        assert parse_final_ranking(text, LABELS) == ["Review B", "Review A", "Review C"]
-
-    def test_heading_marker(self) -> None:
-        assert parse_final_ranking("## FINAL RANKING:\n1. Review A", LABELS) == ["Review A"]
-
-    def test_last_marker_wins(self) -> None:
-        text = "FINAL RANKING:\n1. Review A\n\nOn reflection:\nFINAL RANKING:\n1. Review B\n2. Review A\n"
-        assert parse_final_ranking(text, LABELS) == ["Review B", "Review A"]
-
-    def test_stops_at_the_first_other_line(self) -> None:
-        text = "FINAL RANKING:\n1. Review A\nThat is all.\n2. Review B\n"
-        assert parse_final_ranking(text, LABELS) == ["Review A"]
-
-    def test_unknown_items_skipped_and_repeats_keep_first_place(self) -> None:
-        text = "FINAL RANKING:\n1. Review Q\n2. Review B\n3. Review B\n4. Review A\n"
-        assert parse_final_ranking(text, LABELS) == ["Review B", "Review A"]
-
-    def test_line_order_not_printed_numbers(self) -> None:
-        assert parse_final_ranking("FINAL RANKING:\n2. Review A\n1. Review B", LABELS) == ["Review A", "Review B"]
-
-    def test_label_needs_a_boundary(self) -> None:
-        labels = ["Review A", "Review AB"]
-        assert parse_final_ranking("FINAL RANKING:\n1. Review AB\n2. Review Ax\n", labels) == ["Review AB"]
-
-    @pytest.mark.parametrize(
-        "text",
-        ["no marker\n1. Review A", "FINAL RANKING:\n", "FINAL RANKING:\nReview A\n",
-         "FINAL RANKING:\n1. Nobody\n", "final ranking:\n1. Review A",
-         "FINAL RANKING:\n1. Review A\nFINAL RANKING:\n1. nothing valid\n"],
-    )
-    def test_none_when_absent_or_nothing_valid_follows(self, text: str) -> None:
-        assert parse_final_ranking(text, LABELS) is None
-
-    def test_crlf(self) -> None:
-        assert parse_final_ranking("FINAL RANKING:\r\n1. Review B\r\n2. Review A\r\n", LABELS) == [
-            "Review B", "Review A"
-        ]
-
-
 # ---------------------------------------------------------------- parse_verdict_line
 
 
@@ -328,16 +272,16 @@ class TestVerdictLine:
     def test_absent(self) -> None:
         assert parse_verdict_line("No verdict at all.") is None
 
-    @pytest.mark.parametrize("phrase", TASK_ANSWERS)
+    @pytest.mark.parametrize("phrase", QUESTION_ANSWERS)
     def test_task_scale_reads_answer_lines(self, phrase: str) -> None:
-        assert parse_verdict_line(f"ANSWER: {phrase}\n", scale="task") == phrase
+        assert parse_verdict_line(f"ANSWER: {phrase}\n", scale="question") == phrase
 
     def test_scales_do_not_mix(self) -> None:
         text = "VERDICT: Ship it\nANSWER: Split\n"
-        assert parse_verdict_line(text, scale="task") == "Split"
+        assert parse_verdict_line(text, scale="question") == "Split"
         assert parse_verdict_line(text) == "Ship it"
-        assert parse_verdict_line("ANSWER: Ship it", scale="task") is None
-        assert parse_verdict_line("ANSWER: Splitting hairs", scale="task") is None
+        assert parse_verdict_line("ANSWER: Ship it", scale="question") is None
+        assert parse_verdict_line("ANSWER: Splitting hairs", scale="question") is None
 
     def test_unknown_scale_is_a_caller_error(self) -> None:
         with pytest.raises(ValueError):
@@ -525,8 +469,6 @@ def test_parsers_never_raise(text: str) -> None:
     judged = parse_judge_output(text, LABELS, IDS)
     assert judged["ok"] == (judged["errors"] == [])
     assert all(e["code"] in JUDGE_ERROR_CODES for e in judged["errors"])
-    ranked = parse_final_ranking(text, LABELS)
-    assert ranked is None or (ranked and set(ranked) <= set(LABELS) and len(set(ranked)) == len(ranked))
     assert parse_verdict_line(text) in (None, *REVIEW_VERDICTS)
     defended = parse_defense(text, ["A1", "B1"])
     assert set(defended["responses"]) == {"A1", "B1"}

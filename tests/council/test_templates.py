@@ -9,7 +9,8 @@ import pytest
 from amicus_mcp.council.templates import compose, fence, parse_template, parse_var_args, resolve_values
 from amicus_mcp.errors import BadArgs
 
-BUILTINS = ("design-doc", "pr-diff", "plan", "prd", "essay")
+BUILTINS = ("design-doc", "pr-diff", "plan", "prd", "essay")  # each frames a review
+QUESTION_TEMPLATES = ("question",)  # each frames a question for a question council
 
 SMALL = """---
 {"title": "Small", "description": "a test template",
@@ -40,7 +41,22 @@ def test_every_builtin_parses_states_what_to_review_and_names_its_variables(name
 
 def test_the_shipped_templates_are_exactly_the_builtins() -> None:
     shipped = sorted(p.name[:-3] for p in files("amicus_mcp").joinpath("templates").iterdir() if p.name.endswith(".md"))
-    assert shipped == sorted(BUILTINS)
+    assert shipped == sorted(BUILTINS + QUESTION_TEMPLATES)
+
+
+def test_the_review_templates_say_so_and_the_question_template_frames_a_question() -> None:
+    assert {parse_template(name, builtin(name)).intent for name in BUILTINS} == {"review"}
+    question = parse_template("question", builtin("question"))
+    assert question.intent == "question" and question.variables["question"].required
+    text = compose(question, artifact_name="trace.log", artifact_text="GET /login 3021 ms",
+                   values={"question": "Why is login slow?"})
+    assert text.startswith("The question: Why is login slow?") and "GET /login 3021 ms" in text
+
+
+def test_a_template_names_an_intent_it_knows() -> None:
+    bad = SMALL.replace('"title":', '"intent": "task", "title":', 1)
+    with pytest.raises(BadArgs, match="intent"):
+        parse_template("small", bad)
 
 
 def test_compose_fills_given_values_defaults_and_the_fenced_artifact() -> None:

@@ -19,15 +19,6 @@ from fakeprovider import FakeProvider  # noqa: E402
 from amicus_mcp.engine.council_run import RunOptions, run_council  # noqa: E402
 
 
-
-
-
-
-
-
-
-
-
 @pytest.fixture
 def brief(tmp_path: Path) -> Path:
     path = tmp_path / "briefing.md"

@@ -244,11 +244,6 @@ def degrade_channels(run: Mapping[str, Any]) -> list[str]:
     return [d["channel"] for d in run.get("degrades", [])]
 
 
-def set_config(config_dir: Path, fake: FakeProvider, **fake_settings: Any) -> None:
-    doc = {"providers": {"fake": {"baseUrl": fake.base_url, **fake_settings}}}
-    (config_dir / "config.json").write_text(json.dumps(doc), encoding="utf-8")
-
-
 def seed_ledger(config_dir: Path, rows: list[tuple[str, float]]) -> None:
     lines = []
     for n, (model, cred) in enumerate(rows):
@@ -275,3 +270,25 @@ def assert_nothing_happened(fake: FakeProvider, run_dir: Path, project: Path, co
     assert not run_dir.exists()
     assert not (project / ".claude").exists()
     assert {p.name for p in config_dir.iterdir()} == {"config.json"}
+
+
+# --------------------------------------------------------------------------- question councils
+# The question council's fake members live in tests/question_members.py (the MCP tests use them
+# too); here they also defend and re-vote in a debate round by default.
+
+from question_members import (QUESTION, answer_chair_text, answer_text, answers_labels, claim,  # noqa: E402,F401
+                              question_judge, question_table)
+
+
+def question_member(fake: FakeProvider, name: str, *, tag: str | None = None, claims: int = 1,
+                    cost: float | None = None, **replies: Any) -> None:
+    """Make `fake/<name>` a member of a question council (keyword replies override by prompt kind,
+    underscores for dashes: question, question_repair, question_judge, judge_repair,
+    question_chair, question_chair_repair, defense, revote, debate_repair). By default a debated
+    maker defends every claim and a re-voting judge keeps its dispute."""
+    served = f"vendor/{name}-1"
+    table = question_table(name, tag=tag, claims=claims, usage=u(cost))
+    table.update({"defense": auto_defend(model=served, usage=u(cost)),
+                  "revote": auto_revote("dispute", model=served, usage=u(cost))})
+    table.update({key.replace("_", "-"): value for key, value in replies.items()})
+    fake.respond(name, by_prompt(kind, table))

@@ -182,3 +182,30 @@ def test_an_unjudged_run_fails_the_actions_gate_unless_the_input_allows_it(fake,
     code, summary, outputs, log = run_action(tmp_path, project, **inputs, ALLOW_UNJUDGED="true", OUT_DIR="allowed")
     assert code == 0, log
     assert outputs["gate"] == "pass" and "allowed by --allow-unjudged" in summary.read_text(encoding="utf-8")
+
+
+def test_the_actions_inputs_make_the_options_its_flags_would(tmp_path, project):
+    """Issue 20 item 2: the action builds RunOptions itself (each input read as its flag is) and runs
+    the council in process; the same choices typed as `council run` flags make the same options."""
+    from amicus_mcp.cli import build_parser
+    from amicus_mcp.cli.action import run_options
+    from amicus_mcp.cli.option_flags import RUN
+
+    env = {"INPUT_MODELS": "fake/a, fake/b", "INPUT_CHAIR": "fake/chair", "INPUT_VARS": "audience=the team\n\nx=1\n",
+           "INPUT_MAX_COST": "1.50", "INPUT_TIMEOUT": "3"}
+    action = run_options(env, artifact="design.md", out_dir=str(tmp_path / "out"), template="design-doc")
+    args = build_parser().parse_args(["council", "run", "--models", "fake/a, fake/b", "--chair", "fake/chair",
+                                      "--var", "audience=the team", "--var", "x=1", "--max-cost", "1.50",
+                                      "--timeout", "3", "--template", "design-doc", "--artifact", "design.md",
+                                      "--out-dir", str(tmp_path / "out")])
+    assert action.document() == RUN.options(args).document() and action.out_dir == str(tmp_path / "out")
+
+
+def test_a_bad_input_is_named_as_the_action_names_it(tmp_path, project, config_dir):
+    (project / "design.md").write_text(DESIGN, encoding="utf-8")
+    code, summary, outputs, log = run_action(tmp_path, project, MODELS="fake/a,fake/b", CHAIR="fake/chair",
+                                             ARTIFACT="design.md", MAX_COST="lots", OUT_DIR="out")
+    assert code == 1, log
+    assert outputs["gate"] == "error"
+    assert ("**The council run failed** (exit 1): BAD_ARGS: max-cost 'lots' is not allowed: Input should be a "
+            "valid number") in summary.read_text(encoding="utf-8")

@@ -41,11 +41,10 @@ from council_helpers import (
     repaired_block,
     review,
     seed_ledger,
-    set_config,
     u,
     verdict_text,
 )
-from fakeprovider import chat, error, hang
+from fakeprovider import chat, configure_fake, error, hang
 from polling import read_run_json, wait_for
 
 from amicus_mcp.cli import main as cli_main
@@ -287,7 +286,7 @@ async def test_chair_verdict_line_repaired(fake, council, run_dir):
 
 
 async def test_cost_ceiling_hit_after_the_tally_skips_the_chair(fake, council, run_dir, config_dir):
-    set_config(config_dir, fake, cost="reported")
+    configure_fake(config_dir, fake, cost="reported")
     for name in "abc":
         member(fake, name, cost=0.01, judge=auto_judge(usage=u(0.2)))
     member(fake, "chair")
@@ -305,7 +304,7 @@ async def test_cost_ceiling_hit_after_the_tally_skips_the_chair(fake, council, r
 
 
 async def test_cost_ceiling_hit_before_the_tally_is_cost_exceeded(fake, council, run_dir, config_dir):
-    set_config(config_dir, fake, cost="reported")
+    configure_fake(config_dir, fake, cost="reported")
     for name in "abc":
         member(fake, name, cost=0.3)
     member(fake, "chair")
@@ -655,7 +654,7 @@ async def test_promotion_skips_bench_aliases_and_may_give_up(fake, council, run_
 ], ids=["chair-on-bench", "chair-alias-on-bench", "one-seat", "max-cost-0", "max-cost-negative", "max-cost-nan",
         "timeout-0", "timeout-negative", "unknown-seat", "unknown-chair"])
 def test_preflight_refusals(fake, config_dir, brief, run_dir, project, capsys, argv, code, words):
-    set_config(config_dir, fake)
+    configure_fake(config_dir, fake)
     doc = json.loads((config_dir / "config.json").read_text(encoding="utf-8"))
     doc["aliases"] = {"alpha": "fake/a"}
     (config_dir / "config.json").write_text(json.dumps(doc), encoding="utf-8")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakeprovider import FakeProvider
+from fakeprovider import FakeProvider, configure_fake
 
 from amicus_mcp.cli import main as cli_main
 from amicus_mcp.schemas import schema_errors
@@ -90,8 +90,7 @@ def test_a_stale_cache_after_a_failed_refresh_is_named(aging: FakeProvider, caps
 
 
 def test_a_council_that_needs_no_catalog_fetches_none(fake: FakeProvider, config_dir: Path, capsys) -> None:
-    (config_dir / "config.json").write_text(json.dumps({"providers": {"fake": {"baseUrl": fake.base_url}},
-                                                        "councils": {"mine": ["fake/a", "fake/b"]}}), encoding="utf-8")
+    configure_fake(config_dir, fake, extra={"councils": {"mine": ["fake/a", "fake/b"]}})
     assert cli_main(["council", "show", "mine", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["resolved"] == ["fake/a", "fake/b"] and doc["catalog"]["checked"] is True

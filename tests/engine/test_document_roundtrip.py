@@ -111,3 +111,32 @@ def test_a_document_from_a_newer_writer_keeps_what_it_does_not_know(tmp_path: Pa
                          "exitCode"]
     assert doc["legs"][0] == {"id": "r1-s1-1", "stage": "stage1", "role": "seat", "model": "a", "status": "complete",
                               "startedAt": "t", "laterKey": True}
+
+
+async def test_a_tagged_question_councils_run_json_reads_and_writes_back_unchanged(
+        fake: FakeProvider, tmp_path: Path, run_dir: Path, project: Path) -> None:
+    """The keys later branches write — the run `tag`, a question council's `intent` and the
+    chair's `answer`, a question template's record — are the model's own, in their places."""
+    from council_helpers import QUESTION, question_member
+
+    from amicus_mcp.engine.council_run import RunOptions, run_council
+
+    artifact = tmp_path / "trace.log"
+    artifact.write_text("12:00:01 GET /login 3021 ms\n", encoding="utf-8")
+    for name in "ab":
+        question_member(fake, name)
+    question_member(fake, "chair")
+    manifest, code = await run_council(RunOptions(
+        template="question", artifact=str(artifact), vars={"question": QUESTION.strip().splitlines()[0]},
+        models=["fake/a", "fake/b"], chair="fake/chair", project=str(project), out_dir=str(run_dir), tag="rc-1"))
+    assert code == 0
+    text = (run_dir / "run.json").read_text(encoding="utf-8")
+    doc = json.loads(text)
+    assert list(doc)[:4] == ["schemaVersion", "type", "runId", "tag"] and doc["tag"] == "rc-1"
+    assert list(doc)[list(doc).index("chair") + 1] == "intent" and doc["intent"] == "question"
+    assert isinstance(doc["answer"], str) and doc["template"]["intent"] == "question"
+    assert (manifest.tag, manifest.intent, manifest.answer) == ("rc-1", "question", doc["answer"])
+    assert manifest.template is not None and manifest.template.intent == "question"
+    assert written_back(RunManifest, text) == text
+    read = RunManifest.parse(doc, what="run")
+    assert read.model_extra == {} and read.template is not None and read.template.model_extra == {}  # none unknown

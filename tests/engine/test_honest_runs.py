@@ -37,12 +37,11 @@ from council_helpers import (
     repaired_block,
     review,
     seed_ledger,
-    set_config,
     u,
     verdict_text,
     voting_judge,
 )
-from fakeprovider import chat, error, hang, prompt_of, usage
+from fakeprovider import chat, configure_fake, error, hang, prompt_of, usage
 from polling import read_run_json, wait_for
 
 from amicus_mcp.cli import main as cli_main
@@ -62,10 +61,6 @@ GATEWAY_BENCH = "openrouter/vendor/a,openrouter/vendor/b"
 
 def run_args(brief: Path, run_dir: Path, project: Path, *extra: str) -> list[str]:
     return ["--prompt-file", str(brief), "--out-dir", str(run_dir), "--project", str(project), *extra]
-
-
-def write_config(config_dir: Path, doc: dict[str, Any]) -> None:
-    (config_dir / "config.json").write_text(json.dumps(doc), encoding="utf-8")
 
 
 def fanout_refused(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]:
@@ -99,7 +94,7 @@ def test_a_chair_that_needs_an_unset_key_is_refused(fake, config_dir, brief, run
 def test_a_server_whose_key_variable_is_unset_is_refused(fake, config_dir, brief, run_dir, project, capsys,
                                                          monkeypatch):
     monkeypatch.delenv("FAKE_LAB_KEY", raising=False)
-    set_config(config_dir, fake, apiKeyEnv="FAKE_LAB_KEY")
+    configure_fake(config_dir, fake, apiKeyEnv="FAKE_LAB_KEY")
     err = preflight_refused(capsys, ["--models", "fake/a,fake/b", "--chair", "fake/chair",
                                      *run_args(brief, run_dir, project)])
     assert err["code"] == "MISSING_KEY" and "FAKE_LAB_KEY" in err["message"]
@@ -137,7 +132,7 @@ def test_the_local_bench_without_the_local_extra_names_the_install(fake, config_
 
 
 def aging_council(gateway, config_dir: Path, members: list[str]) -> None:
-    write_config(config_dir, {"providers": {"fake": {"baseUrl": gateway.base_url}}, "councils": {"aging": members}})
+    configure_fake(config_dir, gateway, extra={"councils": {"aging": members}})
     for name in ("vendor/a", "vendor/b", "vendor/chair"):
         member(gateway, name, cost=0.001)
 

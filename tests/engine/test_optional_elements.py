@@ -116,7 +116,8 @@ async def test_debate_defend_amend_withdraw_and_no_response(fake, council, run_d
     judge's own disputes, so no tier can move the other way."""
     appends: list[dict[str, Any]] = []
     real_append = council_run.append_ledger
-    monkeypatch.setattr(council_run, "append_ledger", lambda record: appends.append(record) or real_append(record))
+    monkeypatch.setattr(council_run, "append_ledger",
+                        lambda record, **kw: appends.append(record) or real_append(record, **kw))
 
     def judge(name: str) -> Any:
         return voting_judge(DEBATE_VOTES[name], model=f"vendor/{name}-1", usage=usage(100, 50))

@@ -14,9 +14,9 @@ import json
 from typing import Any
 
 import pytest
-from council_helpers import check_documents, load, member, member_responder, set_config
+from council_helpers import check_documents, load, member, member_responder
 from council_prompts import kind
-from fakeprovider import Reply, chat, error, prompt_of, usage
+from fakeprovider import Reply, chat, configure_fake, error, prompt_of, usage
 
 pytestmark = pytest.mark.anyio
 
@@ -63,7 +63,7 @@ def schema_member(fake: Any, name: str) -> None:
 
 async def test_a_structured_bench_sends_a_schema_with_every_request_and_repairs_nothing(
         fake, council, run_dir, config_dir):
-    set_config(config_dir, fake, structuredOutputs=True)
+    configure_fake(config_dir, fake, structuredOutputs=True)
     for name in ("a", "b", "c", "chair"):
         schema_member(fake, name)
     run, code = await council(["fake/a", "fake/b", "fake/c"])
@@ -89,7 +89,7 @@ async def test_a_structured_bench_sends_a_schema_with_every_request_and_repairs_
 
 async def test_a_structured_debate_round_needs_no_repair_either(fake, council, run_dir, config_dir):
     """b disputes a's finding, so the round runs: a defends it and b re-votes, all held to schemas."""
-    set_config(config_dir, fake, structuredOutputs=True)
+    configure_fake(config_dir, fake, structuredOutputs=True)
 
     def disputing(name: str) -> Any:
         def answer(body: Any) -> Reply:
@@ -125,7 +125,7 @@ async def test_without_the_capability_no_schema_is_sent(fake, council, run_dir):
 
 async def test_a_provider_that_rejects_the_schema_is_asked_again_without_it_and_remembered(
         fake, council, run_dir, config_dir):
-    set_config(config_dir, fake, structuredOutputs=True)
+    configure_fake(config_dir, fake, structuredOutputs=True)
     rejected: list[str] = []
 
     def picky(name: str) -> Any:

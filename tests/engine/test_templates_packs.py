@@ -139,7 +139,7 @@ def test_template_list_and_show_with_user_templates(config_dir, capsys):
     assert by[("runbook", "user")]["variables"] == [{"name": "service", "required": True, "description": "the service"}]
     assert by[("essay", "builtin")]["shadowed"] is True and "shadowed" not in by[("essay", "user")]
     assert "no front matter" in by[("broken", "user")]["error"]
-    assert {n for n, s in by if s == "builtin"} == {"design-doc", "pr-diff", "plan", "prd", "essay"}
+    assert {n for n, s in by if s == "builtin"} == {"design-doc", "pr-diff", "plan", "prd", "essay", "question"}
     code, shown = cli_json(capsys, "council", "template", "show", "essay")
     assert code == 0 and schema_errors(shown, "council-templates") == []
     assert (shown["source"], shown["title"]) == ("user", "Mine")  # the user's shadows the built-in

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_truth import BENCH, CHAIR, MATCHER, Truth, expected, titles, truth
-from fakeprovider import FakeProvider, KnownRecall
+from fakeprovider import FakeProvider, KnownRecall, configure_fake
 
 from amicus_mcp.cli import main as cli_main
 from amicus_mcp.eval.suite import Suite, load_suite
@@ -36,12 +36,6 @@ class ShippedEval:
     printed: dict[str, Any]
     chat_requests: int
     matcher_requests: int
-
-
-def fake_config(config: Path, fake: FakeProvider) -> None:
-    """The fake as the server "fake", whose replies' usage.cost is the billed cost."""
-    (config / "config.json").write_text(json.dumps({"providers": {"fake": {"baseUrl": fake.base_url,
-                                                                          "cost": "reported"}}}), encoding="utf-8")
 
 
 def known_bench(fake: FakeProvider, suite: Suite, t: Truth) -> KnownRecall:
@@ -78,7 +72,7 @@ def run_shipped_eval(root: Path) -> ShippedEval:
             mp.delenv(name, raising=False)
         mp.setenv("AMICUS_CONFIG_DIR", str(config))
         mp.setenv("AMICUS_OPENROUTER_BASE_URL", CLOSED_LOOPBACK)
-        fake_config(config, fake)
+        configure_fake(config, fake, cost="reported")
         known_bench(fake, suite, t)
         code, out = run_cli(eval_argv(root / "eval", project, "--json"))
         return ShippedEval(suite=suite, truth=t, expected=expected(suite, t), directory=root / "eval", project=project,

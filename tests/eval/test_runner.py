@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from eval_helpers import LEG_COST, eval_argv, fake_config, known_bench, run_cli
+from eval_helpers import LEG_COST, eval_argv, known_bench, run_cli
 from eval_truth import BENCH, truth
-from fakeprovider import FakeProvider, Reply, chat, error, prompt_of, usage
+from fakeprovider import FakeProvider, Reply, chat, configure_fake, error, prompt_of, usage
 
 from amicus_mcp.eval.suite import load_suite
 from amicus_mcp.schemas import schema_errors
@@ -21,7 +21,7 @@ TWO = ["rate-limiter-diff", "worker-cronjob-config"]  # one flawed case, one cle
 
 @pytest.fixture
 def bench(fake: FakeProvider, config_dir: Path) -> Any:
-    fake_config(config_dir, fake)
+    configure_fake(config_dir, fake, cost="reported")
     return known_bench(fake, SUITE, truth(SUITE))
 
 

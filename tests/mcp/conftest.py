@@ -21,13 +21,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mcp_fixtures import briefing, project  # noqa: E402,F401 - fixtures tests/clients shares
 
 
-
-
-
-
-
-
-
 @pytest.fixture
 def reaper() -> Iterator[Callable[[Path], None]]:
     """Register pid files; every process they name is terminated after the test."""

@@ -68,8 +68,9 @@ async def test_output_schemas_require_the_fence_where_models_write() -> None:
     async with in_process("legacy") as client:
         schemas = {tool.name: tool.output_schema or {} for tool in (await client.list_tools()).tools}
     assert fenced_fields(schemas["amicus_read"]) == {"text"}
-    assert fenced_fields(schemas["amicus_wait"]) == {"error", "degrades", "notices"}  # the run's and each leg's
-    assert fenced_fields(schemas["amicus_status"]) == {"error", "degrades", "notices"}
+    # the run's and each leg's, and a question council's chair answer
+    assert fenced_fields(schemas["amicus_wait"]) == {"error", "degrades", "notices", "answer"}
+    assert fenced_fields(schemas["amicus_status"]) == {"error", "degrades", "notices", "answer"}
     assert "next" in schemas["amicus_council_run"]["properties"] and "next" in schemas["amicus_wait"]["properties"]
 
 

@@ -20,7 +20,7 @@ import anyio
 import pytest
 from council_prompts import kind
 from council_script import _judge, chair as scripted_chair
-from fakeprovider import FakeProvider, by_prompt, chat, error, usage
+from fakeprovider import FakeProvider, by_prompt, chat, configure_fake, error, usage
 from mcp_helpers import body, in_process
 
 from amicus_mcp.cli import main as cli_main
@@ -69,8 +69,7 @@ def leaky_review() -> str:
 
 
 def leaky_council(fake: FakeProvider, config_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (config_dir / "config.json").write_text(json.dumps(
-        {"providers": {"fake": {"baseUrl": fake.base_url, "apiKeyEnv": "FAKE_LLM_API_KEY"}}}), encoding="utf-8")
+    configure_fake(config_dir, fake, apiKeyEnv="FAKE_LLM_API_KEY")
     monkeypatch.setenv("FAKE_LLM_API_KEY", KEY)
     cost = usage(100, 50, cost=0.001)
     fake.respond("a", by_prompt(kind, {"stage1": chat(leaky_review(), usage=cost), "judge": _judge(0.0)}))

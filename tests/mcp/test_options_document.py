@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcp_helpers import body, in_process, wait_until_terminal
+from mcp_helpers import body, error_of, in_process, wait_until_terminal
 from council_script import council, wave
 
 from amicus_mcp.schemas import schema_errors
@@ -66,3 +66,26 @@ async def test_a_wave_started_over_mcp_records_its_options_for_the_worker(fake, 
     assert (options["models"], options["timeoutMinutes"], options["promptFile"]) == (["fake/x", "fake/y"], 2.0, None)
     assert (wave_dir / "briefing.md").read_text() == "Say hello."
     assert done["status"] == "complete"
+
+
+async def test_a_run_tagged_over_mcp_is_listed_and_counted_by_its_tag(fake, project, briefing):
+    """Issue 20: the tag is one field of the options model — amicus_council_run takes it, run.json and
+    the ledger record it, amicus_list and amicus_council_stats filter by it."""
+    bench = council(fake)
+    async with in_process("legacy") as client:
+        refused = await client.call_tool("amicus_council_run", {"briefingFile": "briefing.md", "project": str(project),
+                                                                "ui": False, "tag": "not a tag", **bench})
+        started = body(await client.call_tool("amicus_council_run", {
+            "briefingFile": "briefing.md", "project": str(project), "ui": False, "tag": "nightly",
+            "noValidateModel": True, **bench}))
+        done, _ = await wait_until_terminal(client, started["runId"], project=str(project), slice_s=0.5)
+        listed = body(await client.call_tool("amicus_list", {"project": str(project), "tag": "nightly"}))
+        other = body(await client.call_tool("amicus_list", {"project": str(project), "tag": "weekly"}))
+        stats = body(await client.call_tool("amicus_council_stats", {"tag": "nightly"}))
+    assert error_of(refused).startswith("BAD_ARGS: invalid arguments for amicus_council_run: tag: String should match")
+    assert done["status"] == "complete"
+    run = load(Path(started["runDir"]) / "run.json")
+    assert run["tag"] == "nightly" and load(Path(started["runDir"]) / "options.json")["tag"] == "nightly"
+    assert [(item["id"], item["tag"]) for item in listed["items"]] == [(started["runId"], "nightly")]
+    assert other["items"] == []
+    assert stats["tag"] == "nightly" and stats["models"] and all(m["runs"] == 1 for m in stats["models"])

@@ -89,7 +89,7 @@ def mutated(doc: Any, path: tuple[Any, ...], how: str, value: Any) -> Any:
 
 @pytest.mark.parametrize("tool", sorted(DOCUMENTS))
 def test_the_published_output_schema_is_the_portable_shipped_one(tool: str) -> None:
-    published = {t.name: t.fn_metadata.output_schema for t in build_tools(ServerState())}
+    published = {t.name: t.output_schema for t in build_tools(ServerState())}
     schema, valid = DOCUMENTS[tool]
     assert published[tool] == portable(schema)
     assert '"type": [' not in json.dumps(published[tool])

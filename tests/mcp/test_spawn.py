@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from amicus_mcp.engine.options import OPTIONS_FILE, RunOptions, WaveOptions, read_options, write_options
+from amicus_mcp.engine.options import RunOptions, WaveOptions, read_options, write_options
+from amicus_mcp.engine.run_dir import OPTIONS as OPTIONS_FILE
 from amicus_mcp.engine.spawn import cli_argv, spawn_detached, worker_argv
 from amicus_mcp.errors import BadArgs, MissingPrompt
 

@@ -140,19 +140,18 @@ async def test_hung_catalog_is_bounded(fake: FakeProvider, monkeypatch: pytest.M
     assert time.monotonic() - started < 1 + 3
 
 
-def test_corrupt_or_foreign_cache_reads_as_empty(isolated: Path) -> None:
-    isolated.mkdir(parents=True)
+def test_corrupt_or_foreign_cache_reads_as_empty(config_dir: Path) -> None:
     catalog_path().write_text("{not json", encoding="utf-8")
     assert read_cached_catalog().is_empty
     catalog_path().write_text(json.dumps({"schemaVersion": 1, "models": [{"id": "a/b"}]}), encoding="utf-8")
     assert read_cached_catalog().is_empty
 
 
-def test_unwritable_config_dir_costs_only_the_cache(isolated: Path) -> None:
+def test_unwritable_config_dir_costs_only_the_cache(config_dir: Path) -> None:
     from amicus_mcp.providers.catalog import write_catalog
 
-    isolated.parent.mkdir(parents=True, exist_ok=True)
-    isolated.write_text("a file where the config dir should be", encoding="utf-8")
+    config_dir.rmdir()
+    config_dir.write_text("a file where the config dir should be", encoding="utf-8")
     catalog = write_catalog([ModelInfo("a/b", "B", None, None)], now=T0)
     assert catalog.has("a/b") and catalog.error and "cannot write" in catalog.error
 
@@ -203,9 +202,8 @@ def test_validate_models_checks_routes_only_where_openrouter_serves_them(monkeyp
         validate_models([resolve_model("glm", cfg=cfg)], catalog)
 
 
-def test_validate_models_reads_the_cache_when_no_catalog_is_given(isolated: Path) -> None:
+def test_validate_models_reads_the_cache_when_no_catalog_is_given(config_dir: Path) -> None:
     validate_models(["whatever/model"])  # no cache → cannot validate → passes
-    isolated.mkdir(parents=True)
     catalog_path().write_text(
         json.dumps({"schemaVersion": 2, "fetchedAt": "2026-08-04T12:00:00Z", "models": [{"id": "a/b"}]}),
         encoding="utf-8",

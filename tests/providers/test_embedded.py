@@ -79,11 +79,6 @@ def request(**overrides: Any) -> CompletionRequest:
     return CompletionRequest(**fields)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 # ----------------------------------------------------------------------------- no extra needed
 
 

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from amicus_mcp.providers.keys import Secret, env_file_path, get_key, load_env_file, parse_env_text, redact
+from amicus_mcp.keysfile import load_env_file, parse_env_text
+from amicus_mcp.places import env_file_path
+from amicus_mcp.providers.keys import Secret, get_key, redact
 
 ENV_TEXT = """\
 # amicus keys
@@ -40,11 +42,10 @@ def test_a_malformed_line_is_reported_by_number_without_its_content(caplog: pyte
     assert "sk-" not in caplog.text
 
 
-def test_load_env_file_from_the_config_dir(isolated: Path) -> None:
+def test_load_env_file_from_the_config_dir(config_dir: Path) -> None:
     assert load_env_file() == {}  # no file yet
-    isolated.mkdir(parents=True)
-    (isolated / ".env").write_bytes(b"\xef\xbb\xbfOPENAI_API_KEY=sk-bom\r\n")  # a BOM and CRLF from a Windows editor
-    assert env_file_path() == isolated / ".env"
+    (config_dir / ".env").write_bytes(b"\xef\xbb\xbfOPENAI_API_KEY=sk-bom\r\n")  # a BOM and CRLF from a Windows editor
+    assert env_file_path() == config_dir / ".env"
     assert load_env_file() == {"OPENAI_API_KEY": "sk-bom"}
 
 
@@ -55,14 +56,13 @@ def test_amicus_env_dir_moves_the_keys_file(tmp_path: Path, monkeypatch: pytest.
     assert get_key("DEEPSEEK_API_KEY") == Secret("sk-elsewhere")
 
 
-def test_an_unreadable_keys_file_is_ignored(isolated: Path) -> None:
-    (isolated / ".env").mkdir(parents=True)  # a directory where the file should be
+def test_an_unreadable_keys_file_is_ignored(config_dir: Path) -> None:
+    (config_dir / ".env").mkdir(parents=True)  # a directory where the file should be
     assert load_env_file() == {}
 
 
-def test_process_env_wins_and_empty_values_do_not_count(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolated.mkdir(parents=True)
-    (isolated / ".env").write_text("OPENAI_API_KEY=sk-file\nGEMINI_API_KEY=g-file\n", encoding="utf-8")
+def test_process_env_wins_and_empty_values_do_not_count(config_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (config_dir / ".env").write_text("OPENAI_API_KEY=sk-file\nGEMINI_API_KEY=g-file\n", encoding="utf-8")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
     assert get_key("OPENAI_API_KEY") == Secret("sk-env")
     monkeypatch.setenv("OPENAI_API_KEY", "  ")
@@ -71,9 +71,8 @@ def test_process_env_wins_and_empty_values_do_not_count(isolated: Path, monkeypa
     assert get_key("ANTHROPIC_API_KEY") is None
 
 
-def test_earlier_names_win_in_the_environment_before_the_file(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    isolated.mkdir(parents=True)
-    (isolated / ".env").write_text("GOOGLE_GENERATIVE_AI_API_KEY=g-file\n", encoding="utf-8")
+def test_earlier_names_win_in_the_environment_before_the_file(config_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (config_dir / ".env").write_text("GOOGLE_GENERATIVE_AI_API_KEY=g-file\n", encoding="utf-8")
     monkeypatch.setenv("GEMINI_API_KEY", "g-env")
     assert get_key("GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY") == Secret("g-env")
 

@@ -98,9 +98,8 @@ def test_missing_key_is_missing_key_before_any_request() -> None:
     assert info.value.hint and ".env" in info.value.hint
 
 
-async def test_key_from_the_config_dirs_env_file(fake: FakeProvider, isolated: Path) -> None:
-    isolated.mkdir(parents=True, exist_ok=True)
-    (isolated / ".env").write_text("# keys\nOPENROUTER_API_KEY=sk-or-from-file\n", encoding="utf-8")
+async def test_key_from_the_config_dirs_env_file(fake: FakeProvider, config_dir: Path) -> None:
+    (config_dir / ".env").write_text("# keys\nOPENROUTER_API_KEY=sk-or-from-file\n", encoding="utf-8")
     fake.script(PAID, chat("ok"))
     async with OpenRouterProvider(base_url=fake.base_url) as provider:
         await provider.complete(ask(PAID))

@@ -10,12 +10,11 @@ from typing import Any
 import pytest
 
 from amicus_mcp.errors import BadModel, MissingKey
-from amicus_mcp.providers import routing
 from amicus_mcp.providers.base import Completion, CompletionRequest, Usage
 from amicus_mcp.providers.catalog import Catalog, ModelInfo, Pricing
 from amicus_mcp.providers.openai_compat import OpenAICompatibleProvider
 from amicus_mcp.providers.openrouter import OpenRouterProvider
-from amicus_mcp.providers.routing import ProviderRegistry, Route, is_local_url, provider_for, resolve_model
+from amicus_mcp.providers.routing import ProviderRegistry, Route, is_local_url, resolve_model
 from fakeprovider import FakeProvider, ask, chat, usage
 
 NO_CFG: dict[str, Any] = {}
@@ -40,9 +39,8 @@ def test_auto_prefers_the_direct_api_when_its_key_is_set(monkeypatch: pytest.Mon
     assert route.catalog_id is None and route.pricing_id == "openai/gpt-5.6-terra"
 
 
-def test_direct_key_from_the_env_file(isolated: Path) -> None:
-    isolated.mkdir(parents=True)
-    (isolated / ".env").write_text("DEEPSEEK_API_KEY=sk-ds\n", encoding="utf-8")
+def test_direct_key_from_the_env_file(config_dir: Path) -> None:
+    (config_dir / ".env").write_text("DEEPSEEK_API_KEY=sk-ds\n", encoding="utf-8")
     assert resolve_model("deepseek", cfg=NO_CFG).provider == "deepseek"
 
 
@@ -213,12 +211,6 @@ class _StubEmbedded:
         return Completion(text="hi", finish_reason="stop", resolved_model=request.model, usage=Usage())
 
 
-def test_embedded_routes_use_a_registered_factory(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(routing._FACTORIES, "embedded", _StubEmbedded)
-    provider = ProviderRegistry(NO_CFG).provider_for(resolve_model("local", cfg=NO_CFG))
-    assert isinstance(provider, _StubEmbedded)
-
-
 def test_embedded_routes_fall_back_to_the_modules_constructor(monkeypatch: pytest.MonkeyPatch) -> None:
     import types
 
@@ -241,13 +233,12 @@ def test_embedded_routes_fall_back_to_the_modules_constructor(monkeypatch: pytes
 
 @pytest.fixture
 async def registry_for_fake(
-    fake: FakeProvider, isolated: Path, monkeypatch: pytest.MonkeyPatch
+    fake: FakeProvider, config_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[ProviderRegistry]:
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-e2e")
     monkeypatch.setenv("AMICUS_OPENROUTER_BASE_URL", fake.base_url)
-    isolated.mkdir(parents=True)
     cfg = {"providers": {"lab": {"baseUrl": fake.base_url}}}
-    (isolated / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    (config_dir / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
     catalog = Catalog(
         models={"qwen/qwen3.7-max": ModelInfo("qwen/qwen3.7-max", "Qwen", None, Pricing(0.000001, 0.000004))},
         state="cached",
@@ -262,22 +253,13 @@ async def test_end_to_end_through_the_ordinary_code(fake: FakeProvider, registry
     fake.script("llama3", chat("lab reply", usage=usage(50, 5)))
     gateway_route = resolve_model("qwen")
     lab_route = resolve_model("lab/llama3")
-    gateway = await provider_for(gateway_route, registry=registry_for_fake).complete(ask(gateway_route.model))
-    lab = await provider_for(lab_route, registry=registry_for_fake).complete(ask(lab_route.model))
+    gateway = await registry_for_fake.provider_for(gateway_route).complete(ask(gateway_route.model))
+    lab = await registry_for_fake.provider_for(lab_route).complete(ask(lab_route.model))
     assert gateway.text == "gateway reply" and gateway.usage.cost_source == "estimated"
     assert gateway.usage.cost_amount == pytest.approx(1000 * 0.000001 + 100 * 0.000004)
     assert (lab.text, lab.usage.cost_amount, lab.usage.cost_source) == ("lab reply", 0.0, "reported")  # own hardware: an exact $0
     assert fake.chat_requests("qwen/qwen3.7-max")[0].headers["authorization"] == "Bearer sk-or-e2e"
     assert "authorization" not in fake.chat_requests("llama3")[0].headers
-
-
-@pytest.mark.anyio
-async def test_default_registry_is_closable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or")
-    first = provider_for(resolve_model("qwen", cfg=NO_CFG))
-    assert provider_for(resolve_model("qwen", cfg=NO_CFG)) is first
-    await routing.close_default_registry()
-    assert routing._default_registry is None
 
 
 def test_importing_routing_does_not_import_the_embedded_model() -> None:

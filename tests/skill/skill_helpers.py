@@ -131,6 +131,7 @@ def cli_index() -> dict[tuple[str, ...], frozenset[str]]:
     index: dict[tuple[str, ...], frozenset[str]] = {}
 
     def walk(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> None:
+        getattr(parser, "complete", lambda: None)()  # the flags a command adds only when it is parsed
         options: set[str] = set()
         for action in parser._actions:
             options.update(action.option_strings)

@@ -15,12 +15,16 @@ import re
 import pytest
 from skill_helpers import PROMPTS, SEAT_BRIEFS, read
 
-from amicus_mcp.council import briefings, debate
+from amicus_mcp.council import briefings, debate, question_briefings
 
 # The templates the issue requires in SEAT-BRIEFS.md (the frames the manual path fills are extra).
 REQUIRED = ("stance-standard.md", "stance-critic.md", "stance-lens.md", "debate-defense.md",
             "debate-revote.md", "chair-verdict-scale.md")
 FRAMES = ("stage1-seat.md", "findings-contract.md", "stage2-judge.md", "chair.md")
+# A question council's briefs and frames (issue 23): each must be shown exactly once as well.
+QUESTION = ("stance-question.md", "stance-question-critic.md", "stance-question-lens.md", "stage1-question.md",
+            "answer-contract.md", "stage2-answers.md", "chair-question.md", "chair-answer-scale.md",
+            "chair-answer-repair.md", "debate-defense-question.md", "debate-revote-question.md")
 
 _MARKER = re.compile(r"<!-- prompt: (?P<name>[^ ]+) -->")
 _BLOCK = re.compile(r"<!-- prompt: (?P<name>[^ ]+) -->\n````text\n(?P<body>.*?)\n````(?:\n|$)", re.DOTALL)
@@ -41,7 +45,7 @@ def drift(text: str, template_text: dict[str, str]) -> list[str]:
     found = copies(text)
     if len(markers) != sum(len(v) for v in found.values()):
         problems.append("a `<!-- prompt: … -->` marker is not followed by a ````text block")
-    for name in REQUIRED + FRAMES:
+    for name in REQUIRED + FRAMES + QUESTION:
         if len(found.get(name, [])) != 1:
             problems.append(f"{name}: expected exactly one copy, found {len(found.get(name, []))}")
     for name, bodies in found.items():
@@ -121,3 +125,21 @@ def test_the_briefs_are_what_the_engine_sends() -> None:
     tail = tail.replace("$example", debate.revote_example(["B2"]))
     assert revote.startswith(head) and revote.rstrip("\n").endswith(tail.rstrip("\n"))
     assert "**B2** (blocker) — Prices contradict the FAQ.\n- the raiser's answer: Both are monthly." in revote
+
+
+def test_the_question_briefs_are_what_the_engine_sends() -> None:
+    found = {name: bodies[0] for name, bodies in copies(read(SEAT_BRIEFS)).items()}
+    standard = question_briefings.question_briefing("THE QUESTION", date="2026-07-02")
+    critic = question_briefings.question_briefing("THE QUESTION", date="2026-07-02",
+                                                  stance=question_briefings.question_stance("critic", None))
+    lens = question_briefings.question_stance("lens:sre", "security-architect")
+    assert found["stance-question.md"].strip() in standard and found["answer-contract.md"].strip() in standard
+    assert found["stance-question-critic.md"].strip() in critic
+    assert lens.template == found["stance-question-lens.md"].replace("$lens", "a “security architect”")
+    packet = question_briefings.question_chair_packet(briefing="Q", date="2026-07-02", record={"findings": []},
+                                                      ranking=[], answers=[], rankings=[])
+    assert found["chair-answer-scale.md"].strip() in packet
+    target = debate.DebateTarget({"id": "B2", "claim": "2 GB fits one node."}, "Disputed", ["a"], ["B2 — it does not."])
+    defense = debate.defense_brief([target], question=True)
+    head = found["debate-defense-question.md"].partition("$findings")[0]
+    assert defense.startswith(head.strip()) and "**B2** (key claim) — 2 GB fits one node." in defense

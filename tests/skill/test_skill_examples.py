@@ -7,6 +7,8 @@ Every ```json block in the skill files must carry a check marker on the line bef
     <!-- check: decisions -->                          Stage-4 decisions the verdict accepts
     <!-- check: judge-block labels="…" ids="…" -->     a judge's block the engine's parser reads
     <!-- check: review-block -->                       a review's findings block that validates
+    <!-- check: answer-block -->                       a question council's answer block that validates
+    <!-- check: intent-examples -->                    requests the skill reads as questions or reviews
 
 Tool arguments are checked against the live server's input schema with unknown arguments
 forbidden. Decisions are merged for real with the record the skill's own tally-input example
@@ -16,6 +18,7 @@ produces, and the verdict that comes out must match its schema.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import jsonschema
@@ -32,6 +35,7 @@ from skill_helpers import (
     tools,
 )
 
+from amicus_mcp.council import answers
 from amicus_mcp.council.findings import validate_document, validate_findings
 from amicus_mcp.council.parse import parse_judge_output
 from amicus_mcp.council.report import build_report
@@ -41,7 +45,7 @@ from amicus_mcp.documents import check_decisions, check_tally_input
 from amicus_mcp.errors import AmicusError
 from amicus_mcp.schemas import SCHEMA_NAMES, schema_errors
 
-KINDS = {"tool", "schema", "decisions", "judge-block", "review-block"}
+KINDS = {"tool", "schema", "decisions", "judge-block", "review-block", "answer-block", "intent-examples"}
 OPTIONS = {"labels", "ids"}  # arguments of judge-block
 
 
@@ -101,6 +105,35 @@ def problems_of(example: Example) -> list[str]:
         result = validate_findings(f"My review.\n\n```json\n{json.dumps(doc)}\n```\n")
         problems += [f"{e['code']}: {e['detail']}" for e in result["errors"]]
         problems += schema_errors(validate_document(result), "council-validate")
+    if "answer-block" in checks:
+        answer = answers.validate_answer(f"My reasoning.\n\n```json\n{json.dumps(doc)}\n```\n")
+        problems += [f"{e['code']}: {e['detail']}" for e in answer["errors"]]
+        problems += schema_errors(answers.validate_document(answer), "council-validate")
+    if "intent-examples" in checks:
+        problems += intent_problems(doc)
+    return problems
+
+
+def question_triggers() -> list[str]:
+    """The phrases SKILL.md says make a request a question ("what should we…" → "what should we")."""
+    section = SKILL.read_text(encoding="utf-8").split("### First: a review, or a question?", 1)[1]
+    bullet = section.split("- **A question**", 1)[1].split("\n\n", 1)[0]
+    return [t.rstrip("…").strip().lower() for t in re.findall(r"\"([^\"]+…)\"", bullet)]
+
+
+def intent_problems(doc: Any) -> list[str]:
+    """Every example request the skill classifies against its own stated rule: a question starts
+    with one of the question phrases (or offers a choice, "X or Y"), a review does neither."""
+    if not isinstance(doc, dict) or set(doc) != {"question", "review"}:
+        return ["intent examples are {question: [...], review: [...]}"]
+    triggers = question_triggers()
+    problems = []
+    for text in doc["question"]:
+        if not (any(text.lower().startswith(t) for t in triggers) or " or " in text):
+            problems.append(f"{text!r} is listed as a question but matches none of {triggers}")
+    for text in doc["review"]:
+        if any(text.lower().startswith(t) for t in triggers):
+            problems.append(f"{text!r} is listed as a review but reads as a question")
     return problems
 
 
@@ -113,7 +146,7 @@ def test_the_skill_has_the_examples_it_promises() -> None:
     kinds = [(k, v) for e in skill_examples() for k, v in e.checks.items()]
     for wanted in [("tool", "amicus_council_run"), ("tool", "amicus_fanout"), ("tool", "amicus_council_tally"),
                    ("schema", "council-tally-input"), ("decisions", ""), ("judge-block", ""),
-                   ("review-block", "")]:
+                   ("review-block", ""), ("answer-block", ""), ("intent-examples", "")]:
         assert any(k == wanted[0] and (not wanted[1] or v == wanted[1]) for k, v in kinds), wanted
 
 
@@ -154,6 +187,12 @@ def test_the_examples_fit_together() -> None:
                                              "rationale": "r"}]}, {"review-block": ""}, "x"), "NON_SEQUENTIAL_ID"),
     (Example({"a": 1}, {}, "x"), "no <!-- check: … --> marker on the line before the block"),
     (Example({"a": 1}, {"shape": ""}, "x"), "unknown check 'shape'"),
+    (Example({"answer": "x", "claims": [], "assumptions": [], "confidence": "sure"}, {"answer-block": ""}, "x"),
+     "BAD_CONFIDENCE"),
+    (Example({"question": ["Review my plan."], "review": []}, {"intent-examples": ""}, "x"),
+     "is listed as a question but matches none of"),
+    (Example({"question": [], "review": ["Why does the cache miss?"]}, {"intent-examples": ""}, "x"),
+     "is listed as a review but reads as a question"),
 ])
 def test_a_wrong_example_is_reported(bad: Example, expected: str) -> None:
     assert any(expected in problem for problem in problems_of(bad)), problems_of(bad)
@@ -169,3 +208,16 @@ def test_readme_json_parses() -> None:
 def test_examples_are_found_at_all() -> None:
     assert len(skill_examples()) >= 6
     assert all(str(SKILL.relative_to(REPO)) in e.where for e in skill_examples())
+
+
+def test_the_skill_recognises_a_question_and_keeps_a_review_a_review() -> None:
+    """The skill's description (what a client matches a request against) names the question
+    phrases of issue 23, its recognition rule lists them, a question example reaches the engine
+    as `intent: "question"` and no review example carries an intent."""
+    head = SKILL.read_text(encoding="utf-8").split("---", 2)[1]
+    for phrase in ("what should we…", "which is better…", "why does…"):
+        assert phrase in head and phrase.rstrip("…") in question_triggers()
+    runs = [e.doc for e in skill_examples() if e.checks.get("tool") == "amicus_council_run"]
+    assert [run.get("intent") for run in runs].count("question") == 1
+    assert all(run.get("intent") in (None, "question") for run in runs)
+    assert "a question" in COMMAND.read_text(encoding="utf-8")  # /council passes a question on as one

@@ -63,7 +63,7 @@ def test_the_skill_names_every_run_parameter_it_relies_on() -> None:
     text = read(SKILL)
     missing = [param for param in ("briefingFile", "models", "council", "chair", "outDir", "maxCost", "timeoutMinutes",
                                    "gateway", "critic", "lenses", "debate", "claudeReviewFile", "noCostGate", "ui",
-                                   "noLedger", "promptFile", "prompt", "render", "overallVerdict", "decisions")
+                                   "noLedger", "promptFile", "prompt", "render", "overallVerdict", "decisions", "intent", "answer")
                if not re.search(rf"`[^`]*\b{param}\b[^`]*`|\"{param}\":", text)]
     assert missing == []
 

@@ -9,7 +9,6 @@ Chromium the browser tests fail under CI (CI=true) and are skipped elsewhere, wi
 from __future__ import annotations
 
 import io
-import json
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -35,12 +34,9 @@ from amicus_mcp.workspace.server import Workspace, WorkspaceServer  # noqa: E402
 
 
 @pytest.fixture
-def fake(config_dir: Path) -> Iterator[FakeProvider]:
-    """The fake provider as the server "fake", whose replies' `usage.cost` is the billed cost."""
-    with FakeProvider() as server:
-        (config_dir / "config.json").write_text(
-            json.dumps({"providers": {"fake": {"baseUrl": server.base_url, "cost": "reported"}}}), encoding="utf-8")
-        yield server
+def fake_settings() -> dict[str, Any]:
+    """The workspace's fake bills what its replies' `usage.cost` says (the shown cost is exact)."""
+    return {"cost": "reported"}
 
 
 @pytest.fixture
@@ -118,6 +114,7 @@ class Served:
     server: WorkspaceServer
     workspace: Workspace
     out: io.StringIO
+    thread: threading.Thread
 
     @property
     def url(self) -> str:
@@ -141,7 +138,7 @@ def serve() -> Iterator[Callable[..., Served]]:
         thread = threading.Thread(target=server.serve, daemon=True)
         thread.start()
         started.append((server, thread))
-        return Served(server, workspace, out)
+        return Served(server, workspace, out, thread)
 
     yield start
     for server, thread in started:

@@ -18,9 +18,11 @@ from fakeprovider import hang
 from workspace_helpers import member, review, start_live_run, wait_for
 
 from amicus_mcp.cli import main as cli_main
+from amicus_mcp.cli.watch import wait_for_run
 from amicus_mcp.engine.control import abort
 from amicus_mcp.engine.run_dir import RunDir, write_pointer
 from amicus_mcp.engine.store import SessionStore
+from amicus_mcp.errors import BadSession
 from amicus_mcp.workspace.snapshot import run_snapshot
 from amicus_mcp.workspace.terminal import CLEAR, follow, render_frame
 
@@ -144,17 +146,37 @@ def test_ui_fails_fast_on_an_unknown_run(project: Path) -> None:
     assert done.returncode == 1 and "no council run 'nope'" in done.stderr
 
 
+def appear(finished: Run, tmp_path: Path, run_id: str) -> None:
+    """A run `run_id` (a copy of the finished one) shows up in the finished run's project."""
+    late = tmp_path / run_id
+    late.mkdir()
+    (late / "run.json").write_text((finished.run_dir / "run.json").read_text(encoding="utf-8"), encoding="utf-8")
+    write_pointer(SessionStore(finished.project), run_id, RunDir(late))
+
+
 def test_ui_waits_for_a_run_that_is_about_to_start(finished: Run, tmp_path: Path) -> None:
+    """The wait itself, on a clock the test moves: not there at the first look, there at the next."""
+    looks: list[float] = []
+    clock = [0.0]
+
+    def sleep(seconds: float) -> None:
+        looks.append(seconds)
+        clock[0] += seconds
+        if len(looks) == 2:
+            appear(finished, tmp_path, "soon")
+
+    wait_for_run(SessionStore(finished.project), "soon", timeout_s=30, sleep=sleep, clock=lambda: clock[0])
+    assert looks == [0.2, 0.2]
+    with pytest.raises(BadSession, match="no council run 'never'"):
+        wait_for_run(SessionStore(finished.project), "never", timeout_s=1, sleep=sleep, clock=lambda: clock[0])
+
+
+def test_ui_serves_a_run_that_appears_after_it_started(finished: Run, tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "amicus_mcp.cli", "watch", "--ui", "late", "--no-open",
                              "--project", str(finished.project), "--idle-exit", "0.5"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
     try:
-        time.sleep(0.8)
-        assert proc.poll() is None, "still waiting for the run"
-        late = tmp_path / "late"
-        late.mkdir()
-        (late / "run.json").write_text((finished.run_dir / "run.json").read_text(encoding="utf-8"), encoding="utf-8")
-        write_pointer(SessionStore(finished.project), "late", RunDir(late))
+        appear(finished, tmp_path, "late")
         line = wait_for(proc.stdout.readline, what="the URL")  # type: ignore[union-attr]
         assert line.startswith("Council Workspace: http://127.0.0.1:") and line.strip().endswith("?run=late")
         proc.communicate(timeout=20)
@@ -176,10 +198,12 @@ def test_watch_follows_a_live_run_until_it_ends(fake, brief: Path, project: Path
             try:
                 first = wait_for(watcher.stdout.readline, what="the first frame")  # type: ignore[union-attr]
                 assert first.startswith("Council run live2: running · stage stage1")
-                time.sleep(1.5)  # the hung seat is now idle past --stall-after: a STALLED frame is printed
+                lines: list[str] = []  # the hung seat goes idle past --stall-after: a STALLED frame is printed
+                wait_for(lambda: lines.append(watcher.stdout.readline()) or "STALLED" in lines[-1],  # type: ignore[union-attr]
+                         what="a STALLED frame")
                 abort(SessionStore(project), "live2")
                 assert watcher.wait(timeout=30) == 0, watcher.stderr.read()  # type: ignore[union-attr]
-                out = watcher.stdout.read()  # type: ignore[union-attr]  # (communicate() would skip what readline buffered)
+                out = "".join(lines) + watcher.stdout.read()  # type: ignore[union-attr]  # (communicate() would skip what readline buffered)
             finally:
                 watcher.kill()
     finally:

@@ -6,15 +6,13 @@ import http.client
 import json
 import os
 import threading
-import time
-from pathlib import Path
 from typing import Any
 
 import pytest
+from polling import wait_for
 from workspace_helpers import Run
 
-from amicus_mcp.engine.store import SessionStore
-from amicus_mcp.workspace.server import CSP, Workspace, WorkspaceServer
+from amicus_mcp.workspace.server import CSP
 
 ROUTES = [("GET", ""), ("GET", "app.js"), ("GET", "app.css"), ("GET", "api/runs"), ("GET", "api/runs/done1"),
           ("GET", "api/ping"), ("POST", "api/runs/done1/abort"), ("POST", "api/runs/done1/fold")]
@@ -153,42 +151,46 @@ def test_fold_refuses_a_live_run(finished: Run, serve) -> None:
     assert not (finished.run_dir / "fold.md").exists()
 
 
-def serve_in_thread(project: Path, run_id: str | None, idle_exit_s: float) -> tuple[WorkspaceServer, threading.Thread]:
-    import io
+class Clock:
+    """A clock the test moves: the workspace is idle for as long as the test says, at once."""
 
-    server = WorkspaceServer(Workspace(SessionStore(project), run_id=run_id, idle_exit_s=idle_exit_s, out=io.StringIO()))
-    thread = threading.Thread(target=server.serve, daemon=True)
-    thread.start()
-    return server, thread
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
-def test_exits_when_finished_and_idle_but_not_while_live(finished: Run) -> None:
+def test_exits_when_finished_and_idle_but_not_while_live(finished: Run, serve) -> None:
     run_json = finished.run_dir / "run.json"
     done = run_json.read_text(encoding="utf-8")
     live = json.loads(done)
     live.update(status="running", pid=os.getpid())
     run_json.write_text(json.dumps(live), encoding="utf-8")
-    server, thread = serve_in_thread(finished.project, "done1", idle_exit_s=0.3)
-    try:
-        time.sleep(1.2)
-        assert thread.is_alive(), "a live run keeps its workspace up"
-        run_json.write_text(done, encoding="utf-8")
-        thread.join(timeout=5)
-        assert not thread.is_alive(), "idle with nothing live: the server exits by itself"
-    finally:
-        if thread.is_alive():
-            server.shutdown()
+    clock = Clock()
+    served = serve(finished.project, "done1", idle_exit_s=0.3, clock=clock)
+    clock.now += 60  # idle far longer than idle_exit_s
+    looks: list[bool] = []
+    decide = served.workspace.finished
+    served.workspace.finished = lambda: looks.append(decide()) or looks[-1]  # type: ignore[method-assign]
+    wait_for(lambda: len(looks) >= 2, what="the idle watcher's second look")
+    assert not any(looks) and served.thread.is_alive(), "a live run keeps its workspace up"
+    run_json.write_text(done, encoding="utf-8")
+    served.thread.join(timeout=5)
+    assert not served.thread.is_alive(), "idle with nothing live: the server exits by itself"
 
 
-def test_requests_keep_a_finished_runs_server_alive(finished: Run) -> None:
-    server, thread = serve_in_thread(finished.project, None, idle_exit_s=0.6)
-    try:
-        for _ in range(6):
-            assert request(server.port, "GET", f"/{server.workspace.token}/api/ping")[0] == 200
-            time.sleep(0.2)
-        assert thread.is_alive()
-        thread.join(timeout=5)
-        assert not thread.is_alive()
-    finally:
-        if thread.is_alive():
-            server.shutdown()
+def test_requests_keep_a_finished_runs_server_alive(finished: Run, serve) -> None:
+    clock = Clock()
+    served = serve(finished.project, None, idle_exit_s=0.6, clock=clock)
+    workspace = served.workspace
+    for _ in range(3):  # 1.5 s in all, each step shorter than idle_exit_s: every request starts it again
+        clock.now += 0.5
+        assert not workspace.finished()
+        assert request(served.server.port, "GET", f"/{workspace.token}/api/ping")[0] == 200
+    clock.now += 0.5
+    assert not workspace.finished()
+    clock.now += 0.2  # now idle for longer than idle_exit_s
+    assert workspace.finished()
+    served.thread.join(timeout=5)
+    assert not served.thread.is_alive(), "the idle watcher stops the server too"

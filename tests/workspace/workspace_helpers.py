@@ -77,13 +77,13 @@ def member(fake: FakeProvider, name: str, *, review_text: str, votes: Mapping[st
 
 def run_finished(project: Path, run_dir: Path, brief: Path, models: list[str], *, chair: str = "fake/chair",
                  run_id: str | None = None, max_cost: float | None = None, debate: bool = False,
-                 claude_review: str | None = None) -> dict[str, Any]:
+                 claude_review: str | None = None, intent: str | None = None) -> dict[str, Any]:
     """A whole council run by the real engine, to its end. It runs on a worker thread with
     its own event loop: Playwright's sync API keeps one open on the main thread once the
     browser has started, and signal handling (the only part left out) needs the main thread."""
     options = RunOptions(prompt_file=str(brief), models=models, chair=chair, project=str(project),
                          out_dir=str(run_dir), run_id=run_id, max_cost=max_cost, debate=debate,
-                         claude_review=claude_review)
+                         claude_review=claude_review, intent=intent)
     outcome: dict[str, Any] = {}
 
     async def go() -> dict[str, Any]:

@@ -11,9 +11,10 @@ to convert, a string that cannot be encoded) is BAD_ARGS. Everything printed goe
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .. import __version__
 from ..errors import AmicusError, BadArgs, InternalError
@@ -26,25 +27,55 @@ class ArgParser(argparse.ArgumentParser):
     """argparse that reports usage errors as BAD_ARGS instead of exiting with its own code 2
     (2 means "degraded" / "invalid" in this CLI's exit-code contract)."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.deferred: list[Callable[[argparse.ArgumentParser], None]] = []
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         raise BadArgs(message, hint=f"see '{self.prog} --help'", command=self.prog.removeprefix("amicus").strip() or None)
 
+    def defer(self, add: Callable[[argparse.ArgumentParser], None]) -> None:
+        """Add arguments only when this (sub)command is parsed: the run options' flags are
+        built from the options model, which no other command needs to import."""
+        self.deferred.append(add)
 
-def build_parser() -> ArgParser:
-    from . import council, doctor, eval, fanout, keys, sessions, watch
+    def complete(self) -> ArgParser:
+        """This parser with every deferred argument added."""
+        while self.deferred:
+            self.deferred.pop(0)(self)
+        return self
 
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self.complete()
+        return super().parse_known_args(args, namespace)
+
+
+# Each command's module, in the order `amicus --help` lists them; a module may register several.
+COMMANDS: dict[str, str] = {
+    "council": "council", "eval": "eval", "fanout": "fanout",
+    "status": "sessions", "list": "sessions", "abort": "sessions", "wait": "sessions",
+    "watch": "watch", "doctor": "doctor", "keys": "keys",
+}
+
+
+def build_parser(argv: Sequence[str] | None = None) -> ArgParser:
+    """The command line's parser. Given the arguments, only the named command's module is
+    imported and registered (a command pays only for itself); without them, or when they name
+    no command (`--help`, a typo), every command is, so help and errors list them all."""
     parser = ArgParser(prog="amicus", description="Convene a council of other LLMs to review an artifact.")
     parser.add_argument("--version", action="version", version=f"amicus {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgParser)
     commands.required = True
-    council.register(commands)
-    eval.register(commands)
-    fanout.register(commands)
-    sessions.register(commands)
-    watch.register(commands)
-    doctor.register(commands)
-    keys.register(commands)
+    named = _command_word(argv) if argv is not None else None
+    modules = [COMMANDS[named]] if named in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    for module in modules:
+        importlib.import_module(f"{__name__}.{module}").register(commands)
     return parser
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The command the arguments name: their first word, when no option comes before it."""
+    return argv[0] if argv and not argv[0].startswith("-") else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(argv: list[str]) -> int:
     as_json = "--json" in argv
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv).parse_args(argv)
         handler: Handler = args.handler
         return handler(args)
     except AmicusError as err:

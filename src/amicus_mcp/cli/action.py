@@ -2,7 +2,9 @@
 
 `action.yml` (at the repository root) installs the package and runs
 `python -m amicus_mcp.cli.action`, passing its inputs as environment variables (never
-interpolated into a shell line). Run it locally the same way — point `GITHUB_STEP_SUMMARY`
+interpolated into a shell line). The inputs that are run options become a `RunOptions`
+(each parsed as its flag is: `option_flags`), and the council runs in this process through the
+engine (`run_council`), as `amicus council run` does. Run it locally the same way — point `GITHUB_STEP_SUMMARY`
 and `GITHUB_OUTPUT` at files — to see exactly what CI will do:
 
     INPUT_PACK / INPUT_MODELS + INPUT_CHAIR   the bench (a pack, or a model list and a chair)
@@ -41,9 +43,11 @@ if TYPE_CHECKING:
     from ..documents.run import RunManifest
 
 PR_TEMPLATE = "pr-diff"
+# The inputs that are run options: INPUT_<NAME> → the RunOptions field (engine/options.py).
+OPTION_INPUTS = {"PACK": "pack", "MODELS": "models", "CHAIR": "chair", "TEMPLATE": "template", "ARTIFACT": "artifact",
+                 "VARS": "vars", "MAX_COST": "max_cost", "TIMEOUT": "timeout_min", "OUT_DIR": "out_dir"}
 # Every input the script reads, as INPUT_<NAME> (action.yml passes exactly these).
-INPUTS = ("PACK", "MODELS", "CHAIR", "TEMPLATE", "ARTIFACT", "PATHS", "VARS", "MAX_COST", "TIMEOUT", "FAIL_ON",
-          "ALLOW_NO_VERDICT", "ALLOW_UNJUDGED", "OUT_DIR")
+INPUTS = (*OPTION_INPUTS, "PATHS", "FAIL_ON", "ALLOW_NO_VERDICT", "ALLOW_UNJUDGED")
 NARROW_HINT = "narrow the diff with the action's 'paths' input (e.g. paths: src/ docs/), or review one file with 'artifact'"
 
 
@@ -53,24 +57,50 @@ def _input(env: Mapping[str, str], name: str) -> str:
     return env.get(f"INPUT_{name}", "").strip()
 
 
-def run_flags(env: Mapping[str, str], artifact: str, out_dir: str) -> list[str]:
-    """The `amicus council run` flags for the action's inputs."""
-    flags: list[str] = []
-    if _input(env, "PACK"):
-        flags += ["--pack", _input(env, "PACK")]
-    for name, flag in (("MODELS", "--models"), ("CHAIR", "--chair"), ("TEMPLATE", "--template"),
-                       ("MAX_COST", "--max-cost"), ("TIMEOUT", "--timeout")):
-        if _input(env, name):
-            flags += [flag, _input(env, name)]
+def input_name(name: str) -> str:
+    """An input as action.yml spells it (MAX_COST → max-cost)."""
+    return name.lower().replace("_", "-")
+
+
+def input_names() -> dict[str, str]:
+    """How the action names each run option's flag, for its error messages (--max-cost → max-cost)."""
+    from ..engine.options import flag_of
+
+    return {flag_of(field): input_name(name) for name, field in OPTION_INPUTS.items()}
+
+
+def check_bench(env: Mapping[str, str]) -> None:
     if not _input(env, "PACK") and not _input(env, "MODELS"):
         raise BadArgs("the action needs a bench: set the 'pack' input, or 'models' and 'chair'",
                       hint="e.g. with: {models: deepseek,gpt,gemini, chair: kimi}")
-    if not _input(env, "TEMPLATE") and not _pack_has_template(_input(env, "PACK")):
-        flags += ["--template", PR_TEMPLATE if not _input(env, "ARTIFACT") else "design-doc"]
-    for line in _input(env, "VARS").splitlines():
-        if line.strip():
-            flags += ["--var", line.strip()]
-    return [*flags, "--artifact", artifact, "--out-dir", out_dir, "--json"]
+
+
+def default_template(env: Mapping[str, str]) -> str | None:
+    """The template when neither the input nor the pack names one: the pull request's diff
+    reads best under pr-diff, a file under design-doc."""
+    if _input(env, "TEMPLATE") or _pack_has_template(_input(env, "PACK")):
+        return None
+    return PR_TEMPLATE if not _input(env, "ARTIFACT") else "design-doc"
+
+
+def run_options(env: Mapping[str, str], *, artifact: str, out_dir: str, template: str | None) -> Any:
+    """The RunOptions for the action's inputs, each read as its flag reads it (a comma list, one
+    NAME=VALUE per line, a number); a value the options refuse is BAD_ARGS."""
+    from ..engine.options import RunOptions, option
+
+    values: dict[str, Any] = {}
+    for name, field in OPTION_INPUTS.items():
+        raw: Any = _input(env, name)
+        if not raw:
+            continue
+        flag = option("run", field).option.flag
+        if flag is not None and flag.repeat:
+            raw = [line.strip() for line in raw.splitlines() if line.strip()]
+        values[field] = flag.parse(raw) if flag is not None and flag.parse is not None else raw
+    values.update(artifact=artifact, out_dir=out_dir)
+    if template is not None:
+        values["template"] = template
+    return RunOptions.given(**values)
 
 
 def _pack_has_template(pack: str) -> bool:
@@ -78,7 +108,7 @@ def _pack_has_template(pack: str) -> bool:
         return False
     from ..packs import load_pack
 
-    return load_pack(pack).pack.template is not None
+    return "template" in load_pack(pack).pack.settings()
 
 
 def pr_diff(env: Mapping[str, str], target: Path) -> Path:
@@ -157,27 +187,25 @@ def _run(env: Mapping[str, str]) -> int:
     allow_unjudged = _input(env, "ALLOW_UNJUDGED").lower() == "true"
     out_dir = Path(_input(env, "OUT_DIR") or f"council-ci-{env.get('GITHUB_RUN_ID', 'local')}").resolve()
     artifact = _input(env, "ARTIFACT") or str(pr_diff(env, Path(env.get("RUNNER_TEMP") or out_dir.parent) / "amicus-pr.diff"))
-    argv = [sys.executable, "-m", "amicus_mcp.cli", "council", "run", *run_flags(env, artifact, str(out_dir))]
-    print("amicus council run " + " ".join(argv[5:]), flush=True)
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False, env=dict(env))  # noqa: S603
-    sys.stderr.write(proc.stderr)
+    check_bench(env)
+    template = default_template(env)
+    print(f"amicus council run: {artifact} → {out_dir}", flush=True)
+    code, error = _council(env, artifact=artifact, out_dir=out_dir, template=template)
     summary, outputs = env.get("GITHUB_STEP_SUMMARY"), env.get("GITHUB_OUTPUT")
-    doc = _json_or_none(proc.stdout)
-    if proc.returncode not in (0, 2) or not (out_dir / "verdict.json").exists():
-        error = (doc or {}).get("error") or {}
+    if code not in (0, 2) or not (out_dir / "verdict.json").exists():
         message = f"{error.get('code', 'ERROR')}: {error.get('message', 'the council run failed')}"
         if error.get("code") == "CONTEXT_LENGTH_EXCEEDED" and not _input(env, "ARTIFACT"):
             message += f" — {NARROW_HINT}"
-        print(f"Council run failed (exit {proc.returncode}): {message}", file=sys.stderr)
+        print(f"Council run failed (exit {code}): {message}", file=sys.stderr)
         write_outputs(outputs, {"run-dir": str(out_dir), "verdict": "", "tier-counts": "{}", "cost": "unknown", "gate": "error"})
-        append_summary(summary, f"## Council review\n\n**The council run failed** (exit {proc.returncode}): {message}")
-        return proc.returncode or EXIT_ERROR
+        append_summary(summary, f"## Council review\n\n**The council run failed** (exit {code}): {message}")
+        return code or EXIT_ERROR
     run = RunDir(out_dir).read()
     verdict = read_json(out_dir / "verdict.json", what="verdict file")
     gate = evaluate_gate(verdict, fail_on, allow_no_verdict=allow_no_verdict, allow_unjudged=allow_unjudged,
                          source=str(out_dir / "verdict.json"))
     print(gate["reason"], flush=True)
-    degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.notices) or 'see run.json degrades'}" if proc.returncode == 2 else ""
+    degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.notices) or 'see run.json degrades'}" if code == 2 else ""
     append_summary(summary, f"## Council review: {'passed' if gate['passed'] else 'FAILED'}\n\n{gate['reason']}{degraded}")
     append_summary(summary, render_verdict(out_dir / "verdict.json", verdict))
     write_outputs(outputs, {
@@ -190,15 +218,21 @@ def _run(env: Mapping[str, str]) -> int:
     return int(gate["exitCode"])
 
 
-def _json_or_none(text: str) -> dict[str, Any] | None:
-    from ..errors import BadArgs
-    from ..fsio import loads_json
+def _council(env: Mapping[str, str], *, artifact: str, out_dir: Path, template: str | None) -> tuple[int, dict[str, Any]]:
+    """Run the council in this process: (its exit code, the error it ended with, or {}).
+    Its messages name the action's inputs, not the CLI's flags."""
+    import anyio
+
+    from ..engine.council_run import run_council
+    from ..errors import rename_arguments
 
     try:
-        doc = loads_json(text, what="the council run's output")
-    except BadArgs:
-        return None
-    return doc if isinstance(doc, dict) else None
+        options = run_options(env, artifact=artifact, out_dir=str(out_dir), template=template)
+        run, code = anyio.run(lambda: run_council(options))
+    except AmicusError as err:
+        rename_arguments(err, input_names())
+        return err.exit_code, {"code": err.code, "message": err.message}
+    return code, (run.error.to_doc() if code == 1 and run.error is not None else {})
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
-from ..vocabulary import TIER_DISPLAY_ORDER, VERDICT_SCALE
+from ..vocabulary import CHAIR_LINES, INTENTS, QUESTION, TIER_DISPLAY_ORDER, VERDICT_SCALE
+from .option_flags import RUN
 from .output import say
 
 if TYPE_CHECKING:
@@ -22,13 +23,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     sub.required = True
 
     p = sub.add_parser("run", help="the headless council: reviews, cross-review, tally, chair, verdict, report")
-    _add_run_settings(p)
-    p.add_argument("--prompt-file", help="the briefing: what to review and how (or --template with --artifact)")
-    p.add_argument("--artifact", help="the file the council reviews, composed into the briefing by --template")
-    p.add_argument("--out-dir", help="the run directory (default ./council-<runId>)")
-    p.add_argument("--claude-review", help="a file with Claude's own review, judged by the bench (never judges or chairs)")
-    add_run_context(p)
-    p.add_argument("--run-id", help=argparse.SUPPRESS)
+    RUN.add_to(p)  # every run option (engine/options.py)
     p.add_argument("--json", action="store_true", help="print run.json (or the error envelope)")
     p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
     p.set_defaults(handler=cmd_run)
@@ -42,6 +37,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("validate", help="check a Stage-1 review's findings block (exit 0 ok, 2 invalid, 1 bad args)")
     p.add_argument("file", help="the review file (prose + trailing ```json block)")
+    p.add_argument("--intent", choices=INTENTS, default="review",
+                   help="question: check a question council's answer block instead (answer, claims, assumptions, confidence)")
     p.add_argument("--json", action="store_true", help="print the council-validate document")
     p.set_defaults(handler=cmd_validate)
 
@@ -56,11 +53,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--decisions", help="JSON array of {id, decision, applied?, duplicateOf?, tierOverride?}")
     p.add_argument("-o", "--out", default="verdict.json", help="where to write the verdict (default ./verdict.json)")
     chair = p.add_mutually_exclusive_group()
-    chair.add_argument("--overall-verdict", choices=VERDICT_SCALE,
-                       help="the chair's VERDICT line, carried through verbatim (never invented); by default a "
-                            "re-decided run keeps the verdict its chair gave")
+    chair.add_argument("--overall-verdict", choices=CHAIR_LINES,
+                       help="the chair's VERDICT line (a question council: its ANSWER standing), carried through "
+                            "verbatim (never invented); by default a re-decided run keeps the verdict its chair gave")
     chair.add_argument("--no-overall-verdict", action="store_true",
                        help="write overallVerdict null even when the run's chair gave one")
+    p.add_argument("--answer", help="a question council: the sentence on the chair's ANSWER line, verbatim "
+                                    "(by default a re-decided run keeps the one its chair gave)")
     p.add_argument("--render", action="store_true",
                    help="also refresh report.html next to the verdict (in a run directory, a verdict other than "
                         "its verdict.json gets its own NAME.html: the run's report stays the run's)")
@@ -77,6 +76,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_report, fmt="md")
 
     p = sub.add_parser("stats", help="reviewer reliability across all past runs, from the ledger")
+    p.add_argument("--tag", help="only the runs started with this --tag")
     p.add_argument("--json", action="store_true", help="print the council-stats document")
     p.set_defaults(handler=cmd_stats)
 
@@ -99,54 +99,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     from .council_ci import register_ci
 
-    register_ci(sub, _add_run_settings)
-
-
-def _add_run_settings(p: argparse.ArgumentParser) -> None:
-    """The flags a policy pack can hold: `council run` and `council pack save` share them.
-    Every default is None, so a typed value is told apart from an untyped one."""
-    bench = p.add_mutually_exclusive_group()
-    bench.add_argument("--models", help="comma-separated bench (at least 2 seats; repeats make twin seats)")
-    bench.add_argument("--council", help="a saved council or a built-in bench")
-    p.add_argument("--chair", help="the chair model; must not be a bench seat (default deepseek; the embedded model for the local bench)")
-    p.add_argument("--critic", help="a bench member that gets the adversarial four-pass brief")
-    p.add_argument("--lenses", help="comma-separated expert lenses, one per seat (assigned at random; not ledger-recorded)")
-    p.add_argument("--debate", action=argparse.BooleanOptionalAction, default=None,
-                   help="add one rebuttal round for Contested/Disputed findings (--no-debate overrides a pack)")
-    p.add_argument("--template", help="a briefing template (built-in or user name, or a file); needs --artifact on a run")
-    p.add_argument("--var", action="append", metavar="NAME=VALUE", help="a template variable (repeatable)")
-    p.add_argument("--max-cost", type=float, help="whole-run ceiling on known spend, USD")
-    p.add_argument("--timeout", type=float, help="per-leg timeout in minutes (default 15)")
-    p.add_argument("--gateway", help="auto (default) | direct | openrouter")
-
-
-def add_run_context(p: argparse.ArgumentParser) -> None:
-    """The flags a run takes beside its settings (`council run` and `eval run` share them)."""
-    p.add_argument("--pack", help="a saved policy pack or a pack file: its settings are this run's defaults")
-    p.add_argument("--no-cost-gate", action="store_true", help="allow models priced above the per-Mtok threshold")
-    p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
-    p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
-    p.add_argument("--allow-secrets", action="store_true",
-                   help="send material that looks like it holds a secret (refused by default: SECRET_IN_MATERIAL)")
-
-
-def run_options(args: argparse.Namespace) -> Any:
-    """The RunOptions a `council run` (or `pack save`) command line typed; None where untyped."""
-    from ..council.templates import parse_var_args
-    from ..engine.options import RunOptions
-    from ..presets import parse_models_arg
-
-    return RunOptions(
-        prompt_file=getattr(args, "prompt_file", None), models=parse_models_arg(args.models) if args.models else None,
-        council=args.council, chair=args.chair, out_dir=getattr(args, "out_dir", None), max_cost=args.max_cost,
-        timeout_min=args.timeout, gateway=args.gateway, cost_gate=not getattr(args, "no_cost_gate", False),
-        validate_models=not getattr(args, "no_validate_model", False), project=getattr(args, "project", None),
-        run_id=getattr(args, "run_id", None), critic=args.critic,
-        lenses=args.lenses.split(",") if args.lenses else None, debate=args.debate,
-        claude_review=getattr(args, "claude_review", None), template=args.template,
-        artifact=getattr(args, "artifact", None), vars=parse_var_args(args.var) or None,
-        pack=getattr(args, "pack", None), allow_secrets=getattr(args, "allow_secrets", False),
-    )
+    register_ci(sub)
 
 
 def _print_json(doc: Any) -> None:
@@ -160,7 +113,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..engine.store import new_task_id
     from .progress import ProgressLine, council_line, wanted, with_progress
 
-    options = run_options(args)
+    options = RUN.options(args)
     # The id is fixed here so the progress line can find the run as soon as it exists.
     options.run_id = args.run_id or new_task_id()
     line = ProgressLine(council_line(args.project, options.run_id), sys.stderr) if wanted(args) else None
@@ -210,9 +163,15 @@ def render_run(run: RunManifest) -> str:
     from ..engine.run_dir import REPORT
     from ..providers.cost import format_cost
 
-    lines = [f"Council run {run.run_id}: {run.status} (exit {run.exit_code})"]
+    question = run.intent == QUESTION
+    lines = [f"Council run {run.run_id}{' (question)' if question else ''}: {run.status} (exit {run.exit_code})"]
     verdict = run.overall_verdict
-    lines.append(f"  chair: {run.chair} — VERDICT: {verdict}" if verdict else f"  chair: {run.chair} — no chair verdict")
+    if question:
+        answer = f" — {run.answer}" if run.answer is not None else ""
+        lines.append(f"  chair: {run.chair} — ANSWER: {verdict}{answer}" if verdict
+                     else f"  chair: {run.chair} — no chair answer")
+    else:
+        lines.append(f"  chair: {run.chair} — VERDICT: {verdict}" if verdict else f"  chair: {run.chair} — no chair verdict")
     counts = run.tier_counts or {}
     if counts:
         lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in TIER_DISPLAY_ORDER))
@@ -230,13 +189,19 @@ def render_run(run: RunManifest) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from ..council import answers
     from ..council.findings import validate_document, validate_findings
 
-    result = validate_findings(read_text(args.file, what="review file"))
+    if args.intent == QUESTION:  # a question council's answer block
+        answer = answers.validate_answer(read_text(args.file, what="answer file"))
+        result, doc, found = answer, answers.validate_document(answer), f"an answer with {len(answer['claims'])} key claim(s)"
+    else:
+        review = validate_findings(read_text(args.file, what="review file"))
+        result, doc, found = review, validate_document(review), f"{len(review['findings'])} finding(s)"
     if args.json:
-        _print_json(validate_document(result))
+        _print_json(doc)
     elif result["ok"]:
-        say(f"ok: {len(result['findings'])} finding(s) — {args.file}")
+        say(f"ok: {found} — {args.file}")
     else:
         say(f"invalid: {args.file}")
         for err in result["errors"]:
@@ -274,7 +239,7 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     run_id = record_run_id(record)
     run_dir = run_dir_near(run_id, out.parent, Path(args.file).parent)
     verdict = redecide(record, decisions, previous_verdict(run_id, out, run_dir),
-                       overall_verdict=args.overall_verdict, keep_verdict=not args.no_overall_verdict)
+                       overall_verdict=args.overall_verdict, keep_verdict=not args.no_overall_verdict, answer=args.answer)
     atomic_write_json(out, verdict)
     target = report_target(out, run_dir) if args.render else None
     if target is not None:
@@ -320,9 +285,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     from ..config import eval_ledger_path, ledger_path
     from ..council.ledger import derive_stats, read_ledger, render_stats
+    from ..engine.options import check_tag
 
+    tag = None if args.tag is None else check_tag(args.tag)
     path = ledger_path()
-    stats = derive_stats(read_ledger(path), read_ledger(eval_ledger_path()))
+    stats = derive_stats(read_ledger(path), read_ledger(eval_ledger_path()), tag=tag)
     if args.json:
         _print_json(stats)
     else:

@@ -17,9 +17,10 @@ from typing import Any
 from ..engine.run_dir import ENGINE_LOG, MANIFEST, VERDICT, RunDir
 from ..errors import EXIT_OK, BadArgs
 from ..fsio import dumps_json, read_json
+from .option_flags import SETTINGS
 
 
-def register_ci(sub: argparse._SubParsersAction, add_run_settings: Callable[[argparse.ArgumentParser], None]) -> None:
+def register_ci(sub: argparse._SubParsersAction) -> None:
     from ..vocabulary import GATE_LEVELS
 
     parser_class = type(sub.choices["run"])
@@ -35,7 +36,7 @@ def register_ci(sub: argparse._SubParsersAction, add_run_settings: Callable[[arg
     psub.required = True
     p = _command(psub, "save", "save the given run flags as pack NAME (overwriting bumps its version)", cmd_pack_save,
                  "council-pack-save", name="the pack's name")
-    add_run_settings(p)
+    SETTINGS.add_to(p)  # what a pack may hold (engine/options.py)
     p.add_argument("--description", help="what the pack is for, shown by 'pack list'")
     _command(psub, "list", "the saved packs", cmd_pack_list, "council-pack-list")
     _command(psub, "show", "one pack, saved (by name) or a file (by path)", cmd_pack_show, "council-pack-show",
@@ -115,9 +116,8 @@ def cmd_template_show(args: argparse.Namespace) -> int:
 def cmd_pack_save(args: argparse.Namespace) -> int:
     from ..engine.briefing_inputs import pack_settings
     from ..packs import save_pack
-    from .council import run_options
 
-    doc = save_pack(args.name, pack_settings(run_options(args)), description=args.description)
+    doc = save_pack(args.name, pack_settings(SETTINGS.options(args)), description=args.description)
     if not printed_json(args, doc):
         verb = "Overwrote" if doc["overwritten"] else "Saved"
         keys = [k for k in doc["pack"] if k not in ("schemaVersion", "type", "name", "version", "description")]

@@ -1,7 +1,7 @@
 """`amicus eval …` — measure a bench on a planted-flaw suite: run, score, compare.
 
-The bench flags are `council run`'s own (the same definitions, `council._add_run_settings`,
-and the same options model, `council.run_options`); the work is `amicus_mcp.eval`'s.
+The bench flags are `council run`'s own, bar one run's briefing and identity (`option_flags.BENCH`,
+derived from the options model); the work is `amicus_mcp.eval`'s.
 """
 
 from __future__ import annotations
@@ -13,20 +13,18 @@ from typing import Any
 
 from ..errors import EXIT_OK
 from ..fsio import dumps_json
+from .option_flags import BENCH
 from .output import say
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    from .council import _add_run_settings, add_run_context
-
     ev = commands.add_parser("eval", help="measure a bench on a planted-flaw suite: run, score, compare")
     sub = ev.add_subparsers(dest="eval_command", metavar="SUBCOMMAND", parser_class=type(ev))
     sub.required = True
 
     p = sub.add_parser("run", help="one council per case of a suite, every finding matched to the planted flaws, "
                                    "the scores in eval.json / eval.md / eval.html")
-    _add_run_settings(p)
-    add_run_context(p)
+    BENCH.add_to(p)
     p.add_argument("--matcher", help="the model that decides which planted flaw each finding identifies (required)")
     p.add_argument("--suite", help="a suite folder in the same format (default: the shipped suite 'planted')")
     p.add_argument("--case", action="append", metavar="ID", help="run only this case (repeatable)")
@@ -52,10 +50,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     import anyio
 
     from ..eval.runner import describe_estimate, prepare_eval, run_eval
-    from .council import run_options
     from .progress import ProgressLine, wanted, with_progress
 
-    bench = run_options(args).model_copy(update={"out_dir": None, "run_id": None})
+    bench = BENCH.options(args)
     plan = anyio.run(lambda: prepare_eval(bench, suite=args.suite, matcher=args.matcher, cases=args.case,
                                           out_dir=args.out_dir))
     if args.estimate:

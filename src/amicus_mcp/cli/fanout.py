@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from ..engine.options import DEFAULT_TIMEOUT_MIN
 from ..fsio import dumps_json
+from .option_flags import WAVE
 from .output import say
 
 if TYPE_CHECKING:
@@ -19,36 +19,17 @@ if TYPE_CHECKING:
 
 def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("fanout", help="send one prompt to several models at once (a wave)")
-    bench = p.add_mutually_exclusive_group()
-    bench.add_argument("--models", help="comma-separated aliases or vendor/model ids (repeats allowed)")
-    bench.add_argument("--council", help="a saved council or a built-in bench (free, budget, frontier)")
-    p.add_argument("--prompt-file", help="the prompt (required; prompts are never inline)")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_MIN, help="per-leg timeout in minutes (default 15)")
-    p.add_argument("--gateway", help="auto (default) | direct | openrouter")
-    p.add_argument("--no-cost-gate", action="store_true", help="allow models priced above the per-Mtok threshold")
-    p.add_argument("--no-validate-model", action="store_true", help="skip the catalog check of model ids")
-    p.add_argument("--project", help="the project whose sessions dir holds the wave (default: cwd)")
+    WAVE.add_to(p)  # every wave option (engine/options.py)
     p.add_argument("--estimate", action="store_true", help="print what the wave would cost and exit without spending")
-    p.add_argument("--allow-secrets", action="store_true",
-                   help="send a prompt that looks like it holds a secret (refused by default: SECRET_IN_MATERIAL)")
-    p.add_argument("--wave-id", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print the wave document")
     p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
     p.set_defaults(handler=cmd_fanout)
 
 
-
 def cmd_fanout(args: argparse.Namespace) -> int:
     from ..engine.fanout import estimate, fanout
-    from ..engine.options import WaveOptions
-    from ..presets import parse_models_arg
 
-    options = WaveOptions(
-        prompt_file=args.prompt_file, models=parse_models_arg(args.models) if args.models else None,
-        council=args.council, timeout_min=args.timeout, gateway=args.gateway, cost_gate=not args.no_cost_gate,
-        validate_models=not args.no_validate_model, project=args.project, wave_id=args.wave_id,
-        allow_secrets=args.allow_secrets,
-    )
+    options = WAVE.options(args)
     if args.estimate:
         doc = anyio.run(estimate, options)
         say(dumps_json(doc) if args.json else f"Estimate for {doc['legs']} leg(s): {doc['summary']}")

@@ -55,7 +55,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     import os
 
     from ..providers.endpoints import DIRECT_VENDORS, OPENROUTER_KEY_ENV
-    from ..providers.keys import env_file_path, file_key_names
+    from ..places import env_file_path
+    from ..providers.keys import file_key_names
 
     in_file = set(file_key_names())
     known = [OPENROUTER_KEY_ENV, *(n for v in DIRECT_VENDORS.values() for n in v.key_names)]

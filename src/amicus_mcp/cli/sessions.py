@@ -31,6 +31,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_status)
 
     p = commands.add_parser("list", help="council runs and waves in this project, newest first")
+    p.add_argument("--tag", help="only the council runs started with this --tag")
     _common(p)
     p.set_defaults(handler=cmd_list)
 
@@ -66,19 +67,22 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from ..engine.control import list_all
+    from ..engine.options import check_tag
     from ..providers.cost import format_cost
 
-    rows = list_all(_store(args))
+    rows = list_all(_store(args), tag=None if args.tag is None else check_tag(args.tag))
     if args.json:
         say(dumps_json({"schemaVersion": 2, "type": "session-list", "items": rows}))
     elif not rows:
-        say("No council runs or waves in this project yet.")
+        say(f"No council runs tagged '{args.tag}' in this project." if args.tag else
+            "No council runs or waves in this project yet.")
     else:
         for row in rows:
             verdict = f"  VERDICT: {row['overallVerdict']}" if row.get("overallVerdict") else ""
             cost = format_cost(row.get("cost"), "reported" if row.get("cost") is not None else "unknown")
+            tag = f"  [{row['tag']}]" if row.get("tag") else ""
             say(f"{row['id']}  {row['type']:<11}  {row['status']:<8}  {row['createdAt'] or '—'}  {cost}  "
-                  f"{', '.join(m for m in row['models'] if m)}{verdict}")
+                  f"{', '.join(m for m in row['models'] if m)}{tag}{verdict}")
     return EXIT_OK
 
 

@@ -17,6 +17,7 @@ import os
 import sys
 import time
 import webbrowser
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_OK, BadArgs, BadSession
@@ -89,22 +90,23 @@ def serve_ui(args: argparse.Namespace, store: SessionStore) -> int:
     return EXIT_OK
 
 
-def wait_for_run(store: SessionStore, run_id: str, *, timeout_s: float) -> None:
+def wait_for_run(store: SessionStore, run_id: str, *, timeout_s: float, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
     """Fail fast on an unknown id — after giving a just-spawned run a moment to appear."""
     from ..engine.run_dir import RunDir
     from ..workspace.rundir import check_run_id, locate_run
 
     check_run_id(run_id)
-    deadline = time.monotonic() + timeout_s
+    deadline = clock() + timeout_s
     while True:
         try:
             run_dir = RunDir(locate_run(store, run_id))
-            if run_dir.holds_run() or time.monotonic() >= deadline:
+            if run_dir.holds_run() or clock() >= deadline:
                 return
         except BadSession:
-            if time.monotonic() >= deadline:
+            if clock() >= deadline:
                 raise
-        time.sleep(0.2)
+        sleep(0.2)
 
 
 def open_browser(url: str) -> bool:

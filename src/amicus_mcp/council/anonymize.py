@@ -1,7 +1,8 @@
 """Anonymization for Stage 2, and the way back for the tally.
 
-Reviews get labels `Review A`, `Review B`, … in bench order, and every finding a run-global id
-(the review's letter + its local id: `B2` is Review B's second finding). Judges see only
+Reviews get labels `Review A`, `Review B`, … in bench order (a question council's answers
+`Answer A`, `Answer B`, …), and every finding a run-global id (the review's letter + its local
+id: `B2` is Review B's second finding; an answer's key claims are its findings). Judges see only
 labels; the label map (label → alias, label → seat) stays with the engine and goes into
 `run.json`, never into a prompt. `tally_input` turns the judges' label-space answers back into
 the model-space tally input.
@@ -26,8 +27,9 @@ class StageOneReview:
     seat_id: str
     alias: str
     text: str  # the review as written (after any repair)
-    findings: Sequence[Mapping[str, Any]]  # validated local findings; [] when unstructured
+    findings: Sequence[Mapping[str, Any]]  # validated local findings (an answer's claims); [] when unstructured
     structured: bool  # False when the findings block never validated
+    details: Mapping[str, Any] | None = None  # an answer's answer, assumptions and confidence
 
 
 @dataclass
@@ -37,14 +39,19 @@ class Anonymized:
     seat_map: dict[str, str]  # label → seat id
     prose: list[tuple[str, str]]  # (label, the review's prose without its findings block)
     findings: list[dict[str, Any]] = field(default_factory=list)  # run-global findings
+    details: dict[str, dict[str, Any]] = field(default_factory=dict)  # label → an answer's details
 
     @property
     def finding_ids(self) -> list[str]:
         return [f["id"] for f in self.findings]
 
 
-def label(index: int) -> str:
-    return f"Review {string.ascii_uppercase[index]}"
+REVIEW_NOUN = "Review"
+ANSWER_NOUN = "Answer"
+
+
+def label(index: int, noun: str = REVIEW_NOUN) -> str:
+    return f"{noun} {string.ascii_uppercase[index]}"
 
 
 def strip_findings_block(text: str) -> str:
@@ -53,17 +60,21 @@ def strip_findings_block(text: str) -> str:
     return text[:cut].rstrip() if cut != -1 else text.rstrip()
 
 
-def anonymize(reviews: Sequence[StageOneReview]) -> Anonymized:
+def anonymize(reviews: Sequence[StageOneReview], noun: str = REVIEW_NOUN) -> Anonymized:
+    """Labels, run-global ids and the prose the judges read. A finding's severity, location
+    and rationale are None for a key claim, which has none."""
     if len(reviews) > MAX_REVIEWS:
         raise ValueError(f"at most {MAX_REVIEWS} reviews can be labelled, got {len(reviews)}")
     out = Anonymized(labels=[], label_map={}, seat_map={}, prose=[])
     for index, review in enumerate(reviews):
-        name = label(index)
+        name = label(index, noun)
         letter = name[-1]
         out.labels.append(name)
         out.label_map[name] = review.alias
         out.seat_map[name] = review.seat_id
         out.prose.append((name, strip_findings_block(review.text) if review.structured else review.text.rstrip()))
+        if review.details is not None:
+            out.details[name] = dict(review.details)
         for finding in review.findings:
             out.findings.append(
                 {
@@ -71,10 +82,10 @@ def anonymize(reviews: Sequence[StageOneReview]) -> Anonymized:
                     "label": name,
                     "raiser": review.alias,
                     "raiserSeat": review.seat_id if review.seat_id != review.alias else None,
-                    "severity": finding["severity"],
+                    "severity": finding.get("severity"),
                     "claim": finding["claim"],
-                    "location": finding["location"],
-                    "rationale": finding["rationale"],
+                    "location": finding.get("location"),
+                    "rationale": finding.get("rationale"),
                 }
             )
     return out
@@ -101,8 +112,13 @@ def tally_input(
     seat_map = {lab: sid for lab, sid in anonymized.seat_map.items() if sid != anonymized.label_map[lab]}
     findings = []
     for f in anonymized.findings:
-        entry: dict[str, Any] = {"id": f["id"], "raiser": f["raiser"], "severity": f["severity"],
-                                 "claim": f["claim"], "location": f["location"]}
+        # A key claim has no severity and no location: they are left out (a review's always has both).
+        entry: dict[str, Any] = {"id": f["id"], "raiser": f["raiser"]}
+        if f["severity"] is not None:
+            entry["severity"] = f["severity"]
+        entry["claim"] = f["claim"]
+        if f["location"] is not None:
+            entry["location"] = f["location"]
         if f["raiserSeat"] is not None:
             entry["raiserSeat"] = f["raiserSeat"]
         findings.append(entry)

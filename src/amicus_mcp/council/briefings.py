@@ -15,8 +15,8 @@ from importlib.resources import files
 from string import Template
 from typing import Any
 
-from ..vocabulary import (FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, SEVERITIES, SHIP_IT, VERDICT_MARKER, VERDICT_SCALE,
-                          VOTES)
+from ..vocabulary import (ANSWER_CONFIDENCES, ANSWER_SCALE, FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, SEVERITIES, SHIP_IT,
+                          VERDICT_MARKER, VERDICT_SCALE, VOTES)
 
 STAGE1_SEAT = "stage1-seat"
 
@@ -28,6 +28,12 @@ PROMPT_WORDS: dict[str, str] = {
     "ship_it": SHIP_IT,
     "fix_these_first": FIX_THESE_FIRST,
     "fundamental_rethink": FUNDAMENTAL_RETHINK,
+    # a question council's ANSWER standings and its answers' confidences
+    "answer_standings": f"{', '.join(ANSWER_SCALE[:-1])} or {ANSWER_SCALE[-1]}",
+    "converged": ANSWER_SCALE[0],
+    "split": ANSWER_SCALE[1],
+    "insufficient": ANSWER_SCALE[2],
+    "answer_confidences": f"{', '.join(f'`{c}`' for c in ANSWER_CONFIDENCES[:-1])} or `{ANSWER_CONFIDENCES[-1]}`",
 }
 
 
@@ -60,8 +66,13 @@ def seat_briefing(briefing: str, *, date: str, stance: str | Template = "stance-
     small model would copy.
     """
     contract = "findings-contract-structured" if structured else "findings-contract"
+    return stage1_briefing(STAGE1_SEAT, contract, briefing, date=date, stance=stance)
+
+
+def stage1_briefing(frame: str, contract: str, briefing: str, *, date: str, stance: str | Template) -> str:
+    """A Stage-1 frame (a review's, a question's) filled with the date, a stance and a contract."""
     return render(
-        STAGE1_SEAT,
+        frame,
         date=date,
         stance=(template(stance) if isinstance(stance, str) else stance).template.strip(),
         contract=template(contract).template.strip(),
@@ -132,18 +143,18 @@ def judge_bundle(
 
 
 def _index_line(f: Mapping[str, Any]) -> str:
-    return f"- **{f['id']}** ({f['severity']}) — {_one_line(f['claim'])}"
+    return f"- **{f['id']}** ({f['severity']}) — {one_line(f['claim'])}"
 
 
 def _finding_block(f: Mapping[str, Any]) -> str:
     return (
-        f"- **{f['id']}** ({f['severity']}) {_one_line(f['claim'])}\n"
-        f"  - location: {_one_line(f['location'])}\n"
-        f"  - rationale: {_one_line(f['rationale'])}"
+        f"- **{f['id']}** ({f['severity']}) {one_line(f['claim'])}\n"
+        f"  - location: {one_line(f['location'])}\n"
+        f"  - rationale: {one_line(f['rationale'])}"
     )
 
 
-def _one_line(text: Any) -> str:
+def one_line(text: Any) -> str:
     return " ".join(str(text).split())
 
 
@@ -222,16 +233,16 @@ def chair_packet(
         debate = scored.get("debate")
         round_note = f"; debate: {debate['action']}, was {debate['previousTier']}" if isinstance(debate, Mapping) else ""
         finding_lines.append(
-            f"- **{f['id']}** ({f['severity']}, raised by {f['raiserSeat'] or f['raiser']}) — {_one_line(scored.get('claim') or f['claim'])}\n"
+            f"- **{f['id']}** ({f['severity']}, raised by {f['raiserSeat'] or f['raiser']}) — {one_line(scored.get('claim') or f['claim'])}\n"
             f"  - tier: {scored.get('tier', '?')} ({scored.get('confidence', '?')}); peers a{basis['a']}/d{basis['d']}/n{basis['n']}{round_note}\n"
-            f"  - location: {_one_line(f['location'])}\n"
-            f"  - rationale: {_one_line(f['rationale'])}"
+            f"  - location: {one_line(f['location'])}\n"
+            f"  - rationale: {one_line(f['rationale'])}"
         )
     cred_lines = [
-        f"- {row.get('seat') or row['model']}: peers-only {_score(row.get('peersOnly'))}, with-self {_score(row.get('withSelf'))}"
+        f"- {row.get('seat') or row['model']}: peers-only {score_text(row.get('peersOnly'))}, with-self {score_text(row.get('withSelf'))}"
         for row in record["streetCred"]
     ]
-    ranking_lines = [f"- {r['judge']}: {_order_text(r)}" for r in rankings] or ["- (no judge produced a usable ranking)"]
+    ranking_lines = [f"- {r['judge']}: {order_text(r)}" for r in rankings] or ["- (no judge produced a usable ranking)"]
     review_blocks = [f"### {who}\n\n{text.strip()}" for who, text in reviews]
     return render(
         "chair",
@@ -245,7 +256,7 @@ def chair_packet(
     )
 
 
-def _order_text(ranking: Mapping[str, Any]) -> str:
+def order_text(ranking: Mapping[str, Any]) -> str:
     seats = ranking.get("orderSeats") or [None] * len(ranking["order"])
     parts = []
     for slot, seat_slot in zip(ranking["order"], seats):
@@ -257,7 +268,7 @@ def _order_text(ranking: Mapping[str, Any]) -> str:
     return " > ".join(parts)
 
 
-def _score(value: Any) -> str:
+def score_text(value: Any) -> str:
     return f"{value:.2f}" if isinstance(value, (int, float)) else "—"
 
 
@@ -272,7 +283,7 @@ def chair_repair_prompt(synthesis: str) -> str:
 # output and so its run time: grammar-constrained generation on two CPU cores runs at
 # roughly a dozen tokens a second. Every schema keeps the prose (review, analysis, synthesis).
 
-def _text(max_length: int, compact: bool) -> dict[str, Any]:
+def text_schema(max_length: int, compact: bool) -> dict[str, Any]:
     # Only a small local model needs the caps; strict cloud schema modes reject length keywords.
     return {"type": "string", "minLength": 1, "maxLength": max_length} if compact else {"type": "string"}
 
@@ -285,9 +296,9 @@ def findings_output_schema(*, compact: bool = True) -> dict[str, Any]:
         "properties": {
             "id": {"type": "integer", "minimum": 1} if compact else {"type": "integer"},
             "severity": {"enum": list(SEVERITIES)},
-            "claim": _text(200, compact),
-            "location": _text(80, compact),
-            "rationale": _text(240, compact),
+            "claim": text_schema(200, compact),
+            "location": text_schema(80, compact),
+            "rationale": text_schema(240, compact),
         },
     }}
     if compact:
@@ -297,8 +308,8 @@ def findings_output_schema(*, compact: bool = True) -> dict[str, Any]:
         "required": ["review", "overall", "findings"],
         "additionalProperties": False,
         "properties": {
-            "review": _text(600, compact),
-            "overall": _text(200, compact),
+            "review": text_schema(600, compact),
+            "overall": text_schema(200, compact),
             "findings": findings,
         },
     }
@@ -316,7 +327,7 @@ def judge_output_schema(labels: Sequence[str], finding_ids: Sequence[str], *, co
         "required": ["analysis", "ranking", "adjudications"],
         "additionalProperties": False,
         "properties": {
-            "analysis": _text(400, compact),
+            "analysis": text_schema(400, compact),
             "ranking": {"type": "array", "items": {"enum": list(labels)}, "minItems": len(labels), "maxItems": len(labels)},
             "adjudications": {"type": "array", "items": adjudication, "maxItems": len(finding_ids)},
         },
@@ -329,8 +340,8 @@ def chair_output_schema(*, compact: bool = True) -> dict[str, Any]:
         "required": ["synthesis", "hardQuestions", "verdict"],
         "additionalProperties": False,
         "properties": {
-            "synthesis": _text(800, compact),
-            "hardQuestions": {"type": "array", "items": _text(160, compact), "minItems": 3, "maxItems": 5},
+            "synthesis": text_schema(800, compact),
+            "hardQuestions": {"type": "array", "items": text_schema(160, compact), "minItems": 3, "maxItems": 5},
             "verdict": {"enum": list(VERDICT_SCALE)},
         },
     }
@@ -339,12 +350,12 @@ def chair_output_schema(*, compact: bool = True) -> dict[str, Any]:
 def review_from_structured(obj: Mapping[str, Any]) -> str:
     """A structured Stage-1 reply as the review document every other path produces."""
     block = {"overall": obj["overall"], "findings": obj["findings"]}
-    return f"{obj['review'].strip()}\n\n```json\n{_json(block)}\n```\n"
+    return f"{obj['review'].strip()}\n\n```json\n{pretty_json(block)}\n```\n"
 
 
 def judge_from_structured(obj: Mapping[str, Any]) -> str:
     block = {"ranking": obj["ranking"], "adjudications": obj["adjudications"]}
-    return f"{obj['analysis'].strip()}\n\n```json\n{_json(block)}\n```\n"
+    return f"{obj['analysis'].strip()}\n\n```json\n{pretty_json(block)}\n```\n"
 
 
 def chair_from_structured(obj: Mapping[str, Any]) -> str:
@@ -352,7 +363,7 @@ def chair_from_structured(obj: Mapping[str, Any]) -> str:
     return f"{obj['synthesis'].strip()}\n\n## Hard questions\n\n{questions}\n\nVERDICT: {obj['verdict']}\n"
 
 
-def _json(value: Any) -> str:
+def pretty_json(value: Any) -> str:
     import json
 
     return json.dumps(value, indent=2, ensure_ascii=False)

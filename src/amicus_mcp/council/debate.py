@@ -9,6 +9,9 @@ again → the final tally. The rules that matter:
 - an amended claim replaces the original text (id, raiser and severity unchanged);
 - a withdrawn finding stays in the findings (it was raised) and is recorded `denied`;
 - Claude's own review never defends: its findings simply stand.
+
+A question council debates its answers' key claims the same way (`question=True`: the briefs
+speak of claims and answers, and a claim shows no severity).
 """
 
 from __future__ import annotations
@@ -79,17 +82,23 @@ def reason_for(prose: str, finding_id: str) -> str:
     return "(no reason given in prose)"
 
 
-def defense_brief(targets_of_raiser: Sequence[DebateTarget]) -> str:
+def _kind(finding: Mapping[str, Any]) -> str:
+    """What a debated item is, in its parentheses: a finding's severity, or `key claim`."""
+    return str(finding["severity"]) if finding.get("severity") is not None else "key claim"
+
+
+def defense_brief(targets_of_raiser: Sequence[DebateTarget], *, question: bool = False) -> str:
     blocks = []
     for t in targets_of_raiser:
         reasons = "\n".join(f"  - a peer: {r}" for r in t.reasons) or "  - (no reason given)"
-        blocks.append(f"**{t.finding['id']}** ({t.finding.get('severity')}) — {_one_line(t.finding.get('claim'))}\n"
+        blocks.append(f"**{t.finding['id']}** ({_kind(t.finding)}) — {_one_line(t.finding.get('claim'))}\n"
                       f"- disputed by {len(t.disputers)} peer(s):\n{reasons}")
-    return render("debate-defense", findings="\n\n".join(blocks),
+    return render("debate-defense-question" if question else "debate-defense", findings="\n\n".join(blocks),
                   example=defense_example([t.finding["id"] for t in targets_of_raiser]))
 
 
-def revote_bundle(targets_by_id: Mapping[str, DebateTarget], responses: Mapping[str, Mapping[str, Any]]) -> str:
+def revote_bundle(targets_by_id: Mapping[str, DebateTarget], responses: Mapping[str, Mapping[str, Any]], *,
+                  question: bool = False) -> str:
     """The ONE shared re-vote prompt: every defended or amended finding with the raiser's answer,
     in the order of `targets_by_id` (finding order) — never in the order the defenses finished."""
     blocks = []
@@ -103,9 +112,10 @@ def revote_bundle(targets_by_id: Mapping[str, DebateTarget], responses: Mapping[
         else:
             claim = _one_line(finding.get("claim"))
         answer = _one_line(response.get("argument") or "(the raiser amended the claim without further argument)")
-        blocks.append(f"**{fid}** ({finding.get('severity')}) — {claim}\n- the raiser's answer: {answer}")
+        blocks.append(f"**{fid}** ({_kind(finding)}) — {claim}\n- the raiser's answer: {answer}")
     listed = [fid for fid in targets_by_id if (responses.get(fid) or {}).get("action") in REVOTED_ACTIONS]
-    return render("debate-revote", findings="\n\n".join(blocks), example=revote_example(listed))
+    return render("debate-revote-question" if question else "debate-revote", findings="\n\n".join(blocks),
+                  example=revote_example(listed))
 
 
 def debate_repair_prompt(previous: str, errors: Sequence[Mapping[str, str]], kind: str, ids: Sequence[str]) -> str:

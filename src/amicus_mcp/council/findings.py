@@ -185,15 +185,17 @@ def read_last_json_block(text: str) -> BlockRead:
     return BlockRead(found.value, None)
 
 
-def _read_object(text: str) -> tuple[dict[str, Any] | None, ErrorEntry | None]:
+def read_object(text: str, code: str = "EMPTY_FINDINGS",
+                what: str = "a findings array") -> tuple[dict[str, Any] | None, ErrorEntry | None]:
     """The block as a JSON object. A block that parses to anything else (null, a scalar such
-    as 123, an array) parsed fine but has no findings array: EMPTY_FINDINGS (seed 000)."""
+    as 123, an array) parsed fine but is not the object asked for: `code` (for a review,
+    EMPTY_FINDINGS — seed 000)."""
     value, error = read_last_json_block(text)
     if error:
         return None, error
     if not isinstance(value, dict):
-        detail = f"the last ```json block is {json_type(value)}, not an object with a findings array"
-        return None, make_error("EMPTY_FINDINGS", detail)
+        detail = f"the last ```json block is {json_type(value)}, not an object with {what}"
+        return None, make_error(code, detail)
     return value, None
 
 
@@ -227,17 +229,18 @@ def _id_key(value: Any) -> str | None:
         return None
 
 
-def _id_error(pos: int, finding: Mapping[str, Any], seen: dict[str, int]) -> ErrorEntry | None:
-    """DUPLICATE_ID when the id repeats an earlier one, else NON_SEQUENTIAL_ID if it is wrong."""
-    fid = finding.get("id")
+def id_error(pos: int, item: Mapping[str, Any], seen: dict[str, int], noun: str = "finding") -> ErrorEntry | None:
+    """DUPLICATE_ID when the id repeats an earlier one, else NON_SEQUENTIAL_ID if it is wrong.
+    `noun` names the item in the detail (a review's finding, an answer's claim)."""
+    fid = item.get("id")
     key = _id_key(fid)
     if key is not None and key in seen:
-        detail = f"finding {pos}: id {show(fid)} is already used by finding {seen[key]}"
+        detail = f"{noun} {pos}: id {show(fid)} is already used by {noun} {seen[key]}"
         return make_error("DUPLICATE_ID", detail)
     if key is not None:
         seen[key] = pos
-    problem = _sequence_problem(pos, finding)
-    return make_error("NON_SEQUENTIAL_ID", f"finding {pos}: {problem}") if problem else None
+    problem = _sequence_problem(pos, item)
+    return make_error("NON_SEQUENTIAL_ID", f"{noun} {pos}: {problem}") if problem else None
 
 
 def _sequence_problem(pos: int, finding: Mapping[str, Any]) -> str | None:
@@ -290,7 +293,7 @@ def _finding_errors(findings: list[Any]) -> list[ErrorEntry]:
         if not isinstance(finding, dict):
             errors.append(make_error("MISSING_FIELD", f"finding {pos}: {_not_object(finding)}"))
             continue
-        for err in (_id_error(pos, finding, seen), _severity_error(pos, finding)):
+        for err in (id_error(pos, finding, seen), _severity_error(pos, finding)):
             if err:
                 errors.append(err)
         errors.extend(_field_errors(pos, finding))
@@ -299,7 +302,7 @@ def _finding_errors(findings: list[Any]) -> list[ErrorEntry]:
 
 def validate_findings(text: str) -> FindingsResult:
     """Validate a Stage-1 review's trailing findings block (see the module docstring)."""
-    block, error = _read_object(text)
+    block, error = read_object(text)
     if block is None:
         return _result([error] if error else [], [])
     empty = _empty_set_error(block)
@@ -319,7 +322,7 @@ def count_attempted_findings(text: str) -> int | None:
 
     A repair is checked against this count: it may fix findings, never add or drop them.
     """
-    block, _ = _read_object(text)
+    block, _ = read_object(text)
     if block is None or not isinstance(block.get("findings"), list):
         return None
     return len(block["findings"])

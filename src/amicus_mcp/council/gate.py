@@ -16,6 +16,9 @@ each family:
                          the weakest, so this level fails on any blocker at all, even one the
                          bench disputed. It is the strictest blocker level.
 
+A question council's verdict (`intent: question`) has an answer, not a verdict or blocker
+findings: every level but `never` refuses it (BAD_ARGS) rather than pass it by default.
+
 The two chair levels need a chair verdict: a verdict with `overallVerdict: null` (the chair
 failed, or a cost ceiling skipped it) fails them unless `allow_no_verdict`, because "no
 verdict" must never read as "ship it". The blocker levels read the findings' tiers (after
@@ -36,7 +39,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import EXIT_GATE_FAILED, BadArgs
-from ..vocabulary import FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, GATE_LEVELS, TIERS, VERDICT_SCALE
+from ..vocabulary import FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, GATE_LEVELS, QUESTION, TIERS, VERDICT_SCALE
 
 # The chair's verdicts that fail each verdict level: its own phrase and every harsher one.
 VERDICT_LEVELS = {"fundamental-rethink": VERDICT_SCALE[VERDICT_SCALE.index(FUNDAMENTAL_RETHINK):],
@@ -50,13 +53,21 @@ BLOCKER_SCOPE = {"confirmed-blocker": "the Confirmed tier", "disputed-blocker": 
 def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: bool = False,
                   allow_unjudged: bool = False, source: str | None = None) -> dict[str, Any]:
     """The council-gate document for `verdict` at `level` (`passed`, `exitCode`, `reason`)."""
+    from .verdict import verdict_scale  # here, not at import: the CLI builds its parser from GATE_LEVELS
+
     if level not in GATE_LEVELS:
         raise BadArgs(f"--fail-on '{level}' is not a gate level", hint=f"one of: {', '.join(GATE_LEVELS)}")
     if not isinstance(verdict, Mapping) or verdict.get("type") != "council-verdict":
         raise BadArgs("the gate reads a council-verdict document", hint="pass a run directory or its verdict.json")
+    if verdict.get("intent") == QUESTION and level != "never":
+        # A question council answers; it finds no blockers and gives no verdict to pass or fail.
+        raise BadArgs(f"run {verdict.get('runId')} is a question council: it has an answer, not a verdict "
+                      f"or blocker findings, so --fail-on {level} cannot gate it",
+                      hint="gate a review council's run; --fail-on never still reports a question council")
     overall = verdict.get("overallVerdict")
-    if overall is not None and overall not in VERDICT_SCALE:
-        raise BadArgs(f"overallVerdict '{overall}' is not one of: {', '.join(VERDICT_SCALE)}",
+    scale = verdict_scale(verdict)
+    if overall is not None and overall not in scale:
+        raise BadArgs(f"overallVerdict '{overall}' is not one of: {', '.join(scale)}",
                       hint="the verdict document is damaged: re-run 'amicus council verdict'")
     blockers = [_blocker(f) for f in verdict.get("findings") or [] if isinstance(f, Mapping) and f.get("severity") == "blocker"]
     judged = verdict.get("judged") is not False

@@ -33,6 +33,9 @@ Ledger rows (`council-ledger-row.schema.json`, one JSON object per line of the a
 * runId is copied when it is a string or a finite number, date / runType when they are
   strings; anything else (absent included) is written as null so every row has every key.
 * resolvedModel appears only when known (emit-when-set, never derived from the alias).
+* intent is `"question"` on every row of a question council's record (its findings are the
+  answers' key claims, its street-cred the answers' ranks) and absent on a review's, so a
+  review's rows are byte-identical to those written before question councils existed.
 
 `derive_stats` folds rows into `{schemaVersion:2, type:"council-stats", models:[...]}`
 (`council-stats.schema.json`): one entry per `resolvedModel or model`, in order of first
@@ -49,7 +52,7 @@ from typing import Any
 
 from .. import config, fsio
 from ..errors import BadArgs
-from ..vocabulary import CONFORMANCES, SEVERITIES
+from ..vocabulary import CONFORMANCES, QUESTION, SEVERITIES
 
 LEDGER_SCHEMA_VERSION = 2
 STATS_SCHEMA_VERSION = 2
@@ -211,6 +214,7 @@ def _run_fields(meta: dict[str, Any]) -> dict[str, Any]:
         "runId": run_id,
         "date": date if isinstance(date, str) else None,
         "runType": run_type if isinstance(run_type, str) else None,
+        **({"intent": QUESTION} if meta.get("intent") == QUESTION else {}),
     }
 
 
@@ -243,23 +247,24 @@ def _alias_rows(record: dict[str, Any], alias: str, run: dict[str, Any]) -> list
     return out
 
 
-def ledger_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """The ledger rows one tally record contributes (pure; see the module docstring)."""
+def ledger_rows(record: dict[str, Any], *, tag: str | None = None) -> list[dict[str, Any]]:
+    """The ledger rows one tally record contributes (pure; see the module docstring); a run's
+    tag, when it has one, on every row (emit-when-set: untagged rows are as they always were)."""
     record = _dict(record)
     meta = _dict(record.get("meta"))
     run = _run_fields(meta)
     rows: list[dict[str, Any]] = []
     for alias in _bench_aliases(_list(meta.get("models"))):
         rows.extend(_alias_rows(record, alias, run))
-    return rows
+    return [{**row, "tag": tag} for row in rows] if tag else rows
 
 
 # ---------------------------------------------------------------------------
 # file I/O (the only file access in amicus_mcp.council)
 
 
-def append_ledger(record: dict[str, Any], path: Path | None = None) -> str | None:
-    """Append `ledger_rows(record)` to the ledger; best effort.
+def append_ledger(record: dict[str, Any], path: Path | None = None, *, tag: str | None = None) -> str | None:
+    """Append `ledger_rows(record, tag=tag)` to the ledger; best effort.
 
     Returns None on success (or when there is nothing to append) and a one-line warning
     on ANY failure — a ledger problem must never fail the tally that triggered it. The
@@ -269,7 +274,7 @@ def append_ledger(record: dict[str, Any], path: Path | None = None) -> str | Non
     target: Path | None = None
     try:
         target = Path(path) if path is not None else config.ledger_path()
-        rows = ledger_rows(record)
+        rows = ledger_rows(record, tag=tag)
         if rows:
             fsio.append_jsonl(target, rows)
         return None
@@ -375,8 +380,13 @@ def _model_stats(key: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     return entry
 
 
-def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | None = None, *,
+                 tag: str | None = None) -> dict[str, Any]:
     """Per-model reliability over ledger rows, as the `council-stats` envelope.
+
+    With a `tag`, only the rows of runs with that tag count, and the document says so
+    (`tag`); the eval ledger is not tagged, so its measurements are shown for those runs'
+    models only.
 
     Rows are grouped by `resolvedModel or model`; groups appear in order of first
     appearance. Rows that are not objects or have no non-empty string `model` are not
@@ -393,6 +403,8 @@ def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | N
     """
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
+        if tag is not None and (not isinstance(row, dict) or row.get("tag") != tag):
+            continue
         if isinstance(row, dict) and _text(row.get("model")) is not None:
             groups.setdefault(_group_key(row), []).append(row)
     models = [_model_stats(key, members) for key, members in groups.items()]
@@ -400,7 +412,7 @@ def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | N
     for entry in models:
         if entry["model"] in measured:
             entry["measured"] = measured.pop(entry["model"])
-    for key, block in measured.items():  # measured by an eval, never seen in a council run
+    for key, block in (measured if tag is None else {}).items():  # measured by an eval, never seen in a council run
         models.append({"model": key, "runs": 0, "lowN": True, "avgStreetCredPeersOnly": None,
                        "lifetimeConfirmRate": None, "lifetimeFactErrorRate": None,
                        "conformance": {label: 0 for label in CONFORMANCES}, "aliases": block.pop("aliases"),
@@ -410,6 +422,7 @@ def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | N
     return {
         "schemaVersion": STATS_SCHEMA_VERSION,
         "type": "council-stats",
+        **({"tag": tag} if tag is not None else {}),
         "models": models,
     }
 
@@ -476,9 +489,11 @@ def render_stats(stats: dict[str, Any], ledger: Path | str | None = None) -> str
     one-line notice naming the ledger path when one is given.
     """
     models = _list(_dict(stats).get("models"))
+    tag = _text(_dict(stats).get("tag"))
     if not models:
         where = f" (ledger: {ledger})" if ledger is not None else ""
-        return f"No council runs recorded yet{where}."
+        tagged = f" tagged '{tag}'" if tag else ""
+        return f"No council runs{tagged} recorded yet{where}."
     measured = any(_dict(entry).get("measured") for entry in models)
     columns = [*STATS_COLUMNS[:-1], *MEASURED_COLUMNS, STATS_COLUMNS[-1]] if measured else list(STATS_COLUMNS)
     table = [columns] + [_stats_cells(_dict(entry), measured=measured) for entry in models]
@@ -491,4 +506,4 @@ def render_stats(stats: dict[str, Any], ledger: Path | str | None = None) -> str
             for col, cell in enumerate(row)
         ]
         lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
+    return "\n".join([f"Council runs tagged '{tag}':", *lines] if tag else lines)

@@ -31,8 +31,8 @@ Any error makes ``ok`` false and empties ``ranking`` and ``adjudications``. A ju
 adjudicate every finding: an absent vote is simply not counted by the tally.
 
 `ranking_to_order` maps labels to aliases (and seat ids) for the tally input.
-`parse_final_ranking` reads the manual path's ``FINAL RANKING:`` list.
-`parse_verdict_line` reads the chair's ``VERDICT:`` (or task ``ANSWER:``) line.
+`parse_verdict_line` reads the chair's ``VERDICT:`` (or a question council's ``ANSWER:``) line;
+`parse_answer_line` also reads the one-sentence answer after the ``ANSWER:`` standing.
 
 Stage 2.5 (debate) — `parse_defense` / `parse_revote` read the raiser's and the judges'
 json blocks. Only a block-level failure is an error (``NO_FENCED_BLOCK``, ``NOT_PARSEABLE``,
@@ -56,7 +56,7 @@ from amicus_mcp.council.findings import (
     read_last_json_block,
     show,
 )
-from amicus_mcp.vocabulary import ANSWER_MARKER, VERDICT_MARKER, VERDICT_SCALES, VOTES, VerdictScaleName
+from amicus_mcp.vocabulary import ANSWER_MARKER, QUESTION, VERDICT_MARKER, VERDICT_SCALES, VOTES, VerdictScaleName
 
 JUDGE_ERROR_CODES: tuple[str, ...] = (
     "NO_FENCED_BLOCK",
@@ -276,59 +276,11 @@ def _flatten(slots: Iterable[Any]) -> list[Any]:
     return [m for slot in slots for m in (slot if isinstance(slot, list) else [slot])]
 
 
-# ---------------------------------------------------------- manual path: FINAL RANKING
-
-
-# The marker may carry markdown (heading hashes, bold/italic) and text after the colon.
-_FINAL_RANKING = re.compile(r"^[ \t]*(?:#+[ \t]*)?[*_]*[ \t]*FINAL RANKING[ \t]*[*_]*[ \t]*:")
-_NUMBERED = re.compile(r"^[ \t]*[*_]*[ \t]*\d+[ \t]*[.)](?P<rest>.*)$")
-
-
-def parse_final_ranking(text: str, labels: Sequence[str]) -> list[str] | None:
-    """Labels in the order of the numbered list under the LAST ``FINAL RANKING:`` line.
-
-    Reads ``1. Review C`` / ``1) Review C`` lines (bold markers and trailing text after the
-    label tolerated; blank lines skipped) until the first other non-blank line. Line order
-    is the ranking (the printed numbers are not trusted); an item naming no known label is
-    skipped and a repeated label keeps its first place. None when there is no marker or no
-    valid label follows the last one.
-    """
-    lines = text.split("\n")
-    markers = [i for i, line in enumerate(lines) if _FINAL_RANKING.match(line)]
-    if not markers:
-        return None
-    found: list[str] = []
-    for line in lines[markers[-1] + 1 :]:
-        if not line.strip():
-            continue
-        item = _NUMBERED.match(line)
-        if not item:
-            break
-        label = _leading_label(item["rest"], labels)
-        if label is not None and label not in found:
-            found.append(label)
-    return found or None
-
-
-def _leading_label(rest: str, labels: Sequence[str]) -> str | None:
-    """The label `rest` starts with (after markup), ending at a non-alphanumeric boundary."""
-    rest = rest.lstrip(" \t*_")
-    for label in sorted(labels, key=len, reverse=True):  # longest first: "Review AB" > "Review A"
-        if _starts_with_phrase(rest, label):
-            return label
-    return None
-
-
-def _starts_with_phrase(rest: str, phrase: str) -> bool:
-    # The boundary keeps "Ship itself" from reading as "Ship it" (Unicode-aware isalnum).
-    return rest.startswith(phrase) and (len(rest) == len(phrase) or not rest[len(phrase)].isalnum())
-
-
 # ------------------------------------------------------------------- chair verdict line
 
 
 def parse_verdict_line(text: str, scale: VerdictScaleName = "review") -> str | None:
-    """The canonical phrase on the LAST matching ``VERDICT:`` line (``ANSWER:`` for tasks).
+    """The canonical phrase on the LAST matching ``VERDICT:`` line (``ANSWER:`` for questions).
 
     A line matches when, after optional leading spaces/tabs, it reads ``VERDICT: <rest>``
     and the trimmed rest equals a canonical phrase or starts with one followed by a
@@ -347,12 +299,45 @@ def parse_verdict_line(text: str, scale: VerdictScaleName = "review") -> str | N
     return verdict
 
 
+def _starts_with_phrase(rest: str, phrase: str) -> bool:
+    # The boundary keeps "Ship itself" from reading as "Ship it" (Unicode-aware isalnum).
+    return rest.startswith(phrase) and (len(rest) == len(phrase) or not rest[len(phrase)].isalnum())
+
+
 def _line_phrase(line: str, marker: str, phrases: Sequence[str]) -> str | None:
     stripped = line.lstrip(" \t")
     if not stripped.startswith(marker):
         return None
     rest = stripped[len(marker) :].strip()
     return next((p for p in phrases if _starts_with_phrase(rest, p)), None)
+
+
+MAX_ANSWER_CHARS = 600
+_ANSWER_SEPARATOR = re.compile(r"^[\s—–:-]+")
+
+
+class AnswerLine(NamedTuple):
+    standing: str  # Converged | Split | Insufficient
+    answer: str | None  # the sentence after it (None when the line gives only the standing)
+
+
+def parse_answer_line(text: str) -> AnswerLine | None:
+    """A question chair's LAST ``ANSWER:`` line, read exactly as `parse_verdict_line` reads it
+    (same line rule, same last-wins), with the sentence after the standing: separators (`—`,
+    `–`, `-`, `:`) and space trimmed, markdown emphasis markers around it dropped, cut at
+    MAX_ANSWER_CHARS. None when no line matches."""
+    prefix, phrases = VERDICT_SCALES[QUESTION]
+    found: AnswerLine | None = None
+    for line in text.split("\n"):
+        standing = _line_phrase(line, prefix + ":", phrases)
+        if standing is None:
+            continue
+        rest = line.lstrip(" \t")[len(prefix) + 1:].strip()[len(standing):]
+        sentence = _ANSWER_SEPARATOR.sub("", rest).strip().strip("*_").strip()
+        if len(sentence) > MAX_ANSWER_CHARS:
+            sentence = sentence[: MAX_ANSWER_CHARS - 1] + "…"
+        found = AnswerLine(standing, sentence or None)
+    return found
 
 
 # ------------------------------------------------------------------- chair sections
@@ -375,22 +360,44 @@ def chair_sections(text: str) -> ChairSections:
     """The chair's synthesis and its hard questions, read off its prose (model text: never
     raises; bounded). The synthesis is everything before a "Hard questions" heading, the
     questions are the list items after it; VERDICT lines belong to neither."""
+    return ChairSections(*_synthesis_and_items(text, _HARD_QUESTIONS_HEADING))
+
+
+_DISSENT_HEADING = re.compile(r"^[\s#*>_\d.)-]*dissent\b[\s*_:—-]*$", re.I)
+
+
+def chair_dissent(text: str) -> ChairSections:
+    """A question chair's synthesis and its dissent (the list items under a "Dissent"
+    heading; a paragraph there counts as one item), read like `chair_sections`."""
+    return ChairSections(*_synthesis_and_items(text, _DISSENT_HEADING, paragraphs=True))
+
+
+def _synthesis_and_items(text: str, heading: re.Pattern[str], *,
+                         paragraphs: bool = False) -> tuple[str | None, list[str]]:
     lines = [line for line in text.splitlines() if not _VERDICT_LINE.match(line)]
-    cut = next((i for i, line in enumerate(lines) if _HARD_QUESTIONS_HEADING.match(line)), None)
+    cut = next((i for i, line in enumerate(lines) if heading.match(line)), None)
     before, after = (lines, []) if cut is None else (lines[:cut], lines[cut + 1:])
     synthesis = "\n".join(_HEADING.sub("", line) for line in before).strip()
     if len(synthesis) > MAX_SYNTHESIS_CHARS:
         synthesis = synthesis[: MAX_SYNTHESIS_CHARS - 1] + "…"
-    questions: list[str] = []
+    items: list[str] = []
+    open_item = False  # the last line continued an item (a wrapped list item or a paragraph)
     for line in after:
         if _LIST_ITEM.match(line):
-            questions.append(_LIST_ITEM.sub("", line).strip())
-        elif line.strip() and questions and not _HEADING.match(line):
-            questions[-1] = f"{questions[-1]} {line.strip()}"  # a wrapped item
-        elif _HEADING.match(line) and questions:
-            break  # a later section: the questions are over
-    questions = [q if len(q) <= MAX_QUESTION_CHARS else q[: MAX_QUESTION_CHARS - 1] + "…" for q in questions if q]
-    return ChairSections(synthesis or None, questions[:MAX_HARD_QUESTIONS])
+            items.append(_LIST_ITEM.sub("", line).strip())
+            open_item = True
+        elif _HEADING.match(line):
+            if items:
+                break  # a later section: the items are over
+        elif not line.strip():
+            open_item = open_item and not paragraphs
+        elif items and open_item:
+            items[-1] = f"{items[-1]} {line.strip()}"  # a wrapped item
+        elif paragraphs:
+            items.append(line.strip())
+            open_item = True
+    items = [q if len(q) <= MAX_QUESTION_CHARS else q[: MAX_QUESTION_CHARS - 1] + "…" for q in items if q]
+    return synthesis or None, items[:MAX_HARD_QUESTIONS]
 
 
 # ------------------------------------------------------------ Stage 2.5: debate round

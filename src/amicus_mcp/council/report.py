@@ -20,6 +20,12 @@ renderers can never disagree about a number; they own structure and escaping onl
 Strings in the model are still raw model-derived text: escaping is the renderers' job,
 because what is "safe" differs between Markdown and HTML.
 
+A question council's verdict (`intent: "question"`) renders the same model with a `question`
+view, and the renderers lead with the answer: the chair's ANSWER line, its synthesis, the
+dissent (the chair's, and every Disputed claim), the answers in the council's aggregate
+ranking with who ranked what, the claim matrix, the claims by tier, then the rest as for a
+review. Nothing a review renders changes.
+
 Decisions where the contract (seed "amicus council report", v4.8) is silent:
 
 * An empty `seats` list, or a seat with an empty-string `id`, does not count as a usable
@@ -61,7 +67,9 @@ from amicus_mcp.council.report_model import (
     Header,
     Matrix,
     Override,
+    QuestionView,
     RESERVED_CLAUDE,
+    RankedAnswer,
     ReportModel,
     SUFFIXED_ROLES,
     StreetCredRow,
@@ -71,7 +79,7 @@ from amicus_mcp.council.report_model import (
     Vote,
     VoteKind,
 )
-from amicus_mcp.vocabulary import TIER_DISPLAY_ORDER, VOTES
+from amicus_mcp.vocabulary import QUESTION, TIER_DISPLAY_ORDER, VOTES
 
 
 # --------------------------------------------------------------------------- public API
@@ -108,7 +116,10 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
     if record is not None and not isinstance(record, Mapping):
         raise BadArgs("a tally record must be a JSON object")
     findings = [f for f in _list(verdict.get("findings")) if isinstance(f, Mapping)]
-    matrix = _build_matrix(verdict, findings, _claims(record))
+    claims = _claims(record)
+    if verdict.get("intent") == QUESTION:  # a question's verdict carries its claims itself
+        claims = {**_claims({"findings": findings}), **claims}
+    matrix = _build_matrix(verdict, findings, claims)
     stats = [r for r in _list(verdict.get("runStats")) if isinstance(r, Mapping)]
     return ReportModel(
         header=_build_header(verdict),
@@ -125,8 +136,63 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
         synthesis=_paragraphs(verdict.get("synthesis")),
         hard_questions=tuple(q for q in (_text(q).strip() for q in _list(verdict.get("hardQuestions"))) if q),
         debate=_build_debate(verdict.get("debate"), matrix.rows),
-        claims_unavailable=record is None and verdict.get("runType") == HEADLESS and bool(findings),
+        claims_unavailable=record is None and verdict.get("runType") == HEADLESS and bool(findings)
+        and verdict.get("intent") != QUESTION,
+        question=_build_question(verdict, matrix) if verdict.get("intent") == QUESTION else None,
     )
+
+
+# --------------------------------------------------------------------------- a question council
+
+
+def _build_question(verdict: Mapping[str, Any], matrix: Matrix) -> QuestionView:
+    judges = tuple(c for c in matrix.columns if c != UNATTRIBUTED)
+    by_who = {}
+    for entry in _list(verdict.get("answers")):
+        if isinstance(entry, Mapping):
+            by_who[_text(entry.get("seat") or entry.get("model"))] = entry
+    ranked = tuple(_ranked_answer(row, judges, by_who) for row in _list(verdict.get("ranking")) if isinstance(row, Mapping))
+    overall = verdict.get("overallVerdict")
+    answer = verdict.get("answer")
+    return QuestionView(
+        standing=_text(overall) if isinstance(overall, str) else None,
+        answer=_text(answer) if isinstance(answer, str) and answer.strip() else None,
+        judges=judges,
+        ranked=ranked,
+        dissent=tuple(d for d in (_text(d).strip() for d in _list(verdict.get("dissent"))) if d),
+        disputed=tuple(r for r in matrix.rows if r.tier == "Disputed"),
+    )
+
+
+def _ranked_answer(row: Mapping[str, Any], judges: Sequence[str], answers: Mapping[str, Mapping[str, Any]]) -> RankedAnswer:
+    who = _text(row.get("seat") or row.get("model"), "?")
+    places = row.get("perJudgeRank") if isinstance(row.get("perJudgeRank"), Mapping) else {}
+    cells = tuple(_place(places.get(judge)) + ("*" if judge == who and judge in places else "") for judge in judges)
+    entry = answers.get(who, {})
+    claims = (f"{_int_or_none(row.get('confirmedClaims')) or 0} Confirmed · "
+              f"{_int_or_none(row.get('disputedClaims')) or 0} Disputed of {_int_or_none(row.get('claims')) or 0}")
+    rank = _int_or_none(row.get("rank"))
+    answer, confidence = entry.get("answer"), entry.get("confidence")
+    return RankedAnswer(
+        rank=rank if rank is not None else 0,
+        label=_text(entry.get("label")),
+        who=who,
+        peers_only=format_score(row.get("peersOnly")),
+        with_self=format_score(row.get("withSelf")),
+        per_judge=cells,
+        claims=claims,
+        answer=_text(answer) if isinstance(answer, str) else None,
+        confidence=_text(confidence) if isinstance(confidence, str) else None,
+        assumptions=tuple(_text(a) for a in _list(entry.get("assumptions")) if isinstance(a, str) and a.strip()),
+        unstructured=entry.get("structured") is False,
+    )
+
+
+def _place(value: Any) -> str:
+    """A place under one judge: 1, 2, 1.5 for a tie; "—" when that judge did not rank it."""
+    if not _is_number(value):
+        return "—"
+    return f"{Decimal(str(value)).normalize():f}"
 
 
 # The runType a council run (`amicus council run`) pins on its documents (seed 000).

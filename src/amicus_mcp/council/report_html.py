@@ -13,13 +13,17 @@ Class names are never built from model text — they come from fixed lookup tabl
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from amicus_mcp.council.report_model import (
     CLAIMS_UNAVAILABLE,
     GLYPHS,
+    NO_CHAIR_ANSWER,
+    NO_CLAIM_DISPUTED,
+    NO_CLAIMS_MADE,
     NO_FINDINGS_RAISED,
     NOTHING_LOST_TEXT,
+    RANKING_LEGEND,
     THIN_VERDICT,
     UNATTRIBUTED,
     VOTES_IN_WORDS,
@@ -29,6 +33,7 @@ from amicus_mcp.council.report_model import (
     FindingView,
     Header,
     Matrix,
+    QuestionView,
     ReportModel,
     StreetCredRow,
     TierCount,
@@ -101,11 +106,21 @@ blockquote.synthesis{margin:8px 0;padding:4px 14px;border-left:4px solid var(--b
 .claim{margin:2px 0 0}
 .location{color:var(--muted);font-size:.9rem}
 """
+# A question council's page only: a review's page keeps exactly its own styles, byte for byte.
+QUESTION_CSS = """.answer-line{margin:14px 0 0;font-size:1.1rem}
+.answer-line .chair-verdict{margin:0 8px 0 0}
+.answered{margin:4px 0}
+.assumptions{margin:2px 0 0;color:var(--muted)}
+td.own{color:var(--muted)}
+"""
 
 
 def render_html(model: ReportModel) -> str:
     """Render the whole report as one self-contained HTML document."""
     h = model.header
+    if model.question is not None:
+        return _page(f"Council Answer — {h.run_type} ({h.run_id})", _question_body(model, model.question),
+                     css=CSS + QUESTION_CSS)
     title = f"Council Report — {h.run_type} ({h.run_id})"
     body = "\n".join(
         [
@@ -121,6 +136,10 @@ def render_html(model: ReportModel) -> str:
             _cost(model.cost_rows, model.wave_total),
         ]
     )
+    return _page(title, body)
+
+
+def _page(title: str, body: str, css: str = CSS) -> str:
     return (
         "<!doctype html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -128,7 +147,7 @@ def render_html(model: ReportModel) -> str:
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="light dark">\n'
-        f"<title>{_e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
+        f"<title>{_e(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n<main>\n"
         f"{body}\n</main>\n</body>\n</html>\n"
     )
 
@@ -228,8 +247,8 @@ def _matrix_row(f: FindingView, dagger: bool) -> str:
     return _tr(cells, TIER_CLASS.get(f.tier, ""))
 
 
-def _legend(m: Matrix) -> str:
-    lines = [f"Legend: {VOTE_LEGEND} · <code>*</code> raiser's own vote"]
+def _legend(m: Matrix, own: str = "raiser's own vote") -> str:
+    lines = [f"Legend: {VOTE_LEGEND} · <code>*</code> {own}"]  # `own` is a fixed phrase, not model text
     if m.has_unknown_vote:
         lines.append(f"<code>?</code> a vote whose verdict is not {VOTES_IN_WORDS}")
     if m.has_dagger:
@@ -314,15 +333,17 @@ def _finding_item(f: FindingView) -> str:
     return "<li>" + " — ".join(parts) + said + "</li>"
 
 
-def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False) -> str:
+def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False, title: str = "Findings by tier",
+              empty: str = NO_FINDINGS_RAISED, item: Callable[[FindingView], str] | None = None) -> str:
+    """The findings (a question council's: its claims, `_claim_item`) grouped by tier."""
     if not groups:
-        return _section("Findings by tier", _empty(NO_FINDINGS_RAISED))
+        return _section(title, _empty(empty))
     blocks = [_empty(CLAIMS_UNAVAILABLE)] if claims_unavailable else []
     for g in groups:
         cls = TIER_CLASS.get(g.tier, "")
         blocks.append(f'<h3 class="{cls}">{_e(g.tier)}</h3>' if cls else f"<h3>{_e(g.tier)}</h3>")
-        blocks.append('<ul class="findings">\n' + "\n".join(_finding_item(f) for f in g.findings) + "\n</ul>")
-    return _section("Findings by tier", "\n".join(blocks))
+        blocks.append('<ul class="findings">\n' + "\n".join((item or _finding_item)(f) for f in g.findings) + "\n</ul>")
+    return _section(title, "\n".join(blocks))
 
 
 def _notes(notes: Sequence[str]) -> str:
@@ -345,3 +366,114 @@ def _cost(rows: Sequence[CostRow], wave_total: str) -> str:
     body.append(_tr(["<td>Wave total</td>", "<td></td>", "<td></td>", total], "total"))
     headers = [_th("Model"), _th("Status"), _th("Duration"), _th("Cost")]
     return _section("Cost", _table("cost", headers, body))
+
+
+# --------------------------------------------------------------------------- a question council
+
+
+def _question_body(model: ReportModel, q: QuestionView) -> str:
+    """A question council's report: the answer first, then why, who ranked what, the claims."""
+    return "\n".join([
+        _answer_header(model.header, q, thin=model.thin_verdict, degraded=bool(model.losses)),
+        *([_lost(model.losses, model.run_notes)] if model.losses or model.run_notes else []),
+        *([_section("The chair's answer", "\n".join(f'<blockquote class="synthesis">{_e(p)}</blockquote>'
+                                                    for p in model.synthesis))] if model.synthesis else []),
+        _dissent(q),
+        _ranked(q),
+        _claim_matrix(model.matrix),
+        _claims(model.tier_groups, claims_unavailable=model.claims_unavailable),
+        *([_debate(model.debate)] if model.debate is not None else []),
+        *([_notes(model.notes)] if model.notes else []),
+        _cost(model.cost_rows, model.wave_total),
+    ])
+
+
+def _answer_header(h: Header, q: QuestionView, *, thin: bool, degraded: bool) -> str:
+    council = ", ".join(_e(m) for m in h.council)
+    lines = [
+        "<header>",
+        f'<h1>Council Answer — {_e(h.run_type)} <span class="run-id">({_e(h.run_id)})</span></h1>',
+        f'<p class="meta">{_e(h.date)} · chair: <strong>{_e(h.chair)}</strong> · council: {council}</p>',
+    ]
+    rests = f' <span class="rests">— {_e(THIN_VERDICT)}</span>' if thin else ""
+    lost = ' <span class="rests">— see What was lost</span>' if degraded and not thin else ""
+    if q.standing is None:
+        lines.append(f'<p class="answer-line no-answer"><strong>{_e(NO_CHAIR_ANSWER)}</strong>{rests}{lost}</p>')
+    else:
+        extra = " degraded" if degraded or thin else ""
+        chip = f'<span class="chair-verdict {VERDICT_CLASS.get(q.standing, "")}{extra}">Answer: {_e(q.standing)}</span>'
+        sentence = f'<strong class="answer">{_e(q.answer)}</strong>' if q.answer is not None else ""
+        lines.append(f'<p class="answer-line">{chip}{sentence}{rests}{lost}</p>')
+    lines.append("</header>")
+    return "\n".join(lines)
+
+
+def _claim_item(f: FindingView) -> str:
+    parts = [f"<strong>{_e(f.id)}</strong> (made by {_e(f.raiser)})",
+             f'<span class="basis">{_e(f.basis.text)}</span>' + (_badge("thin", "thin") if f.basis.thin else "")]
+    if f.decision is not None:
+        parts.append(_e(f.decision) + (" (applied)" if f.applied else ""))
+    if f.override is not None:
+        parts.append(_badge("override", "override") + f' <span class="note">{_e(f.override.from_tier)} → {_e(f.override.to_tier)}</span>')
+    if f.debate is not None:
+        was = f" (was {_e(f.debate.previous_tier)})" if f.debate.previous_tier else ""
+        parts.append(f'<span class="note">debate: {_e(f.debate.action)}{was}</span>')
+    said = f'<div class="claim">{_e(f.claim)}</div>' if f.claim is not None else ""
+    return "<li>" + " — ".join(parts) + said + "</li>"
+
+
+def _dissent(q: QuestionView) -> str:
+    body = ""
+    if q.dissent:
+        body += '<ul class="dissent">\n' + "\n".join(f"<li>{_e(d)}</li>" for d in q.dissent) + "\n</ul>\n"
+    body += '<p class="notes-title"><strong>Disputed claims:</strong></p>\n'
+    body += ('<ul class="findings disputed">\n' + "\n".join(_claim_item(f) for f in q.disputed) + "\n</ul>"
+             if q.disputed else _empty(NO_CLAIM_DISPUTED))
+    return _section("Dissent", body)
+
+
+def _ranked(q: QuestionView) -> str:
+    if not q.ranked:
+        return _section("Ranked answers", _empty("No answer was ranked."))
+    labelled = any(r.label for r in q.ranked)  # a hand-assembled verdict knows no labels
+    headers = [_th("Rank"), *([_th("Answer")] if labelled else []), _th("Model"), _th("peers-only"), _th("with-self"),
+               *(_th(j, "judge") for j in q.judges), _th("Claims")]
+    rows = [_tr([f'<td class="num">{r.rank}</td>', *([f"<td>{_e(r.label)}</td>"] if labelled else []),
+                 f"<td>{_e(r.who)}</td>",
+                 f'<td class="num">{_e(r.peers_only)}</td>', f'<td class="num">{_e(r.with_self)}</td>',
+                 *(f'<td class="num{" own" if c.endswith("*") else ""}">{_e(c)}</td>' for c in r.per_judge),
+                 f"<td>{_e(r.claims)}</td>"]) for r in q.ranked]
+    parts = [_table("ranking", headers, rows), f'<p class="legend">Legend: {_e(RANKING_LEGEND)}.</p>']
+    for r in q.ranked:
+        if r.answer is None and not r.unstructured:
+            continue  # the verdict does not carry this answer's words (a hand-assembled one)
+        name = f"{r.label} — {r.who}" if r.label else r.who
+        parts.append(f"<h3>{r.rank}. {_e(name)}</h3>")
+        if r.answer is not None:
+            confidence = f' <span class="note">(confidence: {_e(r.confidence)})</span>' if r.confidence else ""
+            parts.append(f'<p class="answered">{_e(r.answer)}{confidence}</p>')
+            if r.assumptions:
+                parts.append('<ul class="assumptions">\n' + "\n".join(f"<li>assumes: {_e(a)}</li>" for a in r.assumptions)
+                             + "\n</ul>")
+        elif r.unstructured:
+            parts.append(_empty("Its answer block never read: the judges ranked its prose."))
+    return _section("Ranked answers", "\n".join(parts))
+
+
+def _claim_matrix(m: Matrix) -> str:
+    if not m.rows:
+        return _section("Claim matrix", _empty(NO_CLAIMS_MADE))
+    judges = [_th(c, "judge unattributed" if c == UNATTRIBUTED and m.has_unattributed else "judge") for c in m.columns]
+    headers = [_th("Claim"), _th("Made by"), *judges, _th("Tier")]
+    rows = []
+    for f in m.rows:
+        mark = f'<span class="dagger" title="{_e(DAGGER_TEXT)}">†</span>' if m.has_dagger and f.same_model_only else ""
+        rows.append(_tr([f"<td><strong>{_e(f.id)}</strong>{mark}</td>", f"<td>{_e(f.raiser)}</td>",
+                         *(_vote_cell(v) for v in f.votes), f"<td>{_e(f.tier)}{_tier_badges(f)}</td>"],
+                        TIER_CLASS.get(f.tier, "")))
+    return _section("Claim matrix", _table("matrix", headers, rows) + "\n" + _legend(m, "the author's own vote (not counted)"))
+
+
+def _claims(groups: Sequence[TierGroup], *, claims_unavailable: bool) -> str:
+    return _findings(groups, claims_unavailable=claims_unavailable, title="Claims by tier", empty=NO_CLAIMS_MADE,
+                     item=_claim_item)

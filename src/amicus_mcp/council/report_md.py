@@ -14,13 +14,17 @@ also escapes every inline Markdown marker, so it reads as text and never as stru
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from amicus_mcp.council.report_model import (
     CLAIMS_UNAVAILABLE,
     GLYPHS,
+    NO_CHAIR_ANSWER,
+    NO_CLAIM_DISPUTED,
+    NO_CLAIMS_MADE,
     NO_FINDINGS_RAISED,
     NOTHING_LOST_TEXT,
+    RANKING_LEGEND,
     THIN_VERDICT,
     VOTES_IN_WORDS,
     VOTE_LEGEND,
@@ -29,6 +33,7 @@ from amicus_mcp.council.report_model import (
     FindingView,
     Header,
     Matrix,
+    QuestionView,
     ReportModel,
     StreetCredRow,
     TierCount,
@@ -37,6 +42,7 @@ from amicus_mcp.council.report_model import (
 )
 
 LEGEND = f"_Legend: {VOTE_LEGEND} · `*` raiser's own vote_"
+CLAIM_LEGEND = f"_Legend: {VOTE_LEGEND} · `*` the author's own vote (not counted)_"  # a question council's claim matrix
 LEGEND_UNKNOWN = f"_`?` a vote whose verdict is not {VOTES_IN_WORDS}_"
 LEGEND_DAGGER = "_`†` corroborated only by another seat running the same model_"
 LEGEND_UNATTRIBUTED = "_`UNATTRIBUTED` votes whose judge names no column on this bench (last vote wins per finding)_"
@@ -49,6 +55,8 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 def render_markdown(model: ReportModel) -> str:
     """Render the whole report; sections are separated by one blank line."""
+    if model.question is not None:
+        return render_question_markdown(model, model.question)
     blocks = [
         _header(model.header, thin=model.thin_verdict),
         _summary(model.tier_counts),
@@ -169,15 +177,19 @@ def _matrix(m: Matrix) -> str:
         return f"{title}\n\n{NO_FINDINGS}"
     headers = ["Finding", "Sev", "Raiser", *(_cell(c) for c in m.columns), "Tier", "Decision"]
     table = _table(headers, [_matrix_row(f, m.has_dagger) for f in m.rows])
-    # Each legend line is its own paragraph so it stays on its own line when rendered.
-    legend = [LEGEND]
+    return "\n\n".join([title, table, *_legend(m, LEGEND)])
+
+
+def _legend(m: Matrix, first: str) -> list[str]:
+    """The matrix legend's lines; each is its own paragraph so it stays on its own line when rendered."""
+    legend = [first]
     if m.has_unknown_vote:
         legend.append(LEGEND_UNKNOWN)
     if m.has_dagger:
         legend.append(LEGEND_DAGGER)
     if m.has_unattributed:
         legend.append(LEGEND_UNATTRIBUTED)
-    return "\n\n".join([title, table, *legend])
+    return legend
 
 
 def _street_cred(rows: Sequence[StreetCredRow]) -> str:
@@ -215,14 +227,15 @@ def _finding_head(f: FindingView) -> str:
     return " — ".join(parts)
 
 
-def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False) -> str:
-    title = "## Findings by tier"
+def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False, title: str = "## Findings by tier",
+              empty: str = NONE_RAISED, line: Callable[[FindingView], str] | None = None) -> str:
+    """The findings (a question council's: its claims, `claim_line`) grouped by tier."""
     if not groups:
-        return f"{title}\n\n{NONE_RAISED}"
+        return f"{title}\n\n{empty}"
     blocks = [title, *([f"_{CLAIMS_UNAVAILABLE}_"] if claims_unavailable else [])]
     for g in groups:
         blocks.append(f"### {_inline(g.tier)}")
-        blocks.append("\n".join(finding_line(f) for f in g.findings))
+        blocks.append("\n".join((line or finding_line)(f) for f in g.findings))
     return "\n\n".join(blocks)
 
 
@@ -230,3 +243,111 @@ def _cost(rows: Sequence[CostRow], wave_total: str) -> str:
     body = [[_cell(r.label), _cell(r.status), r.duration, r.cost] for r in rows]
     body.append(["**Wave total**", "", "", wave_total])
     return "## Cost\n\n" + _table(["Model", "Status", "Duration", "Cost"], body)
+
+
+# --------------------------------------------------------------------------- a question council
+
+
+def render_question_markdown(model: ReportModel, q: QuestionView) -> str:
+    """A question council's report: the answer first, then why, who ranked what, the claims."""
+    blocks = [
+        _answer_header(model.header, q, thin=model.thin_verdict),
+        *([_lost(model.losses, model.run_notes)] if model.losses or model.run_notes else []),
+        *([_chair_answer(model.synthesis)] if model.synthesis else []),
+        _dissent(q),
+        _ranked(q),
+        _claim_matrix(model.matrix),
+        _claims(model.tier_groups, claims_unavailable=model.claims_unavailable),
+        *([_debate(model.debate)] if model.debate is not None else []),
+        *([_notes(model.notes)] if model.notes else []),
+        _cost(model.cost_rows, model.wave_total),
+    ]
+    return "\n\n".join(blocks) + "\n"
+
+
+def _answer_header(h: Header, q: QuestionView, *, thin: bool) -> str:
+    council = ", ".join(_inline(m) for m in h.council)
+    lines = [
+        f"# Council Answer — {_inline(h.run_type)} ({_inline(h.run_id)})",
+        "",
+        f"_{_inline(h.date)} · chair: {_inline(h.chair)} · council: {council}_",
+        "",
+    ]
+    rests = f" — _{THIN_VERDICT}_" if thin else ""
+    if q.standing is None:
+        lines.append(f"**{NO_CHAIR_ANSWER}**{rests}")
+    elif q.answer is None:
+        lines.append(f"**Answer: {_inline(q.standing)}**{rests}")
+    else:
+        lines.append(f"**Answer ({_inline(q.standing)}):** {_prose(q.answer)}{rests}")
+    return "\n".join(lines)
+
+
+def _chair_answer(synthesis: Sequence[str]) -> str:
+    return "\n\n".join(["## The chair's answer", *(f"> {_prose(p)}" for p in synthesis)])
+
+
+def _dissent(q: QuestionView) -> str:
+    blocks = ["## Dissent"]
+    if q.dissent:
+        blocks.append("\n".join(f"- {_prose(d)}" for d in q.dissent))
+    blocks.append("**Disputed claims:**")
+    blocks.append("\n".join(claim_line(f) for f in q.disputed) if q.disputed else f"_{NO_CLAIM_DISPUTED}_")
+    return "\n\n".join(blocks)
+
+
+def _ranked(q: QuestionView) -> str:
+    title = "## Ranked answers"
+    if not q.ranked:
+        return f"{title}\n\n_No answer was ranked._"
+    labelled = any(r.label for r in q.ranked)  # a hand-assembled verdict knows no labels
+    headers = ["Rank", *(["Answer"] if labelled else []), "Model", "peers-only", "with-self",
+               *(_cell(j) for j in q.judges), "Claims"]
+    rows = [[str(r.rank), *([_cell(r.label)] if labelled else []), _cell(r.who), r.peers_only, r.with_self,
+             *r.per_judge, r.claims] for r in q.ranked]
+    blocks = [title, _table(headers, rows), f"_Legend: {RANKING_LEGEND}._"]
+    for r in q.ranked:
+        if r.answer is None and not r.unstructured:
+            continue  # the verdict does not carry this answer's words (a hand-assembled one)
+        name = f"{_inline(r.label)} — {_inline(r.who)}" if r.label else _inline(r.who)
+        lines = [f"### {r.rank}. {name}"]
+        if r.answer is not None:
+            confidence = f" _(confidence: {_inline(r.confidence)})_" if r.confidence else ""
+            lines += ["", f"{_prose(r.answer)}{confidence}"]
+            if r.assumptions:
+                lines += ["", *(f"- assumes: {_prose(a)}" for a in r.assumptions)]
+        elif r.unstructured:
+            lines += ["", "_Its answer block never read: the judges ranked its prose._"]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _claim_matrix(m: Matrix) -> str:
+    title = "## Claim matrix"
+    if not m.rows:
+        return f"{title}\n\n_{NO_CLAIMS_MADE}_"
+    headers = ["Claim", "Made by", *(_cell(c) for c in m.columns), "Tier"]
+    rows = [[_cell(f.id) + ("†" if m.has_dagger and f.same_model_only else ""), _cell(f.raiser),
+             *(_vote(v) for v in f.votes), _tier_cell(f)] for f in m.rows]
+    return "\n\n".join([title, _table(headers, rows), *_legend(m, CLAIM_LEGEND)])
+
+
+def claim_line(f: FindingView) -> str:
+    """`- **B2** (made by gpt) — a0/d2/n0` and the claim beneath, as the tier lists show it."""
+    parts = [f"- **{_inline(f.id)}** (made by {_inline(f.raiser)})", f.basis.text]
+    if f.decision is not None:
+        parts.append(_inline(f.decision) + (" (applied)" if f.applied else ""))
+    if f.override is not None:
+        parts.append(f"tier overridden {_inline(f.override.from_tier)} → {_inline(f.override.to_tier)}")
+    if f.debate is not None:
+        was = f" (was {_inline(f.debate.previous_tier)})" if f.debate.previous_tier else ""
+        parts.append(f"debate: {_inline(f.debate.action)}{was}")
+    line = " — ".join(parts)
+    if f.claim is not None:
+        line += f"\n  - {_prose(f.claim)}"
+    return line
+
+
+def _claims(groups: Sequence[TierGroup], *, claims_unavailable: bool) -> str:
+    return _findings(groups, claims_unavailable=claims_unavailable, title="## Claims by tier",
+                     empty=f"_{NO_CLAIMS_MADE}_", line=claim_line)

@@ -22,6 +22,12 @@ SUFFIXED_ROLES = frozenset({"judge", "chair-attempt", "repair", "superseded", "i
 # Wording both renderers share (each adds its own markup).
 THIN_VERDICT = "rests on fewer than two judges (judged: false)"
 NO_FINDINGS_RAISED = "No findings were raised."
+NO_CLAIMS_MADE = "No answer stated a key claim."
+NO_CLAIM_DISPUTED = "No claim was Disputed."
+NO_CHAIR_ANSWER = "No chair answer"
+RANKING_LEGEND = ("ranked by the mean place peers gave each answer (lower is better; the author's own ranking, "
+                  "marked *, is not counted), then by fewer Disputed claims, then by more Confirmed ones; "
+                  "answers equal on all three share a rank")
 NOTHING_LOST_TEXT = "Nothing was lost."
 CLAIMS_UNAVAILABLE = ("Claims and locations are unavailable: this council run's verdict was rendered without its "
                       "tally record (tally.json beside verdict.json in the run directory), which holds what each "
@@ -173,6 +179,35 @@ class DebateSummary:
 
 
 @dataclass(frozen=True)
+class RankedAnswer:
+    """One answer of a question council in the aggregate ranking (`council/ranking.py`)."""
+
+    rank: int
+    label: str  # "Answer B", or "" when the verdict does not say
+    who: str  # the seat (twin benches) or the model
+    peers_only: str
+    with_self: str
+    per_judge: tuple[str, ...]  # one cell per judge column: its place, `*` when it is the author's own
+    claims: str  # "2 Confirmed · 1 Disputed of 3"
+    answer: str | None = None  # the answer as its seat gave it, when the verdict carries it
+    confidence: str | None = None
+    assumptions: tuple[str, ...] = ()
+    unstructured: bool = False  # its answer block never read: the judges ranked its prose
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """What a question council's report adds: the answer first, the ranking, the dissent."""
+
+    standing: str | None  # the chair's ANSWER standing (Converged | Split | Insufficient)
+    answer: str | None  # the sentence on the chair's ANSWER line
+    judges: tuple[str, ...]  # the ranking table's judge columns
+    ranked: tuple[RankedAnswer, ...]
+    dissent: tuple[str, ...]  # the chair's dissent, item by item
+    disputed: tuple[FindingView, ...]  # the claims the council put in the Disputed tier
+
+
+@dataclass(frozen=True)
 class ReportModel:
     header: Header
     tier_counts: tuple[TierCount, ...]
@@ -189,6 +224,7 @@ class ReportModel:
     hard_questions: tuple[str, ...] = ()
     debate: DebateSummary | None = None
     claims_unavailable: bool = False  # a council run's findings, rendered without the run's tally record
+    question: QuestionView | None = None  # a question council's report (None: a review's)
 
 
 def _count(value: int | None) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, TypedDict
+from typing import TypedDict
 
 
 class Seat(TypedDict):
@@ -57,11 +57,6 @@ def build_seats(
 def repeats_alias(aliases: Sequence[str]) -> bool:
     """True when some alias holds more than one seat — the only case seat ids are emitted."""
     return len(set(aliases)) != len(aliases)
-
-
-def seat_if_different(seat_id: str | None, alias: str) -> dict[str, Any]:
-    """`{"seat": id}` when the id differs from the alias, else `{}` (emit-when-different)."""
-    return {"seat": seat_id} if seat_id is not None and seat_id != alias else {}
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

@@ -17,6 +17,11 @@ two `---` lines — declaring its title, what it is for and its variables:
 
     $artifact
 
+A template frames a review unless its front matter says `"intent": "question"`: then it frames
+a question for a question council (the built-in `question` template), and a run composed from it
+is a question council unless the caller asked for something else — which is refused, since a
+review's frame and a question's contract would contradict each other.
+
 The body uses `$name` placeholders (string.Template). `$artifact` (the artifact, fenced) and
 `$artifact_name` (its file name) are filled by the composer; every other placeholder must be a
 declared variable, and every declared variable must be used — a template is checked when it
@@ -38,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import BadArgs
 from ..fsio import loads_json
+from ..vocabulary import REVIEW, Intent
 
 RESERVED = ("artifact", "artifact_name")
 VAR_NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -58,6 +64,7 @@ class TemplateFrontMatter(BaseModel):
 
     title: str = Field(min_length=1)
     description: str = Field(min_length=1)
+    intent: Intent = REVIEW
     variables: dict[str, TemplateVariable] = Field(default_factory=dict)
 
 
@@ -68,6 +75,7 @@ class BriefingTemplate:
     description: str
     variables: dict[str, TemplateVariable]
     body: str
+    intent: Intent = REVIEW
 
     def describe(self) -> list[dict[str, Any]]:
         """The variables as documents: name, required, default (when set), description."""
@@ -95,11 +103,12 @@ def parse_template(name: str, text: str) -> BriefingTemplate:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "front matter"
         raise BadArgs(f"{where}: front matter {field}: {first['msg']}",
-                      hint="keys: title, description, variables {name: {description, required?, default?}}") from None
+                      hint="keys: title, description, intent? (review | question), "
+                           "variables {name: {description, required?, default?}}") from None
     body = text[match.end():]
     _check_variables(where, front, body)
     return BriefingTemplate(name=name, title=front.title, description=front.description,
-                            variables=front.variables, body=body)
+                            variables=front.variables, body=body, intent=front.intent)
 
 
 def _check_variables(where: str, front: TemplateFrontMatter, body: str) -> None:

@@ -4,6 +4,13 @@ Nothing is recomputed. `build_verdict` is a *closed projection*: each literal be
 every key it emits, so a key added to the tally record reaches `verdict.json` only when it
 is named here. The top level renames `meta.models` to `council` and promotes `meta.seats`
 to `seats`.
+
+A question council's record (`meta.intent: "question"`) gives a verdict that says so
+(`intent`), whose `overallVerdict` is the chair's ANSWER standing (Converged, Split,
+Insufficient) rather than a review verdict, and which carries the answers' aggregate
+`ranking` (`council/ranking.py`, a pure function of the record). Every one of these keys is
+emitted only for a question, so a review's verdict is byte-identical to one written before
+question councils existed.
 """
 
 from __future__ import annotations
@@ -14,14 +21,30 @@ from typing import Any
 from ..documents import check_decisions
 from ..errors import BadArgs
 from ..schemas import schema_errors
-from ..vocabulary import TIERS, VERDICT_SCALE
+from ..vocabulary import ANSWER_SCALE, QUESTION, TIERS, VERDICT_SCALE
+from .ranking import aggregate_ranking
 
 VERDICT_SCHEMA_VERSION = 2
 
 
 # What the run itself knew beyond the tally (council run, issue 12): emitted after
-# `tierCounts`, each only when set, so a verdict built from a record alone is unchanged.
-RUN_FACT_KEYS = ("synthesis", "hardQuestions", "debate", "degrades", "notices")
+# `tierCounts`, each only when set, so a verdict built from a record alone is unchanged. A
+# question council adds the chair's one-sentence `answer`, the seats' `answers` and the
+# chair's `dissent`.
+RUN_FACT_KEYS = ("answer", "synthesis", "dissent", "hardQuestions", "answers", "debate", "degrades", "notices")
+
+
+def is_question(doc: Any) -> bool:
+    """Whether a tally record (its meta) or a verdict is a question council's."""
+    if not isinstance(doc, Mapping):
+        return False
+    meta = doc.get("meta")
+    return (meta.get("intent") if isinstance(meta, Mapping) else doc.get("intent")) == QUESTION
+
+
+def verdict_scale(doc: Any) -> tuple[str, ...]:
+    """The overallVerdict phrases a record or verdict admits: the ANSWER standings for a question."""
+    return ANSWER_SCALE if is_question(doc) else VERDICT_SCALE
 
 
 def build_verdict(
@@ -36,14 +59,35 @@ def build_verdict(
     `run` carries what the run knew beyond the record — the chair's `synthesis` and
     `hardQuestions`, the `debate` summary, the `degrades` and informational `notices` — so
     `council report` can say what was lost after Stage 4 too. A previous verdict of the same
-    run works as `run` (that is how `council verdict` keeps them when it re-decides)."""
+    run works as `run` (that is how `council verdict` keeps them when it re-decides).
+
+    The record is checked against the council-tally schema first: it comes from a file or a
+    tool's argument. `merge_verdict` is the same merge for a record this process's `tally()`
+    has just built."""
     _check_record(record)
+    return merge_verdict(record, decisions, overall_verdict=overall_verdict, run=run)
+
+
+def merge_verdict(
+    record: Mapping[str, Any],
+    decisions: Any = (),
+    *,
+    overall_verdict: str | None = None,
+    run: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """`build_verdict` for a record `tally()` has just built (a council run's own): checking it
+    against the schema would only re-check the tally's tests, at the cost of importing jsonschema
+    in every run (~60 ms). The decisions are checked as always."""
     decisions = list(decisions) if isinstance(decisions, tuple) else decisions
     check_decisions(decisions)
-    if overall_verdict is not None and overall_verdict not in VERDICT_SCALE:
+    question = is_question(record)
+    scale = verdict_scale(record)
+    if overall_verdict is not None and overall_verdict not in scale:
+        line = "ANSWER line's standing" if question else "VERDICT line"
         raise BadArgs(
-            f"overallVerdict '{overall_verdict}' is not one of: {', '.join(VERDICT_SCALE)}",
-            hint="pass the chair's VERDICT line exactly, or null when there is none",
+            f"overallVerdict '{overall_verdict}' is not one of: {', '.join(scale)}"
+            + (" (this record is a question council's)" if question else ""),
+            hint=f"pass the chair's {line} exactly, or null when there is none",
         )
     by_id = _decisions_by_id(decisions, {f["id"] for f in record["findings"]})
     meta = record["meta"]
@@ -62,12 +106,16 @@ def build_verdict(
         verdict["seats"] = meta["seats"]
     if "claudeInCouncil" in meta:
         verdict["claudeInCouncil"] = meta["claudeInCouncil"]
-    verdict["findings"] = [_finding(f, by_id.get(f["id"], {})) for f in record["findings"]]
+    if question:
+        verdict["intent"] = QUESTION
+    verdict["findings"] = [_finding(f, by_id.get(f["id"], {}), question=question) for f in record["findings"]]
     verdict["streetCred"] = [_street_cred_row(row) for row in record["streetCred"]]
     verdict["runStats"] = record["runStats"]
     verdict["tierCounts"] = record["tierCounts"]
     if record["judged"] is False:  # emitted only when false: the tiers rest on thin cross-review
         verdict["judged"] = False
+    if question:
+        verdict["ranking"] = aggregate_ranking(record)
     verdict.update(run_facts(run))
     return verdict
 
@@ -77,13 +125,21 @@ def run_facts(run: Mapping[str, Any] | None) -> dict[str, Any]:
     if not isinstance(run, Mapping):
         return {}
     out: dict[str, Any] = {}
+    answer = run.get("answer")
+    if isinstance(answer, str) and answer.strip():
+        out["answer"] = answer
     synthesis = run.get("synthesis")
     if isinstance(synthesis, str) and synthesis.strip():
         out["synthesis"] = synthesis
-    questions = [q for q in run.get("hardQuestions") or [] if isinstance(q, str) and q.strip()] \
-        if isinstance(run.get("hardQuestions"), list) else []
-    if questions:
-        out["hardQuestions"] = questions
+    for key in ("dissent", "hardQuestions"):
+        items = [q for q in run.get(key) or [] if isinstance(q, str) and q.strip()] \
+            if isinstance(run.get(key), list) else []
+        if items:
+            out[key] = items
+    answers = [dict(a) for a in run.get("answers") or [] if isinstance(a, Mapping) and isinstance(a.get("label"), str)] \
+        if isinstance(run.get("answers"), list) else []
+    if answers:
+        out["answers"] = answers
     if isinstance(run.get("debate"), Mapping) and run["debate"]:
         out["debate"] = dict(run["debate"])
     degrades = [dict(d) for d in run.get("degrades") or [] if isinstance(d, Mapping) and isinstance(d.get("what"), str)] \
@@ -111,20 +167,33 @@ def carried_run_facts(previous: Any, record: Mapping[str, Any]) -> dict[str, Any
 
 
 def redecide(record: Any, decisions: Any, previous: Any, *, overall_verdict: str | None = None,
-             keep_verdict: bool = True) -> dict[str, Any]:
+             keep_verdict: bool = True, answer: str | None = None) -> dict[str, Any]:
     """Stage-4 decisions over a run that may already have a verdict (`previous`, any document).
 
     Re-deciding keeps what the run decided: a previous verdict of the same run gives its chair's
     `overallVerdict` (unless `overall_verdict` replaces it, or `keep_verdict` is False) and its
-    run facts (what was lost, the chair's sections). Anything else in `previous` is ignored."""
+    run facts (what was lost, the chair's sections). Anything else in `previous` is ignored.
+    `answer` (a question council: the sentence on the chair's ANSWER line) replaces the one the
+    run had; it is refused for a review, which has none, and dropped with `keep_verdict` False."""
     overall = overall_verdict
     if overall is None and keep_verdict and same_run(previous, record) \
-            and previous.get("overallVerdict") in VERDICT_SCALE:  # a damaged one is not carried
+            and previous.get("overallVerdict") in verdict_scale(record):  # a damaged one is not carried
         overall = previous["overallVerdict"]
-    return build_verdict(record, decisions, overall_verdict=overall, run=carried_run_facts(previous, record))
+    facts = dict(carried_run_facts(previous, record) or {})
+    if answer is not None:
+        if not is_question(record):
+            raise BadArgs("an answer is for a question council's record; this one is a review's",
+                          hint="drop the answer, or pass the tally record of a question council")
+        if overall is None:
+            raise BadArgs("an answer needs the chair's ANSWER standing beside it",
+                          hint="pass overallVerdict Converged, Split or Insufficient too, as the chair gave it")
+        facts["answer"] = answer
+    elif not keep_verdict or overall is None:
+        facts.pop("answer", None)  # a sentence never stands without its standing
+    return build_verdict(record, decisions, overall_verdict=overall, run=facts or None)
 
 
-def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any]) -> dict[str, Any]:
+def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any], *, question: bool = False) -> dict[str, Any]:
     override = decision.get("tierOverride") or finding.get("tierOverride") or None
     out: dict[str, Any] = {
         "id": finding["id"],
@@ -145,6 +214,8 @@ def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any]) -> dict[st
         out["sameModelCorroboration"] = True
     if isinstance(finding.get("debate"), dict):
         out["debate"] = finding["debate"]
+    if question and isinstance(finding.get("claim"), str):  # a key claim is its own content: kept with it
+        out["claim"] = finding["claim"]
     return out
 
 
@@ -198,5 +269,7 @@ def render_verdict_summary(verdict: Mapping[str, Any], out_path: str) -> str:
     lines = [f"Verdict (schema v{verdict['schemaVersion']}, {verdict['runId']}) → {out_path}"]
     lines += [f"  {label} {n}" for label, n in counts.items()]
     if verdict.get("overallVerdict"):
-        lines.append(f"  chair: VERDICT: {verdict['overallVerdict']}")
+        line = "ANSWER" if is_question(verdict) else "VERDICT"
+        answer = f" — {verdict['answer']}" if isinstance(verdict.get("answer"), str) else ""
+        lines.append(f"  chair: {line}: {verdict['overallVerdict']}{answer}")
     return "\n".join(lines)

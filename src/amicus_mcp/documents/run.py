@@ -11,11 +11,12 @@ the legs done of the legs planned, whether and how it can be resumed).
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..vocabulary import (RESUMED_FROM_STATUSES, Conformance, LegStatus, OverallVerdict, RunStatus,
+from ..vocabulary import (RESUMED_FROM_STATUSES, TAG_PATTERN, ChairLine, Conformance, LegStatus, RunStatus,
                           StageStatus)
 from .base import Document, Family, Frozen, WhenSet
 from .usage import Count, LegUsage, Number, RunUsage
@@ -146,6 +147,7 @@ class TemplateRecord(Document):
     hash: Sha256Tagged
     path: str
     vars: WhenSet[dict[str, str]] = None
+    intent: WhenSet[Literal["question"]] = None  # a question template's record (a review's carries none)
 
 
 class ArtifactRecord(Document):
@@ -191,12 +193,14 @@ class RunManifest(Family):
     schema_version: Literal[2] = 2
     type: Literal["council-run"] = "council-run"
     run_id: str
+    tag: WhenSet[Annotated[str, Field(pattern=TAG_PATTERN)]] = None
     status: RunStatus
     exit_code: WhenSet[ExitCode] = None
     error: ErrorRecord | None = None
     stages: list[Stage]
     bench: Annotated[list[str], Field(min_length=2)]
     chair: str
+    intent: WhenSet[Literal["question"]] = None  # a review's manifest carries no intent
     critic: str | None = None
     lenses: list[str] | None = None
     label_map: dict[str, str] | None = None
@@ -215,7 +219,8 @@ class RunManifest(Family):
     artifact: WhenSet[ArtifactRecord] = None
     pack: WhenSet[PackRecord] = None
     judged: WhenSet[bool] = None
-    overall_verdict: OverallVerdict | None = None
+    overall_verdict: ChairLine | None = None  # a question council's: its ANSWER standing
+    answer: WhenSet[str] = None  # a question council: the sentence on the chair's ANSWER line
     tier_counts: WhenSet[dict[str, int]] = None
     notices: list[str] = Field(default_factory=list)
     briefing_sha256: WhenSet[Sha256Hex] = None
@@ -245,6 +250,20 @@ class RunManifest(Family):
     def leg_named(self, leg_id: str) -> LegEntry | None:
         """The leg with this id (the last, when a resumed run lists it again)."""
         return next((leg for leg in reversed(self.legs) if leg.id == leg_id), None)
+
+
+# run.json's records of where the briefing came from, by key, in the order they are written.
+RECORDS: dict[str, type[Document]] = {"template": TemplateRecord, "artifact": ArtifactRecord, "pack": PackRecord}
+
+
+def input_records(raw: Mapping[str, Any]) -> dict[str, Document]:
+    """The records a front made of the briefing's sources (dicts, in their order), as models."""
+    return {name: RECORDS[name].model_validate(dict(doc)) for name, doc in raw.items()}
+
+
+def records_of(manifest: RunManifest) -> dict[str, Document]:
+    """What run.json records of the briefing's sources, for a worker or a resume to keep."""
+    return {name: getattr(manifest, name) for name in RECORDS if manifest.has(name)}
 
 
 class RunStatusView(RunManifest):

@@ -29,6 +29,7 @@ from ..council.templates import BriefingTemplate, check_known_values, compose, p
 from ..errors import AmicusError, BadArgs, MissingPrompt
 from ..fsio import read_bytes_bounded, read_text
 from ..packs import LoadedPack, load_pack, sha256_of
+from ..vocabulary import QUESTION
 
 if TYPE_CHECKING:
     from .options import RunOptions
@@ -59,6 +60,8 @@ class LoadedTemplate:
         doc: dict[str, Any] = {"name": self.template.name, "source": self.source, "path": self.path,
                                "hash": self.hash, "title": self.template.title,
                                "description": self.template.description, "variables": self.template.describe()}
+        if self.template.intent == QUESTION:  # emit when set: a review template's document is unchanged
+            doc["intent"] = QUESTION
         if body:
             doc["body"] = self.template.body
         return doc
@@ -69,7 +72,9 @@ def user_templates_dir() -> Path:
 
 
 def is_template_file(ref: str) -> bool:
-    return "/" in ref or "\\" in ref or ref.endswith(".md")
+    from .options import names_a_file
+
+    return names_a_file(ref, ".md")
 
 
 def _builtin_names() -> list[str]:
@@ -172,6 +177,8 @@ class ComposedBriefing:
         template = self.template.record()
         if self.values:
             template["vars"] = self.values
+        if self.template.template.intent == QUESTION:  # emit when set: a review template's record is unchanged
+            template["intent"] = QUESTION
         return {"template": template, "artifact": self.artifact.record()}
 
 
@@ -200,7 +207,7 @@ def compose_briefing(options: RunOptions) -> ComposedBriefing:
     text as well (a template line `password: $pw` and a variable make one only together).
     """
     assert options.template and options.artifact  # check_briefing_source ran first
-    from .preflight import check_material
+    from .material import check_material
 
     with blame_pack(options, "template"):
         loaded = load_template(options.template)
@@ -217,9 +224,15 @@ def compose_briefing(options: RunOptions) -> ComposedBriefing:
 
 # --------------------------------------------------------------------------- packs
 
-# RunOptions attribute ← the pack's JSON key.
-_FROM_PACK = {"chair": "chair", "critic": "critic", "lenses": "lenses", "debate": "debate",
-              "max_cost": "maxCost", "timeout_min": "timeout", "gateway": "gateway"}
+# The bench (models or council), the template and its vars are filled in as one; every other
+# option a pack may hold is filled in on its own (RunOptions attribute ← the pack's key).
+_AS_ONE = ("models", "council", "template", "vars")
+
+
+def _from_pack() -> dict[str, str]:
+    from .options import packed
+
+    return {d.field: str(d.option.pack) for d in packed() if d.field not in _AS_ONE}
 
 
 def apply_pack(options: RunOptions) -> RunOptions:
@@ -239,7 +252,7 @@ def apply_pack(options: RunOptions) -> RunOptions:
     if not options.models and not options.council and (pack.models or pack.council):
         changes.update(models=list(pack.models) if pack.models else None, council=pack.council)
         supplied.append("bench")
-    for attr, key in _FROM_PACK.items():
+    for attr, key in _from_pack().items():
         value = getattr(pack, key)
         if getattr(options, attr) is None and value is not None:
             changes[attr] = list(value) if isinstance(value, list) else value
@@ -266,7 +279,25 @@ def _pack_template(template: str, loaded: LoadedPack) -> str:
     return template
 
 
-_SHOWN = {"timeout_min": "timeout", "max_cost": "max-cost"}
+def _shown(field: str) -> str:
+    """An option as "… set by pack" names it: its flag without the dashes (`max-cost`)."""
+    from .options import declared
+
+    flags = {d.field: d.option.flag.name for d in declared("run") if d.option.flag is not None}
+    return flags[field].removeprefix("--") if field in flags else field
+
+
+def resolve_intent(options: RunOptions, template_intent: str | None) -> str:
+    """The run's intent: as typed (or set by the pack), else the template's, else review. A
+    template that frames the other intent is refused: its words would contradict the contract."""
+    intent = options.intent or template_intent or "review"
+    if template_intent is not None and intent != template_intent:
+        with blame_pack(options, "intent", "template"):
+            framed = "a question" if template_intent == QUESTION else "a review"
+            raise BadArgs(f"--intent {intent} does not fit template '{options.template}', which frames {framed}",
+                          hint="pick a template of this intent ('amicus council template list' shows each one's), "
+                               "or drop --intent to follow the template")
+    return intent
 
 
 @contextmanager
@@ -279,7 +310,7 @@ def blame_pack(options: RunOptions, subject: str, *related: str) -> Iterator[Non
     except AmicusError as err:
         if options.pack_record is not None:
             name = options.pack_record["name"]
-            others = [_SHOWN.get(f, f) for f in related if f in options.pack_fields]
+            others = [_shown(f) for f in related if f in options.pack_fields]
             if subject in options.pack_fields:
                 suffix = f" (set by pack '{name}')"
             elif others:
@@ -297,15 +328,18 @@ def pack_settings(options: RunOptions) -> dict[str, Any]:
     A template given as a file is stored as an absolute path, so the saved pack works from
     any directory; its variables are checked against it (a typo is caught at save time).
     """
-    for attr, flag in (("prompt_file", "--prompt-file"), ("artifact", "--artifact"), ("pack", "--pack")):
+    from .options import flag_of
+
+    for attr in ("prompt_file", "artifact", "pack"):
         if getattr(options, attr):
-            raise BadArgs(f"a pack does not hold {flag}", hint="a pack holds settings; the briefing or artifact is given per run")
+            raise BadArgs(f"a pack does not hold {flag_of(attr)}",
+                          hint="a pack holds settings; the briefing or artifact is given per run")
     settings: dict[str, Any] = {}
     if options.models:
         settings["models"] = list(options.models)
     if options.council:
         settings["council"] = options.council
-    for attr, key in _FROM_PACK.items():
+    for attr, key in _from_pack().items():
         value = getattr(options, attr)
         if value is not None:
             settings[key] = list(value) if isinstance(value, (list, tuple)) else value

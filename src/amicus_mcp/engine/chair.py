@@ -4,6 +4,10 @@ from the ledger that is not on the bench → give up (`overallVerdict: null`).
 A chair that answers but gives no `VERDICT:` line gets exactly one repair. Every attempt is
 recorded on run.json `chairAttempts[]` and checkpointed, so a kill mid-walk keeps what
 already happened.
+
+A question council's chair walks the same way; its closing line is `ANSWER: <standing> — <the
+answer>` instead (the standing is its `overallVerdict`), read, repaired, promoted past and given
+up on exactly as a VERDICT line is.
 """
 
 from __future__ import annotations
@@ -12,10 +16,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..council import briefings
+from ..council import briefings, question_briefings
 from ..council.anonymize import Anonymized
 from ..council.ledger import derive_stats, read_ledger
-from ..council.parse import parse_verdict_line
+from ..council.parse import parse_answer_line, parse_verdict_line
+from ..council.ranking import aggregate_ranking
 from ..config import load_config
 from ..errors import AmicusError
 from ..providers.catalog import Catalog
@@ -47,11 +52,31 @@ def verdict_contract(ctx: RunContext, route: Route) -> Contract:
     )
 
 
+def answer_contract(ctx: RunContext, route: Route) -> Contract:
+    """A question chair's synthesis that ends with an ANSWER line; one repair asks for just the line."""
+
+    def parse(text: str) -> Parsed:
+        line = parse_answer_line(text)
+        errors = [] if line else [{"code": "NO_ANSWER", "detail": "no ANSWER line"}]
+        return {"ok": line is not None, "errors": errors, "verdict": line.standing if line else None,
+                "answer": line.answer if line else None}
+
+    return Contract(
+        stage="chair", parse=parse, max_repairs=1,
+        repair_prompt=lambda failing, parsed: question_briefings.chair_answer_repair_prompt(failing),
+        repair_id=lambda: f"{ctx.run_id}-ch4",
+        merge=lambda original, repair, parsed: original,  # the synthesis stays the chair's own
+        schema=question_briefings.chair_question_output_schema(compact=ctx.profile(route).compact),
+        to_text=question_briefings.chair_question_from_structured,
+    )
+
+
 @dataclass
 class ChairOutcome:
     alias: str | None = None  # the chair that delivered
-    verdict: str | None = None  # its VERDICT line
-    text: str | None = None  # its prose (synthesis, hard questions)
+    verdict: str | None = None  # its VERDICT line (a question: its ANSWER line's standing)
+    text: str | None = None  # its prose (synthesis, hard questions; a question's dissent)
+    answer: str | None = None  # a question: the sentence on its ANSWER line
 
 
 @dataclass
@@ -76,9 +101,11 @@ class ChairWalk:
 async def run_chair(ctx: RunContext, packet: str) -> ChairOutcome:
     """The walk to a chair that delivers; every field of the outcome may be None."""
     p = ctx.prep
+    question = p.options.question
+    lost = "no chair answer" if question else "no chair verdict"
     if ctx.exhausted:
         ctx.stage("chair", "skipped", reason="max-cost")
-        ctx.degrade("chair", "no chair verdict", "the --max-cost ceiling was reached before the chair could run")
+        ctx.degrade("chair", lost, "the --max-cost ceiling was reached before the chair could run")
         ctx.stat_row(Row(model=p.chair, role="chair", stage=STAGE, was_chair=True), None)
         return ChairOutcome()
     ctx.plan(1, wave="chair")
@@ -87,7 +114,8 @@ async def run_chair(ctx: RunContext, packet: str) -> ChairOutcome:
     walk = ChairWalk()
     for alias, route in chair_candidates(ctx, walk):
         leg_id = ctx.next_id("ch")
-        answer = await ask(ctx, verdict_contract(ctx, route), leg_id=leg_id, role="chair", route=route,
+        contract = (answer_contract if question else verdict_contract)(ctx, route)
+        answer = await ask(ctx, contract, leg_id=leg_id, role="chair", route=route,
                            row=Row(model=alias, role="chair", stage=STAGE, was_chair=True), prompt=packet,
                            dead_row=Row(model=alias, role="chair-attempt", stage=STAGE))
         record_attempt(ctx, leg_id, alias, answer.first)
@@ -104,11 +132,12 @@ async def run_chair(ctx: RunContext, packet: str) -> ChairOutcome:
             ctx.notice(f"chair promoted: {p.chair} failed twice, so {alias} (the best peers-only "
                        "street-cred in the ledger, off the bench) chaired instead")
         if not answer.ok:
-            ctx.degrade("chair", "no chair verdict", "the chair's output has no VERDICT line, even after one repair")
-        return ChairOutcome(alias, answer.parsed["verdict"], answer.text)
+            line = "ANSWER" if question else "VERDICT"
+            ctx.degrade("chair", lost, f"the chair's output has no {line} line, even after one repair")
+        return ChairOutcome(alias, answer.parsed["verdict"], answer.text, answer.parsed.get("answer"))
     ctx.stat_row(Row(model=p.chair, role="chair", stage=STAGE, was_chair=True), None)
     ctx.stage("chair", "error")
-    ctx.degrade("chair", "no chair verdict", walk.give_up_reason(p.chair))
+    ctx.degrade("chair", lost, walk.give_up_reason(p.chair))
     return ChairOutcome()
 
 
@@ -165,9 +194,24 @@ def promote_chair(*, exclude: set[str], gateway: str | None, catalog: Catalog, v
 def chair_packet(ctx: RunContext, anon: Anonymized, authors: list[str], judges_input: dict[str, Any],
                  record: dict[str, Any]) -> str:
     """The de-anonymized packet: the briefing, the record, every finding (amended claims win),
-    every review under its seat's name, and the rankings."""
+    every review under its seat's name, and the rankings. A question council's packet carries
+    the answers in the council's aggregate ranking, the key claims as tiered, every answer under
+    its seat's name, and the rankings."""
+    if ctx.prep.options.question:
+        answers = [{"who": who, "label": label, "prose": prose, **_details(anon, label)}
+                   for who, (label, prose) in zip(authors, anon.prose)]
+        return question_briefings.question_chair_packet(
+            briefing=ctx.prep.briefing, date=ctx.date, record=record, ranking=aggregate_ranking(record),
+            answers=answers, rankings=judges_input["rankings"])
     named_reviews = [(who, prose) for who, (_, prose) in zip(authors, anon.prose)]
     claims = {f["id"]: f["claim"] for f in record["findings"] if isinstance(f.get("claim"), str)}
     findings = [{**f, "claim": claims.get(f["id"], f["claim"])} for f in anon.findings]
     return briefings.chair_packet(briefing=ctx.prep.briefing, date=ctx.date, record=record, findings=findings,
                                   reviews=named_reviews, rankings=judges_input["rankings"])
+
+
+def _details(anon: Anonymized, label: str) -> dict[str, Any]:
+    detail = anon.details.get(label)
+    if detail is None:
+        return {"answer": None, "confidence": None, "assumptions": []}
+    return {"answer": detail["answer"], "confidence": detail["confidence"], "assumptions": detail["assumptions"]}

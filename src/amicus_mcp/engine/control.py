@@ -179,14 +179,16 @@ def is_terminal(snapshot: Snapshot) -> bool:
     return snapshot.get("status") not in ("running", None)  # a job
 
 
-def list_all(store: SessionStore) -> list[dict[str, Any]]:
-    """Every council run and wave in the project, newest first, one summary row each."""
+def list_all(store: SessionStore, *, tag: str | None = None) -> list[dict[str, Any]]:
+    """Every council run and wave in the project, newest first, one summary row each; with a
+    `tag`, only the council runs started with it (a wave or an eval has none)."""
     rows: list[dict[str, Any]] = []
     for run in _runs(store):
         cost = run.usage.cost.amount if run.usage is not None else None
         rows.append({"id": run.run_id, "type": "council-run", "status": run.status,
                      "createdAt": run.created_at, "models": list(run.bench), "chair": run.chair,
-                     "overallVerdict": run.overall_verdict, "cost": cost})
+                     "overallVerdict": run.overall_verdict, "cost": cost,
+                     **({"tag": run.tag} if run.tag is not None else {})})
     for job in jobs.list_jobs(store):
         rows.append({"id": job.get("id"), "type": job["type"], "status": job.get("status"),
                      "createdAt": job.get("createdAt"), "models": job.get("models", []),
@@ -196,6 +198,8 @@ def list_all(store: SessionStore) -> list[dict[str, Any]]:
         cost = wave.usage.cost.amount if wave.usage is not None and wave.usage.cost is not None else None
         rows.append({"id": wave.wave_id, "type": "wave", "status": wave.status, "createdAt": wave.created_at,
                      "models": [leg.model_input for leg in wave.legs], "cost": cost})
+    if tag is not None:
+        rows = [row for row in rows if row.get("tag") == tag]
     return sorted(rows, key=lambda r: str(r.get("createdAt") or ""), reverse=True)
 
 

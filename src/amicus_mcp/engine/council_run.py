@@ -36,18 +36,20 @@ from typing import Any
 
 import anyio
 
-from ..council import briefings
-from ..council.anonymize import Anonymized, StageOneReview, anonymize, tally_input
+from ..council import briefings, question_briefings
+from ..council.anonymize import ANSWER_NOUN, REVIEW_NOUN, Anonymized, StageOneReview, anonymize, tally_input
+from ..council.answers import answer_details, validate_answer
 from ..council.findings import validate_findings
 from ..council.ledger import append_ledger, read_ledger
-from ..council.parse import chair_sections
+from ..council.parse import chair_dissent, chair_sections
 from ..council.report import build_report
 from ..council.seats import repeats_alias
 from ..council.tally import tally
-from ..council.verdict import build_verdict
+from ..council.verdict import merge_verdict
 from ..documents.run import InterruptedLeg, RunManifest
 from ..errors import CostExceeded, CouncilQuorum
 from ..providers.routing import ProviderRegistry
+from ..vocabulary import QUESTION
 from .chair import chair_packet, run_chair
 from .context import RunContext
 from .debate_round import DebateRound
@@ -74,6 +76,8 @@ class CouncilRun:
         """`resumed`: the run.json of a run being resumed (resume.py reopened it): the run keeps
         its clock, and its `resumes` (the last entry is this attempt's)."""
         self.prep = prep
+        self.chair_answer: str | None = None  # a question council: the sentence on the chair's ANSWER line
+        self.answers: list[dict[str, Any]] = []  # a question council: verdict.json `answers`
         started = parse_iso(resumed.created_at) if resumed is not None and resumed.created_at else None
         self.ctx = RunContext(prep, registry, initial_manifest(prep), started_at=started, resuming=resumed is not None)
         lost: list[InterruptedLeg] = lost_launches(prep.dir) if resumed is not None else []
@@ -147,16 +151,18 @@ class CouncilRun:
     async def _stages(self) -> tuple[RunManifest, int]:
         ctx, p = self.ctx, self.prep
         # The standard composed briefing is always on record, whatever briefs the seats got.
-        ctx.write(BRIEFING_STAGE1, briefings.seat_briefing(p.briefing, date=ctx.date))
+        compose = question_briefings.question_briefing if p.options.question else briefings.seat_briefing
+        ctx.write(BRIEFING_STAGE1, compose(p.briefing, date=ctx.date))
         outcomes = await run_stage1(ctx)
         usable = [o for o in outcomes if o.review is not None]
         refused = ctx.state.refusals("stage1")
+        noun = "answer" if p.options.question else "review"
         if len(usable) < 2 and refused:  # the ceiling took the bench below two, not the seats
             raise CostExceeded(f"the ${p.options.max_cost} --max-cost ceiling had no room for {len(refused)} of "
-                               f"{len(outcomes)} Stage-1 reviews, so only {len(usable)} review(s) exist; a council needs 2",
+                               f"{len(outcomes)} Stage-1 {noun}s, so only {len(usable)} {noun}(s) exist; a council needs 2",
                                hint="raise --max-cost (the spend already made counts against it) or use cheaper models")
         if len(usable) < 2:
-            raise CouncilQuorum(f"only {len(usable)} of {len(outcomes)} seats produced a usable review; a council needs 2",
+            raise CouncilQuorum(f"only {len(usable)} of {len(outcomes)} seats produced a usable {noun}; a council needs 2",
                                 hint="check the seats' errors in run.json `legs`, then re-run")
         if ctx.exhausted:
             held = (f" (and ${ctx.budget.held:.4f} reserved by legs lost in flight, which may have been billed)"
@@ -168,7 +174,7 @@ class CouncilRun:
         reviews = [o.review for o in usable if o.review is not None]
         if p.claude_review is not None:  # Claude's review is judged, always under the last label
             reviews.append(self.claude_entry())
-        anon = anonymize(reviews)
+        anon = anonymize(reviews, ANSWER_NOUN if p.options.question else REVIEW_NOUN)
         ctx.state.set_label_map(anon.label_map)
         cross = await run_stage2(ctx, anon, usable)
 
@@ -187,6 +193,8 @@ class CouncilRun:
         packet = chair_packet(ctx, anon, self.authors(usable), self.tally_input(anon, cross, p.chair, rows=False), record)
         chair = await run_chair(ctx, packet)
         chair_alias, verdict_line = chair.alias, chair.verdict
+        self.chair_answer = chair.answer
+        self.answers = self.answers_fact(anon) if p.options.question else []
 
         final_input = self.tally_input(anon, cross, chair_alias or p.chair)
         if round_ is not None:
@@ -201,14 +209,14 @@ class CouncilRun:
         elif ctx.resuming and ledger_holds(p.run_id):
             pass  # an earlier attempt of this run got as far as the ledger: its rows are appended once
         else:
-            warning = append_ledger(record)
+            warning = append_ledger(record, tag=p.options.tag)
             if warning:
                 ctx.notice(warning)
 
         ctx.stage("verdict", "running")
         decisions = round_.decisions() if round_ is not None else []
         self.check_cost_floor()  # before the verdict, so its degrades say so too
-        verdict = build_verdict(record, decisions, overall_verdict=verdict_line, run=self.run_facts(chair.text))
+        verdict = merge_verdict(record, decisions, overall_verdict=verdict_line, run=self.run_facts(chair.text))
         ctx.write_json(VERDICT, verdict)
         ctx.write(REPORT, build_report(verdict, fmt="html", record=record))
         ctx.stage("verdict", "complete")
@@ -223,11 +231,33 @@ class CouncilRun:
 
     def claude_entry(self) -> StageOneReview:
         text = self.prep.claude_review or ""
-        self.ctx.write("review-claude.md", text)
+        question = self.prep.options.question
+        self.ctx.write("answer-claude.md" if question else "review-claude.md", text)
         self.ctx.rows.add_doc({"model": "claude", "role": "claude", "wasChair": False, "conformance": "clean",
                                "status": "complete", "durationMs": None, "usage": None},
                               stage=1, position=len(self.prep.seats) + 1)
+        if question:
+            parsed = validate_answer(text)
+            return StageOneReview("claude", "claude", text, parsed["claims"], structured=True,
+                                  details=answer_details(parsed))
         return StageOneReview("claude", "claude", text, validate_findings(text)["findings"], structured=True)
+
+    def answers_fact(self, anon: Anonymized) -> list[dict[str, Any]]:
+        """verdict.json `answers`: each answer as the judges read it, by label, unblinded."""
+        out = []
+        for label in anon.labels:
+            alias, seat = anon.label_map[label], anon.seat_map[label]
+            entry: dict[str, Any] = {"label": label, "model": alias}
+            if seat != alias:
+                entry["seat"] = seat
+            detail = anon.details.get(label)
+            entry["structured"] = detail is not None
+            if detail is not None:
+                entry.update(answer=detail["answer"], confidence=detail["confidence"],
+                             assumptions=list(detail["assumptions"]))
+            entry["claims"] = [f["id"] for f in anon.findings if f["label"] == label]
+            out.append(entry)
+        return out
 
     def meta(self, chair: str) -> dict[str, Any]:
         aliases = [s["alias"] for s in self.prep.seats]
@@ -237,6 +267,8 @@ class CouncilRun:
                                 "claudeInCouncil": claude}
         if repeats_alias(aliases):
             meta["seats"] = self.prep.seats
+        if self.prep.options.question:  # emit when set: a review's meta is unchanged
+            meta["intent"] = QUESTION
         return meta
 
     def check_cost_floor(self) -> None:
@@ -252,20 +284,24 @@ class CouncilRun:
         manifest = self.ctx.state.manifest
         degrades = [d.to_doc() for d in manifest.degrades]
         lost = {f"{d['what']}: {d['why']}" for d in degrades}
+        facts: dict[str, Any] = {"debate": manifest.debate.to_doc() if manifest.debate is not None else None,
+                                 "degrades": degrades,
+                                 "notices": [n for n in self.ctx.notices if n not in lost]}
+        if self.prep.options.question:
+            read = chair_dissent(chair_text) if chair_text else None
+            return {"answer": self.chair_answer, "synthesis": read.synthesis if read else None,
+                    "dissent": read.hard_questions if read else [], "answers": self.answers, **facts}
         sections = chair_sections(chair_text) if chair_text else None
-        return {
-            "synthesis": sections.synthesis if sections else None,
-            "hardQuestions": sections.hard_questions if sections else [],
-            "debate": manifest.debate.to_doc() if manifest.debate is not None else None,
-            "degrades": degrades,
-            "notices": [n for n in self.ctx.notices if n not in lost],
-        }
+        return {"synthesis": sections.synthesis if sections else None,
+                "hardQuestions": sections.hard_questions if sections else [], **facts}
 
     def finish(self, record: dict[str, Any], verdict: dict[str, Any]) -> tuple[RunManifest, int]:
         ctx = self.ctx
         ctx.state.set_usage(ctx.budget.usage_block())
+        answer = verdict.get("answer")
         ctx.state.finish(judged=record["judged"], tier_counts=record["tierCounts"],
-                         overall_verdict=verdict["overallVerdict"], notices=ctx.notices)
+                         overall_verdict=verdict["overallVerdict"], notices=ctx.notices,
+                         answer=answer if isinstance(answer, str) else None)
         code = 2 if ctx.degraded else 0
         ctx.state.finalize(code)
         return ctx.state.manifest, code

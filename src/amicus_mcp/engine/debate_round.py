@@ -145,10 +145,11 @@ class DebateRound:
 
     async def defend(self, seat_id: str, owned: list[debate.DebateTarget]) -> None:
         ids = [t.finding["id"] for t in owned]
+        question = self.ctx.prep.options.question
         parsed = await self.ask(seat_id, kind="defense", role="rebuttal", suffix="dr", ids=ids,
-                                prompt=debate.defense_brief(owned),
+                                prompt=debate.defense_brief(owned, question=question),
                                 file=f"rebuttal-{seat_file_stem(seat_id)}.md", parse=lambda text: parse_defense(text, ids),
-                                unusable=("defense", "its findings stand undefended"))
+                                unusable=("defense", f"its {'key claims' if question else 'findings'} stand undefended"))
         for fid in ids:
             self.outcome.responses[fid] = dict(parsed["responses"].get(fid, {"action": "no-response"}))
 
@@ -158,7 +159,7 @@ class DebateRound:
         ctx = self.ctx
         ctx.stage("debate-revote", "running", wave_id=f"{ctx.run_id}-rv")
         answered = {t.finding["id"]: t for t in self.targets if self.answer(t) in REVOTED_ACTIONS}
-        bundle = debate.revote_bundle(answered, self.outcome.responses)
+        bundle = debate.revote_bundle(answered, self.outcome.responses, question=ctx.prep.options.question)
         ctx.write("revote-bundle.md", bundle)
         asked: dict[str, list[str]] = {}
         for fid, target in answered.items():

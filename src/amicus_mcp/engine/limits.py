@@ -27,7 +27,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..council import briefings
+from ..council import briefings, question_briefings
 from ..council.seats import Seat
 from ..errors import ContextLengthExceeded, CostCeilingTooLow
 from ..providers.catalog import Catalog, Pricing
@@ -80,9 +80,11 @@ class RunPlan:
 
 
 def plan_run(*, briefing: str, date: str, seats: Sequence[Seat], routes: Sequence[Route], chair: str,
-             chair_route: Route, catalog: Catalog, claude_review: str | None = None) -> RunPlan:
-    """The run's plan, checked against every window; CONTEXT_LENGTH_EXCEEDED when it cannot fit."""
-    stage1 = [prompt_tokens(len(stage1_prompt(briefing, date, seat))) for seat in seats]
+             chair_route: Route, catalog: Catalog, claude_review: str | None = None,
+             question: bool = False) -> RunPlan:
+    """The run's plan, checked against every window; CONTEXT_LENGTH_EXCEEDED when it cannot fit.
+    A question council's answers are planned like reviews (the same caps), from its own frames."""
+    stage1 = [prompt_tokens(len(stage1_prompt(briefing, date, seat, question=question))) for seat in seats]
     windows = [context_window(route, catalog) for route in routes]
     for seat, route, tokens, window in zip(seats, routes, stage1, windows):
         need = tokens + floor_cap("stage1", "seat")
@@ -90,8 +92,8 @@ def plan_run(*, briefing: str, date: str, seats: Sequence[Seat], routes: Sequenc
             raise too_long(seat["id"], window, "the Stage-1 briefing", tokens, floor_cap("stage1", "seat"))
     extra = prompt_tokens(len(claude_review)) * REVIEW_IN_BUNDLE if claude_review is not None else 0.0
     reviews = len(seats) + (1 if claude_review is not None else 0)
-    judge_base = prompt_tokens(len(briefings.judge_bundle(briefing=briefing, date=date, reviews=[], findings=[])))
-    chair_base = prompt_tokens(len(empty_chair_packet(briefing, date)))
+    judge_base = prompt_tokens(len(empty_bundle(briefing, date, question=question)))
+    chair_base = prompt_tokens(len(empty_chair_packet(briefing, date, question=question)))
     chair_window = context_window(chair_route, catalog)
     readers = [(seat["id"], window, judge_base, "stage2") for seat, window in zip(seats, windows)]
     readers.append((chair, chair_window, chair_base, "chair"))
@@ -154,11 +156,23 @@ def too_long(who: str, window: int, what: str, tokens: int, floor: int) -> Conte
     )
 
 
-def stage1_prompt(briefing: str, date: str, seat: Seat) -> str:
+def stage1_prompt(briefing: str, date: str, seat: Seat, *, question: bool = False) -> str:
     """The Stage-1 brief a seat is sent (stage1.brief_for, without writing it)."""
+    if question:
+        return question_briefings.question_briefing(
+            briefing, date=date, stance=question_briefings.question_stance(seat["role"], seat["lens"]))
     return briefings.seat_briefing(briefing, date=date, stance=briefings.seat_stance(seat["role"], seat["lens"]))
 
 
-def empty_chair_packet(briefing: str, date: str) -> str:
+def empty_bundle(briefing: str, date: str, *, question: bool = False) -> str:
+    if question:
+        return question_briefings.answers_bundle(briefing=briefing, date=date, answers=[], details={}, claims=[])
+    return briefings.judge_bundle(briefing=briefing, date=date, reviews=[], findings=[])
+
+
+def empty_chair_packet(briefing: str, date: str, *, question: bool = False) -> str:
+    if question:
+        return question_briefings.question_chair_packet(briefing=briefing, date=date, record={"findings": []},
+                                                        ranking=[], answers=[], rankings=[])
     return briefings.chair_packet(briefing=briefing, date=date, record={"findings": [], "streetCred": []},
                                   findings=[], reviews=[], rankings=[])

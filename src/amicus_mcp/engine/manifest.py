@@ -8,20 +8,20 @@
                        the hashes run.json records of those inputs (`briefingSha256`,
                        `optionsSha256`, `claudeReviewSha256`): a resume refuses inputs that
                        changed since
-    input_records      run.json's records of where the briefing came from (template, artifact,
-                       pack), as models
+
+run.json's records of where the briefing came from (template, artifact, pack) are the
+documents' own (`documents.run.input_records`, `records_of`): pre-flight, the worker and a
+resume read them without the manifest's first form.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..documents.base import Document
-from ..documents.run import (ArtifactRecord, DebateSummary, DroppedMember, OptionsRecord, PackRecord, RunManifest,
-                             SeatRecord, TemplateRecord)
+from ..documents.run import DebateSummary, DroppedMember, OptionsRecord, RunManifest, SeatRecord
+from ..vocabulary import QUESTION
 from .options import RunOptions, write_options
 from .run_dir import BRIEFING
 from .store import now_iso
@@ -29,15 +29,14 @@ from .store import now_iso
 if TYPE_CHECKING:
     from .preflight import Prepared
 
-RECORDS: dict[str, type[Document]] = {"template": TemplateRecord, "artifact": ArtifactRecord, "pack": PackRecord}
-
 
 def initial_manifest(prep: Prepared) -> RunManifest:
     """The `running` run.json a run starts from."""
     options = prep.options
     manifest = RunManifest(
-        run_id=prep.run_id, status="running", stages=[],
+        run_id=prep.run_id, **({"tag": options.tag} if options.tag else {}), status="running", stages=[],
         bench=[seat["alias"] for seat in prep.seats], chair=prep.chair,
+        **({"intent": QUESTION} if options.question else {}),  # emit when set: a review's manifest is unchanged
         critic=next((seat["alias"] for seat in prep.seats if seat["role"] == "critic"), None),
         lenses=sorted(seat["lens"] for seat in prep.seats if seat["lens"]) or None,
         label_map=None, seats=[SeatRecord.model_validate(dict(seat)) for seat in prep.seats],
@@ -74,13 +73,3 @@ def write_inputs(prep: Prepared) -> None:
     prep.run_dir.mkdir(parents=True, exist_ok=True)
     prep.dir.write_text(BRIEFING, prep.briefing)
     write_options(prep.run_dir, prep.options)
-
-
-def input_records(raw: Mapping[str, Any]) -> dict[str, Document]:
-    """The records a front made of the briefing's sources (dicts, in their order), as models."""
-    return {name: RECORDS[name].model_validate(dict(doc)) for name, doc in raw.items()}
-
-
-def records_of(manifest: RunManifest) -> dict[str, Document]:
-    """What run.json records of the briefing's sources, for a worker or a resume to keep."""
-    return {name: getattr(manifest, name) for name in RECORDS if manifest.has(name)}

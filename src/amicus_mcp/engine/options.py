@@ -1,9 +1,10 @@
 """A run's inputs as one typed document: `options.json` in the run (or wave) directory.
 
 Every front builds the same model from its own inputs — the CLI from its flags, the MCP
-tools from their arguments — and pre-flight validates it once. The engine writes it to the
-run directory before the first leg; a detached worker (`python -m amicus_mcp.engine.worker
-DIR`) reads it back, so no code ever turns options into another front's argv.
+tools from their arguments, the CI action from its inputs — and pre-flight validates it
+once. The engine writes it to the run directory before the first leg; a detached worker
+(`python -m amicus_mcp.engine.worker DIR`) reads it back, so no code ever turns options into
+another front's argv.
 
 What is recorded is what the run runs with — the caller's choices, with a policy pack's
 defaults already filled in (`packRecord` says which pack, so it is never read twice) and
@@ -12,80 +13,411 @@ in `run.json`): the same inputs give the same document whichever front took them
 
 None means "not typed": a pack may then supply the value, else pre-flight applies the
 default (`briefing_inputs.apply_pack`, then `council_run.prepare`).
+
+**One declaration per option.** A field a caller can set carries an `Option` in its
+annotation: its CLI flag (`Flag`), its MCP tool argument (`Arg`), its key in a policy pack,
+and whether options.json writes it only when set. Everything else derives from that field:
+the flags (`cli/option_flags.py`), the tools' arguments and the flag → argument names their
+errors are written in (`mcp/option_args.py`), the pack's fields (`packs.py`) and what a pack
+fills in or saves (`briefing_inputs.py`). Adding an option is adding one field here.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
+from pydantic.fields import FieldInfo
 
-from ..errors import BadSession
-from ..fsio import atomic_write_json, read_json
-from .run_dir import OPTIONS as OPTIONS_FILE  # the run directory's layout is run_dir.py's
+from ..errors import BadArgs, BadSession
+from ..vocabulary import MODEL_PATTERN, QUESTION, TAG_PATTERN, Intent
 
 DEFAULT_TIMEOUT_MIN = 15.0
+TAG_HINT = "a tag is 1-64 letters, digits, '.', '_' or '-', e.g. --tag release-2.3"
+Gateway = Literal["auto", "direct", "openrouter"]
 
+
+# --------------------------------------------------------------------------- the metadata
+
+@dataclass(frozen=True)
+class Flag:
+    """The option on the command line. Its type is the field's (a number flag is `type=float`);
+    a bool field whose default is True is a `--no-…` switch, a `bool | None` one `--x/--no-x`."""
+
+    name: str  # "--timeout"
+    help: str
+    metavar: str | None = None
+    parse: Callable[[Any], Any] | None = None  # the text typed → the field's value (a comma list, NAME=VALUE pairs)
+    repeat: bool = False  # given once per value (`--var a=1 --var b=2`): `parse` gets the list
+    group: str | None = None  # the flags of one group are mutually exclusive (the bench: --models XOR --council)
+    hidden: bool = False  # accepted, never shown in --help (an id a front chose for a child)
+
+
+@dataclass(frozen=True)
+class Arg:
+    """The option as an MCP tool argument. A bool field whose default is True is offered as its
+    negation (`noCostGate: true` sets `cost_gate` False)."""
+
+    name: str  # "timeoutMinutes"
+    title: str
+    description: str
+    type: Any = None  # when the tools take a narrower type than the field (a Literal, a bounded list)
+    # "file": a file inside the project. ".json" / ".md": a saved name, or — with a path
+    # separator or that suffix — a file inside the project (a pack, a template).
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Option:
+    """How the fronts take one field of an options model (see the module docstring)."""
+
+    flag: Flag | None = None
+    arg: Arg | None = None
+    pack: str | None = None  # its key in a policy pack (council-pack.schema.json)
+    pack_type: Any = None  # when a pack holds it narrower than the field (a non-empty string, a positive number)
+    # Belongs to one run — its briefing, material or identity — so a pack never holds it and
+    # an eval's bench never takes it (each case brings its own).
+    one_run: bool = False
+    # Makes the briefing (the prompt file, a template, its artifact and variables, Claude's
+    # review): an eval refuses it, since every case brings its own.
+    briefing: bool = False
+    # Written to options.json only when it differs from its default, so the documents (and
+    # hashes) of runs from before the option existed are unchanged.
+    when_set: bool = False
+    omitted: tuple[Any, ...] = ()  # with when_set: further values written as if unset (a review's intent)
+    hint: str | None = None  # what a refused value should look like
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One field of an options model with its `Option`."""
+
+    field: str  # the attribute: "timeout_min"
+    info: FieldInfo
+    option: Option
+
+    @property
+    def negated(self) -> bool:
+        """A switch that turns a default-on behaviour off (`--no-cost-gate`, `noCostGate`)."""
+        return self.info.annotation is bool and self.info.default is True
+
+    @property
+    def annotation(self) -> Any:
+        """The field's type with its constraints, without the Option."""
+        extra = [m for m in self.info.metadata if not isinstance(m, Option)]
+        return Annotated[(self.info.annotation, *extra)] if extra else self.info.annotation
+
+    @property
+    def choices(self) -> tuple[Any, ...] | None:
+        """The values of a Literal field (`Literal[…] | None` too): a flag's choices."""
+        kind = self.info.annotation
+        if get_origin(kind) in (Union, UnionType):
+            rest = [k for k in get_args(kind) if k is not type(None)]
+            kind = rest[0] if len(rest) == 1 else kind
+        return get_args(kind) if get_origin(kind) is Literal else None
+
+    @property
+    def is_number(self) -> bool:
+        return self.info.annotation is float or float in get_args(self.info.annotation)
+
+    @property
+    def key(self) -> str:
+        """Its key in options.json."""
+        return self.info.alias or self.field
+
+
+def names_a_file(ref: str, suffix: str) -> bool:
+    """Whether a pack or template reference is a file rather than a saved name: it has a path
+    separator or the file suffix."""
+    return "/" in ref or "\\" in ref or ref.endswith(suffix)
+
+
+def _bench(raw: str) -> list[str]:
+    from ..presets import parse_models_arg
+
+    return parse_models_arg(raw)
+
+
+def _commas(raw: str) -> list[str]:
+    return raw.split(",")
+
+
+def _pairs(raw: list[str] | None) -> dict[str, str] | None:
+    from ..council.templates import parse_var_args
+
+    return parse_var_args(raw) or None
+
+
+# The arguments both models share, declared once.
+NonEmpty = Annotated[str, Field(min_length=1)]
+Positive = Annotated[float, Field(gt=0)]
+_COUNCIL_ARG = Arg("council", "Saved council or bench",
+                   "A saved council or a built-in bench (free, budget, frontier, local). XOR models")
+_MODELS_ARG = Arg("models", "Bench models",
+                  "Bench models: aliases or vendor/model ids (repeats make twin seats). XOR council",
+                  type=Annotated[list[Annotated[str, Field(pattern=MODEL_PATTERN)]] | None, Field(max_length=10)])
+GatewayOption = Annotated[str | None, Option(
+    flag=Flag("--gateway", "auto (default) | direct | openrouter"),
+    arg=Arg("gateway", "Provider gateway", "auto (default): a direct key when set, else OpenRouter",
+            type=Gateway | None),
+    pack="gateway", pack_type=Gateway | None)]
+CostGateOption = Annotated[bool, Option(  # refuse models priced above the per-Mtok threshold
+    flag=Flag("--no-cost-gate", "allow models priced above the per-Mtok threshold"),
+    arg=Arg("noCostGate", "Skip the cost gate", "Allow models priced above the per-Mtok cost gate"))]
+ValidateModelsOption = Annotated[bool, Option(  # check ids against the catalog
+    flag=Flag("--no-validate-model", "skip the catalog check of model ids"),
+    arg=Arg("noValidateModel", "Skip model-id validation",
+            "Do not check model ids against the OpenRouter catalog before starting"))]
+_PROJECT_ARG = Arg("project", "Project folder",
+                   "Project folder (default: $AMICUS_PROJECT_DIR, else the client's root, else the server's cwd)")
+_ALLOW_SECRETS_ARG = Arg(
+    "allowSecrets", "Allow secrets in the material",
+    "Send material that looks like it holds a secret (an API key, a private key, a *_TOKEN= line); "
+    "refused by default with SECRET_IN_MATERIAL. Keys configured on this machine are masked either way")
+
+
+# --------------------------------------------------------------------------- the models
 
 class _Options(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
-    models: list[str] | None = None  # the bench as typed (repeats make twin seats) …
-    council: str | None = None  # … or a saved council / built-in bench
-    gateway: str | None = None  # auto | direct | openrouter (None: config, else auto)
-    cost_gate: bool = True  # refuse models priced above the per-Mtok threshold
-    validate_models: bool = Field(True, alias="validateModels")  # check ids against the catalog
-    project: str | None = None  # whose sessions dir indexes the run (None: cwd)
-    prompt_file: str | None = None  # the briefing as the caller named it
-    allow_secrets: bool = False  # send material that looks like it holds a secret (pre-flight refuses it)
+    # The bench as typed (repeats make twin seats) …
+    models: Annotated[list[str] | None, Option(
+        flag=Flag("--models", "comma-separated bench (at least 2 seats; repeats make twin seats)", parse=_bench,
+                  group="bench"),
+        arg=_MODELS_ARG, pack="models",
+        pack_type=Annotated[list[NonEmpty], Field(min_length=2)] | None)] = None
+    # … or a saved council / built-in bench.
+    council: Annotated[str | None, Option(
+        flag=Flag("--council", "a saved council or a built-in bench", group="bench"),
+        arg=_COUNCIL_ARG, pack="council", pack_type=NonEmpty | None)] = None
+    gateway: GatewayOption = None  # None: config, else auto
+    cost_gate: CostGateOption = True
+    validate_models: ValidateModelsOption = Field(True, alias="validateModels")
+    # Whose sessions dir indexes the run (None: cwd).
+    project: Annotated[str | None, Option(
+        flag=Flag("--project", "the project whose sessions dir indexes the run (default: cwd)"),
+        arg=_PROJECT_ARG)] = None
+    # The briefing as the caller named it.
+    prompt_file: Annotated[str | None, Option(
+        flag=Flag("--prompt-file", "the briefing: what to review and how (or --template with --artifact)"),
+        arg=Arg("briefingFile", "Briefing file",
+                "The briefing: what to review and how, or the question to answer (a file in the project; never "
+                "inline). Or template + artifact",
+                path="file"),
+        one_run=True, briefing=True)] = None
+    # Send material that looks like it holds a secret (pre-flight refuses it).
+    allow_secrets: Annotated[bool, Option(
+        flag=Flag("--allow-secrets", "send material that looks like it holds a secret "
+                                     "(refused by default: SECRET_IN_MATERIAL)"),
+        arg=_ALLOW_SECRETS_ARG)] = False
+
+    @classmethod
+    def given(cls, **values: Any) -> Any:
+        """The options a front was given; a value the model refuses is BAD_ARGS naming the
+        option's flag (each front renames flags to its own arguments)."""
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise refused(cls, exc) from None
 
 
 class RunOptions(_Options):
     """Everything a council run is asked to do."""
 
+    # (type and schemaVersion follow the shared fields: options.json keeps its key order.)
     type: Literal["council-run-options"] = "council-run-options"
     schema_version: Literal[2] = Field(2, alias="schemaVersion")
-    chair: str | None = None  # default: DEFAULT_CHAIR, or the embedded model for an all-local bench
-    max_cost: float | None = None  # whole-run ceiling on known spend, USD
-    timeout_min: float | None = Field(None, alias="timeoutMinutes")  # per leg; default DEFAULT_TIMEOUT_MIN
-    critic: str | None = None  # a bench member that gets the adversarial brief
-    lenses: list[str] | None = None  # one expert lens per seat, assigned at random
-    debate: bool | None = None  # Stage 2.5: one rebuttal round (default off)
-    claude_review: str | None = None  # a file with Claude's own review, judged but never judging
-    template: str | None = None  # a briefing template (name or file) composed with `artifact`
-    artifact: str | None = None  # the file the council reviews, for a template
-    vars: dict[str, str] | None = None  # the template's variables
-    pack: str | None = None  # a policy pack (name or file) supplying the untyped options
+    chair: Annotated[str | None, Option(  # default: DEFAULT_CHAIR, or the embedded model for an all-local bench
+        flag=Flag("--chair", "the chair model; must not be a bench seat "
+                             "(default deepseek; the embedded model for the local bench)"),
+        arg=Arg("chair", "Chair model", "Chair model; must not be a bench seat (default deepseek)"),
+        pack="chair", pack_type=NonEmpty | None)] = None
+    # review (the default) or question; None until pre-flight resolves it (typed, pack, template).
+    # options.json writes it only for a question, so every review's document is unchanged.
+    intent: Annotated[Intent | None, Option(
+        flag=Flag("--intent", "review (the default): review an artifact; question: answer the briefing's question, "
+                              "rank the answers and end with an ANSWER line"),
+        arg=Arg("intent", "Intent",
+                "review (default): the council reviews the briefing's material; question: it answers the "
+                "briefing's question — each seat answers, the judges rank the answers and vote on their key "
+                "claims, and the chair ends with an ANSWER line"),
+        pack="intent", when_set=True, omitted=("review",), briefing=True)] = None  # an eval's cases are reviews
+    max_cost: Annotated[float | None, Option(  # whole-run ceiling on known spend, USD
+        flag=Flag("--max-cost", "whole-run ceiling on known spend, USD"),
+        arg=Arg("maxCost", "Cost ceiling (USD)", "Whole-run ceiling on known spend, USD"),
+        pack="maxCost", pack_type=Positive | None)] = None
+    timeout_min: Annotated[float | None, Option(  # per leg; default DEFAULT_TIMEOUT_MIN
+        flag=Flag("--timeout", "per-leg timeout in minutes (default 15)"),
+        arg=Arg("timeoutMinutes", "Per-leg timeout (minutes)", "Per-leg timeout in minutes (default 15)"),
+        pack="timeout", pack_type=Positive | None)] = Field(None, alias="timeoutMinutes")
+    critic: Annotated[str | None, Option(  # a bench member that gets the adversarial brief
+        flag=Flag("--critic", "a bench member that gets the adversarial four-pass brief"),
+        arg=Arg("critic", "Critic seat", "A bench model that gets the adversarial brief"),
+        pack="critic", pack_type=NonEmpty | None)] = None
+    lenses: Annotated[list[str] | None, Option(  # one expert lens per seat, assigned at random
+        flag=Flag("--lenses", "comma-separated expert lenses, one per seat (assigned at random; not ledger-recorded)",
+                  parse=_commas),
+        arg=Arg("lenses", "Expert lenses",
+                "One distinct expert lens per seat, e.g. security-architect (not ledger-recorded)"),
+        pack="lenses", pack_type=Annotated[list[str], Field(min_length=1)] | None)] = None
+    debate: Annotated[bool | None, Option(  # Stage 2.5: one rebuttal round (default off)
+        flag=Flag("--debate", "add one rebuttal round for Contested/Disputed findings (--no-debate overrides a pack)"),
+        arg=Arg("debate", "Debate round", "Add one rebuttal round for Contested/Disputed findings (default off)"),
+        pack="debate")] = None
+    claude_review: Annotated[str | None, Option(  # a file with Claude's own review, judged but never judging
+        flag=Flag("--claude-review", "a file with Claude's own review, judged by the bench (never judges or chairs)"),
+        arg=Arg("claudeReviewFile", "Claude's review file",
+                "Claude's own review (a file in the project), judged by the bench; for a question: Claude's own "
+                "answer, in the answer contract", path="file"),
+        one_run=True, briefing=True)] = None
+    template: Annotated[str | None, Option(  # a briefing template (name or file) composed with `artifact`
+        flag=Flag("--template", "a briefing template (built-in or user name, or a file); needs --artifact on a run"),
+        arg=Arg("template", "Briefing template",
+                "design-doc, pr-diff, plan, prd, essay, question (a question council), a user template, or a "
+                "template file in the project: "
+                "composes the briefing from artifact (instead of briefingFile)", path=".md"),
+        pack="template", pack_type=NonEmpty | None, briefing=True)] = None
+    artifact: Annotated[str | None, Option(  # the file the council reviews, for a template
+        flag=Flag("--artifact", "the file the council reviews, composed into the briefing by --template"),
+        arg=Arg("artifact", "Artifact", "The file the council reviews (in the project), composed by template",
+                path="file"),
+        one_run=True, briefing=True)] = None
+    vars: Annotated[dict[str, str] | None, Option(  # the template's variables
+        flag=Flag("--var", "a template variable (repeatable)", metavar="NAME=VALUE", parse=_pairs, repeat=True),
+        arg=Arg("vars", "Template variables", 'The template\'s variables by name, e.g. {"audience": "the platform team"}'),
+        pack="vars", briefing=True)] = None
+    pack: Annotated[str | None, Option(  # a policy pack (name or file) supplying the untyped options
+        flag=Flag("--pack", "a saved policy pack or a pack file: its settings are this run's defaults"),
+        arg=Arg("pack", "Policy pack",
+                "A saved pack name, or a pack file in the project: its settings (bench, chair, template, "
+                "ceiling…) are this run's defaults; any argument given here overrides that field", path=".json"))] = None
+    # A short label recorded on run.json and the ledger rows; `council stats` and `amicus list` filter by it.
+    tag: Annotated[Annotated[str, Field(pattern=TAG_PATTERN)] | None, Option(
+        flag=Flag("--tag", "a short label for the run (1-64 letters, digits, '.', '_' or '-'), recorded in run.json "
+                           "and the ledger: 'council stats --tag' and 'amicus list --tag' filter by it"),
+        arg=Arg("tag", "Run tag", "A short label for the run (1-64 letters, digits, '.', '_' or '-'), recorded in "
+                                  "run.json and the ledger: amicus_list and amicus_council_stats filter by it"),
+        pack="tag", when_set=True, hint=TAG_HINT)] = None
     pack_record: dict[str, Any] | None = None  # set by apply_pack: run.json `pack`
-    # False for a council an eval runs: its results go to the eval ledger, not the reliability
-    # ledger. Written to options.json only when False, so every other run's document is unchanged.
-    ledger: bool = True
+    # False for a council an eval runs: its results go to the eval ledger, not the reliability ledger.
+    ledger: Annotated[bool, Option(when_set=True)] = True
     # Set by apply_pack for pre-flight's messages: the options the pack supplied.
     pack_fields: tuple[str, ...] = Field((), exclude=True)
     # The run's identity, chosen by the front that starts it; never written to options.json.
-    out_dir: str | None = Field(None, exclude=True)
-    run_id: str | None = Field(None, exclude=True)
+    out_dir: Annotated[str | None, Option(
+        flag=Flag("--out-dir", "the run directory (default ./council-<runId>)"),
+        arg=Arg("outDir", "Run directory", "Run directory inside the project (default council-<runId>)"),
+        one_run=True)] = Field(None, exclude=True)
+    run_id: Annotated[str | None, Option(flag=Flag("--run-id", "", hidden=True), one_run=True)] = Field(None, exclude=True)
 
     def document(self) -> dict[str, Any]:
         """The `options.json` document (paths absolute, identity left to run.json)."""
-        doc: dict[str, Any] = normalised(self).model_dump(mode="json", by_alias=True)
-        if doc.get("ledger") is True:
-            del doc["ledger"]
-        return doc
+        return _document(self)
+
+    @property
+    def question(self) -> bool:
+        return self.intent == QUESTION
 
 
 class WaveOptions(_Options):
     """Everything a fanout wave is asked to do."""
 
+    # The same options as a council run's, in a wave's own words.
+    models: Annotated[list[str] | None, Option(
+        flag=Flag("--models", "comma-separated aliases or vendor/model ids (repeats allowed)", parse=_bench,
+                  group="bench"),
+        arg=_MODELS_ARG)] = None
+    council: Annotated[str | None, Option(
+        flag=Flag("--council", "a saved council or a built-in bench (free, budget, frontier)", group="bench"),
+        arg=_COUNCIL_ARG)] = None
+    project: Annotated[str | None, Option(
+        flag=Flag("--project", "the project whose sessions dir holds the wave (default: cwd)"),
+        arg=_PROJECT_ARG)] = None
+    prompt_file: Annotated[str | None, Option(
+        flag=Flag("--prompt-file", "the prompt (required; prompts are never inline)"),
+        arg=Arg("promptFile", "Prompt file", "A prompt file inside the project. XOR prompt", path="file"),
+        one_run=True)] = None
+    allow_secrets: Annotated[bool, Option(
+        flag=Flag("--allow-secrets", "send a prompt that looks like it holds a secret "
+                                     "(refused by default: SECRET_IN_MATERIAL)"),
+        arg=_ALLOW_SECRETS_ARG)] = False
+
     type: Literal["wave-options"] = "wave-options"
     schema_version: Literal[2] = Field(2, alias="schemaVersion")
-    timeout_min: float = Field(DEFAULT_TIMEOUT_MIN, alias="timeoutMinutes")  # per leg
-    wave_id: str | None = Field(None, exclude=True)
+    timeout_min: Annotated[float, Option(  # per leg
+        flag=Flag("--timeout", "per-leg timeout in minutes (default 15)"),
+        arg=Arg("timeoutMinutes", "Per-leg timeout (minutes)", "Per-leg timeout in minutes"),
+    )] = Field(DEFAULT_TIMEOUT_MIN, alias="timeoutMinutes")
+    wave_id: Annotated[str | None, Option(flag=Flag("--wave-id", "", hidden=True), one_run=True)] = Field(None, exclude=True)
 
     def document(self) -> dict[str, Any]:
-        return normalised(self).model_dump(mode="json", by_alias=True)
+        return _document(self)
+
+
+MODELS: dict[str, type[RunOptions] | type[WaveOptions]] = {"run": RunOptions, "wave": WaveOptions}
+
+
+# --------------------------------------------------------------------------- derived tables
+
+@cache
+def declared(model: str) -> tuple[Declared, ...]:
+    """Every field of `MODELS[model]` that carries an Option, in declaration order."""
+    out = []
+    for name, info in MODELS[model].model_fields.items():
+        option = next((m for m in info.metadata if isinstance(m, Option)), None)
+        if option is not None:
+            out.append(Declared(name, info, option))
+    return tuple(out)
+
+
+def option(model: str, field: str) -> Declared:
+    return next(d for d in declared(model) if d.field == field)
+
+
+def packed() -> Iterator[Declared]:
+    """The run options a policy pack may hold."""
+    return (d for d in declared("run") if d.option.pack is not None)
+
+
+def briefing_fields() -> tuple[str, ...]:
+    """The run options that make the briefing (an eval's cases bring their own)."""
+    return tuple(d.field for d in declared("run") if d.option.briefing)
+
+
+def flag_of(field: str, model: str = "run") -> str:
+    """The CLI flag of an option: how every engine message names it."""
+    flag = option(model, field).option.flag
+    assert flag is not None, field
+    return flag.name
+
+
+def refused(model: type[BaseModel], exc: ValidationError) -> BadArgs:
+    """A value the options model refused, as BAD_ARGS naming the option by its flag."""
+    first = exc.errors()[0]
+    field = str(first["loc"][0]) if first["loc"] else ""
+    key = "run" if issubclass(model, RunOptions) else "wave"
+    found = next((d for d in declared(key) if field in (d.field, d.key)), None)
+    shown = found.option.flag.name if found is not None and found.option.flag is not None else field
+    value = first.get("input")
+    text = f"{shown} {value!r}" if isinstance(value, (str, int, float)) else shown
+    return BadArgs(f"{text} is not allowed: {first['msg']}",
+                   hint=found.option.hint if found is not None and found.option.hint else None)
+
+
+def _document(options: RunOptions | WaveOptions) -> dict[str, Any]:
+    doc: dict[str, Any] = normalised(options).model_dump(mode="json", by_alias=True)
+    for d in declared("run" if isinstance(options, RunOptions) else "wave"):
+        if d.option.when_set and getattr(options, d.field) in (d.info.default, *d.option.omitted):
+            doc.pop(d.key, None)
+    return doc
 
 
 def normalised(options: RunOptions | WaveOptions) -> Any:
@@ -96,21 +428,35 @@ def normalised(options: RunOptions | WaveOptions) -> Any:
     return options.model_copy(update=paths)
 
 
+def check_tag(tag: str) -> str:
+    """A tag to filter by (`council stats --tag`, `amicus list --tag`): shaped as a run's is."""
+    if not re.fullmatch(TAG_PATTERN, tag):
+        raise BadArgs(f"--tag {tag!r} is not a tag", hint=TAG_HINT)
+    return tag
+
+
 def write_options(directory: Path, options: RunOptions | WaveOptions) -> Path:
-    return atomic_write_json(directory / OPTIONS_FILE, options.document())
+    from ..fsio import atomic_write_json
+    from .run_dir import OPTIONS  # the run directory's layout is run_dir.py's (imported late: fsio)
+
+    return atomic_write_json(directory / OPTIONS, options.document())
 
 
 def read_options(directory: Path) -> RunOptions | WaveOptions:
     """A run's or a wave's options.json, validated; BadSession when it is not one."""
-    doc = read_json(directory / OPTIONS_FILE, what="run options")
+    from ..fsio import read_json
+    from .run_dir import OPTIONS
+
+    path = directory / OPTIONS
+    doc = read_json(path, what="run options")
     kind = doc.get("type") if isinstance(doc, dict) else None
     model: type[RunOptions] | type[WaveOptions] | None = {
         "council-run-options": RunOptions, "wave-options": WaveOptions}.get(str(kind))
     if model is None:
-        raise BadSession(f"'{directory / OPTIONS_FILE}' is not a run-options document",
+        raise BadSession(f"'{path}' is not a run-options document",
                          hint="the file may have been edited by hand")
     try:
         return model.model_validate(doc)
     except ValueError as exc:
-        raise BadSession(f"'{directory / OPTIONS_FILE}' is not valid: {exc}".splitlines()[0],
+        raise BadSession(f"'{path}' is not valid: {exc}".splitlines()[0],
                          hint="the file may have been edited by hand") from None

@@ -24,13 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import load_config
-from ..errors import AmicusError, BadArgs, ClaudeReviewInvalid, MissingPrompt, SecretInMaterial
+from ..errors import AmicusError, BadArgs, ClaudeReviewInvalid, MissingPrompt
 from ..fsio import read_text
 from ..presets import show_council
 from ..providers.catalog import Catalog, load_catalog, read_cached_catalog, validate_models
 from ..providers.cost import check_cost_gate, cost_gate_threshold, route_pricing
 from ..providers.profiles import check_ready, traits
 from ..providers.routing import GATEWAY_MODES, GatewayMode, Route, resolve_model
+from .material import check_material
 from .run_dir import RunDir
 
 if TYPE_CHECKING:
@@ -67,32 +68,6 @@ def read_prompt_file(path: str | None, *, allow_secrets: bool = False) -> str:
     if not text.strip():
         raise MissingPrompt(f"prompt file '{path}' is empty", hint="write the briefing into the file first")
     return check_material(text, what=f"prompt file '{path}'", allow_secrets=allow_secrets)
-
-
-MAX_HITS_SHOWN = 5
-
-
-def check_material(text: str, *, what: str, allow_secrets: bool = False) -> str:
-    """`text` as it may be sent to models; SECRET_IN_MATERIAL when it holds a secret.
-
-    A hit names its line and kind, never the value. With `allow_secrets` the material goes
-    out as written, except the values of keys configured on this machine, which are masked:
-    those never reach a model.
-    """
-    from ..secrets import mask_configured, scan_material
-
-    if allow_secrets:
-        return mask_configured(text)
-    hits = scan_material(text)
-    if not hits:
-        return text
-    shown = "; ".join(hit.describe() for hit in hits[:MAX_HITS_SHOWN])
-    more = f" (and {len(hits) - MAX_HITS_SHOWN} more)" if len(hits) > MAX_HITS_SHOWN else ""
-    raise SecretInMaterial(
-        f"{what} looks like it contains a secret, which would be sent to every model: {shown}{more}",
-        hint="remove it from the material; if it is not a real secret, pass --allow-secrets "
-             "(allowSecrets: true over MCP)",
-    )
 
 
 def check_gateway(gateway: str | None) -> GatewayMode | None:
@@ -362,7 +337,8 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     """Every check before any spend. A worker continuing a run another front prepared passes
     the run directory's own `briefing` copy and the `records` (template, artifact, pack) the
     front made of it: the caller's files may have changed since, and are not read again."""
-    from .briefing_inputs import apply_pack, blame_pack, is_template_file
+    from ..documents.run import TemplateRecord
+    from .briefing_inputs import apply_pack, blame_pack, is_template_file, resolve_intent
     from .defaults import apply_env_defaults
     from .limits import check_ceiling, plan_run
     from .options import DEFAULT_TIMEOUT_MIN
@@ -378,6 +354,9 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         briefing, records = compose_or_read(options)
     else:
         briefing = check_material(briefing, what="the run's briefing", allow_secrets=options.allow_secrets)
+    template_record = (records or {}).get("template")
+    template_intent = (template_record.intent or "review") if isinstance(template_record, TemplateRecord) else None
+    options = options.model_copy(update={"intent": resolve_intent(options, template_intent)})
     with blame_pack(options, "gateway"):
         gateway = check_gateway(options.gateway)
     with blame_pack(options, "timeout_min"):
@@ -409,7 +388,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
             )
     with blame_pack(options, "critic", "lenses", "bench"):
         seats = seat_table(bench.models, critic=options.critic, lenses=options.lenses)
-    claude_review = read_claude_review(options.claude_review) if options.claude_review else None
+    claude_review = read_claude_review(options.claude_review, question=options.question) if options.claude_review else None
     if claude_review is not None:  # the bench reads it too: it is material like the briefing
         claude_review = check_material(claude_review, what=f"Claude's review '{options.claude_review}'",
                                        allow_secrets=options.allow_secrets)
@@ -417,7 +396,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     with blame_pack(options, "bench", "chair"):
         plan = plan_run(briefing=briefing, date=datetime.now(timezone.utc).strftime("%Y-%m-%d"), seats=seats,
                         routes=bench.routes, chair=chair, chair_route=chair_route, catalog=bench.catalog,
-                        claude_review=claude_review)
+                        claude_review=claude_review, question=options.question)
     with blame_pack(options, "max_cost", "bench", "chair"):
         check_ceiling(plan, options.max_cost)
     store = SessionStore(resolve_project(options.project))
@@ -437,7 +416,7 @@ def compose_or_read(options: RunOptions) -> tuple[str, dict[str, Document]]:
     """The briefing (from a template and its artifact, or the prompt file), checked for
     secrets, and what run.json records of where it came from."""
     from .briefing_inputs import check_briefing_source, compose_briefing
-    from .manifest import input_records
+    from ..documents.run import input_records
 
     check_briefing_source(options)
     raw: dict[str, Any] = {"pack": options.pack_record} if options.pack_record else {}
@@ -477,19 +456,24 @@ def seat_table(models: Sequence[str], *, critic: str | None, lenses: Sequence[st
     return build_seats(models, roles=roles, lenses=lens_of)
 
 
-def read_claude_review(path: str) -> str:
-    """Claude's own review, validated like any other — before anything is spent."""
+def read_claude_review(path: str, *, question: bool = False) -> str:
+    """Claude's own review (a question council: Claude's own answer), validated like any
+    other — before anything is spent."""
+    from ..council.answers import validate_answer
     from ..council.findings import validate_findings
 
+    what = "answer" if question else "review"
     try:
-        text = read_text(path, what="Claude's review file")
+        text = read_text(path, what=f"Claude's {what} file")
     except AmicusError as err:
         raise ClaudeReviewInvalid(err.message, hint=err.hint) from None
-    result = validate_findings(text)
+    result: dict[str, Any] = dict(validate_answer(text) if question else validate_findings(text))
     if not result["ok"]:
         problems = "; ".join(f"{e['code']}: {e['detail']}" for e in result["errors"][:3])
-        raise ClaudeReviewInvalid(f"Claude's review '{path}' is not a valid review: {problems}",
-                                  hint="end it with a ```json block {overall, findings[]}; check it with 'amicus council validate'")
+        hint = ("end it with a ```json block {answer, claims[], assumptions[], confidence}; check it with "
+                "'amicus council validate --intent question'" if question else
+                "end it with a ```json block {overall, findings[]}; check it with 'amicus council validate'")
+        raise ClaudeReviewInvalid(f"Claude's {what} '{path}' is not a valid {what}: {problems}", hint=hint)
     return text
 
 

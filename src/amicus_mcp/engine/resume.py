@@ -143,7 +143,8 @@ def reopen(target: Resumable, *, pid: int | None) -> RunManifest:
 async def prepare_resume(target: Resumable) -> Prepared:
     """Pre-flight over the run's own inputs (the bench must still resolve), with the seats
     the first attempt drew (a lens assignment is random) and Claude's review unchanged."""
-    from .manifest import records_of, sha256_text
+    from ..documents.run import records_of
+    from .manifest import sha256_text
     from .preflight import prepare
 
     manifest = target.manifest

@@ -19,14 +19,23 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import AmicusError, BadArgs, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, read_json
 
 if TYPE_CHECKING:  # the models are imported by what reads or writes one, not by every front
     from ..documents.run import RunManifest
-    from .store import SessionStore
+
+
+class Sessions(Protocol):
+    """Where a project keeps its pointers (store.SessionStore, which names this layout's files)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    def task_dir(self, task_id: str) -> Path: ...
+
 
 MANIFEST = "run.json"
 OPTIONS = "options.json"
@@ -127,18 +136,18 @@ class RunDir:
 
 # --- finding a run: by id through the project's pointer file, or by its directory ---------------
 
-def pointer_path(store: SessionStore, run_id: str) -> Path:
+def pointer_path(store: Sessions, run_id: str) -> Path:
     return store.root / f"council-{run_id.removeprefix('council-')}.json"
 
 
-def write_pointer(store: SessionStore, run_id: str, run_dir: RunDir) -> None:
+def write_pointer(store: Sessions, run_id: str, run_dir: RunDir) -> None:
     from ..documents.pointers import RunPointer
 
     store.task_dir(run_id)  # validates the id
     atomic_write_json(pointer_path(store, run_id), RunPointer(run_id=run_id, run_dir=str(run_dir.path)).to_doc())
 
 
-def read_pointer(store: SessionStore, run_id: str) -> RunDir | None:
+def read_pointer(store: Sessions, run_id: str) -> RunDir | None:
     """The directory run `run_id`'s pointer names (its run.json may not be written yet); None
     when the project has no such pointer, BadSession when the pointer names no directory."""
     path = pointer_path(store, run_id)
@@ -151,7 +160,7 @@ def read_pointer(store: SessionStore, run_id: str) -> RunDir | None:
     return RunDir(Path(run_dir))
 
 
-def find_run(store: SessionStore, target: str, *, by_path: bool = True) -> RunDir | None:
+def find_run(store: Sessions, target: str, *, by_path: bool = True) -> RunDir | None:
     """The run `target` names: a run id whose pointer is in the project, else (`by_path`) a
     directory holding a run.json; None when it names no council run (a wave, a leg, nothing)."""
     try:
@@ -167,7 +176,7 @@ def find_run(store: SessionStore, target: str, *, by_path: bool = True) -> RunDi
     return RunDir(path.resolve()) if (path / MANIFEST).is_file() else None
 
 
-def list_runs(store: SessionStore) -> Iterator[RunDir]:
+def list_runs(store: Sessions) -> Iterator[RunDir]:
     """Every run directory the project's pointer files name (and that still holds a run.json)."""
     if not store.root.is_dir():
         return

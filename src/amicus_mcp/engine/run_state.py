@@ -239,11 +239,14 @@ class RunState:
     # -- the end -----------------------------------------------------------------------------
 
     def finish(self, *, judged: bool, tier_counts: dict[str, int], overall_verdict: str | None,
-               notices: Sequence[str]) -> None:
+               notices: Sequence[str], answer: str | None = None) -> None:
+        """The tally's and the chair's outcome; `answer`: a question council's one-sentence answer."""
         manifest = self.manifest
         manifest.judged = judged
         manifest.tier_counts = dict(tier_counts)
         manifest.overall_verdict = overall_verdict  # type: ignore[assignment]
+        if answer is not None:
+            manifest.answer = answer
         if notices:
             manifest.notices = list(notices)
 

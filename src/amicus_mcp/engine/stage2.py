@@ -1,6 +1,10 @@
 """Stage 2: one anonymized bundle to every judge; each ranks every review and votes on
 every finding. At most two repairs per judge; a judge that still fails is dropped, and
-below two judges the tally is `judged: false` (a degrade)."""
+below two judges the tally is `judged: false` (a degrade).
+
+A question council's judges get the answers' bundle (each answer, its confidence and
+assumptions, its reasoning and its key claims) and rank the answers and vote on the claims in
+the very same block, read and repaired the same way."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from ..council import briefings
+from ..council import briefings, question_briefings
 from ..council.anonymize import Anonymized, JudgeAnswer
 from ..council.parse import parse_judge_output
 from ..council.seats import seat_file_stem
@@ -29,8 +33,12 @@ class CrossReview:
 
 
 async def run_stage2(ctx: RunContext, anon: Anonymized, usable: list[SeatOutcome]) -> CrossReview:
-    bundle = briefings.judge_bundle(briefing=ctx.prep.briefing, date=ctx.date, reviews=anon.prose,
-                                    findings=anon.findings)
+    if ctx.prep.options.question:
+        bundle = question_briefings.answers_bundle(briefing=ctx.prep.briefing, date=ctx.date, answers=anon.prose,
+                                                   details=anon.details, claims=anon.findings)
+    else:
+        bundle = briefings.judge_bundle(briefing=ctx.prep.briefing, date=ctx.date, reviews=anon.prose,
+                                        findings=anon.findings)
     ctx.write(BUNDLE, bundle)
     ctx.plan(len(usable), wave="stage2")
     ctx.stage("stage2", "running", wave_id=f"{ctx.run_id}-s2")

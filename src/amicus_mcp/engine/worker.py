@@ -45,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_council_dir(run_dir: RunDir, options: RunOptions, briefing: str) -> int:
     from .council_run import run_council
-    from .manifest import records_of
+    from ..documents.run import records_of
 
     seeded = run_dir.read()
     options = options.model_copy(update={"run_id": seeded.run_id, "out_dir": str(run_dir.path)})

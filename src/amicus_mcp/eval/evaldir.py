@@ -188,9 +188,10 @@ def load_recorded_suite(d: EvalDir, manifest: EvalManifest) -> Suite:
     return suite
 
 
-def rescore(d: EvalDir) -> dict[str, Any]:
-    """The eval document from what the directory recorded (no model call)."""
-    manifest = read_manifest(d)
+def rescore(d: EvalDir, manifest: EvalManifest | None = None) -> dict[str, Any]:
+    """The eval document from what the directory recorded (no model call). The runner passes its
+    own ending manifest: a waiter must not see the eval terminal before its reports exist."""
+    manifest = manifest if manifest is not None else read_manifest(d)
     if manifest.status == "running":
         raise BadSession(f"eval {manifest.id} is still running", hint=f"wait for it: amicus wait {manifest.id}")
     if manifest.stage != "done" and manifest.status != "complete":

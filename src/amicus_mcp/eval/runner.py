@@ -49,8 +49,6 @@ from .suite import CASE_FILE, SUITE_FILE, Case, Suite, case_briefing, load_suite
 MATCHER_OUTPUT_CAP = 8_000
 PER_FINDING_CHARS = 600  # a finding as the matcher prompt shows it, for the estimate
 TYPICAL_FINDINGS = 5  # per review, for the estimate
-NOT_FOR_EVAL = (("prompt_file", "--prompt-file"), ("template", "--template"), ("artifact", "--artifact"),
-                ("vars", "--var"), ("claude_review", "--claude-review"))
 
 
 @dataclass
@@ -85,14 +83,14 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     same flags `council run` takes (its briefing fields must be unset: each case has its own).
     A worker continuing an eval a front prepared passes that eval's id and run ids."""
     from ..engine.council_run import prepare
-    from ..engine.options import RunOptions
+    from ..engine.options import RunOptions, briefing_fields, flag_of
     from ..engine.preflight import max_legs, prepare_bench
     from ..engine.store import new_task_id
 
     options: RunOptions = bench
-    for attr, flag in NOT_FOR_EVAL:
+    for attr in briefing_fields():  # every case brings its own briefing
         if getattr(options, attr):
-            raise BadArgs(f"{flag} does not apply to an eval: every case brings its own briefing and artifact",
+            raise BadArgs(f"{flag_of(attr)} does not apply to an eval: every case brings its own briefing and artifact",
                           hint="name the suite with --suite; the bench flags (--models/--council/--pack, --chair, "
                                "--critic, --lenses, --debate, --max-cost) apply to every case")
     if not matcher:
@@ -388,9 +386,8 @@ class EvalRun:
         self.manifest.completedAt = _now()
         code = 2 if self.degraded else 0
         self.manifest.exitCode = code
-        self.save()  # the scorer reads the manifest from disk, as `amicus eval score` does
-        try:
-            doc = rescore(self.plan.directory)
+        try:  # scored from the ending manifest in memory; disk says terminal only once the reports exist
+            doc = rescore(self.plan.directory, self.manifest)
         except AmicusError as err:
             self.manifest.stage = "scoring"
             return self.finish(1, error={"code": err.code, "message": err.message})

@@ -39,7 +39,8 @@ Next = Annotated[str | None, Field(description="what to call next")]
 
 
 class Out(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    # defer_build: a model's validator is made at its first use, not while the server starts.
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", defer_build=True)
     KEEP_NULL: ClassVar[frozenset[str]] = frozenset()  # wire names that stay when null
 
     @model_serializer(mode="wrap")
@@ -114,7 +115,10 @@ class Snapshot(Out):
     completed_at: str | None = None
     run_dir: str | None = None
     exit_code: int | None = None
-    overall_verdict: str | None = None
+    intent: Literal["question"] | None = Field(default=None, description="council run: present for a question council")
+    overall_verdict: str | None = Field(default=None, description=(
+        "council run: the chair's VERDICT line, or a question council's ANSWER standing"))
+    answer: Fenced | None = Field(default=None, description="a question council: the sentence on the chair's ANSWER line")
     tier_counts: dict[str, int] | None = None
     judged: bool | None = None
     report: str | None = Field(default=None, description="council run: path of report.html once written")
@@ -164,6 +168,7 @@ class ListItem(Out):
     chair: str | None = None
     overall_verdict: str | None = None
     cost: float | None = None
+    tag: str | None = None
 
 
 class ListResult(Out):

@@ -16,8 +16,8 @@ from ..errors import BadArgs
 from .app_view import renders_inline
 from .autoopen import open_workspace
 from .models import RunStarted, VerdictResult
-from .params import (TASK_ID_PATTERN, AllowSecrets, Council, Gateway, Models, NoCostGate, NoValidateModel, Project,
-                     Verdict, arg)
+from .option_args import RUN, Given, takes
+from .params import TASK_ID_PATTERN, Project, TagFilter, Verdict, arg
 from .results import ok
 from .state import ServerState
 
@@ -33,68 +33,22 @@ class CouncilTools:
     def __init__(self, state: ServerState):
         self.state = state
 
+    @takes(RUN)
     async def council_run(
         self,
         ctx: Context,
-        briefingFile: Annotated[str | None, arg(
-            "Briefing file", "The briefing: what to review and how (a file in the project; never inline). "
-                             "Or template + artifact")] = None,
-        models: Models = None,
-        council: Council = None,
-        chair: Annotated[str | None, arg("Chair model", "Chair model; must not be a bench seat (default deepseek)")] = None,
-        outDir: Annotated[str | None, arg("Run directory", "Run directory inside the project (default council-<runId>)")] = None,
-        maxCost: Annotated[float | None, arg("Cost ceiling (USD)", "Whole-run ceiling on known spend, USD")] = None,
-        timeoutMinutes: Annotated[float | None, arg("Per-leg timeout (minutes)", "Per-leg timeout in minutes (default 15)")] = None,
-        gateway: Gateway = None,
-        noCostGate: NoCostGate = False,
-        noValidateModel: NoValidateModel = False,
-        critic: Annotated[str | None, arg("Critic seat", "A bench model that gets the adversarial brief")] = None,
-        lenses: Annotated[list[str] | None, arg(
-            "Expert lenses", "One distinct expert lens per seat, e.g. security-architect (not ledger-recorded)")] = None,
-        debate: Annotated[bool | None, arg(
-            "Debate round", "Add one rebuttal round for Contested/Disputed findings (default off)")] = None,
-        claudeReviewFile: Annotated[str | None, arg(
-            "Claude's review file", "Claude's own review (a file in the project), judged by the bench")] = None,
-        pack: Annotated[str | None, arg(
-            "Policy pack",
-            "A saved pack name, or a pack file in the project: its settings (bench, chair, template, "
-            "ceiling…) are this run's defaults; any argument given here overrides that field")] = None,
-        template: Annotated[str | None, arg(
-            "Briefing template",
-            "design-doc, pr-diff, plan, prd, essay, a user template, or a template file in the project: "
-            "composes the briefing from artifact (instead of briefingFile)")] = None,
-        artifact: Annotated[str | None, arg(
-            "Artifact", "The file the council reviews (in the project), composed by template")] = None,
-        vars: Annotated[dict[str, str] | None, arg(
-            "Template variables", 'The template\'s variables by name, e.g. {"audience": "the platform team"}')] = None,
+        given: Given,  # every run option's argument (engine/options.py)
         ui: Annotated[bool | None, arg("Open the workspace", "Open the workspace (true) or not (false); default: Claude Code only")] = None,
-        allowSecrets: AllowSecrets = False,
-        project: Project = None,
     ) -> CallToolResult:
-        from ..engine.briefing_inputs import is_template_file
         from ..engine.council_run import prepare
-        from ..engine.options import RunOptions
         from ..engine.spawn import start_council_run
         from ..engine.store import new_task_id
-        from ..packs import is_pack_file
 
         caller = await self.state.caller(ctx)
-        root = caller.project(project)
+        root = caller.project(given.get("project"))
         run_id = new_task_id()
-
-        def inside(path: str | None, what: str, *, is_file: bool = True) -> str | None:
-            return path if path is None or not is_file else str(caller.inside(root, path, what=what))
-
-        run_dir = caller.inside(root, outDir or f"council-{run_id}", what="outDir")
-        prep = await prepare(RunOptions(
-            prompt_file=inside(briefingFile, "briefingFile"), models=models, council=council, chair=chair,
-            out_dir=str(run_dir), max_cost=maxCost, timeout_min=timeoutMinutes, gateway=gateway,
-            cost_gate=not noCostGate, validate_models=not noValidateModel,
-            project=str(root), run_id=run_id, critic=critic, lenses=lenses, debate=debate,
-            claude_review=inside(claudeReviewFile, "claudeReviewFile"),
-            pack=inside(pack, "pack", is_file=pack is not None and is_pack_file(pack)),
-            template=inside(template, "template", is_file=template is not None and is_template_file(template)),
-            artifact=inside(artifact, "artifact"), vars=vars, allow_secrets=allowSecrets))
+        run_dir = caller.inside(root, given.get("out_dir") or f"council-{run_id}", what="outDir")
+        prep = await prepare(given.options(caller, root, out_dir=str(run_dir), run_id=run_id))
         started = await anyio.to_thread.run_sync(start_council_run, prep)
         inline = renders_inline(self.state, ctx)
         opened = await anyio.to_thread.run_sync(lambda: open_workspace(
@@ -133,8 +87,10 @@ class CouncilTools:
 
     async def council_tally(
         self,
-        meta: Annotated[dict[str, Any], arg("Run metadata", "{runId, models[], runType?, date?, chair?, claudeInCouncil?, seats?}")],
-        findings: Annotated[list[dict[str, Any]], arg("Findings", "[{id, raiser, severity, claim?, location?}]")],
+        meta: Annotated[dict[str, Any], arg("Run metadata", "{runId, models[], runType?, date?, chair?, claudeInCouncil?, "
+                                                            "seats?, intent?: review|question}")],
+        findings: Annotated[list[dict[str, Any]], arg("Findings", "[{id, raiser, severity, claim?, location?}]; a question "
+                                                                  "council's key claims: [{id, raiser, claim}]")],
         adjudications: Annotated[list[dict[str, Any]], arg("Adjudications", "[{findingId, judge, verdict: agree|dispute|neutral}]")],
         rankings: Annotated[list[dict[str, Any]], arg("Rankings", "[{judge, order: [model | [tied models]]}]")],
         runStats: Annotated[list[dict[str, Any]] | None, arg("Per-leg stats", "Per-leg rows: model, role, status, durationMs, usage")] = None,
@@ -157,7 +113,10 @@ class CouncilTools:
         record: Annotated[dict[str, Any], arg("Tally record", "The tally record amicus_council_tally returned")],
         decisions: Annotated[list[dict[str, Any]] | None, arg(
             "Stage-4 decisions", "Stage-4 decisions: [{id, decision, applied?, duplicateOf?, tierOverride?}]")] = None,
-        overallVerdict: Annotated[Verdict | None, arg("Overall verdict", "The chair's VERDICT line, verbatim; never invented")] = None,
+        overallVerdict: Annotated[Verdict | None, arg(
+            "Overall verdict", "The chair's VERDICT line (a question council: its ANSWER standing), verbatim; never invented")] = None,
+        answer: Annotated[str | None, arg(
+            "Chair's answer", "A question council: the sentence after the standing on the chair's ANSWER line, verbatim")] = None,
         render: Annotated[bool, arg("Render the report", "Also return the Markdown report")] = False,
         outDir: Annotated[str | None, arg("Report directory", "With render: refresh <outDir>/report.html (inside the project)")] = None,
         project: Project = None,
@@ -177,7 +136,8 @@ class CouncilTools:
         # Into a council run's directory, re-deciding keeps what the run decided (as the CLI does).
         run_id = record_run_id(record)
         run_dir = run_dir_near(run_id, folder) if folder is not None else None
-        verdict = redecide(record, decisions or [], previous_verdict(run_id, None, run_dir), overall_verdict=overallVerdict)
+        verdict = redecide(record, decisions or [], previous_verdict(run_id, None, run_dir), overall_verdict=overallVerdict,
+                           answer=answer)
         result = VerdictResult(verdict=verdict)
         if render:
             result.markdown = build_report(verdict, fmt="md", record=record)
@@ -187,8 +147,8 @@ class CouncilTools:
             result.report_html = str(target)
         return ok(result)
 
-    async def council_stats(self) -> CallToolResult:
+    async def council_stats(self, tag: TagFilter = None) -> CallToolResult:
         from ..config import eval_ledger_path
         from ..council.ledger import derive_stats, read_ledger
 
-        return ok(derive_stats(read_ledger(), read_ledger(eval_ledger_path())))
+        return ok(derive_stats(read_ledger(), read_ledger(eval_ledger_path()), tag=tag))

@@ -15,7 +15,8 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 
 from .models import EvalStarted
-from .params import MODEL_PATTERN, AllowSecrets, Council, Gateway, Models, NoCostGate, NoValidateModel, Project, arg
+from .option_args import BENCH, Given, takes
+from .params import MODEL_PATTERN, arg
 from .results import ok
 from .state import ServerState
 
@@ -28,49 +29,29 @@ class EvalTools:
     def __init__(self, state: ServerState):
         self.state = state
 
+    @takes(BENCH)
     async def eval(
         self,
         ctx: Context,
+        given: Given,  # the bench's options as arguments (engine/options.py)
         matcher: Annotated[str, arg(
             "Matcher model", "The model that decides which planted flaw each finding identifies (it never sees who "
                              "raised a finding)", pattern=MODEL_PATTERN)],
-        models: Models = None,
-        council: Council = None,
-        pack: Annotated[str | None, arg(
-            "Policy pack", "A saved pack name, or a pack file in the project: its bench settings are this eval's "
-                           "defaults (its template is not used: every case brings its own briefing)")] = None,
-        chair: Annotated[str | None, arg("Chair model", "Chair model; must not be a bench seat (default deepseek)")] = None,
-        critic: Annotated[str | None, arg("Critic seat", "A bench model that gets the adversarial brief")] = None,
-        lenses: Annotated[list[str] | None, arg("Expert lenses", "One distinct expert lens per seat")] = None,
-        debate: Annotated[bool | None, arg("Debate round", "One rebuttal round in every case's council")] = None,
-        maxCost: Annotated[float | None, arg(
-            "Cost ceiling (USD)", "The whole suite's ceiling on known spend, USD (split evenly across the cases)")] = None,
-        timeoutMinutes: Annotated[float | None, arg("Per-leg timeout (minutes)", "Per-leg timeout in minutes (default 15)")] = None,
-        gateway: Gateway = None,
-        noCostGate: NoCostGate = False,
-        noValidateModel: NoValidateModel = False,
         suite: Annotated[str | None, arg(
             "Suite folder", "A planted-flaw suite folder in the project (default: the shipped suite)")] = None,
         cases: Annotated[list[str] | None, arg("Cases", "Run only these case ids")] = None,
         outDir: Annotated[str | None, arg("Eval directory", "Eval directory inside the project (default eval-<evalId>)")] = None,
         estimateOnly: Annotated[bool, arg(
             "Estimate only", "Return the whole suite's cost estimate and start nothing")] = False,
-        allowSecrets: AllowSecrets = False,
-        project: Project = None,
     ) -> CallToolResult:
-        from ..engine.options import RunOptions
         from ..engine.store import new_task_id
         from ..eval.runner import prepare_eval, start_eval
-        from ..packs import is_pack_file
 
         caller = await self.state.caller(ctx)
-        root = caller.project(project)
+        root = caller.project(given.get("project"))
         eval_id = new_task_id()
         out_dir = caller.inside(root, outDir or f"eval-{eval_id}", what="outDir")
-        bench = RunOptions(models=models, council=council, chair=chair, critic=critic, lenses=lenses, debate=debate,
-                           max_cost=maxCost, timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate,
-                           validate_models=not noValidateModel, project=str(root), allow_secrets=allowSecrets,
-                           pack=str(caller.inside(root, pack, what="pack")) if pack and is_pack_file(pack) else pack)
+        bench = given.options(caller, root)
         plan = await prepare_eval(bench, suite=str(caller.inside(root, suite, what="suite")) if suite else None,
                                   matcher=matcher, cases=cases, eval_id=eval_id, out_dir=str(out_dir))
         if estimateOnly:

@@ -13,7 +13,8 @@ from mcp.types import CallToolResult
 
 from .fence import fence
 from .models import AbortResult, ListItem, ListResult, ReadResult, WaveStarted
-from .params import AllowSecrets, Council, Gateway, Models, NoCostGate, NoValidateModel, Project, RunRef, TimeoutMinutes, arg
+from .option_args import WAVE, Given, takes
+from .params import Project, RunRef, TagFilter, arg
 from .reading import READ_CAP, page, read_source
 from .results import ok
 from .snapshot import snapshot
@@ -49,30 +50,18 @@ class SessionTools:
             return caller, store, id
         return caller, store, str(caller.inside(store.project, id, what="id"))
 
+    @takes(WAVE)
     async def fanout(
         self,
         ctx: Context,
-        models: Models = None,
-        council: Council = None,
+        given: Given,  # every wave option's argument (engine/options.py)
         prompt: Annotated[str | None, arg("Prompt text", "The prompt text. XOR promptFile")] = None,
-        promptFile: Annotated[str | None, arg("Prompt file", "A prompt file inside the project. XOR prompt")] = None,
-        timeoutMinutes: TimeoutMinutes = 15.0,
-        gateway: Gateway = None,
-        noCostGate: NoCostGate = False,
-        noValidateModel: NoValidateModel = False,
-        allowSecrets: AllowSecrets = False,
-        project: Project = None,
     ) -> CallToolResult:
-        from ..engine.options import WaveOptions
         from ..engine.spawn import start_wave
 
         caller = await self.state.caller(ctx)
-        root = caller.project(project)
-        prompt_file = None if promptFile is None else str(caller.inside(root, promptFile, what="promptFile"))
-        started = await start_wave(WaveOptions(
-            project=str(root), models=models, council=council, prompt_file=prompt_file,
-            timeout_min=timeoutMinutes, gateway=gateway, cost_gate=not noCostGate, validate_models=not noValidateModel,
-            allow_secrets=allowSecrets), prompt=prompt)
+        root = caller.project(given.get("project"))
+        started = await start_wave(given.options(caller, root), prompt=prompt)
         result = WaveStarted(wave_id=started.wave_id, task_ids=started.task_ids, notices=started.notices or None,
                              next=WAVE_NOTE)
         return ok(result, notes=(WAVE_NOTE,))
@@ -130,13 +119,15 @@ class SessionTools:
         self,
         ctx: Context,
         limit: Annotated[int, arg("Most rows", "Most rows to return, newest first", ge=1, le=500)] = 50,
+        tag: TagFilter = None,
         project: Project = None,
     ) -> CallToolResult:
         from ..engine.control import list_all
 
         _, store = await self._store(ctx, project)
-        rows = list_all(store)[:limit]
+        rows = list_all(store, tag=tag)[:limit]
         items = [ListItem(id=row["id"], type=row["type"], status=row.get("status"), created_at=row.get("createdAt"),
                           models=[m for m in row.get("models", []) if isinstance(m, str)], chair=row.get("chair"),
-                          overall_verdict=row.get("overallVerdict"), cost=row.get("cost")) for row in rows]
+                          overall_verdict=row.get("overallVerdict"), cost=row.get("cost"), tag=row.get("tag"))
+                 for row in rows]
         return ok(ListResult(items=items))

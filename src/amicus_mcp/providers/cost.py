@@ -26,7 +26,7 @@ from ..errors import BudgetExceeded
 from .base import CostSource, Tokens, Usage
 from .catalog import Catalog, Pricing
 from .profiles import traits
-from .routing import Route
+from .route import Route
 
 DEFAULT_MAX_COST_PER_MTOK = 60.0
 ASSUMED_OUTPUT_TOKENS = 4000

@@ -170,10 +170,6 @@ class LocalModelRef:
         return f"{LOCAL_PREFIX}/{self.name}"
 
 
-def is_local_model_id(model_id: str) -> bool:
-    return model_id == LOCAL_PREFIX or model_id.startswith(LOCAL_PREFIX + "/")
-
-
 def resolve_local_model(model_id: str, settings: LocalSettings) -> LocalModelRef:
     """Map `local`, `local/<name>` or `local/<path>.gguf` (prefix optional) to a model."""
     spec = model_id[len(LOCAL_PREFIX) + 1:] if model_id.startswith(LOCAL_PREFIX + "/") else model_id

@@ -2,12 +2,9 @@
 
 Keys come from the process environment or from the keys file `.env` in the config dir
 (`$AMICUS_ENV_DIR/.env` when that is set, else `$AMICUS_CONFIG_DIR/.env`, else
-`~/.config/amicus/.env`). The process environment wins, so a key exported in a shell
-overrides the file without editing it.
-
-The file format is the usual one: `KEY=value` lines, `#` comments, blank lines, an
-optional `export ` prefix and optional matching quotes around the value. Nothing here
-logs or formats a value: a malformed line is reported by its line number only.
+`~/.config/amicus/.env`: `places.env_file_path`). The process environment wins, so a key
+exported in a shell overrides the file without editing it. The file's format is the usual
+one (`keysfile`); nothing here logs or formats a value.
 
 `Secret` wraps a key so an accidental `repr`/`str`/f-string shows `***`, and `redact`
 scrubs key values out of any text a server sends back before it reaches an error. The
@@ -17,20 +14,16 @@ provider holds, and credential-shaped tokens).
 
 from __future__ import annotations
 
-import logging
 import os
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..config import config_dir
-from ..fsio import decode_text
-from ..secrets import REDACTED, hold
-
-log = logging.getLogger(__name__)
-
-ENV_FILE = ".env"
-_KEY_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+from ..errors import BadArgs
+from ..fsio import atomic_write_text
+from ..keysfile import KEY_NAME, load_env_file, parse_env_line
+from ..places import env_file_path
+from ..secrets import REDACTED, hold, redact_text
+from ..textcodec import decode_text
 
 
 class Secret:
@@ -69,66 +62,6 @@ def set_key_hint(name: str) -> str:
     return f"amicus keys set {name}  (it is kept in {env_file_path()}), or export {name}=… in your shell"
 
 
-def env_file_path() -> Path:
-    override = os.environ.get("AMICUS_ENV_DIR")
-    base = Path(override).expanduser() if override else config_dir()
-    return base / ENV_FILE
-
-
-def parse_env_text(text: str, *, source: str = ENV_FILE) -> dict[str, str]:
-    """Parse `.env` text into a dict; later lines win over earlier ones."""
-    values: dict[str, str] = {}
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        try:
-            parsed = _parse_env_line(raw)
-        except ValueError:
-            log.warning("%s line %d is not KEY=value; ignored", source, lineno)
-            continue
-        if parsed is not None:
-            values[parsed[0]] = parsed[1]
-    return values
-
-
-def _parse_env_line(raw: str) -> tuple[str, str] | None:
-    """(name, value), or None for a blank/comment line; ValueError when malformed."""
-    line = raw.strip()
-    if not line or line.startswith("#"):
-        return None
-    if line.startswith("export "):
-        line = line[len("export ") :].lstrip()
-    name, sep, value = line.partition("=")
-    name = name.strip()
-    if not sep or not _KEY_NAME.match(name):
-        raise ValueError("not KEY=value")
-    return name, _unquote(value.strip())
-
-
-def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    # An unquoted value may carry a trailing " # comment".
-    hash_at = value.find(" #")
-    return value[:hash_at].rstrip() if hash_at >= 0 else value
-
-
-def load_env_file(path: Path | None = None) -> dict[str, str]:
-    """The keys file as a dict; `{}` when it does not exist or cannot be read."""
-    target = env_file_path() if path is None else path
-    try:
-        raw = target.read_bytes()
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        log.warning("cannot read keys file %s (%s); ignoring it", target, exc.strerror or type(exc).__name__)
-        return {}
-    try:
-        text = decode_text(raw)
-    except UnicodeDecodeError:
-        log.warning("keys file %s is not text; ignoring it", target)
-        return {}
-    return parse_env_text(text, source=str(target))
-
-
 def get_key(
     *names: str, environ: Mapping[str, str] | None = None, env_file: Mapping[str, str] | None = None
 ) -> Secret | None:
@@ -149,8 +82,6 @@ def get_key(
 def redact(text: str, secrets: Iterable[Secret | str | None]) -> str:
     """`text` with each of `secrets`, every configured key value and every credential-shaped
     token replaced by `***`."""
-    from ..secrets import redact_text
-
     return redact_text(text, (s for s in secrets if s is not None))
 
 
@@ -159,9 +90,7 @@ def set_key(name: str, value: str, path: Path | None = None) -> Path:
 
     Other lines — comments, other keys — are kept as they are. The value is never echoed.
     """
-    from ..errors import BadArgs
-
-    if not _KEY_NAME.match(name):
+    if not KEY_NAME.match(name):
         raise BadArgs(f"'{name}' is not a valid variable name", hint="e.g. OPENROUTER_API_KEY")
     if not value or "\n" in value or "\r" in value:
         raise BadArgs(f"the value for {name} is empty or spans lines", hint="paste the key on one line")
@@ -193,15 +122,13 @@ def _lines_without(path: Path, name: str) -> list[str]:
         return []
     kept = []
     for raw in decode_text(path.read_bytes()).splitlines():
-        parsed = _parse_env_line(raw)
+        parsed = parse_env_line(raw)
         if parsed is None or parsed[0] != name:
             kept.append(raw)
     return kept
 
 
 def _write_private(path: Path, text: str) -> None:
-    from ..fsio import atomic_write_text
-
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     # The temp file is created 0600 by mkstemp, so the key is never readable by others.
     # The one file whose key values are the point of it: written unmasked.

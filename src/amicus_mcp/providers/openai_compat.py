@@ -50,6 +50,7 @@ from .errors import (
 )
 from .keys import Secret, redact
 from .retry import RetryPolicy, call_with_retries, parse_retry_after
+from .tls import DeferredTLSContext
 
 if TYPE_CHECKING:  # jsonschema is imported where a schema is first used, not at start-up
     from jsonschema.protocols import Validator
@@ -80,8 +81,10 @@ _MODERATION = re.compile(r"moderat|flagged|guardrail|content (policy|filter)|saf
 
 
 def make_client(transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
-    """The shared client: per-request timeouts are always passed explicitly."""
-    return httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(CONNECT_TIMEOUT_S), follow_redirects=False)
+    """The shared client: per-request timeouts are always passed explicitly, and its TLS
+    certificates are loaded only once a connection needs them (providers/tls.py)."""
+    return httpx.AsyncClient(transport=transport, verify=DeferredTLSContext(), timeout=httpx.Timeout(CONNECT_TIMEOUT_S),
+                             follow_redirects=False)
 
 
 # ---------------------------------------------------------------- request mapping

@@ -28,15 +28,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import BadModel, MissingKey
 from .catalog import Catalog
 from .endpoints import DIRECT_VENDORS, OPENROUTER_KEY_ENV, provider_settings
 from .keys import get_key, set_key_hint
-
-if TYPE_CHECKING:  # routing builds the book, so it imports this module, not the reverse
-    from .routing import Route
+from .route import Route
 
 # OpenRouter's names for "this model can be held to a JSON Schema".
 STRUCTURED_PARAMETERS = frozenset({"structured_outputs", "response_format"})
@@ -83,10 +81,6 @@ def profile_for(route: Route, *, cfg: Mapping[str, Any], catalog: Catalog | None
 def check_ready(member: str, route: Route, cfg: Mapping[str, Any]) -> None:
     """MissingKey for a route whose key is not set; the local model's own error when the
     `local` extra or its model package is not installed. Cheap: nothing is imported."""
-    from .routing import has_provider_factory
-
-    if has_provider_factory(route.provider):
-        return  # served by a registered factory, which answers for itself
     if route.kind == "gateway" and not get_key(OPENROUTER_KEY_ENV):
         raise missing_key(member, "runs through OpenRouter", OPENROUTER_KEY_ENV)
     if route.kind == "server":

@@ -17,18 +17,15 @@
 The policy is the `gateway` argument, else config `routing.prefer`, else "auto".
 Direct APIs exist for openai, deepseek and google (endpoints.DIRECT_VENDORS).
 
-`provider_for(route)` builds the provider for a route and caches it (one per target; the
-model id travels in each request). `profile(route)` says what the route's model supports
-(providers/profiles.py), and `complete(route, request)` sends a request the way that profile
-allows: a schema only where it is honoured, and once more without it when a provider
-rejects it. Providers share one `httpx.AsyncClient` per
-`ProviderRegistry`; the engine should own a registry for the life of its event loop
-(`async with ProviderRegistry() as reg`) — the module-level `provider_for` uses a
-process-wide default one, closed by `close_default_registry()`.
+A `ProviderRegistry` builds the provider for a route and caches it (`provider_for`: one per
+target; the model id travels in each request). `profile(route)` says what the route's model
+supports (providers/profiles.py), and `complete(route, request)` sends a request the way that
+profile allows: a schema only where it is honoured, and once more without it when a provider
+rejects it. Providers share the registry's one `httpx.AsyncClient`; the engine owns a
+registry for the life of its event loop (`async with ProviderRegistry() as reg`).
 
-The embedded model is imported only when a `local` route is first served: a factory
-registered with `register_provider_factory("embedded", …)` wins, else
-`amicus_mcp.providers.embedded.make_embedded_provider(cfg)` is called.
+The embedded model is imported only when a `local` route is first served
+(`amicus_mcp.providers.embedded.make_embedded_provider(cfg)`).
 
 Resolution reads keys (to choose direct vs OpenRouter) but never sends anything, and a
 provider is built from the cached catalog only: neither waits on the network.
@@ -37,11 +34,9 @@ provider is built from the cached catalog only: neither waits on the network.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import ipaddress
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
@@ -65,10 +60,10 @@ from .openai_compat import CostMode, OpenAICompatibleProvider, make_client
 from .errors import ContextTooLong, ModelNotFound, ProviderError, ProviderRejected
 from .openrouter import OpenRouterProvider
 from .profiles import Profile, ProfileBook
+from .route import Route
 from .retry import RetryPolicy
 
 GatewayMode = Literal["auto", "direct", "openrouter"]
-RouteKind = Literal["gateway", "direct", "server", "embedded"]
 GATEWAY_MODES: tuple[GatewayMode, ...] = ("auto", "direct", "openrouter")
 EMBEDDED = "embedded"
 LOCAL_ALIAS = "local"
@@ -80,27 +75,6 @@ _BAD_CHARS = re.compile(r"[\s\x00-\x1f\x7f]")
 OPENROUTER_IDS: dict[str, str] = {
     "anthropic/claude-haiku-4-5-20251001": "anthropic/claude-haiku-4.5",
 }
-
-
-@dataclass(frozen=True)
-class Route:
-    provider: str  # "openrouter", a direct vendor, "embedded", or a configured server's name
-    model: str  # the id sent to that provider
-    canonical: str  # vendor/model with no gateway prefix ("local…" for the embedded model)
-    kind: RouteKind
-    alias: str | None = None  # the alias typed, when one was
-
-    @property
-    def catalog_id(self) -> str | None:
-        """The id to check against the OpenRouter catalog; None when it does not apply."""
-        return self.model if self.kind == "gateway" else None
-
-    @property
-    def pricing_id(self) -> str | None:
-        """The catalog id whose price stands for this route; None for your own hardware."""
-        if self.kind == "gateway":
-            return self.model
-        return self.canonical if self.kind == "direct" else None
 
 
 # ----------------------------------------------------------------- resolution
@@ -214,19 +188,6 @@ def refuses_schema(exc: ProviderError) -> bool:
     return isinstance(exc, ModelNotFound) and bool(_PARAMETERS.search(exc.message))
 
 
-ProviderFactory = Callable[[Route], Provider]
-_FACTORIES: dict[str, ProviderFactory] = {}
-
-
-def register_provider_factory(name: str, factory: ProviderFactory) -> None:
-    """Let a provider module (the embedded model) build its own instances for `name` routes."""
-    _FACTORIES[name] = factory
-
-
-def has_provider_factory(name: str) -> bool:
-    return name in _FACTORIES
-
-
 class ProviderRegistry:
     """Builds and caches one provider per route target, all sharing one HTTP client."""
 
@@ -311,10 +272,8 @@ class ProviderRegistry:
         return self._own_client
 
     def _build(self, route: Route) -> Provider:
-        if route.provider in _FACTORIES:
-            return _FACTORIES[route.provider](route)
         if route.kind == "embedded":
-            return _embedded_provider(route, self._cfg)
+            return _embedded_provider(self._cfg)
         if route.provider == OPENROUTER:
             return OpenRouterProvider(cfg=self._cfg, pricing=self.price, client=self._client(), retry=self._retry)
         if route.kind == "direct":
@@ -391,44 +350,9 @@ def is_local_url(url: str) -> bool:
     return address.is_loopback or address.is_private or address.is_link_local or address.is_unspecified
 
 
-def _embedded_provider(route: Route, cfg: Mapping[str, Any]) -> Provider:
-    """The embedded model, imported only when a route needs it (it is heavy and optional)."""
-    try:
-        module = importlib.import_module("amicus_mcp.providers.embedded")
-    except ImportError as exc:
-        raise BadModel(
-            f"The embedded local model is not available ({exc})", hint="install amicus-mcp with its local-model extra"
-        ) from exc
-    if EMBEDDED in _FACTORIES:  # the module may register a factory when imported
-        return _FACTORIES[EMBEDDED](route)
-    make = getattr(module, "make_embedded_provider", None)
-    if make is None:
-        raise BadModel(
-            "The embedded local model is not available",
-            hint="amicus_mcp.providers.embedded has no make_embedded_provider",
-        )
-    return cast(Provider, make(dict(cfg)))
+def _embedded_provider(cfg: Mapping[str, Any]) -> Provider:
+    """The embedded model, imported only when a route needs it (its module is heavy, and
+    llama.cpp, which it loads on the first request, is an optional extra)."""
+    from .embedded import make_embedded_provider
 
-
-# -------------------------------------------------------- process-wide default
-
-_default_registry: ProviderRegistry | None = None
-
-
-def default_registry() -> ProviderRegistry:
-    global _default_registry
-    if _default_registry is None:
-        _default_registry = ProviderRegistry()
-    return _default_registry
-
-
-def provider_for(route: Route, *, registry: ProviderRegistry | None = None) -> Provider:
-    """The (cached) provider that serves `route`."""
-    return (registry or default_registry()).provider_for(route)
-
-
-async def close_default_registry() -> None:
-    global _default_registry
-    registry, _default_registry = _default_registry, None
-    if registry is not None:
-        await registry.aclose()
+    return make_embedded_provider(dict(cfg))

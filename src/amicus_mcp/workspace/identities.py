@@ -21,6 +21,7 @@ from typing import Any
 
 from ..council.seats import seat_file_stem
 from ..documents.run import LegEntry, RunManifest, SeatRecord
+from ..vocabulary import QUESTION
 
 CHAIR_LABEL = "Chair"
 CLAUDE = "claude"  # the reserved name of Claude's own review (`--claude-review`): never a seat
@@ -47,13 +48,18 @@ def seat_labels(run_dir: Path, doc: RunManifest, seats: Sequence[SeatRecord]) ->
     return out, notes
 
 
+def stage1_prefix(doc: RunManifest) -> str:
+    """The Stage-1 files' prefix: `review-<seat>.md`, or a question council's `answer-<seat>.md`."""
+    return "answer" if doc.intent == QUESTION else "review"
+
+
 def reviewed(run_dir: Path, doc: RunManifest, seat: SeatRecord) -> bool:
-    """Whether the seat produced a usable Stage-1 review: its first leg completed and its
-    review file holds text (exactly the seats the anonymizer labelled)."""
+    """Whether the seat produced a usable Stage-1 review (or answer): its first leg completed
+    and its review file holds text (exactly the seats the anonymizer labelled)."""
     primary = primary_leg(doc, seat.id)
     if primary is None or primary.status != "complete":
         return False
-    path = run_dir / f"review-{seat_file_stem(seat.id)}.md"
+    path = run_dir / f"{stage1_prefix(doc)}-{seat_file_stem(seat.id)}.md"
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
             return bool(handle.read(4096).strip())

@@ -160,3 +160,16 @@ def voters(verdict: Mapping[str, Any]) -> set[str]:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
+
+
+def ranking_panel(verdict: Mapping[str, Any], labels: Mapping[str, str]) -> list[dict[str, Any]]:
+    """A question council's answers in the aggregate ranking, as the report ranks them: rank, the
+    answer's label and seat, its peers-only and with-self places, who ranked it where (after
+    unblinding), and the answer itself."""
+    question = build_model(verdict).question
+    if question is None:
+        return []
+    return [{"rank": r.rank, "label": r.label or labels.get(r.who), "name": r.who, "peersOnly": r.peers_only,
+             "withSelf": r.with_self, "perJudge": [{"judge": j, "place": p} for j, p in zip(question.judges, r.per_judge)],
+             "claims": r.claims, "answer": r.answer, "confidence": r.confidence, "assumptions": list(r.assumptions)}
+            for r in question.ranked]

@@ -17,6 +17,7 @@ from typing import Any
 from ..council.report import format_money
 from ..documents.run import LegEntry, RunManifest, SeatRecord
 from ..engine.run_state import STAGE_ORDER
+from ..vocabulary import QUESTION
 from .identities import CHAIR_LABEL, display_label, primary_leg, reviewed
 
 DEAD_STATUSES = ("error", "timeout", "crashed")  # crashed: in flight when the engine died
@@ -234,8 +235,10 @@ def run_total(doc: RunManifest) -> dict[str, Any]:
 
 def chair_panel(doc: RunManifest, *, live: bool, output: dict[str, Any] | None) -> dict[str, Any]:
     verdict = doc.overall_verdict
+    extra = {"line": "ANSWER", "answer": doc.answer} if doc.intent == QUESTION else {}  # the chair's ANSWER line
     return {
         "verdict": verdict,
+        **extra,
         "model": doc.chair,
         "conformance": doc.chair_conformance,
         "attempts": [{"model": a.model, "outcome": a.outcome, "reason": a.reason} for a in doc.chair_attempts],
@@ -252,5 +255,6 @@ def no_verdict_reason(doc: RunManifest, *, live: bool) -> str:
     chair = stage_status(doc, "chair")
     if live:
         return "the chair is deliberating" if chair == "running" else "the chair has not run yet"
-    ended = f"the run ended ({doc.status}) before the chair gave a verdict"
+    gave = "an answer" if doc.intent == QUESTION else "a verdict"
+    ended = f"the run ended ({doc.status}) before the chair gave {gave}"
     return f"{ended}: {doc.error.code}: {doc.error.message}" if doc.error is not None else ended

@@ -93,8 +93,12 @@ class Workspace:
     out: TextIO = field(default_factory=lambda: sys.stdout)
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     assets: dict[str, tuple[bytes, str]] = field(default_factory=load_assets)
-    last_request: float = field(default_factory=time.monotonic)
+    clock: Callable[[], float] = time.monotonic  # what idleness is measured by (a test's own clock)
+    last_request: float = field(init=False)
     print_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.last_request = self.clock()
 
     # -- routes -------------------------------------------------------------------------
 
@@ -149,11 +153,11 @@ class Workspace:
     # -- lifetime -----------------------------------------------------------------------
 
     def touch(self) -> None:
-        self.last_request = time.monotonic()
+        self.last_request = self.clock()
 
     def finished(self) -> bool:
         """Idle long enough, with nothing left live to watch."""
-        if time.monotonic() - self.last_request < self.idle_exit_s:
+        if self.clock() - self.last_request < self.idle_exit_s:
             return False
         return not live_status(self.store, self.run_id)
 

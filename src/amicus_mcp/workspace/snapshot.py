@@ -19,10 +19,11 @@ from ..documents.run import RunManifest, SeatRecord
 from ..engine.run_dir import RunDir
 from ..engine.store import SessionStore
 from ..errors import AmicusError
+from ..vocabulary import QUESTION
 from . import DEFAULT_STALL_S
 from .fold import FOLD_FILE
-from .identities import CLAUDE, masks, seat_labels
-from .matrix import decisions, matrix_panel, revote_index, street_cred, verdict_source, voters
+from .identities import CLAUDE, masks, seat_labels, stage1_prefix
+from .matrix import decisions, matrix_panel, ranking_panel, revote_index, street_cred, verdict_source, voters
 from .panels import chair_panel, cost_panel, last_activity, obj, run_total, seat_rows, stage_rail, stage_status
 from .rundir import (SUPPORTED_RUN_SCHEMA, Manifest, is_live, locate_run, observed, read_manifest,
                      read_optional_json, read_prose, run_ids, seat_files, seat_list)
@@ -74,14 +75,16 @@ def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall
     debate, debate_error = read_optional_json(run_dir / "debate.json", "debate record")
     rows = seat_rows(run_dir, doc, seats, labels, now=now, stall_after_s=stall_after_s, live=live,
                      voters=voters(verdict) if verdict else None)
-    prose, collisions = _prose(run_dir, seats, labels, texts)
+    prose, collisions = _prose(run_dir, seats, labels, texts, stage1_prefix(doc))
     matrix = matrix_panel(verdict, tally, seats, _judges(doc), revote_index(debate)) if verdict else None
     problems = [*label_notes, *collisions, *verdict_notes,
                 *(f"tally.json could not be read ({e})" for e in [tally_error] if e),
                 *(f"debate.json could not be read ({e})" for e in [debate_error] if e)]
+    question = doc.intent == QUESTION
     return {
         "live": live,
         "header": _header(doc, crashed),
+        **({"ranking": ranking_panel(verdict, labels) if verdict else []} if question else {}),
         "stages": stage_rail(doc),
         "seats": rows,
         **prose,
@@ -111,28 +114,34 @@ def _resume_hint(run_dir: Path, doc: RunManifest, live: bool) -> str | None:
 
 def _header(doc: RunManifest, crashed: bool) -> dict[str, Any]:
     done, total = doc.progress()
-    return {
+    header = {
         "status": doc.status, "exitCode": doc.exit_code, "error": doc.error.to_doc() if doc.error else None,
         "createdAt": doc.created_at, "completedAt": doc.completed_at, "abortRequestedAt": doc.abort_requested_at,
         "crashDetected": True if crashed else None, "chair": doc.chair, "critic": doc.critic,
         "overallVerdict": doc.overall_verdict, "judged": doc.judged, "tierCounts": doc.tier_counts,
+    }
+    if doc.intent == QUESTION:  # a question council: the page leads with the chair's answer
+        header.update(intent=QUESTION, answer=doc.answer)
+    header.update({
         "bench": [s.id for s in seat_list(doc)] or list(doc.bench),
         "currentStage": doc.running_stage(), "legsDone": done, "legsTotal": total,
         "resumedAt": doc.resumes[-1].at if doc.resumes else None,  # this attempt's start
-    }
+    })
+    return header
 
 
 def _prose(run_dir: Path, seats: Sequence[SeatRecord], labels: Mapping[str, str],
-           texts: bool) -> tuple[dict[str, Any], list[str]]:
-    """Stage-1 reviews, the Stage-2 bundle, judge prose and re-votes, from allowlisted files."""
+           texts: bool, stage1: str = "review") -> tuple[dict[str, Any], list[str]]:
+    """Stage-1 reviews (a question council's answers), the Stage-2 bundle, judge prose and
+    re-votes, from allowlisted files."""
     out: dict[str, Any] = {}
     notes: list[str] = []
-    for key, prefix in (("reviews", "review"), ("judges", "judge"), ("revotes", "revote")):
+    for key, prefix in (("reviews", stage1), ("judges", "judge"), ("revotes", "revote")):
         found, collisions = seat_files(run_dir, seats, prefix)
         notes += collisions
         out[key] = [{"seat": f.seat, "label": labels.get(f.seat), **(read_prose(f.path) if texts else {"file": f.path.name})}
                     for f in found]
-    claude = run_dir / "review-claude.md"
+    claude = run_dir / f"{stage1}-claude.md"
     if CLAUDE in labels and claude.is_file():
         text = read_prose(claude) if texts else {"file": claude.name}
         out["reviews"].append({"seat": CLAUDE, "label": labels[CLAUDE], **text})

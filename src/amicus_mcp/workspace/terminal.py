@@ -93,10 +93,15 @@ def _footer(snap: Mapping[str, Any]) -> list[str]:
     for d in (snap.get("banners") or {}).get("degrades", []):
         lines.append("  " + one_line(f"degraded ({d['channel']}): {d['what']} — {d['why']}"))
     chair = snap.get("chair") or {}
+    answer = chair.get("line") == "ANSWER"  # a question council's chair
     if chair.get("verdict"):
-        lines.append("  " + one_line(f"VERDICT: {chair['verdict']} (chair {chair.get('model')})"))
+        said = f" — {chair['answer']}" if answer and chair.get("answer") else ""
+        lines.append("  " + one_line(f"{'ANSWER' if answer else 'VERDICT'}: {chair['verdict']}{said} (chair {chair.get('model')})"))
     elif not snap.get("live"):
-        lines.append("  " + one_line(f"no chair verdict: {chair.get('reason')}"))
+        lines.append("  " + one_line(f"no chair {'answer' if answer else 'verdict'}: {chair.get('reason')}"))
+    for row in snap.get("ranking") or []:
+        lines.append("  " + one_line(f"#{row['rank']} {row.get('label') or row['name']} ({row['name']}): "
+                                     f"peers-only {row['peersOnly']}"))
     counts = h.get("tierCounts")
     if isinstance(counts, dict):
         lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in TIER_DISPLAY_ORDER))

@@ -240,6 +240,12 @@ function render() {
     renderPanel('wave', snap.legs, waveLegs);
     return;
   }
+  const question = snap.header.intent === 'question';
+  $('chair-title').textContent = question ? 'Chair answer' : 'Chair verdict';
+  $('matrix-title').textContent = question ? 'Claim matrix' : 'Adjudication matrix';
+  $('reviews-title').textContent = question ? 'Stage-1 answers' : 'Stage-1 reviews';
+  $('ranking-panel').hidden = !question;
+  if (question) renderPanel('ranking', snap.ranking, rankingPanel);
   renderPanel('chips', { h: snap.header, live: snap.live }, headerChips);
   renderPanel('stage-rail', snap.stages, stageRail);
   renderPanel('seats', snap.seats, seatsTable);
@@ -341,7 +347,9 @@ function waveLegs(legs) {
 function headerChips(data) {
   const h = data.h;
   const nodes = [chip(h.status + (data.live && h.currentStage ? ' \u00B7 ' + h.currentStage : ''), 'status-' + slug(h.status))];
-  if (h.overallVerdict) nodes.push(chip('VERDICT: ' + h.overallVerdict, 'verdict verdict-' + slug(h.overallVerdict)));
+  if (h.intent === 'question') nodes.push(chip('question', 'intent'));
+  const line = h.intent === 'question' ? 'ANSWER: ' : 'VERDICT: ';
+  if (h.overallVerdict) nodes.push(chip(line + h.overallVerdict, 'verdict verdict-' + slug(h.overallVerdict)));
   for (const seat of h.bench) nodes.push(chip(seat, 'seat'));
   if (h.chair) nodes.push(chip('chair: ' + h.chair, 'chair'));
   nodes.push(el('span', { cls: 'note', text: h.legsDone + '/' + h.legsTotal + ' legs done' }));
@@ -458,10 +466,12 @@ function drillPanel(data) {
 
 function chairPanel(chair) {
   const nodes = [];
+  const answer = chair.line === 'ANSWER'; // a question council's chair ends with an ANSWER line
   if (chair.verdict) {
-    nodes.push(el('p', {}, [chip('VERDICT: ' + chair.verdict, 'verdict big verdict-' + slug(chair.verdict))]));
+    nodes.push(el('p', {}, [chip((answer ? 'ANSWER: ' : 'VERDICT: ') + chair.verdict, 'verdict big verdict-' + slug(chair.verdict))]));
+    if (answer && chair.answer) nodes.push(el('p', { cls: 'answer', text: chair.answer }));
   } else {
-    nodes.push(el('p', { cls: 'no-verdict', text: 'No chair verdict \u2014 ' + chair.reason + '.' }));
+    nodes.push(el('p', { cls: 'no-verdict', text: 'No chair ' + (answer ? 'answer' : 'verdict') + ' \u2014 ' + chair.reason + '.' }));
   }
   nodes.push(el('p', { cls: 'note', text: 'Chair: ' + (chair.model || '\u2014') + (chair.conformance ? ' \u00B7 conformance ' + chair.conformance : '') }));
   if (chair.attempts.length) {
@@ -470,6 +480,26 @@ function chairPanel(chair) {
     ])), 'attempts'));
   }
   if (chair.output) nodes.push(prose(chair.output));
+  return nodes;
+}
+
+function rankingPanel(rows) {
+  if (!rows || !rows.length) return [el('p', { cls: 'note', text: 'The answers are ranked once the run is tallied.' })];
+  const judges = rows[0].perJudge.map((p) => p.judge);
+  const body = rows.map((r) => el('tr', { data: { row: 'ranked' } }, [
+    cell(String(r.rank)), cell(r.label || '\u2014'), cell(r.name), cell(r.peersOnly), cell(r.withSelf),
+    ...r.perJudge.map((p) => cell(p.place)), cell(r.claims),
+  ]));
+  const nodes = [table(['Rank', 'Answer', 'Model', 'Peers only', 'With self', ...judges, 'Claims'], body, 'ranking')];
+  nodes.push(el('p', { cls: 'note legend', text: 'Ranked by the mean place peers gave each answer (lower is better; * the author\u2019s own ranking, not counted), then fewer Disputed claims, then more Confirmed ones.' }));
+  for (const r of rows) {
+    if (!r.answer) continue;
+    nodes.push(el('article', { cls: 'ranked-answer' }, [
+      el('h3', { text: r.rank + '. ' + (r.label || r.name) }),
+      el('p', { text: r.answer + (r.confidence ? ' (confidence: ' + r.confidence + ')' : '') }),
+      ...r.assumptions.map((a) => el('p', { cls: 'note', text: 'assumes: ' + a })),
+    ]));
+  }
   return nodes;
 }
 

@@ -1,0 +1,96 @@
+"""The run options' CLI flags, derived from the options model (engine/options.py).
+
+A `FlagSet` names which options a command takes; it adds their flags to the command's parser
+and turns the parsed arguments back into the options model, so a flag is never declared
+twice and never read by hand. The flags are added when the command is parsed
+(`ArgParser.defer`): building them imports the options model, which a command that runs no
+council (`council validate`, `amicus list`) never pays for.
+
+    RUN       council run: every run option
+    SETTINGS  council pack save: what a policy pack holds
+    BENCH     eval run: every option but one run's own (briefing, material, identity)
+    WAVE      fanout: every wave option
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..engine.options import Declared
+
+Select = Callable[["Declared"], bool]  # whether the command takes an option
+
+
+@dataclass(frozen=True)
+class FlagSet:
+    model: str  # "run" | "wave" (engine.options.MODELS)
+    select: Select
+
+    def declared(self) -> list[Declared]:
+        from ..engine.options import declared
+
+        return [d for d in declared(self.model) if d.option.flag is not None and self.select(d)]
+
+    def add_to(self, parser: argparse.ArgumentParser) -> None:
+        """Add the flags when `parser` is parsed (its command was chosen), not before."""
+        defer = getattr(parser, "defer", None)
+        if defer is None:
+            self.add_now(parser)
+        else:
+            defer(self.add_now)
+
+    def add_now(self, parser: argparse.ArgumentParser) -> None:
+        groups: dict[str, Any] = {}
+        for d in self.declared():
+            flag = d.option.flag
+            target: Any = parser
+            if flag.group is not None:
+                if flag.group not in groups:
+                    groups[flag.group] = parser.add_mutually_exclusive_group()
+                target = groups[flag.group]
+            target.add_argument(flag.name, dest=d.field, **_how(d))
+
+    def options(self, args: argparse.Namespace) -> Any:
+        """The options model as this command line typed it (what was not typed keeps its default)."""
+        from ..engine.options import MODELS
+
+        values: dict[str, Any] = {}
+        for d in self.declared():
+            value = getattr(args, d.field, None)
+            if value is not None:
+                parse = d.option.flag.parse
+                values[d.field] = parse(value) if parse is not None else value
+        return MODELS[self.model].given(**values)
+
+
+def _how(d: Declared) -> dict[str, Any]:
+    """The add_argument keywords for one option, from its field's type and default."""
+    flag = d.option.flag
+    how: dict[str, Any] = {"help": argparse.SUPPRESS if flag.hidden else flag.help}
+    if d.info.annotation is bool:  # a switch: --no-x turns a default-on behaviour off, --x one on
+        how.update(action="store_false" if d.negated else "store_true", default=d.info.default)
+    elif d.info.annotation == bool | None:  # --x / --no-x, None when neither is typed
+        how.update(action=argparse.BooleanOptionalAction, default=None)
+    elif d.choices is not None:  # a Literal field: one of its values
+        how["choices"] = d.choices
+    else:  # a value: shown as the flag's own name (`--max-cost MAX_COST`) unless it says otherwise
+        how["metavar"] = flag.metavar or flag.name.removeprefix("--").upper().replace("-", "_")
+        if flag.repeat:
+            how["action"] = "append"
+        elif d.is_number:
+            how["type"] = float
+    return how
+
+
+def _all(d: Declared) -> bool:
+    return True
+
+
+RUN = FlagSet("run", _all)
+SETTINGS = FlagSet("run", lambda d: d.option.pack is not None)
+BENCH = FlagSet("run", lambda d: not d.option.one_run)
+WAVE = FlagSet("wave", _all)

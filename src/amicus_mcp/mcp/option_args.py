@@ -1,0 +1,157 @@
+"""The run options as MCP tool arguments, derived from the options model (engine/options.py).
+
+An `ArgumentSet` names which options a tool takes. `takes(SET)` gives the tool handler one
+argument per option — its name, title, description and type from the option's `Arg`, so the
+published input schema is built from the same field the CLI flag is — and hands the handler
+what the call passed as one `Given`, which builds the options model (paths resolved inside
+the project). The flag → argument-name map that error messages are renamed with
+(`errors.rename_arguments`) comes from the same fields.
+
+    RUN    amicus_council_run: every run option with an argument
+    BENCH  amicus_eval: the bench — every option but one run's own and the briefing's (each case
+           brings its briefing)
+    WAVE   amicus_fanout: every wave option
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field
+
+if TYPE_CHECKING:
+    from ..engine.options import Declared
+    from .state import Caller
+
+Select = Callable[["Declared"], bool]  # whether the tool takes an option
+
+
+@dataclass(frozen=True)
+class ArgumentSet:
+    model: str  # "run" | "wave" (engine.options.MODELS)
+    select: Select
+    describe: Mapping[str, str] = field(default_factory=dict)  # field → this tool's own description
+
+    def declared(self) -> list[Declared]:
+        from ..engine.options import declared
+
+        return [d for d in declared(self.model) if d.option.arg is not None and self.select(d)]
+
+    def parameters(self) -> list[inspect.Parameter]:
+        """One keyword parameter per option, typed and described for the input schema."""
+        return [inspect.Parameter(d.option.arg.name, inspect.Parameter.KEYWORD_ONLY,
+                                  annotation=self.annotation(d), default=False if d.negated else d.info.default)
+                for d in self.declared()]
+
+    def annotation(self, d: Declared) -> Any:
+        arg = d.option.arg
+        kind = bool if d.negated else arg.type if arg.type is not None else d.annotation
+        return Annotated[kind, Field(title=arg.title, description=self.describe.get(d.field, arg.description))]
+
+
+class Given:
+    """The option arguments one call passed (by field), and the options model they make."""
+
+    def __init__(self, arguments: ArgumentSet, values: dict[str, Any]):
+        self.arguments = arguments
+        self.values = values
+
+    def get(self, name: str) -> Any:
+        return self.values.get(name)
+
+    def options(self, caller: Caller, root: Path, **fixed: Any) -> Any:
+        """The options model: a negated switch turned round (`noCostGate: true` → cost_gate
+        False), every path resolved inside the project, the project itself as `root`, and the
+        `fixed` values the handler chose (a run id, a run directory)."""
+        from ..engine.options import MODELS, names_a_file
+
+        values: dict[str, Any] = {}
+        for d in self.arguments.declared():
+            value = self.values.get(d.field)
+            if value is None:
+                continue
+            if d.negated:
+                value = not value
+            path = d.option.arg.path
+            if path is not None and (path == "file" or names_a_file(value, path)):
+                value = str(caller.inside(root, value, what=d.option.arg.name))
+            values[d.field] = value
+        return MODELS[self.arguments.model].given(**{**values, "project": str(root), **fixed})
+
+
+Handler = Callable[..., Awaitable[Any]]
+
+
+def takes(arguments: ArgumentSet) -> Callable[[Handler], Any]:
+    """A tool handler `(self, ctx, given: Given, …own arguments)` as one whose signature — what
+    the SDK builds the input schema from — has the options' arguments in place of `given`:
+    the handler's required arguments first, then the options', then its optional ones."""
+
+    def wrap(handler: Handler) -> Any:
+        return _OptionTool(handler, arguments)
+
+    return wrap
+
+
+class _OptionTool:
+    """The method `takes` makes: looked up on an instance, a plain function of (ctx, **arguments)
+    whose signature lists every argument (a bound method's would hide the rewrite)."""
+
+    def __init__(self, handler: Handler, arguments: ArgumentSet):
+        self.handler, self.arguments = handler, arguments
+        functools.update_wrapper(self, handler)
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        handler, arguments = self.handler, self.arguments
+        hints = typing.get_type_hints(handler, include_extras=True)
+        own = [p.replace(annotation=hints.get(p.name, p.annotation), kind=inspect.Parameter.KEYWORD_ONLY)
+               for p in list(inspect.signature(handler).parameters.values())[1:]]
+        ctx, rest = own[0], [p for p in own[1:] if p.name != "given"]
+        names = {d.option.arg.name: d.field for d in arguments.declared()}
+        required = [p for p in rest if p.default is inspect.Parameter.empty]
+        optional = [p for p in rest if p.default is not inspect.Parameter.empty]
+        parameters = [ctx, *required, *arguments.parameters(), *optional]
+
+        @functools.wraps(handler)
+        async def run(**called: Any) -> Any:
+            context = called.pop(ctx.name)
+            given = Given(arguments, {names[k]: called.pop(k) for k in list(called) if k in names})
+            return await handler(instance, context, given, **called)
+
+        run.__signature__ = inspect.Signature(parameters, return_annotation=hints.get("return"))  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in parameters}
+        return run
+
+
+@functools.cache
+def flag_arguments(model: str) -> dict[str, str]:
+    """How the tools name each option's CLI flag (`--max-cost` → `maxCost`); a switch is named
+    with the value it is given (`--no-cost-gate` → `noCostGate: true`)."""
+    from ..engine.options import declared
+
+    names: dict[str, str] = {}
+    for d in declared(model):
+        if d.option.flag is None or d.option.arg is None:
+            continue
+        switch = d.info.annotation is bool or d.info.annotation == bool | None
+        names[d.option.flag.name] = f"{d.option.arg.name}: true" if switch else d.option.arg.name
+    return names
+
+
+RUN = ArgumentSet("run", lambda d: True)
+BENCH = ArgumentSet("run", lambda d: not d.option.one_run and not d.option.briefing, describe={
+    "pack": "A saved pack name, or a pack file in the project: its bench settings are this eval's defaults "
+            "(its template is not used: every case brings its own briefing)",
+    "lenses": "One distinct expert lens per seat",
+    "debate": "One rebuttal round in every case's council",
+    "max_cost": "The whole suite's ceiling on known spend, USD (split evenly across the cases)",
+})
+WAVE = ArgumentSet("wave", lambda d: True)
