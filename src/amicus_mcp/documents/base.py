@@ -40,7 +40,8 @@ WhenSet = Annotated[T | None, AfterValidator(_not_null)]
 
 class Document(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True, alias_generator=to_camel, validate_by_name=True,
-                              validate_by_alias=True, revalidate_instances="never")
+                              validate_by_alias=True, revalidate_instances="never",
+                              defer_build=True)  # a command builds only the documents it reads or writes
 
     # Field names in the order their keys are written (an unknown key by its own name).
     _keys: list[str] = PrivateAttr(default_factory=list)
