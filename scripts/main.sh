@@ -21,8 +21,9 @@ set +e
 amicus council run "${BENCH[@]}" --prompt-file examples/rate-limiter/briefing.md --out-dir "$OUT"
 code=$?
 set -e
+case "$OUT" in /*) DIR="$OUT" ;; *) DIR="$ROOT/$OUT" ;; esac
 echo
-echo "Run directory: $ROOT/$OUT"
-echo "Open the report: $ROOT/$OUT/report.html"
+echo "Run directory: $DIR"
+echo "Open the report: $DIR/report.html"
 # 0 = clean, 2 = finished but degraded (see run.json "degrades"); anything else failed.
 [ "$code" -eq 0 ] || [ "$code" -eq 2 ]
