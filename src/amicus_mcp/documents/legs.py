@@ -11,13 +11,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
 from ..vocabulary import LegOutcome, LegStatus, RunStatus
 from .base import Document, Family, WhenSet
-from .run import ErrorRecord, LegStage, Sha256Hex
+from .run import ErrorRecord, LegEntry, LegStage, Sha256Hex
 from .usage import LegUsage, Number
 
 
@@ -75,3 +76,13 @@ class LaunchRecord(Document):
     seat: WhenSet[str] = None
     started_at: WhenSet[str] = None
     reserved: WhenSet[Number] = None
+
+
+def crash_in_flight(legs: Iterable[LegEntry | LegRun], why: str) -> None:
+    """In a view of a run or wave whose process is gone: every leg still `running` is `crashed`,
+    its error saying why (a reader's view; nothing is written)."""
+    for leg in legs:
+        if leg.status == "running":
+            leg.status = "crashed"
+            leg.completed_at = None
+            leg.error = ErrorRecord(code="CRASHED", message=why)

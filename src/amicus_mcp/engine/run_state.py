@@ -24,6 +24,7 @@ import anyio
 
 from ..documents.run import (BudgetRefusal, ChairAttempt, DebateSummary, Degrade, ErrorRecord, InterruptedLeg,
                              LegEntry, Resume, RunManifest, RunUsage, Stage)
+from ..documents.legs import crash_in_flight
 from ..documents.usage import LegUsage
 from ..fsio import sweep_temp_files
 from ..vocabulary import Conformance
@@ -287,11 +288,7 @@ def observed(run_dir: RunDir, manifest: RunManifest) -> RunManifest | None:
         return None
     at = now_iso()
     view = manifest.copy_doc()
-    for leg in view.legs:
-        if leg.status == "running":
-            leg.status = "crashed"
-            leg.completed_at = None
-            leg.error = ErrorRecord(code="CRASHED", message=LEG_DIED)
+    crash_in_flight(view.legs, LEG_DIED)
     if running:
         view.status = "error"
         view.exit_code = 1

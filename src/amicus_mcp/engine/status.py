@@ -44,17 +44,13 @@ def leg_status(store: SessionStore, leg_id: str) -> LegRun:
 def observed_wave(wave: Wave) -> Wave | None:
     """The wave as a reader must see it when its process is gone (crashed, with every unfinished
     leg); None when the document tells the truth. Nothing is written here."""
-    from ..documents.run import ErrorRecord
+    from ..documents.legs import crash_in_flight
     from ..documents.wave import WaveError
 
     if wave.status != "running" or wave.pid is None or pid_alive(wave.pid):
         return None
     view = wave.copy_doc()
-    for leg in view.legs:
-        if leg.status == "running":
-            leg.status = "crashed"
-            leg.completed_at = None
-            leg.error = ErrorRecord(code="CRASHED", message=LEG_KILLED)
+    crash_in_flight(view.legs, LEG_KILLED)
     view.status = "crashed"
     view.error = WaveError(code="CRASHED", message=CRASH_REASON, detected_at=now_iso())
     return view
