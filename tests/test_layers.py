@@ -13,7 +13,7 @@ Layers, bottom to top (a module may import its own layer and the layers below it
                secrets, fsio, termsafe, envvars, places, keysfile, textcodec
     council    pure council logic
     providers  model access
-    engine     the engine, with the top-level modules that serve it: packs, presets, doctor
+    engine     the engine, with the top-level modules that serve it: presets, doctor
     eval       planted-flaw suites run through the engine
     workspace  the browser / inline view both other fronts open
     fronts     cli and mcp, which never import each other
@@ -37,7 +37,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                         "envvars", "places", "keysfile", "textcodec"})),
     ("council", frozenset({"council"})),
     ("providers", frozenset({"providers"})),
-    ("engine", frozenset({"engine", "packs", "presets", "doctor"})),
+    ("engine", frozenset({"engine", "presets", "doctor"})),
     ("eval", frozenset({"eval"})),
     ("workspace", frozenset({"workspace"})),
     ("fronts", frozenset({"cli", "mcp"})),

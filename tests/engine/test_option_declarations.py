@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 import pytest
 
-from amicus_mcp import packs
+from amicus_mcp.engine import packs
 from amicus_mcp.cli import build_parser
 from amicus_mcp.cli.option_flags import BENCH, RUN, SETTINGS, WAVE
 from amicus_mcp.engine import options as opts

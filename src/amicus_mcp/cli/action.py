@@ -106,7 +106,7 @@ def run_options(env: Mapping[str, str], *, artifact: str, out_dir: str, template
 def _pack_has_template(pack: str) -> bool:
     if not pack:
         return False
-    from ..packs import load_pack
+    from ..engine.packs import load_pack
 
     return "template" in load_pack(pack).pack.settings()
 

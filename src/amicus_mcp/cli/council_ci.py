@@ -115,7 +115,7 @@ def cmd_template_show(args: argparse.Namespace) -> int:
 
 def cmd_pack_save(args: argparse.Namespace) -> int:
     from ..engine.briefing_inputs import pack_settings
-    from ..packs import save_pack
+    from ..engine.packs import save_pack
 
     doc = save_pack(args.name, pack_settings(SETTINGS.options(args)), description=args.description)
     if not printed_json(args, doc):
@@ -126,7 +126,7 @@ def cmd_pack_save(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_list(args: argparse.Namespace) -> int:
-    from ..packs import list_packs
+    from ..engine.packs import list_packs
 
     doc = list_packs()
     if printed_json(args, doc):
@@ -145,7 +145,7 @@ def cmd_pack_list(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_show(args: argparse.Namespace) -> int:
-    from ..packs import show_pack
+    from ..engine.packs import show_pack
 
     doc = show_pack(args.name)
     if printed_json(args, doc):

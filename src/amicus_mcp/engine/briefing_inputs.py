@@ -28,7 +28,7 @@ from ..config import config_dir
 from ..council.templates import BriefingTemplate, check_known_values, compose, parse_template, resolve_values
 from ..errors import AmicusError, BadArgs, MissingPrompt
 from ..fsio import read_bytes_bounded, read_text
-from ..packs import LoadedPack, load_pack, sha256_of
+from .packs import LoadedPack, load_pack, sha256_of
 from ..vocabulary import QUESTION
 
 if TYPE_CHECKING:

@@ -144,7 +144,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
 
 
 def _pack(options: Any) -> Any:
-    from ..packs import load_pack
+    from ..engine.packs import load_pack
 
     return load_pack(options.pack).pack if options.pack else None
 

@@ -24,10 +24,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .config import config_dir
-from .errors import BadArgs
-from .fsio import atomic_write_json, dumps_json, loads_json, read_bytes_bounded
-from .vocabulary import Intent
+from ..config import config_dir
+from ..errors import BadArgs
+from ..fsio import atomic_write_json, dumps_json, loads_json, read_bytes_bounded
+from ..vocabulary import Intent
 
 PACKS_DIR = "packs"
 PACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
@@ -80,7 +80,7 @@ def pack_model() -> type[PackDocument]:
     """The pack document's model: its own keys, then one optional key per run option a pack may hold."""
     from pydantic import create_model
 
-    from .engine.options import packed
+    from .options import packed
 
     fields: dict[str, Any] = {d.option.pack: (d.option.pack_type or d.annotation, None) for d in packed()}
     return create_model("Pack", __base__=PackDocument, **fields)
@@ -89,14 +89,14 @@ def pack_model() -> type[PackDocument]:
 @cache
 def pack_keys() -> tuple[str, ...]:
     """The run options a pack may set, by their pack key (run.json `options` uses the same names)."""
-    from .engine.options import packed
+    from .options import packed
 
     return tuple(str(d.option.pack) for d in packed())
 
 
 @cache
 def number_keys() -> tuple[str, ...]:
-    from .engine.options import packed
+    from .options import packed
 
     return tuple(str(d.option.pack) for d in packed() if d.is_number)
 
@@ -119,7 +119,7 @@ def packs_dir() -> Path:
 
 
 def is_pack_file(ref: str) -> bool:
-    from .engine.options import names_a_file
+    from .options import names_a_file
 
     return names_a_file(ref, ".json")
 
