@@ -68,13 +68,17 @@ def _integral_floats_as_int(value: Any) -> Any:
     return value
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str, *, mask_keys: bool = True) -> Path:
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, mask_keys: bool = True,
+                      durable: bool = True) -> Path:
     """Write `text` to `path` so a reader sees either the old file or the whole new one.
 
     Configured key values are masked unless `mask_keys=False` (the keys file and config.json:
     the user's own files, where a credential is the point).
     The temp file's name carries the writer's pid, so `sweep_temp_files` can tell an
     abandoned one (its writer is gone) from one being written right now.
+    `durable=False` skips the fsync: for a document rewritten again within moments, whose
+    last write is durable (a running run's run.json); the write stays atomic either way, and a
+    killed process loses nothing the kernel already holds.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -84,8 +88,9 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, mask_keys: boo
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="", errors="replace") as handle:
             handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -97,9 +102,10 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, mask_keys: boo
 
 
 def atomic_write_json(path: str | os.PathLike[str], doc: Any, *, mask_keys: bool = True,
-                      indent: int | None = 2) -> Path:
+                      indent: int | None = 2, durable: bool = True) -> Path:
     # dumps_json already masked every key value (and credential shape): not twice per write.
-    return atomic_write_text(path, dumps_json(doc, mask_keys=mask_keys, indent=indent) + "\n", mask_keys=False)
+    return atomic_write_text(path, dumps_json(doc, mask_keys=mask_keys, indent=indent) + "\n", mask_keys=False,
+                             durable=durable)
 
 
 def max_input_bytes() -> int:

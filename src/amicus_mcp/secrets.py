@@ -33,10 +33,9 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .keysfile import load_env_file
 from .places import env_file_path
@@ -368,8 +367,7 @@ _PLACEHOLDER = re.compile(
 _EXPRESSION = re.compile(r"[(\[{]|^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$|^[~.]?/")
 
 
-@dataclass(frozen=True)
-class SecretHit:
+class SecretHit(NamedTuple):
     line: int
     kind: str
 

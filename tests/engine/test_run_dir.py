@@ -61,6 +61,31 @@ def test_run_json_is_compact_while_the_engine_runs_it_and_indented_otherwise(tmp
     assert done.manifest_path.read_text(encoding="utf-8").startswith('{\n  "schemaVersion": 2')
 
 
+def test_a_running_checkpoint_skips_the_disk_flush_and_the_last_write_is_durable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkpoint is superseded within moments, so it is not fsynced; the manifest a reader is
+    left with, and a front's seed, are. (fsync is the OS's, so it is observed, not faked.)"""
+    import os
+
+    flushed: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        flushed.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    running = a_run(tmp_path / "run", status="running")
+    assert flushed == []  # written, atomically, without a flush
+    assert running.read().status == "running"
+    running.write(running.read(), compact=False)  # a front's seed for its worker
+    assert len(flushed) == 1
+    done = running.read()
+    done.status = "complete"  # type: ignore[assignment]
+    running.write(done)
+    assert len(flushed) == 2 and all(".tmp-run.json." in path for path in flushed)
+
+
 def test_a_hand_edited_manifest_is_a_clear_error(tmp_path: Path) -> None:
     run_dir = a_run(tmp_path / "run")
     doc = json.loads(run_dir.manifest_path.read_text(encoding="utf-8"))

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..engine.options import Declared
@@ -25,8 +24,7 @@ if TYPE_CHECKING:
 Select = Callable[["Declared"], bool]  # whether the command takes an option
 
 
-@dataclass(frozen=True)
-class FlagSet:
+class FlagSet(NamedTuple):
     model: str  # "run" | "wave" (engine.options.MODELS)
     select: Select
 

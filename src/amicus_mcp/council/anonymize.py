@@ -13,15 +13,14 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .parse import ranking_to_order
 
 MAX_REVIEWS = len(string.ascii_uppercase)
 
 
-@dataclass(frozen=True)
-class StageOneReview:
+class StageOneReview(NamedTuple):
     """One seat's Stage-1 outcome, as the anonymizer needs it."""
 
     seat_id: str
@@ -91,8 +90,7 @@ def anonymize(reviews: Sequence[StageOneReview], noun: str = REVIEW_NOUN) -> Ano
     return out
 
 
-@dataclass(frozen=True)
-class JudgeAnswer:
+class JudgeAnswer(NamedTuple):
     """One judge's parsed Stage-2 answer (label space)."""
 
     seat_id: str

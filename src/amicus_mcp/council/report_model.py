@@ -1,4 +1,5 @@
-"""The neutral report model: what a council report says, as frozen dataclasses.
+"""The neutral report model: what a council report says, as named tuples (immutable records,
+and about a tenth of a frozen dataclass's cost to define: a council run builds one report).
 
 `report.build_model` builds it from a verdict; `report_md` and `report_html` render it. Kept
 apart from both so the renderers and the builder import it, and not each other.
@@ -6,8 +7,7 @@ apart from both so the renderers and the builder import it, and not each other.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ..vocabulary import VOTES, VoteVerdict
 
@@ -40,8 +40,7 @@ CostKind = Literal["reported", "estimated", "unknown"]
 # --------------------------------------------------------------------------- model
 
 
-@dataclass(frozen=True)
-class Header:
+class Header(NamedTuple):
     run_type: str
     run_id: str
     date: str
@@ -50,22 +49,19 @@ class Header:
     overall_verdict: str | None
 
 
-@dataclass(frozen=True)
-class TierCount:
+class TierCount(NamedTuple):
     tier: str
     count: int
 
 
-@dataclass(frozen=True)
-class Vote:
+class Vote(NamedTuple):
     """One matrix cell. `kind` None means the column's judge did not vote."""
 
     kind: VoteKind | None
     raiser: bool
 
 
-@dataclass(frozen=True)
-class Basis:
+class Basis(NamedTuple):
     a: int | None
     d: int | None
     n: int | None
@@ -82,21 +78,18 @@ class Basis:
         return self.a + self.d <= 1
 
 
-@dataclass(frozen=True)
-class Override:
+class Override(NamedTuple):
     from_tier: str
     to_tier: str
     reason: str
 
 
-@dataclass(frozen=True)
-class DebateNote:
+class DebateNote(NamedTuple):
     action: str
     previous_tier: str
 
 
-@dataclass(frozen=True)
-class FindingView:
+class FindingView(NamedTuple):
     id: str
     severity: str
     raiser: str
@@ -113,8 +106,7 @@ class FindingView:
     location: str | None = None
 
 
-@dataclass(frozen=True)
-class Matrix:
+class Matrix(NamedTuple):
     columns: tuple[str, ...]
     rows: tuple[FindingView, ...]
     has_unattributed: bool
@@ -122,21 +114,18 @@ class Matrix:
     has_unknown_vote: bool
 
 
-@dataclass(frozen=True)
-class StreetCredRow:
+class StreetCredRow(NamedTuple):
     label: str
     peers_only: str
     with_self: str
 
 
-@dataclass(frozen=True)
-class TierGroup:
+class TierGroup(NamedTuple):
     tier: str
     findings: tuple[FindingView, ...]
 
 
-@dataclass(frozen=True)
-class CostRow:
+class CostRow(NamedTuple):
     label: str
     status: str
     duration: str
@@ -144,8 +133,7 @@ class CostRow:
     kind: CostKind
 
 
-@dataclass(frozen=True)
-class DebateRow:
+class DebateRow(NamedTuple):
     id: str
     action: str
     previous_tier: str
@@ -156,8 +144,7 @@ class DebateRow:
         return f"(was {self.previous_tier}, now {self.tier})" if self.previous_tier else f"(now {self.tier})"
 
 
-@dataclass(frozen=True)
-class DebateSummary:
+class DebateSummary(NamedTuple):
     """What the one debate round did: the run's own summary when the verdict carries it,
     else counted from the findings' `debate` stamps (then `outcome` is unknown: None)."""
 
@@ -178,8 +165,7 @@ class DebateSummary:
                 f"Verdict changes: {self.verdict_changes}")
 
 
-@dataclass(frozen=True)
-class RankedAnswer:
+class RankedAnswer(NamedTuple):
     """One answer of a question council in the aggregate ranking (`council/ranking.py`)."""
 
     rank: int
@@ -195,8 +181,7 @@ class RankedAnswer:
     unstructured: bool = False  # its answer block never read: the judges ranked its prose
 
 
-@dataclass(frozen=True)
-class QuestionView:
+class QuestionView(NamedTuple):
     """What a question council's report adds: the answer first, the ranking, the dissent."""
 
     standing: str | None  # the chair's ANSWER standing (Converged | Split | Insufficient)
@@ -207,8 +192,7 @@ class QuestionView:
     disputed: tuple[FindingView, ...]  # the claims the council put in the Disputed tier
 
 
-@dataclass(frozen=True)
-class ReportModel:
+class ReportModel(NamedTuple):
     header: Header
     tier_counts: tuple[TierCount, ...]
     matrix: Matrix

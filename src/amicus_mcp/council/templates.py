@@ -35,9 +35,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from string import Template
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -68,8 +67,7 @@ class TemplateFrontMatter(BaseModel):
     variables: dict[str, TemplateVariable] = Field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class BriefingTemplate:
+class BriefingTemplate(NamedTuple):
     name: str
     title: str
     description: str

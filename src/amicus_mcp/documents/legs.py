@@ -7,19 +7,31 @@
                   (schemas/council-leg.schema.json)
     LaunchRecord  `<runDir>/legs/<key>.<attempt>.launch`, written before a leg is sent, so a
                   resume can count a leg that was in flight when its attempt stopped
+    ErrorRecord   what went wrong with a leg, as `CODE` and a message (a run's legs carry it too)
+
+A wave imports this module and not run.py: a fanout never builds the council-run models.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
 from ..vocabulary import LegOutcome, LegStatus, RunStatus
-from .base import Document, Family, WhenSet
-from .run import ErrorRecord, LegEntry, LegStage, Sha256Hex
+from .base import Document, Family, Frozen, WhenSet
 from .usage import LegUsage, Number
+
+
+LegStage = Literal["stage1", "stage2", "debate", "chair"]
+Sha256Hex = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
+class ErrorRecord(Frozen):
+    """What went wrong, as `CODE` and a message (a provider's message may quote its reply)."""
+
+    code: str
+    message: str
 
 
 class LegRun(Family):
@@ -77,12 +89,3 @@ class LaunchRecord(Document):
     started_at: WhenSet[str] = None
     reserved: WhenSet[Number] = None
 
-
-def crash_in_flight(legs: Iterable[LegEntry | LegRun], why: str) -> None:
-    """In a view of a run or wave whose process is gone: every leg still `running` is `crashed`,
-    its error saying why (a reader's view; nothing is written)."""
-    for leg in legs:
-        if leg.status == "running":
-            leg.status = "crashed"
-            leg.completed_at = None
-            leg.error = ErrorRecord(code="CRASHED", message=why)

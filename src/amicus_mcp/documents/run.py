@@ -11,30 +11,22 @@ the legs done of the legs planned, whether and how it can be resumed).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
 from ..vocabulary import (RESUMED_FROM_STATUSES, TAG_PATTERN, ChairLine, Conformance, LegStatus, RunStatus,
                           StageStatus)
-from .base import Document, Family, Frozen, WhenSet
+from .base import Document, Family, WhenSet
+from .legs import ErrorRecord, LegRun, LegStage, Sha256Hex
 from .usage import Count, LegUsage, Number, RunUsage
 
 ExitCode = Literal[0, 1, 2, 130, 143]
 StageName = Literal["stage1", "stage2", "tally", "tally-provisional", "debate-defense", "debate-revote", "chair",
                     "verdict"]
-LegStage = Literal["stage1", "stage2", "debate", "chair"]
 ResumedFrom = Literal[RESUMED_FROM_STATUSES]  # type: ignore[valid-type]
-Sha256Hex = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 Sha256Tagged = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
-
-
-class ErrorRecord(Frozen):
-    """What went wrong, as `CODE` and a message (a provider's message may quote its reply)."""
-
-    code: str
-    message: str
 
 
 class Stage(Document):
@@ -274,3 +266,13 @@ class RunStatusView(RunManifest):
     legs_complete: Count = 0
     resumable: WhenSet[bool] = None
     resume_command: WhenSet[str] = None
+
+
+def crash_in_flight(legs: Iterable[LegEntry | LegRun], why: str) -> None:
+    """In a view of a run or wave whose process is gone: every leg still `running` is `crashed`,
+    its error saying why (a reader's view; nothing is written)."""
+    for leg in legs:
+        if leg.status == "running":
+            leg.status = "crashed"
+            leg.completed_at = None
+            leg.error = ErrorRecord(code="CRASHED", message=why)

@@ -18,10 +18,9 @@ undefended finding — is the stage's call: `ask()` reports, the stage degrades.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..providers.routing import Route
 from .context import LegResult, Row, RunContext
@@ -29,8 +28,7 @@ from .context import LegResult, Row, RunContext
 Parsed = dict[str, Any]  # at least {"ok": bool, "errors": [{code, detail}]}
 
 
-@dataclass(frozen=True)
-class Contract:
+class Contract(NamedTuple):
     """One kind of answer: how it is read, and how the run asks again when it cannot be."""
 
     stage: str  # the legs' stage in run.json
@@ -84,7 +82,7 @@ async def ask(ctx: RunContext, contract: Contract, *, leg_id: str, role: str, ro
 async def _repair(ctx: RunContext, contract: Contract, answer: Answer, *, route: Route, row: Row,
                   launch: dict[str, Any]) -> None:
     failing_text, failing = answer.text, answer.parsed
-    repair_row = dataclasses.replace(row, role="repair", seat_id=None, was_chair=False)
+    repair_row = row._replace(role="repair", seat_id=None, was_chair=False)
     for _ in range(contract.max_repairs):
         if ctx.exhausted:
             break

@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, NamedTuple, TYPE_CHECKING
 
 from ..config import config_dir
 from ..council.templates import BriefingTemplate, check_known_values, compose, parse_template, resolve_values
@@ -45,8 +44,7 @@ TemplateSource = Literal["builtin", "user", "file"]
 
 # --------------------------------------------------------------------------- templates
 
-@dataclass(frozen=True)
-class LoadedTemplate:
+class LoadedTemplate(NamedTuple):
     template: BriefingTemplate
     source: TemplateSource
     path: str
@@ -135,8 +133,7 @@ def show_template(ref: str) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- the artifact
 
-@dataclass(frozen=True)
-class Artifact:
+class Artifact(NamedTuple):
     path: Path
     text: str
     hash: str
@@ -166,8 +163,7 @@ def read_artifact(ref: str) -> Artifact:
 
 # --------------------------------------------------------------------------- composition
 
-@dataclass(frozen=True)
-class ComposedBriefing:
+class ComposedBriefing(NamedTuple):
     text: str
     template: LoadedTemplate
     artifact: Artifact

@@ -52,7 +52,6 @@ from ..providers.routing import ProviderRegistry
 from ..vocabulary import QUESTION
 from .chair import chair_packet, run_chair
 from .context import RunContext
-from .debate_round import DebateRound
 from .legcache import lost_launches
 from .manifest import initial_manifest, write_inputs
 from .options import RunOptions
@@ -186,6 +185,8 @@ class CouncilRun:
         ctx.stage(first_tally, "complete")
         round_ = None
         if p.options.debate:
+            from .debate_round import DebateRound  # only a debated run pays for the round's code
+
             round_ = await DebateRound(ctx, anon, cross.judges, record, provisional_input, cross.prose).run()
             record = round_.final_record
             ctx.stage("tally", "complete")

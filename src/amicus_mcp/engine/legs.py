@@ -21,12 +21,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 
-from ..documents.legs import FinishedLeg
-from ..documents.run import ErrorRecord, LegEntry
+from ..documents.legs import ErrorRecord, FinishedLeg
+from ..documents.run import LegEntry
 from ..documents.usage import LegUsage
 from ..providers.base import Completion, Message, Usage
 from ..providers.cost import prompt_tokens, route_pricing
@@ -64,8 +64,7 @@ class LegResult:
         return "the model returned no text"
 
 
-@dataclass(frozen=True)
-class LegAsk:
+class LegAsk(NamedTuple):
     """One leg a stage asks for."""
 
     leg_id: str
@@ -273,8 +272,7 @@ def truncation_notice(ask: LegAsk, cap: int) -> str:
 # --------------------------------------------------------------------------- stat rows
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     """Who a runStats row is about, and where it sorts (stage, bench position)."""
 
     model: str

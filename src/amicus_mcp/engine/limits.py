@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..council import briefings, question_briefings
 from ..council.seats import Seat
@@ -49,8 +49,7 @@ def context_window(route: Route, catalog: Catalog) -> int | None:
     return info.context_length if info is not None else None
 
 
-@dataclass(frozen=True)
-class PlannedLeg:
+class PlannedLeg(NamedTuple):
     wave: str  # stage1 | stage2 | chair
     who: str  # the seat id, or the chair
     prompt_tokens: int  # exact for Stage 1, a bound after it
@@ -65,8 +64,7 @@ class PlannedLeg:
         return reservation(self.prompt_tokens, self.pricing, self.floor)
 
 
-@dataclass(frozen=True)
-class RunPlan:
+class RunPlan(NamedTuple):
     review_cap: int  # the Stage-1 review cap, lowered when a judge's or the chair's window needs it
     legs: tuple[PlannedLeg, ...]  # every wave at its floor (the bounds at floor review caps)
 

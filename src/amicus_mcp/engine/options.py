@@ -186,7 +186,8 @@ _ALLOW_SECRETS_ARG = Arg(
 # --------------------------------------------------------------------------- the models
 
 class _Options(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid",
+                              defer_build=True)  # built at first use: a wave never builds RunOptions
 
     # The bench as typed (repeats make twin seats) …
     models: Annotated[list[str] | None, Option(

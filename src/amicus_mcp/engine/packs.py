@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -101,8 +100,7 @@ def number_keys() -> tuple[str, ...]:
     return tuple(str(d.option.pack) for d in packed() if d.is_number)
 
 
-@dataclass(frozen=True)
-class LoadedPack:
+class LoadedPack(NamedTuple):
     pack: PackDocument
     source: Literal["saved", "file"]
     path: Path

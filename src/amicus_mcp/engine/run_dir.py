@@ -17,9 +17,8 @@ A fanout wave's directory shares the input names (options.json, briefing.md, eng
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, NamedTuple, Protocol, TYPE_CHECKING
 
 from ..errors import AmicusError, BadArgs, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, read_json
@@ -55,8 +54,7 @@ CHAIR_PACKET = "chair-packet.md"
 CHAIR_OUTPUT = "chair-output.md"
 
 
-@dataclass(frozen=True)
-class RunDir:
+class RunDir(NamedTuple):
     path: Path
 
     def __truediv__(self, name: str) -> Path:
@@ -99,13 +97,14 @@ class RunDir:
         return doc if isinstance(doc, dict) else None
 
     def write(self, manifest: RunManifest, *, compact: bool | None = None) -> None:
-        """run.json now. While the engine runs it, it is written compact (a checkpoint is on the
-        run's hot path, and the indenting encoder is pure Python, ~8× the cost); the final
-        write, and any a reader is left with, is the indented one, and so is the `running`
-        manifest a front seeds for its worker (`compact=False`)."""
+        """run.json now. While the engine runs it, it is written compact and without an fsync (a
+        checkpoint is on the run's hot path and superseded by the next one; the indenting
+        encoder is pure Python, ~8× the cost, and an fsync is a disk flush per leg); the final
+        write, and any a reader is left with, is the indented, durable one, and so is the
+        `running` manifest a front seeds for its worker (`compact=False`)."""
         if compact is None:
             compact = manifest.status == "running"
-        atomic_write_json(self.manifest_path, manifest.to_doc(), indent=None if compact else 2)
+        atomic_write_json(self.manifest_path, manifest.to_doc(), indent=None if compact else 2, durable=not compact)
 
     # -- the engine's pid --------------------------------------------------------------------
 

@@ -22,10 +22,10 @@ from typing import Any
 
 import anyio
 
-from ..documents.run import (BudgetRefusal, ChairAttempt, DebateSummary, Degrade, ErrorRecord, InterruptedLeg,
-                             LegEntry, Resume, RunManifest, RunUsage, Stage)
-from ..documents.legs import crash_in_flight
-from ..documents.usage import LegUsage
+from ..documents.legs import ErrorRecord
+from ..documents.run import (BudgetRefusal, ChairAttempt, DebateSummary, Degrade, InterruptedLeg, LegEntry, Resume,
+                             RunManifest, Stage, crash_in_flight)
+from ..documents.usage import LegUsage, RunUsage
 from ..fsio import sweep_temp_files
 from ..vocabulary import Conformance
 from .run_dir import RunDir

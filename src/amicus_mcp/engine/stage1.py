@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 
@@ -118,8 +118,7 @@ def answer_contract(ctx: RunContext, seat: Seat, route: Route) -> Contract:
     )
 
 
-@dataclass(frozen=True)
-class _Form:
+class _Form(NamedTuple):
     """What a Stage-1 document is called and how it is kept: a review, or a question's answer."""
 
     noun: str  # review | answer

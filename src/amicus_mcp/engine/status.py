@@ -44,7 +44,7 @@ def leg_status(store: SessionStore, leg_id: str) -> LegRun:
 def observed_wave(wave: Wave) -> Wave | None:
     """The wave as a reader must see it when its process is gone (crashed, with every unfinished
     leg); None when the document tells the truth. Nothing is written here."""
-    from ..documents.legs import crash_in_flight
+    from ..documents.run import crash_in_flight
     from ..documents.wave import WaveError
 
     if wave.status != "running" or wave.pid is None or pid_alive(wave.pid):

@@ -16,7 +16,6 @@ timeout itself, and an outer deadline catches anything that does not.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,8 +23,7 @@ from typing import Any
 
 import anyio
 
-from ..documents.legs import LegRun
-from ..documents.run import ErrorRecord
+from ..documents.legs import ErrorRecord, LegRun
 from ..documents.usage import LegUsage, WaveUsage
 from ..documents.wave import PromptRecord, Wave, WaveCounts, counts_of
 from ..errors import AmicusError
@@ -147,8 +145,8 @@ async def call_route(
         if exc.text is not None:
             exc.text = redact_text(exc.text)
         raise
-    return dataclasses.replace(
-        completion, text=redact_text(completion.text), structured=redact_tree(completion.structured),
+    return completion._replace(
+        text=redact_text(completion.text), structured=redact_tree(completion.structured),
         reasoning=None if completion.reasoning is None else redact_text(completion.reasoning))
 
 

@@ -8,19 +8,17 @@ only ever sees this interface.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 CostSource = Literal["reported", "estimated", "unknown"]
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     role: Literal["system", "user", "assistant"]
     content: str
 
 
-@dataclass(frozen=True)
-class CompletionRequest:
+class CompletionRequest(NamedTuple):
     model: str  # the provider-side model id (already resolved from an alias)
     messages: tuple[Message, ...]
     json_schema: dict[str, Any] | None = None  # ask for structured output when supported
@@ -29,8 +27,7 @@ class CompletionRequest:
     temperature: float | None = None
 
 
-@dataclass(frozen=True)
-class Tokens:
+class Tokens(NamedTuple):
     input: int | None = None
     output: int | None = None
     reasoning: int | None = None
@@ -62,8 +59,7 @@ class Usage:
         }
 
 
-@dataclass(frozen=True)
-class Completion:
+class Completion(NamedTuple):
     text: str
     finish_reason: str | None
     resolved_model: str | None  # the executable id that actually served the request

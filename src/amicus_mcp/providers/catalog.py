@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, UTC
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 import anyio
 import httpx
@@ -45,8 +45,7 @@ OPENROUTER_PREFIX = "openrouter/"
 CatalogState = Literal["fresh", "cached", "stale", "unavailable"]
 
 
-@dataclass(frozen=True)
-class Pricing:
+class Pricing(NamedTuple):
     """USD per token."""
 
     prompt: float
@@ -87,8 +86,7 @@ def _price(value: Any) -> float | None:
     return float(number)
 
 
-@dataclass(frozen=True)
-class ModelInfo:
+class ModelInfo(NamedTuple):
     id: str
     name: str
     context_length: int | None

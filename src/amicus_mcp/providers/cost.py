@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import BudgetExceeded
 from .base import CostSource, Tokens, Usage
@@ -111,15 +110,13 @@ def _sum_tokens(all_tokens: Iterable[Tokens]) -> dict[str, int | None]:
 # ------------------------------------------------------------------ pre-flight
 
 
-@dataclass(frozen=True)
-class PlannedLeg:
+class PlannedLeg(NamedTuple):
     model: str  # what to call the leg in messages (alias or id)
     prompt_chars: int
     pricing: Pricing | None  # None: no known price
 
 
-@dataclass(frozen=True)
-class CostEstimate:
+class CostEstimate(NamedTuple):
     amount: float | None  # None when no leg could be priced
     priced_legs: int
     unpriced: tuple[str, ...]

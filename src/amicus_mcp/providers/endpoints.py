@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 OPENROUTER = "openrouter"
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
@@ -22,8 +21,7 @@ OPENROUTER_BASE_URL_ENV = "AMICUS_OPENROUTER_BASE_URL"
 OPENROUTER_KEY_ENV = "OPENROUTER_API_KEY"
 
 
-@dataclass(frozen=True)
-class DirectVendor:
+class DirectVendor(NamedTuple):
     """A vendor whose own OpenAI-compatible API we can call with the vendor's key."""
 
     vendor: str

@@ -22,7 +22,6 @@ inside a 200 body, a schema-invalid reply) are added to the final result or erro
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import math
@@ -181,7 +180,7 @@ def with_structured(
         exc.text = completion.text
         exc.usage = completion.usage
         raise
-    return dataclasses.replace(completion, structured=value)
+    return completion._replace(structured=value)
 
 
 def _first_choice(body: dict[str, Any], *, provider: str, model: str) -> dict[str, Any]:
@@ -530,7 +529,7 @@ class OpenAICompatibleProvider:
         except ProviderError as exc:
             exc.usage = sum_usage(failed) if failed else exc.usage
             raise
-        return dataclasses.replace(done, usage=sum_usage([*failed, done.usage])) if failed else done
+        return done._replace(usage=sum_usage([*failed, done.usage])) if failed else done
 
     def extra_body(self, request: CompletionRequest) -> Mapping[str, Any]:
         """Provider-specific fields added to every body (a subclass may vary them by request)."""
@@ -540,7 +539,7 @@ class OpenAICompatibleProvider:
         body = await self._post_json(payload, request.model, seconds_left)
         try:
             completion, usage_obj = parse_reply(body, request, provider=self.name)
-            priced = dataclasses.replace(completion, usage=self._usage(usage_obj, request.model))
+            priced = completion._replace(usage=self._usage(usage_obj, request.model))
             return with_structured(priced, request.json_schema, provider=self.name, model=request.model)
         except ProviderError as exc:
             if exc.usage is None and isinstance(body, dict) and isinstance(body.get("usage"), dict):

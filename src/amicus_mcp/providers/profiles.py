@@ -27,8 +27,7 @@ profile is downgraded for the rest of the run (`ProfileBook.refuse_structured`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import BadModel, MissingKey
 from .catalog import Catalog
@@ -40,8 +39,7 @@ from .route import Route
 STRUCTURED_PARAMETERS = frozenset({"structured_outputs", "response_format"})
 
 
-@dataclass(frozen=True)
-class Profile:
+class Profile(NamedTuple):
     structured_outputs: bool = False  # send a JSON-schema response_format (or a grammar)
     compact: bool = False  # a small local model: tight length caps keep it on the rails and fast
     local: bool = False  # the embedded model: runs in this process, with no key and no network
@@ -69,11 +67,11 @@ def profile_for(route: Route, *, cfg: Mapping[str, Any], catalog: Catalog | None
     if known.catalogued:
         info = catalog.get(route.model) if catalog is not None else None
         params = info.supported_parameters if info is not None else None
-        return replace(known, structured_outputs=bool(params and STRUCTURED_PARAMETERS & set(params)))
+        return known._replace(structured_outputs=bool(params and STRUCTURED_PARAMETERS & set(params)))
     if route.kind == "direct":
         vendor = DIRECT_VENDORS.get(route.provider)
-        return replace(known, structured_outputs=bool(vendor and vendor.structured_outputs))
-    return replace(known, structured_outputs=provider_settings(cfg, route.provider).get("structuredOutputs") is True)
+        return known._replace(structured_outputs=bool(vendor and vendor.structured_outputs))
+    return known._replace(structured_outputs=provider_settings(cfg, route.provider).get("structuredOutputs") is True)
 
 
 # --- can the route run? -------------------------------------------------------------------
@@ -127,4 +125,4 @@ class ProfileBook:
 
     def refuse_structured(self, route: Route) -> None:
         """The provider rejected a schema request: send this model plain prompts from now on."""
-        self._profiles[(route.provider, route.model)] = replace(self.get(route), structured_outputs=False)
+        self._profiles[(route.provider, route.model)] = self.get(route)._replace(structured_outputs=False)

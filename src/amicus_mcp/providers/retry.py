@@ -20,9 +20,8 @@ import logging
 import math
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import datetime, UTC
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import anyio
 
@@ -33,8 +32,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(NamedTuple):
     max_attempts: int = 3
     base_delay_s: float = 1.0
     max_delay_s: float = 20.0

@@ -6,14 +6,12 @@ Its own module because both `routing` (which resolves routes and builds provider
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 RouteKind = Literal["gateway", "direct", "server", "embedded"]
 
 
-@dataclass(frozen=True)
-class Route:
+class Route(NamedTuple):
     provider: str  # "openrouter", a direct vendor, "embedded", or a configured server's name
     model: str  # the id sent to that provider
     canonical: str  # vendor/model with no gateway prefix ("local…" for the embedded model)

@@ -33,7 +33,6 @@ provider is built from the cached catalog only: neither waits on the network.
 
 from __future__ import annotations
 
-import dataclasses
 import ipaddress
 import re
 from collections.abc import Mapping
@@ -254,7 +253,7 @@ class ProviderRegistry:
         and the route's profile remembers that for the rest of the run."""
         provider = self.provider_for(route)
         if request.json_schema is None or not self.profile(route).structured_outputs:
-            return await provider.complete(dataclasses.replace(request, json_schema=None))
+            return await provider.complete(request._replace(json_schema=None))
         try:
             return await provider.complete(request)
         except (ProviderRejected, ModelNotFound) as exc:
@@ -262,7 +261,7 @@ class ProviderRegistry:
                 raise
         assert self._profiles is not None  # set by self.profile() above
         self._profiles.refuse_structured(route)
-        return await provider.complete(dataclasses.replace(request, json_schema=None))
+        return await provider.complete(request._replace(json_schema=None))
 
     def _client(self) -> httpx.AsyncClient:
         if self._given_client is not None:
