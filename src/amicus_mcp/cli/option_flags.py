@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any, NamedTuple, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from ..engine.options import Declared

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..config import config_dir
 from ..council.templates import BriefingTemplate, check_known_values, compose, parse_template, resolve_values

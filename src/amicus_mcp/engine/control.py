@@ -17,9 +17,8 @@ from __future__ import annotations
 import os
 import signal
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any, Literal, NamedTuple, Union
 
 import anyio
 
@@ -46,8 +45,7 @@ __all__ = ["ENGINE_DIED", "Located", "Snapshot", "Waited", "abort", "council_leg
 Snapshot = Union[RunStatusView, LegRun, Wave, dict[str, Any]]
 
 
-@dataclass(frozen=True)
-class Located:
+class Located(NamedTuple):
     kind: Literal["council-run", "council-leg", "job", "wave", "leg"]
     run_dir: RunDir | None = None  # a council run's, or the run a council leg belongs to
     manifest: Path | None = None  # a job's (an eval's) manifest
@@ -254,8 +252,7 @@ def _terminate(pid: Any) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class Waited:
+class Waited(NamedTuple):
     """What a wait saw last, and whether it gave up at its timeout."""
 
     snapshot: Snapshot

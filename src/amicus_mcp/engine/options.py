@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -46,8 +45,7 @@ Gateway = Literal["auto", "direct", "openrouter"]
 
 # --------------------------------------------------------------------------- the metadata
 
-@dataclass(frozen=True)
-class Flag:
+class Flag(NamedTuple):
     """The option on the command line. Its type is the field's (a number flag is `type=float`);
     a bool field whose default is True is a `--no-…` switch, a `bool | None` one `--x/--no-x`."""
 
@@ -60,8 +58,7 @@ class Flag:
     hidden: bool = False  # accepted, never shown in --help (an id a front chose for a child)
 
 
-@dataclass(frozen=True)
-class Arg:
+class Arg(NamedTuple):
     """The option as an MCP tool argument. A bool field whose default is True is offered as its
     negation (`noCostGate: true` sets `cost_gate` False)."""
 
@@ -74,8 +71,7 @@ class Arg:
     path: str | None = None
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(NamedTuple):
     """How the fronts take one field of an options model (see the module docstring)."""
 
     flag: Flag | None = None
@@ -95,8 +91,7 @@ class Option:
     hint: str | None = None  # what a refused value should look like
 
 
-@dataclass(frozen=True)
-class Declared:
+class Declared(NamedTuple):
     """One field of an options model with its `Option`."""
 
     field: str  # the attribute: "timeout_min"

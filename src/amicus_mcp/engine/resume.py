@@ -18,8 +18,7 @@ legcache.py). The stages run again from the top; a finished leg answers at once 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..documents.run import RunManifest
 from ..errors import AmicusError, BadArgs
@@ -42,8 +41,7 @@ FINAL_ERRORS = {
 }
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """Whether a run can be resumed, and if not, why."""
 
     resumable: bool
@@ -81,8 +79,7 @@ def resume_command(run_dir: RunDir) -> str:
     return f"amicus council resume {shlex.quote(str(run_dir.path))}"
 
 
-@dataclass(frozen=True)
-class Resumable:
+class Resumable(NamedTuple):
     run_dir: RunDir
     manifest: RunManifest  # run.json as found
     status: str

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import AmicusError, BadArgs, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, read_json

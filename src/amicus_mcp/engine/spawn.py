@@ -30,9 +30,8 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import BadArgs, InternalError, MissingPrompt
 from .options import WaveOptions, write_options
@@ -85,12 +84,11 @@ def _detach_kwargs() -> dict[str, Any]:
 # --------------------------------------------------------------------------- council runs
 
 
-@dataclass(frozen=True)
-class StartedRun:
+class StartedRun(NamedTuple):
     run_id: str
     run_dir: Path
     pid: int
-    dropped: list[dict[str, str]] = field(default_factory=list)
+    dropped: tuple[dict[str, str], ...] = ()
 
 
 def start_council_run(prep: Prepared) -> StartedRun:
@@ -108,7 +106,7 @@ def start_council_run(prep: Prepared) -> StartedRun:
                             hint=f"the run directory {run_dir.path} records the failure; check the Python environment") from None
     run_dir.write_spawn_pid(pid)
     write_pointer(prep.store, prep.run_id, run_dir)
-    return StartedRun(prep.run_id, run_dir.path, pid, list(prep.dropped))
+    return StartedRun(prep.run_id, run_dir.path, pid, tuple(prep.dropped))
 
 
 def start_resumed_run(target: Resumable, prep: Prepared) -> StartedRun:
@@ -152,12 +150,11 @@ def seed_manifest(prep: Prepared) -> RunManifest:
 # --------------------------------------------------------------------------- waves
 
 
-@dataclass(frozen=True)
-class StartedWave:
+class StartedWave(NamedTuple):
     wave_id: str
     task_ids: list[str]
     pid: int
-    notices: list[str] = field(default_factory=list)
+    notices: tuple[str, ...] = ()
 
 
 async def start_wave(options: WaveOptions, *, prompt: str | None = None) -> StartedWave:
@@ -186,7 +183,7 @@ async def start_wave(options: WaveOptions, *, prompt: str | None = None) -> Star
         raise InternalError(f"could not start the fanout wave: {exc.strerror or exc}",
                             hint="check the Python environment amicus runs in") from None
     task_ids = seed_wave(store, wave_id, bench.models, pid=pid, briefing=briefing, chars=len(text))
-    notices = [dropped_notice(bench.dropped)] if bench.dropped else []
+    notices = (dropped_notice(bench.dropped),) if bench.dropped else ()
     return StartedWave(wave_id, task_ids, pid, notices)
 
 

@@ -20,9 +20,8 @@ undecided by omission is an error naming the file — it is never re-matched qui
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -43,8 +42,7 @@ MATCHES_FILE = "matches.json"
 BRIEFING_FILE = "briefing.md"
 
 
-@dataclass(frozen=True)
-class EvalDir:
+class EvalDir(NamedTuple):
     path: Path
 
     @property

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..council.findings import read_last_json_block
 from .suite import Case
@@ -25,8 +25,7 @@ from .suite import Case
 REASON_MAX = 300
 
 
-@dataclass(frozen=True)
-class Question:
+class Question(NamedTuple):
     """One finding to match, and the flaws it may be matched to."""
 
     finding: str  # the tally's run-global finding id (A1, B2 …)

@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from .suite import PlantedFlaw
 
@@ -47,8 +46,7 @@ _COLON = re.compile(r"[\w./-]+\.[A-Za-z0-9]{1,8}:" + _NUM + r"(?:" + _TO + _NUM 
 _TAIL_ITEM = re.compile(r"(,|and|&|-|–|—|to|through|thru|\.\.)\s*(?:lines?\s*)?(\d{1,9})(?!\d)", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Candidates:
+class Candidates(NamedTuple):
     flaws: tuple[str, ...]  # candidate flaw ids, in the case's order
     placement: Placement
 

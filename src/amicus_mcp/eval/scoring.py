@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..documents.run import RunManifest
 from ..engine.store import parse_iso
@@ -38,8 +38,7 @@ UNMATCHED_NOTE = ("An unmatched finding is not necessarily wrong: it may be a re
                   "Read the unmatched Confirmed findings before calling them noise.")
 
 
-@dataclass(frozen=True)
-class CaseInputs:
+class CaseInputs(NamedTuple):
     """What one case left on disk: its council's run.json and tally.json, and the decisions."""
 
     case: Case

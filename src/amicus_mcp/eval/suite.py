@@ -22,10 +22,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -91,8 +90,7 @@ class SuiteDocument(_Strict):
     description: Annotated[str, Field(max_length=2000)] = ""
 
 
-@dataclass(frozen=True)
-class Case:
+class Case(NamedTuple):
     """One case, read and checked: its document, the artifact text and its lines."""
 
     doc: CaseDocument
@@ -115,8 +113,7 @@ class Case:
         return next(f for f in self.doc.plantedFlaws if f.id == flaw_id)
 
 
-@dataclass(frozen=True)
-class Suite:
+class Suite(NamedTuple):
     doc: SuiteDocument
     path: Path
     cases: tuple[Case, ...]

@@ -25,9 +25,8 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 log = logging.getLogger("amicus_mcp.mcp")
 
@@ -37,8 +36,7 @@ WORKSPACE_PID = "workspace.pid"
 Probe = Callable[[], bool]  # a hard-guard check, run only when the decision reaches it
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     open: bool
     reason: str | None = None  # set exactly when `open` is False
 

@@ -33,15 +33,14 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, TextIO
+from typing import Literal, NamedTuple, TextIO
 
 ClientTag = Literal["code-local", "code-web", "cowork", "gemini-cli", "codex", "inspector", "fast-agent", "unknown"]
 ENV_OVERRIDE = "AMICUS_MCP_CLIENT"
 CLAUDE_CODE_LIMIT = "Claude Code moves a tool call still running after about 120 s into the background"
 
 
-@dataclass(frozen=True)
-class Host:
+class Host(NamedTuple):
     tag: ClientTag
     name: str  # the host, as a person names it
     names: re.Pattern[str] | None  # the clientInfo.name spellings; None: reachable only through the override
@@ -74,8 +73,7 @@ BY_TAG: dict[str, Host] = {host.tag: host for host in (*HOSTS, UNKNOWN)}
 CLIENT_TAGS: tuple[ClientTag, ...] = tuple(host.tag for host in HOSTS)  # what the override may name
 
 
-@dataclass(frozen=True)
-class Detection:
+class Detection(NamedTuple):
     tag: ClientTag
     source: Literal["env", "clientInfo", "fallback"]
     warning: str | None = None

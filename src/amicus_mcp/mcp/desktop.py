@@ -10,15 +10,13 @@ environment before anything reads it (`envvars.scrub_placeholders`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 INSTALL_ENV = "AMICUS_INSTALL"  # set to DESKTOP_BUNDLE by the bundle: hints then point at its form
 DESKTOP_BUNDLE = "claude-desktop-bundle"
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     key: str  # the user_config key
     env: str  # the variable the server reads it from
     kind: Literal["string", "number", "directory"]

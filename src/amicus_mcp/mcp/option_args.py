@@ -19,9 +19,9 @@ import functools
 import inspect
 import typing
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 from pydantic import Field
 
@@ -32,11 +32,10 @@ if TYPE_CHECKING:
 Select = Callable[["Declared"], bool]  # whether the tool takes an option
 
 
-@dataclass(frozen=True)
-class ArgumentSet:
+class ArgumentSet(NamedTuple):
     model: str  # "run" | "wave" (engine.options.MODELS)
     select: Select
-    describe: Mapping[str, str] = field(default_factory=dict)  # field → this tool's own description
+    describe: Mapping[str, str] = MappingProxyType({})  # field → this tool's own description
 
     def declared(self) -> list[Declared]:
         from ..engine.options import declared

@@ -17,9 +17,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..errors import BadArgs
 
@@ -35,16 +34,14 @@ _RUN_FILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._#-]*\.(md|json|log|html)$")
 EVAL_FILES = ("eval.md", "eval.json", "eval-run.json")
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     kind: Literal["council-run", "wave", "leg", "eval-run"]
     name: str
     text: str
     files: list[str] | None = None
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(NamedTuple):
     text: str
     offset: int
     total: int

@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 from mcp.server.mcpserver import Context
@@ -29,8 +29,7 @@ WAIT_ENV = "AMICUS_WAIT_S"
 WAIT_MAX_S = 600.0
 
 
-@dataclass(frozen=True)
-class WaitSlice:
+class WaitSlice(NamedTuple):
     """How long one `amicus_wait` call blocks, and whether the request was cut to fit the client."""
 
     seconds: float
@@ -38,8 +37,7 @@ class WaitSlice:
     reason: str | None = None
 
 
-@dataclass(frozen=True)
-class Caller:
+class Caller(NamedTuple):
     """Everything a tool needs to know about who is calling and where."""
 
     client: ClientTag

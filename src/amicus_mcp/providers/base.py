@@ -7,7 +7,6 @@ only ever sees this interface.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, Protocol
 
 CostSource = Literal["reported", "estimated", "unknown"]
@@ -44,11 +43,10 @@ class Tokens(NamedTuple):
         }
 
 
-@dataclass(frozen=True)
-class Usage:
+class Usage(NamedTuple):
     """What a leg consumed. Unknown cost is `None` with source "unknown" — never 0."""
 
-    tokens: Tokens = field(default_factory=Tokens)
+    tokens: Tokens = Tokens()
     cost_amount: float | None = None
     cost_source: CostSource = "unknown"
 

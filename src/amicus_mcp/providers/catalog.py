@@ -21,10 +21,10 @@ pay a connect timeout on every command.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta, UTC
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal, NamedTuple, Protocol
 
 import anyio
@@ -120,9 +120,8 @@ class ModelInfo(NamedTuple):
                    supported_parameters=params)
 
 
-@dataclass(frozen=True)
-class Catalog:
-    models: Mapping[str, ModelInfo] = field(default_factory=dict)
+class Catalog(NamedTuple):
+    models: Mapping[str, ModelInfo] = MappingProxyType({})
     fetched_at: datetime | None = None
     state: CatalogState = "unavailable"
     error: str | None = None  # why the last refresh failed, when it did

@@ -58,7 +58,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 import anyio.to_thread
@@ -158,8 +158,7 @@ def _positive_int(section: dict[str, Any], key: str, default: int) -> int:
 # ----------------------------------------------------------------------------- model ids
 
 
-@dataclass(frozen=True)
-class LocalModelRef:
+class LocalModelRef(NamedTuple):
     """A resolved local model: a GGUF path, or None for the bundled model (assembled lazily)."""
 
     name: str
@@ -330,8 +329,7 @@ def _load_llama(llama_cpp: Any, path: Path, settings: LocalSettings) -> Any:
 # ----------------------------------------------------------------------------- prompts
 
 
-@dataclass(frozen=True)
-class _Prompt:
+class _Prompt(NamedTuple):
     text: str
     stop: tuple[str, ...]
     add_bos: bool
@@ -465,8 +463,7 @@ class _Job:
         return max(0.0, self.deadline - time.monotonic())
 
 
-@dataclass(frozen=True)
-class _Raw:
+class _Raw(NamedTuple):
     text: str
     finish_reason: str | None
     prompt_tokens: int | None

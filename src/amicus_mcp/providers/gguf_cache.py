@@ -18,10 +18,9 @@ import hashlib
 import importlib
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from filelock import FileLock
 
@@ -35,8 +34,7 @@ _LOCK_TIMEOUT_S = 600.0  # another process may be assembling; that takes seconds
 _BLOCK = 1024 * 1024
 
 
-@dataclass(frozen=True)
-class ShippedModel:
+class ShippedModel(NamedTuple):
     """What the model package tells us: the chunks in order, the file name and checksum."""
 
     file_name: str

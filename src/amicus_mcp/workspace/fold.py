@@ -14,9 +14,8 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..council.report import build_model
 from ..documents.run import RunManifest
@@ -30,8 +29,7 @@ FOLD_FILE = "fold.md"
 FOLDED_TIERS = TIERS[:2]  # the two the bench supported: Confirmed, Contested
 
 
-@dataclass(frozen=True)
-class FoldResult:
+class FoldResult(NamedTuple):
     folded: bool
     already: bool
     path: Path

@@ -12,9 +12,8 @@ to the engine's own status readers (`amicus status`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..council.seats import seat_file_stem
 from ..documents.run import RunManifest, SeatRecord
@@ -29,8 +28,7 @@ SUPPORTED_RUN_SCHEMA = 2
 TEXT_LIMIT = 1_000_000  # characters of one prose file sent to the page
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(NamedTuple):
     """run.json as read: `doc` when it is a council-run manifest of the schema version this
     reads, else `error` (unreadable) or just its `schema_version` and `created_at` (another)."""
 
@@ -45,8 +43,7 @@ class Manifest:
         return self.doc is not None
 
 
-@dataclass(frozen=True)
-class SeatFile:
+class SeatFile(NamedTuple):
     seat: str
     path: Path
 
