@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
-from ..vocabulary import CHAIR_LINES, INTENTS, QUESTION, TIER_DISPLAY_ORDER, VERDICT_SCALE
+from ..vocabulary import CHAIR_LINES, INTENTS, QUESTION, TIER_DISPLAY_ORDER
 from .option_flags import RUN
 from .output import say
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from typing import Any
-
 from typing import TYPE_CHECKING
 
 import anyio

@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from ..documents.legs import FinishedLeg, LaunchRecord

@@ -26,7 +26,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..config import config_dir
 from ..errors import BadArgs
 from ..fsio import atomic_write_json, dumps_json, loads_json, read_bytes_bounded
-from ..vocabulary import Intent
 
 PACKS_DIR = "packs"
 PACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
