@@ -7,6 +7,8 @@
                   (schemas/council-leg.schema.json)
     LaunchRecord  `<runDir>/legs/<key>.<attempt>.launch`, written before a leg is sent, so a
                   resume can count a leg that was in flight when its attempt stopped
+    InterruptedLeg  such a leg, as run.json `interruptedLegs` records it (a launch record is
+                  one with its cache key)
     ErrorRecord   what went wrong with a leg, as `CODE` and a message (a run's legs carry it too)
 
 A wave imports this module and not run.py: a fanout never builds the council-run models.
@@ -79,13 +81,22 @@ class FinishedLeg(Family):
     completed_at: str
 
 
-class LaunchRecord(Document):
-    key: str
+class InterruptedLeg(Document):
+    """A leg an earlier attempt had in flight when it stopped: probably billed, cost unknown
+    (run.json `interruptedLegs`)."""
+
     id: str
     stage: LegStage
     role: str
     model: str
     seat: WhenSet[str] = None
     started_at: WhenSet[str] = None
-    reserved: WhenSet[Number] = None
+    reserved: WhenSet[Annotated[Number, Field(ge=0)]] = None  # USD claimed against --max-cost
+
+
+class LaunchRecord(InterruptedLeg):
+    """The same leg as it was launched, under its cache key (`key` is written first: a
+    document keeps the order it was built in)."""
+
+    key: str
 

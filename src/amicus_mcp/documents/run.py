@@ -19,7 +19,7 @@ from pydantic import ConfigDict, Field
 from ..vocabulary import (RESUMED_FROM_STATUSES, TAG_PATTERN, ChairLine, Conformance, LegStatus, RunStatus,
                           StageStatus)
 from .base import Document, Family, WhenSet
-from .legs import ErrorRecord, LegRun, LegStage, Sha256Hex
+from .legs import ErrorRecord, InterruptedLeg, LegRun, LegStage, Sha256Hex
 from .usage import Count, LegUsage, Number, RunUsage
 
 ExitCode = Literal[0, 1, 2, 130, 143]
@@ -165,18 +165,6 @@ class Resume(Document):
     from_status: ResumedFrom
     stage: str | None
     legs_reused: Count
-
-
-class InterruptedLeg(Document):
-    """A leg an earlier attempt had in flight when it stopped: probably billed, cost unknown."""
-
-    id: str
-    stage: LegStage
-    role: str
-    model: str
-    seat: WhenSet[str] = None
-    started_at: WhenSet[str] = None
-    reserved: WhenSet[Annotated[Number, Field(ge=0)]] = None
 
 
 class RunManifest(Family):

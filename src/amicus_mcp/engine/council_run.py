@@ -46,7 +46,8 @@ from ..council.report import build_report
 from ..council.seats import repeats_alias
 from ..council.tally import tally
 from ..council.verdict import merge_verdict
-from ..documents.run import InterruptedLeg, RunManifest
+from ..documents.legs import InterruptedLeg
+from ..documents.run import RunManifest
 from ..errors import CostExceeded, CouncilQuorum
 from ..providers.routing import ProviderRegistry
 from ..vocabulary import QUESTION

@@ -27,8 +27,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..documents.legs import FinishedLeg, LaunchRecord
-from ..documents.run import InterruptedLeg, LegEntry
+from ..documents.legs import FinishedLeg, InterruptedLeg, LaunchRecord
+from ..documents.run import LegEntry
 from ..errors import AmicusError
 from ..fsio import atomic_write_json, read_json
 from ..providers.routing import Route

@@ -22,9 +22,9 @@ from typing import Any
 
 import anyio
 
-from ..documents.legs import ErrorRecord
-from ..documents.run import (BudgetRefusal, ChairAttempt, DebateSummary, Degrade, InterruptedLeg, LegEntry, Resume,
-                             RunManifest, Stage, crash_in_flight)
+from ..documents.legs import ErrorRecord, InterruptedLeg
+from ..documents.run import (BudgetRefusal, ChairAttempt, DebateSummary, Degrade, LegEntry, Resume, RunManifest, Stage,
+                             crash_in_flight)
 from ..documents.usage import LegUsage, RunUsage
 from ..fsio import sweep_temp_files
 from ..vocabulary import Conformance
