@@ -24,6 +24,11 @@ from typing import Literal, get_args
 Intent = Literal["review", "question"]
 INTENTS: tuple[Intent, ...] = get_args(Intent)
 REVIEW, QUESTION = INTENTS
+# A task council (the original tool's third intent) is asked to do or decide something: its
+# seats review the briefing as a review's do (findings, cross-review, tiers), its chair closes on
+# an ANSWER line as a question's does, and its runs write no reliability rows. A verdict that
+# says `intent: task` renders as one (council/report.py).
+TASK = "task"
 
 # --- the chair's closing line ------------------------------------------------------------
 # A review council's chair ends with `VERDICT: <phrase>`; a question council's with

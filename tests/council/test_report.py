@@ -547,12 +547,13 @@ def test_zero_findings_render_cleanly() -> None:
     assert md.count("_No findings._") == 1
     assert "###" not in md and "Legend" not in md and "| Finding |" not in md
     assert "## Adjudication matrix\n\n_No findings._\n\n## Street-cred" in md
-    # An all-clean bench says so under Findings by tier (issue 12).
-    assert "## Findings by tier\n\n_No findings were raised._\n\n## Cost" in md
+    # An all-clean bench says so under Findings by tier, before the cost (issues 12, 28).
+    assert ("## Findings by tier\n\n_No findings were raised on this bench — a clean review is a valid review._"
+            "\n\n## Cost") in md
     assert md.endswith("\n") and not md.endswith("\n\n")
     page = build_report(doc, fmt="html")
     assert page.count('<p class="empty">No findings.</p>') == 1
-    assert page.count('<p class="empty">No findings were raised.</p>') == 1
+    assert page.count('<p class="empty">No findings were raised on this bench — a clean review is a valid review.</p>') == 1
     assert "<h3" not in page and 'class="matrix"' not in page
     assert_self_contained(page)
 

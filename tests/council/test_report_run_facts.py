@@ -51,13 +51,13 @@ def test_losses_follow_the_verdict_summary_in_one_voice_with_notes() -> None:
     md = build_report(doc)
     assert sections(md)[:3] == ["Verdict summary", "What was lost", "Adjudication matrix"]
     block = md.split("## What was lost\n\n", 1)[1].split("\n\n## ", 1)[0]
-    assert block == ("- Seat mistral produced no review — PROVIDER\\_ERROR: boom\n"
-                     "- No chair verdict — the chair, its retry and the promoted fallback all failed\n\n"
+    assert block == ("- Notice: seat mistral produced no review — PROVIDER\\_ERROR: boom\n"
+                     "- Notice: no chair verdict — the chair, its retry and the promoted fallback all failed\n\n"
                      "**Notes:**\n\n"
                      "- lens run: not recorded in the reliability ledger")
     page = build_report(doc, fmt="html")
     assert re.findall(r"<h2>(.*?)</h2>", page)[:2] == ["Verdict summary", "What was lost"]
-    assert "<li>Seat mistral produced no review — PROVIDER_ERROR: boom</li>" in page
+    assert "<li>Notice: seat mistral produced no review — PROVIDER_ERROR: boom</li>" in page
     assert "<strong>Notes:</strong>" in page
 
 
@@ -71,7 +71,7 @@ def test_a_verdict_on_fewer_than_two_judges_says_so_next_to_it() -> None:
     md = build_report(doc)
     assert "**Chair verdict: Ship it** — _rests on fewer than two judges (judged: false)_" in md
     # A hand-assembled verdict has no degrades: its judged:false is listed as the loss.
-    assert "## What was lost\n\n- Cross-review is thin — fewer than two judges" in md
+    assert "## What was lost\n\n- Notice: cross-review is thin — fewer than two judges" in md
     page = build_report(doc, fmt="html")
     assert re.search(r'<p class="chair-verdict good degraded">Chair verdict: Ship it <span class="rests">— rests on '
                      r"fewer than two judges \(judged: false\)</span></p>", page)
@@ -108,8 +108,8 @@ def test_debate_round_from_the_run_summary_or_from_the_findings() -> None:
     assert derived.split("## Debate round\n\n", 1)[1].split("\n\n", 1)[0].splitlines() == [
         "- Defended 1 · amended 0 · withdrawn 1 · no response 0",
         "- Verdict changes: 2",
-        "- **B1**: withdrawn (was Contested, now Singleton)",
-        "- **B2**: defended (was Disputed, now Contested)",
+        "- **B1**: Withdrawn by raiser — Contested → Singleton",
+        "- **B2**: defended — Disputed → Contested",
     ]
     summary = {"enabled": True, "outcome": "ran", "defended": 1, "amended": 0, "withdrawn": 1, "noResponse": 0,
                "verdictChanges": 1}
@@ -134,4 +134,88 @@ def test_an_unverified_repair_is_a_loss() -> None:
     doc = worked()
     doc["runStats"][1]["findingsUnverified"] = True
     md = build_report(doc)
-    assert "## What was lost\n\n- The findings of gpt are unverified — a repair could not be checked" in md
+    assert ("## What was lost\n\n- Notice: seat gpt's findings came from a repair of a response with no findings "
+            "block — nothing verified them") in md
+    page = build_report(doc, fmt="html")
+    assert "<li>Notice: seat gpt&#x27;s findings came from a repair of a response with no findings block" in page
+
+
+# --------------------------------------------------------------------------- issue 28
+
+
+def council_run() -> dict[str, Any]:
+    """The worked example as a council run's verdict (the engine pins runType headless)."""
+    return {**worked(), "runType": "headless"}
+
+
+def test_a_clean_bench_is_said_before_the_cost() -> None:
+    doc = {**council_run(), "findings": [], "tierCounts": {"Confirmed": 0, "Contested": 0, "Singleton": 0, "Disputed": 0}}
+    md = build_report(doc)
+    said = "_No findings were raised on this bench — a clean review is a valid review._"
+    assert f"## Findings by tier\n\n{said}\n\n## Cost" in md
+    page = build_report(doc, fmt="html")
+    assert page.index("No findings were raised on this bench — a clean review is a valid review.") < page.index("<h2>Cost</h2>")
+
+
+def test_every_loss_is_one_notice_in_one_voice() -> None:
+    doc = {**council_run(), "degrades": [
+        {"kind": "degrade", "channel": "stage1", "what": "seat beta did not review", "why": "the leg ended with PROVIDER_ERROR"},
+        {"kind": "degrade", "channel": "review", "what": "review cap cut the judges' bundle", "why": "it held 40 reviews"},
+    ]}
+    doc["runStats"][0]["findingsUnverified"] = True
+    lost = build_report(doc).split("## What was lost\n\n", 1)[1].split("\n\n## ", 1)[0].splitlines()
+    assert lost == [
+        "- Notice: seat beta did not review — the leg ended with PROVIDER\\_ERROR",
+        "- Notice: review cap cut the judges' bundle — it held 40 reviews",  # a kind of degrade this version never wrote
+        "- Notice: seat deepseek's findings came from a repair of a response with no findings block — nothing "
+        "verified them against a first reply, so they stand on the repair alone",
+    ]
+
+
+def test_losses_notes_and_heals_are_three_things() -> None:
+    doc = {**council_run(), "degrades": [
+        {"kind": "heal", "channel": "stage1", "what": "seat gpt's leg was retried", "why": "the retry succeeded"},
+        {"kind": "heal", "channel": "chair", "what": "the chair's helper failed", "why": "it was not needed"},
+        {"kind": "info", "channel": "ledger", "what": "this kind of run writes no reliability rows", "why": "a lens run"},
+        {"channel": "stage2", "what": "judge gpt dropped", "why": "written by an older version"},  # no kind: a loss
+    ]}
+    md = build_report(doc)
+    block = md.split("## What was lost\n\n", 1)[1].split("\n\n## ", 1)[0]
+    assert block == ("- Notice: judge gpt dropped — written by an older version\n\n"
+                     "**Notes:**\n\n"
+                     "- This kind of run writes no reliability rows — a lens run")
+    assert "retried" not in md and "helper" not in md
+    page = build_report(doc, fmt="html")
+    assert "retried" not in page and "helper" not in page and "<li>Notice: judge gpt dropped" in page
+    # Only notes, only heals: nothing was lost.
+    healed = build_report({**council_run(), "degrades": doc["degrades"][:3]})
+    assert "## What was lost\n\n_Nothing was lost._\n\n**Notes:**" in healed
+    assert "## What was lost" not in build_report({**council_run(), "degrades": doc["degrades"][:2]})
+
+
+def test_a_debated_run_says_each_challenged_finding_and_its_tier_movement() -> None:
+    doc = council_run()
+    doc["findings"][2]["debate"] = {"action": "defended", "previousTier": "Disputed"}  # B2, now Contested
+    doc["findings"][1]["debate"] = {"action": "withdrawn", "previousTier": "Singleton"}
+    doc["findings"][0]["debate"] = {"action": "amended", "previousTier": "Contested"}  # A1, now Confirmed
+    rows = build_report(doc).split("## Debate round\n\n", 1)[1].split("\n\n", 1)[0].splitlines()[-3:]
+    assert rows == ["- **A1**: amended — Contested → Confirmed",
+                    "- **B1**: Withdrawn by raiser — stays Singleton",
+                    "- **B2**: defended — Disputed → Contested"]
+    page = build_report(doc, fmt="html")
+    assert "<li><strong>B2</strong>: defended — Disputed → Contested</li>" in page
+
+
+def test_a_council_runs_tier_table_is_qualified_and_totals_the_run() -> None:
+    md = build_report(council_run())
+    assert "| Singleton | 1 |\n\n_Tiers report peer concurrence, never verification._\n\n## Adjudication matrix" in md
+    assert "| **Run total** | | | $0.0900 |" in md and "Wave total" not in md
+    page = build_report(council_run(), fmt="html")
+    assert "<em>Tiers report peer concurrence, never verification.</em>" in page
+    assert "<td>Run total</td>" in page and "Wave total" not in page
+    # The seed's worked example (the skill path, costed by its wave) is held byte for byte.
+    seed = build_report(worked())
+    assert "never verification" not in seed and "| **Wave total** | | | $0.0900 |" in seed
+    with_wave = build_report(council_run(), wave={"usage": {"cost": {"amount": 0.09, "source": "reported"}}})
+    assert "| **Wave total** | | | $0.0900 |" in with_wave  # a wave document's total is the wave's
+

@@ -150,7 +150,7 @@ def test_cli_json_passes_run_json_through_with_the_exit_code(fake, brief, run_di
     assert check_documents(run_dir) == printed
     assert "review-fake-b.md" not in files(run_dir)
     assert printed["labelMap"] == {"Review A": "fake/a", "Review B": "fake/c"}
-    assert [d["what"] for d in printed["degrades"]] == ["seat fake/b produced no review"]
+    assert [d["what"] for d in printed["degrades"]] == ["seat fake/b did not review"]
 
 
 # --------------------------------------------------------------------------- 2. the exit-code table
@@ -198,7 +198,7 @@ async def test_dead_seat_by_timeout_degrades(fake, council, run_dir):
     assert (code, run["status"]) == (2, "partial")
     check_documents(run_dir, run)
     assert next(leg for leg in run["legs"] if leg["model"] == "fake/c")["status"] == "timeout"
-    assert run["degrades"][0]["what"] == "seat fake/c produced no review"
+    assert run["degrades"][0]["what"] == "seat fake/c did not review"
     assert run["labelMap"] == {"Review A": "fake/a", "Review B": "fake/b"}
     assert run["overallVerdict"] == "Fix these first" and run["judged"] is True
     assert "review-fake-c.md" not in files(run_dir) and "judge-fake-c.md" not in files(run_dir)

@@ -88,9 +88,9 @@ def test_a_degraded_run_says_what_was_lost(fake, brief, run_dir, project, capsys
     assert chip and "degraded" in chip.group(1)
     assert "Fix these first" in chip.group(2) and "rests on fewer than two judges (judged: false)" in chip.group(2)
     lost = page.split("<h2>What was lost</h2>", 1)[1].split("</section>", 1)[0]
-    assert "Seat fake/c produced no review — PROVIDER_REJECTED" in lost
-    assert "Judge fake/b produced no judgement" in lost
-    assert "Cross-review is thin — only 1 judge(s)" in lost
+    assert "Notice: seat fake/c did not review — PROVIDER_REJECTED" in lost
+    assert "Notice: judge fake/b produced no judgement" in lost
+    assert "Notice: cross-review is thin — only 1 judge(s)" in lost
     # What each finding says: its claim and location, from the run's own record.
     assert '<div class="claim">north claim 1</div><div class="location">location: section 2</div>' in page
     assert "Why evict on write?" in page
@@ -113,7 +113,7 @@ def test_a_degraded_run_says_what_was_lost(fake, brief, run_dir, project, capsys
     md = capsys.readouterr().out
     assert "**Chair verdict: Fix these first** — _rests on fewer than two judges (judged: false)_" in md
     assert "## Verdict summary" in md and md.index("## What was lost") < md.index("## Chair's synthesis") < md.index("## Adjudication matrix")
-    assert "- Seat fake/c produced no review — PROVIDER\\_REJECTED" in md
+    assert "- Notice: seat fake/c did not review — PROVIDER\\_REJECTED" in md
     assert "  - north claim 1\n  - location: section 2" in md
 
 
@@ -174,11 +174,11 @@ def test_a_debated_run_reports_its_round(fake, brief, run_dir, project, capsys):
         "- Outcome: ran",
         "- Defended 1 · amended 0 · withdrawn 1 · no response 0",
         "- Verdict changes: 1",
-        "- **A1**: defended (was Disputed, now Confirmed)",
-        "- **B1**: withdrawn (was Contested, now Contested)",
+        "- **A1**: defended — Disputed → Confirmed",
+        "- **B1**: Withdrawn by raiser — stays Contested",
     ]
     page = (run_dir / "report.html").read_text(encoding="utf-8")
-    assert "Debate round" in h2s(page) and "<strong>A1</strong>: defended (was Disputed, now Confirmed)" in page
+    assert "Debate round" in h2s(page) and "<strong>A1</strong>: defended — Disputed → Confirmed" in page
 
 
 def test_an_all_clean_bench_says_no_findings_were_raised(fake, brief, run_dir, project, capsys):
@@ -190,7 +190,9 @@ def test_an_all_clean_bench_says_no_findings_were_raised(fake, brief, run_dir, p
     assert (code, run["judged"]) == (0, True)
     page = (run_dir / "report.html").read_text(encoding="utf-8")
     findings = page.split("<h2>Findings by tier</h2>", 1)[1].split("</section>", 1)[0]
-    assert '<p class="empty">No findings were raised.</p>' in findings
+    assert '<p class="empty">No findings were raised on this bench — a clean review is a valid review.</p>' in findings
+    md = build_report(load(run_dir, "verdict.json"), record=load(run_dir, "tally.json"))
+    assert md.index("No findings were raised on this bench") < md.index("## Cost")
     assert "What was lost" not in page
 
 
@@ -203,4 +205,4 @@ def test_an_inexact_cost_under_a_ceiling_is_in_the_verdict_and_the_report(fake, 
     assert load(run_dir, "verdict.json")["degrades"] == run["degrades"]
     assert [d["what"] for d in run["degrades"]] == ["cost total is a floor"]
     page = (run_dir / "report.html").read_text(encoding="utf-8")
-    assert "<li>Cost total is a floor — 1 leg(s) had no known cost under a --max-cost ceiling</li>" in page
+    assert "<li>Notice: cost total is a floor — 1 leg(s) had no known cost under a --max-cost ceiling</li>" in page

@@ -214,7 +214,7 @@ def test_a_providers_context_length_answer_is_said_as_such(fake, brief, run_dir,
     assert leg["error"]["code"] == "CONTEXT_LENGTH_EXCEEDED"
     assert "does not fit the model's context window" in leg["error"]["message"]
     assert [kind(p) for p in fake.prompts("b")] == ["stage1"]  # asked once: a retry would not fit either
-    degrade = next(d for d in run["degrades"] if d["what"] == "seat fake/b produced no review")
+    degrade = next(d for d in run["degrades"] if d["what"] == "seat fake/b did not review")
     assert degrade["why"].startswith("CONTEXT_LENGTH_EXCEEDED: ")
     assert "CONTEXT_LENGTH_EXCEEDED" in (run_dir / "report.html").read_text(encoding="utf-8")
 

@@ -288,7 +288,7 @@ async def test_an_empty_answer_is_a_dead_seat(fake, question, run_dir, project):
     question_member(fake, "c")
     question_member(fake, "chair")
     run, code = await ask(question, run_dir, project, ["fake/a", "fake/b", "fake/c"])
-    assert code == 2 and run["degrades"][0]["what"] == "seat fake/a produced no answer"
+    assert code == 2 and run["degrades"][0]["what"] == "seat fake/a did not answer"
     assert kinds_asked(fake, "a") == ["question"]  # a repair has no question to answer: none is sent
     assert run["labelMap"] == {"Answer A": "fake/b", "Answer B": "fake/c"}
 

@@ -66,7 +66,7 @@ async def test_verdict_orders_seats_after_council_and_renders_thin_cross_review(
     assert schema_errors(verdict, "council-verdict") == []
     md = result["markdown"]
     assert "**Chair verdict: Ship it** — _rests on fewer than two judges (judged: false)_" in md
-    assert "## What was lost\n\n- Cross-review is thin" in md
+    assert "## What was lost\n\n- Notice: cross-review is thin" in md
 
 
 @MODES
@@ -77,7 +77,7 @@ async def test_a_rendered_clean_verdict_says_no_findings_were_raised(mode: str, 
     async with in_process(mode) as client:
         record = body(await client.call_tool("amicus_council_tally", tally_input))
         md = body(await client.call_tool("amicus_verdict", {"record": record, "render": True}))["markdown"]
-    assert "## Findings by tier\n\n_No findings were raised._" in md
+    assert "## Findings by tier\n\n_No findings were raised on this bench — a clean review is a valid review._" in md
     assert "What was lost" not in md
 
 
@@ -122,6 +122,6 @@ async def test_a_degraded_run_read_over_mcp_says_what_was_lost(fake: FakeProvide
     assert (done["status"], done["exitCode"]) == ("partial", 2)
     assert "— _rests on fewer than two judges (judged: false)_" in report
     lost = report.split("## What was lost\n\n", 1)[1].split("\n\n## ", 1)[0]
-    assert "- Judge fake/b produced no judgement — PROVIDER\\_REJECTED" in lost
-    assert "- Cross-review is thin — only 1 judge(s)" in lost
+    assert "- Notice: judge fake/b produced no judgement — PROVIDER\\_REJECTED" in lost
+    assert "- Notice: cross-review is thin — only 1 judge(s)" in lost
     assert "## Chair's synthesis\n\n> Synthesis: the eviction policy must change first." in report

@@ -259,7 +259,7 @@ def test_degraded_states_are_shown_honestly(page: Any, fake: Any, project: Path,
     assert dead.count() == 1 and "✗ out: PROVIDER_REJECTED: " in dead.inner_text()
     assert "charlie cannot review" in dead.inner_text()
     assert "judge dropped" in page.inner_text("#seats tbody tr:nth-child(2) td.flag")
-    assert "Degraded (stage1): seat fake/charlie produced no review" in page.inner_text("#banners")
+    assert "Degraded (stage1): seat fake/charlie did not review" in page.inner_text("#banners")
     assert page.locator("#cost meter.gauge").get_attribute("value") is not None
     assert "of the $0.5000 --max-cost ceiling (1%)" in page.inner_text("#cost .gauge-line")
 

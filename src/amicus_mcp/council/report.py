@@ -65,21 +65,25 @@ from amicus_mcp.council.report_model import (
     DebateSummary,
     FindingView,
     Header,
+    LOSS_PREFIX,
     Matrix,
     Override,
     QuestionView,
     RESERVED_CLAUDE,
     RankedAnswer,
+    RUN_TOTAL,
     ReportModel,
     SUFFIXED_ROLES,
+    TITLE_QUESTION_CHARS,
     StreetCredRow,
     TierCount,
     TierGroup,
     UNATTRIBUTED,
     Vote,
     VoteKind,
+    WAVE_TOTAL,
 )
-from amicus_mcp.vocabulary import QUESTION, TIER_DISPLAY_ORDER, VOTES
+from amicus_mcp.vocabulary import QUESTION, TASK, TIER_DISPLAY_ORDER, VOTES
 
 
 # --------------------------------------------------------------------------- public API
@@ -121,6 +125,10 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
         claims = {**_claims({"findings": findings}), **claims}
     matrix = _build_matrix(verdict, findings, claims)
     stats = [r for r in _list(verdict.get("runStats")) if isinstance(r, Mapping)]
+    losses, info = _build_losses(verdict, stats)
+    # A council run's report (the engine's, a question's or a task's) qualifies its tiers and
+    # totals the run; a verdict of the skill path (the seed's worked example) renders as the seed shows.
+    council_run = verdict.get("runType") == HEADLESS or verdict.get("intent") in (QUESTION, TASK)
     return ReportModel(
         header=_build_header(verdict),
         tier_counts=_build_tier_counts(verdict.get("tierCounts"), matrix.rows),
@@ -130,8 +138,9 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
         cost_rows=tuple(_cost_row(r) for r in stats),
         wave_total=_wave_total(stats, wave),
         notes=_build_notes(verdict, findings, stats),
-        losses=_build_losses(verdict),
-        run_notes=tuple(_text(n) for n in _list(verdict.get("notices")) if isinstance(n, str) and n.strip()),
+        losses=losses,
+        run_notes=(*info, *(_text(n) for n in _list(verdict.get("notices")) if isinstance(n, str) and n.strip()),
+                   *([TASK_NO_LEDGER] if verdict.get("intent") == TASK else [])),
         thin_verdict=verdict.get("judged") is False,
         synthesis=_paragraphs(verdict.get("synthesis")),
         hard_questions=tuple(q for q in (_text(q).strip() for q in _list(verdict.get("hardQuestions"))) if q),
@@ -139,6 +148,8 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
         claims_unavailable=record is None and verdict.get("runType") == HEADLESS and bool(findings)
         and verdict.get("intent") != QUESTION,
         question=_build_question(verdict, matrix) if verdict.get("intent") == QUESTION else None,
+        qualified=council_run,
+        total_label=RUN_TOTAL if council_run and wave is None else WAVE_TOTAL,
     )
 
 
@@ -200,29 +211,42 @@ HEADLESS = "headless"
 
 # --------------------------------------------------------------------------- what the run lost
 
-THIN_CROSS_REVIEW = ("Cross-review is thin — fewer than two judges produced a usable judgement, "
+THIN_CROSS_REVIEW = ("cross-review is thin — fewer than two judges produced a usable judgement, "
                      "so the tiers and street-cred rest on thin cross-review (judged: false)")
+# A task council's run is not recorded in the reliability ledger: information, not a loss.
+TASK_NO_LEDGER = ("A task council writes no reliability rows: this run was not recorded in the reliability ledger "
+                  "(street-cred and tiers here are this run's alone).")
 
 
-def _build_losses(verdict: Mapping[str, Any]) -> tuple[str, ...]:
-    """Every degrade the run recorded, as one sentence each: `What — why`."""
-    losses = []
+def _build_losses(verdict: Mapping[str, Any], stats: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(losses, notes): every degrade the run recorded, each one `Notice: <what> — <why>` bullet.
+
+    A degrade record's `kind` sorts it: `degrade` — or no kind at all (an older version's
+    record), or a kind this version does not know — is a loss; `info` lost nothing and is a
+    note; `heal` (a retry that succeeded, an optional helper that was not needed) is not shown."""
+    losses: list[str] = []
+    notes: list[str] = []
     for entry in _list(verdict.get("degrades")):
         if not isinstance(entry, Mapping):
             continue
         what, why = _text(entry.get("what")).strip(), _text(entry.get("why")).strip()
-        if not what:
+        kind = entry.get("kind")
+        if not what or kind == "heal":
             continue
-        losses.append(what[:1].upper() + what[1:] + (f" — {why}" if why else ""))
-    for row in _list(verdict.get("runStats")):
-        if isinstance(row, Mapping) and row.get("findingsUnverified") is True:
+        line = what + (f" — {why}" if why else "")
+        if kind == "info":
+            notes.append(what[:1].upper() + line[1:])
+        else:
+            losses.append(LOSS_PREFIX + line)
+    for row in stats:
+        if row.get("findingsUnverified") is True:
             who = _text(row.get("seat") or row.get("model"), "?")
-            losses.append(f"The findings of {who} are unverified — a repair could not be checked against the "
-                          "findings the review first declared")
+            losses.append(f"{LOSS_PREFIX}seat {who}'s findings came from a repair of a response with no findings "
+                          "block — nothing verified them against a first reply, so they stand on the repair alone")
     # A verdict assembled by hand carries no degrades, but its judged:false is still a loss.
-    if verdict.get("judged") is False and not any("judged:false" in line for line in losses):
-        losses.append(THIN_CROSS_REVIEW)
-    return tuple(losses)
+    if verdict.get("judged") is False and not any("judged: false" in line or "judged:false" in line for line in losses):
+        losses.append(LOSS_PREFIX + THIN_CROSS_REVIEW)
+    return tuple(losses), tuple(notes)
 
 
 def _paragraphs(text: Any) -> tuple[str, ...]:
@@ -344,13 +368,25 @@ def format_score(value: Any) -> str:
 def _build_header(verdict: Mapping[str, Any]) -> Header:
     council = tuple(_text(m) for m in _list(verdict.get("council")))
     overall = verdict.get("overallVerdict")
+    run_type = _text(verdict.get("runType"), "—")
+    question = verdict.get("question")
+    question = " ".join(question.split()) if isinstance(question, str) and question.strip() else None
+    title = ""
+    if verdict.get("intent") == TASK:
+        title = TASK  # the title's word forks: a council asked to do or decide something
+    elif verdict.get("intent") == QUESTION and question is not None:
+        title = question if len(question) <= TITLE_QUESTION_CHARS else question[: TITLE_QUESTION_CHARS - 1].rstrip() + "…"
+    answer = verdict.get("answer")
     return Header(
-        run_type=_text(verdict.get("runType"), "—"),
+        run_type=run_type,
         run_id=_text(verdict.get("runId"), "—"),
         date=_text(verdict.get("date"), "—"),
         chair=_text(verdict.get("chair"), "—"),
         council=council,
         overall_verdict=_text(overall) if overall is not None else None,
+        title=title,
+        question=question if verdict.get("intent") == QUESTION else None,
+        answer=_text(answer) if verdict.get("intent") == TASK and isinstance(answer, str) and answer.strip() else None,
     )
 
 

@@ -21,10 +21,11 @@ from amicus_mcp.council.report_model import (
     NO_CHAIR_ANSWER,
     NO_CLAIM_DISPUTED,
     NO_CLAIMS_MADE,
-    NO_FINDINGS_RAISED,
+    CLEAN_BENCH,
     NOTHING_LOST_TEXT,
     RANKING_LEGEND,
     THIN_VERDICT,
+    TIER_QUALIFIER,
     UNATTRIBUTED,
     VOTES_IN_WORDS,
     VOTE_LEGEND,
@@ -119,13 +120,13 @@ def render_html(model: ReportModel) -> str:
     """Render the whole report as one self-contained HTML document."""
     h = model.header
     if model.question is not None:
-        return _page(f"Council Answer — {h.run_type} ({h.run_id})", _question_body(model, model.question),
+        return _page(f"Council Answer — {h.subject} ({h.run_id})", _question_body(model, model.question),
                      css=CSS + QUESTION_CSS)
-    title = f"Council Report — {h.run_type} ({h.run_id})"
+    title = f"Council Report — {h.subject} ({h.run_id})"
     body = "\n".join(
         [
             _header(h, thin=model.thin_verdict, degraded=bool(model.losses)),
-            _summary(model.tier_counts),
+            _summary(model.tier_counts, qualified=model.qualified),
             *([_lost(model.losses, model.run_notes)] if model.losses or model.run_notes else []),
             *([_chair(model.synthesis, model.hard_questions)] if model.synthesis or model.hard_questions else []),
             _matrix(model.matrix),
@@ -133,7 +134,7 @@ def render_html(model: ReportModel) -> str:
             _findings(model.tier_groups, claims_unavailable=model.claims_unavailable),
             *([_debate(model.debate)] if model.debate is not None else []),
             *([_notes(model.notes)] if model.notes else []),
-            _cost(model.cost_rows, model.wave_total),
+            _cost(model.cost_rows, model.wave_total, model.total_label),
         ]
     )
     return _page(title, body)
@@ -195,7 +196,7 @@ def _header(h: Header, *, thin: bool = False, degraded: bool = False) -> str:
     council = ", ".join(_e(m) for m in h.council)
     lines = [
         "<header>",
-        f'<h1>Council Report — {_e(h.run_type)} <span class="run-id">({_e(h.run_id)})</span></h1>',
+        f'<h1>Council Report — {_e(h.subject)} <span class="run-id">({_e(h.run_id)})</span></h1>',
         f'<p class="meta">{_e(h.date)} · chair: <strong>{_e(h.chair)}</strong> · council: {council}</p>',
     ]
     if h.overall_verdict is not None:
@@ -204,17 +205,20 @@ def _header(h: Header, *, thin: bool = False, degraded: bool = False) -> str:
         extra = " degraded" if degraded or thin else ""
         rests = f' <span class="rests">— {_e(THIN_VERDICT)}</span>' if thin else ""
         lost = ' <span class="rests">— see What was lost</span>' if degraded and not thin else ""
-        lines.append(f'<p class="chair-verdict {cls}{extra}">Chair verdict: {_e(h.overall_verdict)}{rests}{lost}</p>')
+        line = "Chair answer" if h.title == "task" else "Chair verdict"  # a task's chair closes on an ANSWER line
+        answer = f' <strong class="answer">{_e(h.answer)}</strong>' if h.answer is not None else ""
+        lines.append(f'<p class="chair-verdict {cls}{extra}">{line}: {_e(h.overall_verdict)}{answer}{rests}{lost}</p>')
     lines.append("</header>")
     return "\n".join(lines)
 
 
-def _summary(counts: Sequence[TierCount]) -> str:
+def _summary(counts: Sequence[TierCount], *, qualified: bool = False) -> str:
     rows = [
         _tr([f"<td>{_e(c.tier)}</td>", f'<td class="num">{c.count}</td>'], TIER_CLASS.get(c.tier, ""))
         for c in counts
     ]
-    return _section("Verdict summary", _table("summary", [_th("Tier"), _th("Count")], rows))
+    qualifier = f'\n<p class="legend qualifier"><em>{_e(TIER_QUALIFIER)}</em></p>' if qualified else ""
+    return _section("Verdict summary", _table("summary", [_th("Tier"), _th("Count")], rows) + qualifier)
 
 
 def _vote_cell(v: Vote) -> str:
@@ -303,7 +307,7 @@ def _chair(synthesis: Sequence[str], questions: Sequence[str]) -> str:
 
 def _debate(d: DebateSummary) -> str:
     items = [_e(fact) for fact in d.facts]
-    items += [f"<strong>{_e(r.id)}</strong>: {_e(r.action)} {_e(r.change)}" for r in d.rows]
+    items += [f"<strong>{_e(r.id)}</strong>: {_e(r.said)} — {_e(r.change)}" for r in d.rows]
     return _section("Debate round", '<ul class="debate">\n' + "\n".join(f"<li>{i}</li>" for i in items) + "\n</ul>")
 
 
@@ -334,7 +338,7 @@ def _finding_item(f: FindingView) -> str:
 
 
 def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False, title: str = "Findings by tier",
-              empty: str = NO_FINDINGS_RAISED, item: Callable[[FindingView], str] | None = None) -> str:
+              empty: str = CLEAN_BENCH, item: Callable[[FindingView], str] | None = None) -> str:
     """The findings (a question council's: its claims, `_claim_item`) grouped by tier."""
     if not groups:
         return _section(title, _empty(empty))
@@ -350,7 +354,7 @@ def _notes(notes: Sequence[str]) -> str:
     return _section("About this run", '<ul class="notes">\n' + "\n".join(f"<li>{_e(n)}</li>" for n in notes) + "\n</ul>")
 
 
-def _cost(rows: Sequence[CostRow], wave_total: str) -> str:
+def _cost(rows: Sequence[CostRow], wave_total: str, label: str) -> str:
     body = [
         _tr(
             [
@@ -363,7 +367,7 @@ def _cost(rows: Sequence[CostRow], wave_total: str) -> str:
         for r in rows
     ]
     total = f'<td class="num">{_e(wave_total)}</td>'
-    body.append(_tr(["<td>Wave total</td>", "<td></td>", "<td></td>", total], "total"))
+    body.append(_tr([f"<td>{_e(label)}</td>", "<td></td>", "<td></td>", total], "total"))
     headers = [_th("Model"), _th("Status"), _th("Duration"), _th("Cost")]
     return _section("Cost", _table("cost", headers, body))
 
@@ -384,7 +388,7 @@ def _question_body(model: ReportModel, q: QuestionView) -> str:
         _claims(model.tier_groups, claims_unavailable=model.claims_unavailable),
         *([_debate(model.debate)] if model.debate is not None else []),
         *([_notes(model.notes)] if model.notes else []),
-        _cost(model.cost_rows, model.wave_total),
+        _cost(model.cost_rows, model.wave_total, model.total_label),
     ])
 
 
@@ -392,7 +396,8 @@ def _answer_header(h: Header, q: QuestionView, *, thin: bool, degraded: bool) ->
     council = ", ".join(_e(m) for m in h.council)
     lines = [
         "<header>",
-        f'<h1>Council Answer — {_e(h.run_type)} <span class="run-id">({_e(h.run_id)})</span></h1>',
+        f'<h1>Council Answer — {_e(h.subject)} <span class="run-id">({_e(h.run_id)})</span></h1>',
+        *([f'<p class="question"><strong>Question:</strong> {_e(h.question)}</p>'] if h.question is not None else []),
         f'<p class="meta">{_e(h.date)} · chair: <strong>{_e(h.chair)}</strong> · council: {council}</p>',
     ]
     rests = f' <span class="rests">— {_e(THIN_VERDICT)}</span>' if thin else ""

@@ -18,11 +18,12 @@ from collections.abc import Callable, Sequence
 
 from amicus_mcp.council.report_model import (
     CLAIMS_UNAVAILABLE,
+    CLEAN_BENCH,
+    TIER_QUALIFIER,
     GLYPHS,
     NO_CHAIR_ANSWER,
     NO_CLAIM_DISPUTED,
     NO_CLAIMS_MADE,
-    NO_FINDINGS_RAISED,
     NOTHING_LOST_TEXT,
     RANKING_LEGEND,
     THIN_VERDICT,
@@ -47,7 +48,7 @@ LEGEND_UNKNOWN = f"_`?` a vote whose verdict is not {VOTES_IN_WORDS}_"
 LEGEND_DAGGER = "_`†` corroborated only by another seat running the same model_"
 LEGEND_UNATTRIBUTED = "_`UNATTRIBUTED` votes whose judge names no column on this bench (last vote wins per finding)_"
 NO_FINDINGS = "_No findings._"
-NONE_RAISED = f"_{NO_FINDINGS_RAISED}_"
+NONE_RAISED = f"_{CLEAN_BENCH}_"
 NOTHING_LOST = f"_{NOTHING_LOST_TEXT}_"
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -59,7 +60,7 @@ def render_markdown(model: ReportModel) -> str:
         return render_question_markdown(model, model.question)
     blocks = [
         _header(model.header, thin=model.thin_verdict),
-        _summary(model.tier_counts),
+        _summary(model.tier_counts, qualified=model.qualified),
         *([_lost(model.losses, model.run_notes)] if model.losses or model.run_notes else []),
         *([_chair(model.synthesis, model.hard_questions)] if model.synthesis or model.hard_questions else []),
         _matrix(model.matrix),
@@ -67,7 +68,7 @@ def render_markdown(model: ReportModel) -> str:
         _findings(model.tier_groups, claims_unavailable=model.claims_unavailable),
         *([_debate(model.debate)] if model.debate is not None else []),
         *([_notes(model.notes)] if model.notes else []),
-        _cost(model.cost_rows, model.wave_total),
+        _cost(model.cost_rows, model.wave_total, model.total_label),
     ]
     return "\n\n".join(blocks) + "\n"
 
@@ -89,7 +90,7 @@ def _chair(synthesis: Sequence[str], questions: Sequence[str]) -> str:
 
 def _debate(d: DebateSummary) -> str:
     lines = [f"- {_inline(fact)}" for fact in d.facts]
-    lines += [f"- **{_inline(r.id)}**: {_inline(r.action)} {_inline(r.change)}" for r in d.rows]
+    lines += [f"- **{_inline(r.id)}**: {_inline(r.said)} — {_inline(r.change)}" for r in d.rows]
     return "## Debate round\n\n" + "\n".join(lines)
 
 
@@ -140,18 +141,26 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 def _header(h: Header, *, thin: bool = False) -> str:
     council = ", ".join(_inline(m) for m in h.council)
     lines = [
-        f"# Council Report — {_inline(h.run_type)} ({_inline(h.run_id)})",
+        f"# Council Report — {_subject(h)} ({_inline(h.run_id)})",
         "",
         f"_{_inline(h.date)} · chair: {_inline(h.chair)} · council: {council}_",
     ]
     if h.overall_verdict is not None:
         rests = f" — _{THIN_VERDICT}_" if thin else ""
-        lines += ["", f"**Chair verdict: {_inline(h.overall_verdict)}**{rests}"]
+        line = "Chair answer" if h.title == "task" else "Chair verdict"  # a task's chair closes on an ANSWER line
+        answer = f" {_prose(h.answer)}" if h.answer is not None else ""
+        lines += ["", f"**{line}: {_inline(h.overall_verdict)}**{answer}{rests}"]
     return "\n".join(lines)
 
 
-def _summary(counts: Sequence[TierCount]) -> str:
-    return "## Verdict summary\n\n" + _table(["Tier", "Count"], [[c.tier, str(c.count)] for c in counts])
+def _subject(h: Header) -> str:
+    """What the title names: a question (user text, escaped) or the task word, else the run type."""
+    return _prose(h.title) if h.title else _inline(h.run_type)
+
+
+def _summary(counts: Sequence[TierCount], *, qualified: bool = False) -> str:
+    table = "## Verdict summary\n\n" + _table(["Tier", "Count"], [[c.tier, str(c.count)] for c in counts])
+    return table + (f"\n\n_{TIER_QUALIFIER}_" if qualified else "")
 
 
 def _vote(v: Vote) -> str:
@@ -239,9 +248,9 @@ def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False, 
     return "\n\n".join(blocks)
 
 
-def _cost(rows: Sequence[CostRow], wave_total: str) -> str:
+def _cost(rows: Sequence[CostRow], wave_total: str, label: str) -> str:
     body = [[_cell(r.label), _cell(r.status), r.duration, r.cost] for r in rows]
-    body.append(["**Wave total**", "", "", wave_total])
+    body.append([f"**{label}**", "", "", wave_total])
     return "## Cost\n\n" + _table(["Model", "Status", "Duration", "Cost"], body)
 
 
@@ -260,19 +269,17 @@ def render_question_markdown(model: ReportModel, q: QuestionView) -> str:
         _claims(model.tier_groups, claims_unavailable=model.claims_unavailable),
         *([_debate(model.debate)] if model.debate is not None else []),
         *([_notes(model.notes)] if model.notes else []),
-        _cost(model.cost_rows, model.wave_total),
+        _cost(model.cost_rows, model.wave_total, model.total_label),
     ]
     return "\n\n".join(blocks) + "\n"
 
 
 def _answer_header(h: Header, q: QuestionView, *, thin: bool) -> str:
     council = ", ".join(_inline(m) for m in h.council)
-    lines = [
-        f"# Council Answer — {_inline(h.run_type)} ({_inline(h.run_id)})",
-        "",
-        f"_{_inline(h.date)} · chair: {_inline(h.chair)} · council: {council}_",
-        "",
-    ]
+    lines = [f"# Council Answer — {_subject(h)} ({_inline(h.run_id)})", ""]
+    if h.question is not None:  # the question first: the answer below means nothing without it
+        lines += [f"**Question:** {_prose(h.question)}", ""]
+    lines += [f"_{_inline(h.date)} · chair: {_inline(h.chair)} · council: {council}_", ""]
     rests = f" — _{THIN_VERDICT}_" if thin else ""
     if q.standing is None:
         lines.append(f"**{NO_CHAIR_ANSWER}**{rests}")

@@ -21,7 +21,6 @@ SUFFIXED_ROLES = frozenset({"judge", "chair-attempt", "repair", "superseded", "i
 
 # Wording both renderers share (each adds its own markup).
 THIN_VERDICT = "rests on fewer than two judges (judged: false)"
-NO_FINDINGS_RAISED = "No findings were raised."
 NO_CLAIMS_MADE = "No answer stated a key claim."
 NO_CLAIM_DISPUTED = "No claim was Disputed."
 NO_CHAIR_ANSWER = "No chair answer"
@@ -29,6 +28,18 @@ RANKING_LEGEND = ("ranked by the mean place peers gave each answer (lower is bet
                   "marked *, is not counted), then by fewer Disputed claims, then by more Confirmed ones; "
                   "answers equal on all three share a rank")
 NOTHING_LOST_TEXT = "Nothing was lost."
+# A bench that raised nothing: said, never left blank (issue 28).
+CLEAN_BENCH = "No findings were raised on this bench — a clean review is a valid review."
+# Under a council run's tier table: what a tier does and does not mean.
+TIER_QUALIFIER = "Tiers report peer concurrence, never verification."
+# The cost table's last row: a wave's total (the seed's word, for a verdict of the skill path or
+# one rendered with its wave document), else the council run's own total.
+WAVE_TOTAL = "Wave total"
+RUN_TOTAL = "Run total"
+TITLE_QUESTION_CHARS = 80  # a question longer than this is cut (with …) in the title only
+# The one voice of a loss: `Notice: <who> <what did not happen> — <why>`.
+LOSS_PREFIX = "Notice: "
+WITHDRAWN_BY_RAISER = "Withdrawn by raiser"
 CLAIMS_UNAVAILABLE = ("Claims and locations are unavailable: this council run's verdict was rendered without its "
                       "tally record (tally.json beside verdict.json in the run directory), which holds what each "
                       "finding claims and where.")
@@ -47,6 +58,13 @@ class Header(NamedTuple):
     chair: str
     council: tuple[str, ...]
     overall_verdict: str | None
+    title: str = ""  # what the title names: the run type, `task`, or a question council's question (cut)
+    question: str | None = None  # a question council's question in full (user text: renderers escape it)
+    answer: str | None = None  # a task council: the sentence on the chair's ANSWER line
+
+    @property
+    def subject(self) -> str:
+        return self.title or self.run_type
 
 
 class TierCount(NamedTuple):
@@ -140,8 +158,16 @@ class DebateRow(NamedTuple):
     tier: str
 
     @property
+    def said(self) -> str:
+        """The raiser's action in the debate, as the report words it."""
+        return {"withdrawn": WITHDRAWN_BY_RAISER, "no-response": "no response"}.get(self.action, self.action)
+
+    @property
     def change(self) -> str:
-        return f"(was {self.previous_tier}, now {self.tier})" if self.previous_tier else f"(now {self.tier})"
+        """The revote's tier movement: `Disputed → Contested`, or where the finding stayed."""
+        if not self.previous_tier:
+            return f"now {self.tier}"
+        return f"{self.previous_tier} → {self.tier}" if self.previous_tier != self.tier else f"stays {self.tier}"
 
 
 class DebateSummary(NamedTuple):
@@ -209,6 +235,8 @@ class ReportModel(NamedTuple):
     debate: DebateSummary | None = None
     claims_unavailable: bool = False  # a council run's findings, rendered without the run's tally record
     question: QuestionView | None = None  # a question council's report (None: a review's)
+    qualified: bool = False  # a council run's tier table carries TIER_QUALIFIER (the seed's example does not)
+    total_label: str = WAVE_TOTAL
 
 
 def _count(value: int | None) -> str:

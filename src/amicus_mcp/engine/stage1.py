@@ -4,7 +4,7 @@ Each seat gets its brief (standard, critic or lens), and each review is validate
 most two repair re-prompts that may not change its findings count. A review that still
 fails is kept `unstructured`, with its prose and no findings: the bench still ranks it, but
 its findings are lost — a degrade. A seat whose leg dies, or that says nothing even after
-repair, produced no review.
+repair, did not review.
 
 A question council's seats answer the question instead (`answer-<seat>.md`), in the answer
 contract (council/answers.py): the same ask → parse → repair routine, with repairs that may not
@@ -144,12 +144,12 @@ async def review_seat(ctx: RunContext, index: int, outcome: SeatOutcome, brief: 
         ctx.stat_row(row, None)
         return
     if answer.dead:
-        ctx.degrade("stage1", f"seat {seat['id']} produced no {form.noun}", answer.first.why())
+        ctx.degrade("stage1", f"seat {seat['id']} did not {form.noun}", answer.first.why())
         if answer.first.text:
             ctx.write(file, answer.first.text)
         return
     if not answer.text.strip():
-        ctx.degrade("stage1", f"seat {seat['id']} produced no {form.noun}", "the model returned no text, even after repair")
+        ctx.degrade("stage1", f"seat {seat['id']} did not {form.noun}", "the model returned no text, even after repair")
         return
     outcome.conformance = answer.conformance
     if not answer.ok:
