@@ -167,9 +167,16 @@ class TestValidateFindings:
         assert codes(result) == ["NOT_PARSEABLE"]
         assert result["errors"][0]["detail"].startswith("the last ```json block is not valid JSON: ")
 
-    @pytest.mark.parametrize("body", ["null", "false", "0", "123", '""', "[]", '"text"', "true", "[1]"])
+    @pytest.mark.parametrize("body", ["null", "false", "0", '""'])
+    def test_a_null_body_holds_no_findings_object(self, body: str) -> None:
+        # Issue 28 (the original's `!parsed`): a block that is literally null holds nothing to read.
+        result = validate_findings(fenced(body))
+        assert codes(result) == ["NOT_PARSEABLE"]
+        assert result["errors"][0]["detail"] == f"the last ```json block is {body}: it holds no object"
+
+    @pytest.mark.parametrize("body", ["123", "[]", '"text"', "true", "[1]"])
     def test_non_object_bodies_have_no_findings_array(self, body: str) -> None:
-        # Seed 000 (issue 12): it parses, so not NOT_PARSEABLE; it has no findings array.
+        # Seed 000 (issue 12): it parses to a value, so not NOT_PARSEABLE; it has no findings array.
         result = validate_findings(fenced(body))
         assert codes(result) == ["EMPTY_FINDINGS"]
         assert "not an object with a findings array" in result["errors"][0]["detail"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -222,9 +223,9 @@ def test_street_cred_has_one_row_per_models_entry_even_when_seats_disagree():
     rows = tally(doc)["streetCred"]
     # The entry the table does not cover is an alias row: no seat id is made up for it (issue 12).
     assert [(r["model"], r.get("seat")) for r in rows] == [("a", "a#1"), ("b", None), ("a", None)]
-    # The seated row takes the alias's first place; the seatless one cannot be told apart, so it
-    # reads the alias's mean place.
-    assert [r["withSelf"] for r in rows] == [1, 2, 2]
+    # The ranking is by alias only, so every row of the alias, seated or not, reports the
+    # alias's numbers (issue 28: the original's rule).
+    assert [r["withSelf"] for r in rows] == [2, 2, 2]
 
 
 def test_a_surplus_seat_invents_no_row():
@@ -251,12 +252,60 @@ def test_without_a_seat_table_a_repeated_alias_is_keyed_by_alias():
     assert schema_errors(record, "council-tally") == []
 
 
-def test_without_a_seat_table_only_observed_seat_ids_name_rows():
-    # The input itself uses a#2 (on a vote) but never a#1: only the observed one names its row.
+def test_without_a_seat_table_no_row_is_seated_even_by_an_id_a_vote_used():
+    # Issue 28: a seat id comes from the seat table only; a vote's a#2 names no street-cred row.
     votes = [{"findingId": "A1", "judge": "a", "seat": "a#2", "verdict": "agree"}]
     rows = tally(base_input(["a", "a", "b"], [{"id": "A1", "raiser": "b"}], votes,
                             [{"judge": "b", "order": ["a", "b", "a"]}]))["streetCred"]
-    assert [r.get("seat") for r in rows] == [None, "a#2", None]
+    assert [r.get("seat") for r in rows] == [None, None, None]
+    assert rows[0] == rows[1] and rows[0]["withSelf"] == 2
+
+
+# --- twin benches' street-cred: the rules the original settled (issue 28) ----------------
+
+AB_SEATS = [{"id": "a#1", "alias": "a", "role": "seat", "lens": None, "position": 1},
+              {"id": "a#2", "alias": "a", "role": "seat", "lens": None, "position": 2},
+              {"id": "b", "alias": "b", "role": "seat", "lens": None, "position": 3}]
+
+
+def test_twins_with_no_seat_table_and_no_seat_order_collapse_by_alias():
+    rankings = [{"judge": "b", "order": ["a", "b", "a"]}, {"judge": "a", "order": [["a", "a"], "b"]}]
+    rows = tally(base_input(["a", "a", "b"], [], [], rankings))["streetCred"]
+    twin1, twin2, b = rows
+    assert twin1 == twin2 and "seat" not in twin1  # each twin reports the alias's numbers
+    assert twin1["withSelf"] == pytest.approx((2 + 1.5) / 2) and twin1["peersOnly"] == 2
+    assert twin1["perJudgeRank"] == {"b": 2, "a": 1.5}
+    assert b == {"model": "b", "withSelf": 2.5, "peersOnly": 3, "perJudgeRank": {"b": 2, "a": 3}}
+
+
+def test_a_seat_table_with_rankings_by_alias_only_seats_rows_with_the_alias_numbers():
+    rankings = [{"judge": "b", "order": ["a", "b", "a"]}, {"judge": "a", "seat": "a#1", "order": ["b", "a", "a"]}]
+    record = tally(base_input(["a", "a", "b"], [], [], rankings, seats=AB_SEATS))
+    twin1, twin2, b = record["streetCred"]
+    assert (twin1["seat"], twin2["seat"]) == ("a#1", "a#2") and "seat" not in b  # one seat: no `seat` key
+    assert twin1["withSelf"] == twin2["withSelf"] == pytest.approx((2 + 2.5) / 2)
+    assert twin1["perJudgeRank"] == twin2["perJudgeRank"] == {"b": 2, "a#1": 2.5}
+    assert twin1["peersOnly"] == 2 and twin2["peersOnly"] == pytest.approx((2 + 2.5) / 2)  # a#1's own rank excluded
+    assert schema_errors(record, "council-tally") == []
+
+
+def test_a_seat_order_without_a_seat_table_finds_no_twin():
+    rankings = [{"judge": "b", "order": ["a", "b", "a"], "orderSeats": ["a#2", "b", "a#1"]},
+                {"judge": "a", "order": ["a", "a", "b"], "orderSeats": ["a#1", "a#2", "b"]}]
+    record = tally(base_input(["a", "a", "b"], [], [], rankings))
+    twin1, twin2, b = record["streetCred"]
+    for twin in (twin1, twin2):
+        assert twin == {"model": "a", "withSelf": None, "peersOnly": None, "perJudgeRank": {}}
+    assert b["withSelf"] == pytest.approx((2 + 3) / 2)
+    assert schema_errors(record, "council-tally") == []
+
+
+def test_a_seat_table_naming_more_seats_than_the_bench_invents_no_row():
+    seats = [*AB_SEATS, {"id": "a#3", "alias": "a", "role": "seat", "lens": None, "position": 4}]
+    rankings = [{"judge": "b", "order": ["a", "b", "a"], "orderSeats": ["a#2", "b", "a#3"]}]
+    rows = tally(base_input(["a", "a", "b"], [], [], rankings, seats=seats))["streetCred"]
+    assert [(r["model"], r.get("seat")) for r in rows] == [("a", "a#1"), ("a", "a#2"), ("b", None)]
+    assert rows[0]["withSelf"] is None and rows[1]["withSelf"] == 1  # a#3's place reaches no row
 
 
 def test_street_cred_ties_share_the_mean_position():
@@ -283,6 +332,15 @@ def test_optional_finding_keys_are_echoed_only_when_present():
     assert list(finding_out(record, "A1"))[-2:] == ["location", "claim"]
     for key in ("raiserSeat", "location", "claim", "sameModelCorroboration", "unattributedPeerDrops", "debate"):
         assert key not in finding_out(record, "A2")
+
+
+@pytest.mark.parametrize("ttft, kept", [(0, True), (812, True), (-1, False), (1.5, False), ("12", False),
+                                         (True, False), (None, False), ({"ms": 3}, False)])
+def test_a_legs_ttft_is_kept_only_as_a_non_negative_integer(ttft: Any, kept: bool):
+    doc = base_input(["a", "b"], [], [])
+    doc["runStats"] = [{"model": "a", "ttftMs": ttft}]
+    row = tally(doc)["runStats"][0]
+    assert (row.get("ttftMs"), "ttftMs" in row) == ((ttft, True) if kept else (None, False))
 
 
 def test_run_stats_are_normalized_with_defaults_and_emit_when_set():

@@ -11,10 +11,12 @@ A Stage-1 review is prose followed by a trailing fenced block::
 error is ``{code, detail}``. Codes, in the order the checks run:
 
 - ``NO_FENCED_BLOCK``   no closed ```json block at all (detail: "no ```json block found").
-- ``NOT_PARSEABLE``     the block is not JSON. It returns before the empty-set rule, so a
+- ``NOT_PARSEABLE``     the block is not JSON, or it holds no findings object at all: a body
+                        that parses to null (or another JSON falsy scalar: false, 0, "" — the
+                        original's `!parsed`). It returns before the empty-set rule, so a
                         broken emit is never mistaken for "I found nothing".
-- ``EMPTY_FINDINGS``    the block parses but has no findings array: it is not an object
-                        (null, 123, "", an array, ...), or ``findings`` is missing or not an
+- ``EMPTY_FINDINGS``    the block parses to a value but has no findings array: it is not an
+                        object (123, "text", true, an array, ...), or ``findings`` is missing or not an
                         array; or an empty array while ``overall`` is missing, blank or not a
                         string. An empty array with a real ``overall`` is a clean review, and
                         clean reviews are valid.
@@ -193,6 +195,9 @@ def read_object(text: str, code: str = "EMPTY_FINDINGS",
     value, error = read_last_json_block(text)
     if error:
         return None, error
+    if value is None or (value in (False, 0, "") and not isinstance(value, (list, dict))):
+        # Nothing there at all (the original's `!parsed`): not a findings object, so unreadable.
+        return None, make_error("NOT_PARSEABLE", f"the last ```json block is {json.dumps(value)}: it holds no object")
     if not isinstance(value, dict):
         detail = f"the last ```json block is {json_type(value)}, not an object with {what}"
         return None, make_error(code, detail)

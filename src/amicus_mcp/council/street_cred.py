@@ -11,21 +11,28 @@ places it spans (`[["a","b"], "c"]` → a 1.5, b 1.5, c 3).
 - `perJudgeRank`: the row's position under each judge, keyed by the judge's seat id when it
   differs from its alias, else by alias.
 
-A row locates itself in a ranking through `orderSeats` (its seat id) when the ranking carries
-one, and through `order` (its alias) otherwise: the k-th seated row of an alias takes the
-alias's k-th place in `order`, or its only place when the judge listed the alias once. A row
-of a repeated alias with no seat id (no seat table and no `alias#k` anywhere in the input)
-takes the alias's mean place, so such rows are identical: nothing in the document can tell
-them apart, and a seat id is never invented to do so.
+A twin bench (two seats of one model) follows the rules the original tool settled:
+
+- A row's seat id comes from the seat table only (`meta.seats`, the k-th seat of an alias for
+  its k-th row). With no table the twins have no seat id: one is never invented, nor read off
+  a vote (seed 000, "never fill in a seat id you did not observe").
+- A ranking with a seat order (`orderSeats`) is read by seat: a row finds its seat id there
+  (an unrepeated alias, its alias). A twin row with no seat id finds nothing in it — a seat
+  order names seats, and nothing says which seat the row is; nor does a seated twin whose seat
+  the order does not name. (An unrepeated alias whose slot is null falls back to its alias.)
+- A ranking by alias only (`order`) cannot tell twins apart: every row of a repeated alias,
+  seated or not, reports the alias's numbers (the mean of the alias's places there), so twin
+  rows with no seat order collapse by alias.
+- A seat table naming more seats than the bench has makes no row for the surplus seat.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .seats import repeats_alias, seat_ids
+from .seats import repeats_alias
 
 
 def positions(order: Sequence[Any]) -> list[tuple[Any, float]]:
@@ -42,48 +49,25 @@ def positions(order: Sequence[Any]) -> list[tuple[Any, float]]:
     return out
 
 
-def _row_seats(meta: Mapping[str, Any], observed: Collection[str]) -> list[str | None]:
-    """Each row's seat id, or None when the row has none it can honestly claim.
-
-    A seat id comes from the seat table (the k-th seat of an alias for its k-th row), or,
-    with no table, from the `alias#k` id the input itself used somewhere (`observed`). An id
-    nothing in the input carries is never made up: seed 000, "never fill in a seat id you did
-    not observe". A row the table does not cover is an alias row; a surplus seat makes none.
-    """
+def _row_seats(meta: Mapping[str, Any]) -> list[str | None]:
+    """Each row's seat id from the seat table (the k-th seat of an alias for its k-th row), or
+    None: an unrepeated alias, a row the table does not cover, or no table at all."""
     models: list[str] = meta["models"]
-    if not repeats_alias(models):
-        return [None] * len(models)
     table = meta.get("seats")
-    by_alias: dict[str, list[str]] | None = None
-    if isinstance(table, list):
-        by_alias = {}
-        for seat in table:
-            if isinstance(seat, dict) and isinstance(seat.get("id"), str) and isinstance(seat.get("alias"), str):
-                by_alias.setdefault(seat["alias"], []).append(seat["id"])
+    if not repeats_alias(models) or not isinstance(table, list):
+        return [None] * len(models)
+    by_alias: dict[str, list[str]] = {}
+    for seat in table:
+        if isinstance(seat, dict) and isinstance(seat.get("id"), str) and isinstance(seat.get("alias"), str):
+            by_alias.setdefault(seat["alias"], []).append(seat["id"])
     seen: Counter[str] = Counter()
     out: list[str | None] = []
-    for alias, computed in zip(models, seat_ids(models)):
-        k = seen[alias]
+    for alias in models:
+        known = by_alias.get(alias, [])
+        seat = known[seen[alias]] if seen[alias] < len(known) else None
         seen[alias] += 1
-        if by_alias is not None:
-            known = by_alias.get(alias, [])
-            seat = known[k] if k < len(known) else None
-        else:
-            seat = computed if computed in observed else None
         out.append(seat if seat != alias else None)
     return out
-
-
-def observed_seat_ids(rankings: Sequence[Mapping[str, Any]], *more: Any) -> set[str]:
-    """Every seat id the input carries: rankings' `seat`/`orderSeats`, and any extra ids."""
-    ids: set[str] = {m for m in more if isinstance(m, str) and m}
-    for ranking in rankings:
-        if isinstance(ranking.get("seat"), str):
-            ids.add(ranking["seat"])
-        order_seats = ranking.get("orderSeats")
-        if isinstance(order_seats, list):
-            ids.update(m for m, _ in positions(order_seats) if isinstance(m, str))
-    return ids
 
 
 class _Ranking:
@@ -98,22 +82,24 @@ class _Ranking:
             self.by_alias.setdefault(member, []).append(pos)
         self.by_seat: dict[Any, float] = {}
         order_seats = ranking.get("orderSeats")
+        self.seated = isinstance(order_seats, list)
         if isinstance(order_seats, list):
             for member, pos in positions(order_seats):
                 if isinstance(member, str):
                     self.by_seat.setdefault(member, pos)
 
-    def position_of(self, alias: str, seat: str | None, k: int, repeated: bool) -> float | None:
-        if seat is not None and seat in self.by_seat:
-            return self.by_seat[seat]
+    def position_of(self, alias: str, seat: str | None, repeated: bool) -> float | None:
+        if self.seated:  # read by seat: a twin finds only its own seat id (none: nothing)
+            key = seat if seat is not None else (None if repeated else alias)
+            if key is not None and key in self.by_seat:
+                return self.by_seat[key]
+            if repeated:
+                return None
         places = self.by_alias.get(alias)
         if not places:
             return None
-        if seat is None and repeated:
-            # A seatless row of a repeated alias cannot be told from its twins: every such
-            # row reads the alias's mean place, so the rows are identical rather than guessed.
-            return sum(places) / len(places)
-        return places[k] if k < len(places) else (places[0] if len(places) == 1 else None)
+        # By alias, twins cannot be told apart: each reports the alias's numbers (its mean place).
+        return sum(places) / len(places) if repeated else places[0]
 
     def is_own(self, alias: str, seat: str | None) -> bool:
         if seat is not None and self.seat:
@@ -125,23 +111,17 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def street_cred(meta: Mapping[str, Any], rankings: Sequence[Mapping[str, Any]],
-                observed: Collection[str] | None = None) -> list[dict[str, Any]]:
-    """One row per `meta.models` entry. `observed`: the seat ids the whole input carries
-    (default: those on the rankings); with no seat table only these can name a row."""
+def street_cred(meta: Mapping[str, Any], rankings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One row per `meta.models` entry, in that order."""
     indexed = [_Ranking(r) for r in rankings]
     rows = []
-    seen: Counter[str] = Counter()
     totals = Counter(meta["models"])
-    seen_ids = observed_seat_ids(rankings) if observed is None else observed
-    for alias, seat in zip(meta["models"], _row_seats(meta, seen_ids)):
-        k = seen[alias]
-        seen[alias] += 1
+    for alias, seat in zip(meta["models"], _row_seats(meta)):
         with_self: list[float] = []
         peers: list[float] = []
         per_judge: dict[Any, float] = {}
         for ranking in indexed:
-            pos = ranking.position_of(alias, seat, k, totals[alias] > 1)
+            pos = ranking.position_of(alias, seat, totals[alias] > 1)
             if pos is None:
                 continue
             with_self.append(pos)

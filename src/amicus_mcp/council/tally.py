@@ -17,7 +17,7 @@ from typing import Any
 from ..documents import check_tally_input
 from ..vocabulary import TIERS
 from .report import format_money
-from .street_cred import observed_seat_ids, street_cred
+from .street_cred import street_cred
 from .tiers import assign_tier, peer_basis
 
 TALLY_SCHEMA_VERSION = 2
@@ -70,18 +70,11 @@ def _tally(tally_input: Any) -> dict[str, Any]:
         "type": "council-tally",
         "meta": meta,
         "judged": len(tally_input["rankings"]) >= 2,
-        "streetCred": street_cred(meta, tally_input["rankings"], _observed_seats(tally_input)),
+        "streetCred": street_cred(meta, tally_input["rankings"]),
         "findings": findings,
         "runStats": [normalize_run_stat(row) for row in tally_input.get("runStats", [])],
         "tierCounts": tier_counts,
     }
-
-
-def _observed_seats(tally_input: Mapping[str, Any]) -> set[str]:
-    """Every seat id the input itself carries — the only ids street-cred may put on a row."""
-    more = [v.get("seat") for v in tally_input["adjudications"]]
-    more += [f.get("raiserSeat") for f in tally_input["findings"]]
-    return observed_seat_ids(tally_input["rankings"], *more)
 
 
 def _score(finding: Mapping[str, Any], votes: list[Mapping[str, Any]]) -> dict[str, Any]:
@@ -124,7 +117,11 @@ def normalize_run_stat(row: Mapping[str, Any]) -> dict[str, Any]:
     """A runStats row in the family's key order, defaults filled, unknown keys dropped."""
     out: dict[str, Any] = {}
     for key in _RUNSTAT_KEYS:
-        if key in _RUNSTAT_EMIT_WHEN_SET:
+        if key == "ttftMs":  # kept only as a non-negative integer (0 included); anything else is dropped
+            value = row.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                out[key] = value
+        elif key in _RUNSTAT_EMIT_WHEN_SET:
             if row.get(key) is not None:
                 out[key] = row[key]
         elif row.get(key) is not None:
