@@ -96,3 +96,22 @@ def test_model_text_in_a_question_report_is_inert() -> None:
     assert "\n# heading" not in md  # a newline in model text never starts a heading
     table = md.split("## Claim matrix", 1)[1].split("\n\n")[1]
     assert all(line.count("|") == table.splitlines()[0].count("|") for line in table.splitlines())
+
+
+def test_the_report_shows_the_question_first_and_is_titled_by_it() -> None:
+    # Issue 27: a question council's report shows its question (user text: escaped), titled by it.
+    hostile = "Should we <script>alert(1)</script> ship *now* | or [wait](http://x)? " + "word " * 40
+    verdict = build_verdict(record(), overall_verdict="Converged", run={"question": hostile, "answer": "Wait."})
+    assert schema_errors(verdict, "council-verdict") == [] and verdict["question"] == hostile
+    md = build_report(verdict)
+    title, _, question = md.splitlines()[:3]
+    assert title.startswith("# Council Answer — Should we \\<script\\>") and title.endswith(f"… ({verdict['runId']})")
+    assert len(title.split(" — ", 1)[1].rsplit(" (", 1)[0].replace("\\", "")) <= 80
+    assert question.startswith("**Question:** Should we \\<script\\>alert(1)\\</script\\> ship \\*now\\* \\| or \\[wait\\]")
+    assert question.endswith("word word")  # in full, on one line
+    page = build_report(verdict, fmt="html")
+    assert "<script>" not in page and "<title>Council Answer — Should we &lt;script&gt;" in page
+    assert '<p class="question"><strong>Question:</strong> Should we &lt;script&gt;alert(1)&lt;/script&gt;' in page
+    # Without the question (a verdict from before it was kept) the title is the run type, as before.
+    assert build_report(build_verdict(record(), overall_verdict="Converged")).startswith("# Council Answer — ")
+    assert "**Question:**" not in build_report(build_verdict(record(), overall_verdict="Converged"))

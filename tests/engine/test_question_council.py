@@ -9,6 +9,7 @@ never writes the ANSWER line.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -132,7 +133,16 @@ def test_a_three_seat_question_council(fake, question, run_dir, project, config_
     assert "Answer: Converged" in page and "south claim 2" in page
     assert cli_main(["council", "report", str(run_dir / "verdict.json"), "--md"]) == 0
     md = capsys.readouterr().out
-    assert md.splitlines()[4] == "**Answer (Converged):** Use Postgres for the session store."
+    # Issue 27: the question first, and the report titled by it (cut in the title when long).
+    asked = " ".join(QUESTION.split())
+    assert verdict["question"] == QUESTION.strip()
+    title = asked if len(asked) <= 80 else asked[:79].rstrip() + "…"
+    assert md.splitlines()[0] == f"# Council Answer — {title} ({run['runId']})"
+    assert md.splitlines()[2] == f"**Question:** {asked}"
+    assert "Council Answer — headless" not in md and "Council Answer — headless" not in page
+    assert f'<p class="question"><strong>Question:</strong> {html.escape(asked)}</p>' in page
+    assert page.index('<p class="question">') < page.index("Answer: Converged")
+    assert md.splitlines()[6] == "**Answer (Converged):** Use Postgres for the session store."
     assert "| 1 | Answer A | fake/a | 1.00 | 1.00 | 1\\* | 1 | 1 | 2 Confirmed · 0 Disputed of 2 |" in md.replace("1*", "1\\*")
     assert "**Disputed claims:**\n\n- **B2** (made by fake/b) — a0/d2/n0\n  - south claim 2" in md
     # The human summary says it is a question and gives the answer.

@@ -29,9 +29,20 @@ VERDICT_SCHEMA_VERSION = 2
 
 # What the run itself knew beyond the tally (council run, issue 12): emitted after
 # `tierCounts`, each only when set, so a verdict built from a record alone is unchanged. A
-# question council adds the chair's one-sentence `answer`, the seats' `answers` and the
-# chair's `dissent`.
-RUN_FACT_KEYS = ("answer", "synthesis", "dissent", "hardQuestions", "answers", "debate", "degrades", "notices")
+# question council adds the question it was asked (`question`, bounded: QUESTION_CHARS), the
+# chair's one-sentence `answer`, the seats' `answers` and the chair's `dissent`.
+RUN_FACT_KEYS = ("question", "answer", "synthesis", "dissent", "hardQuestions", "answers", "debate", "degrades", "notices")
+
+
+QUESTION_CHARS = 4000  # a longer question is kept to this many characters (…), so a verdict stays small
+
+
+def question_fact(briefing: str) -> str | None:
+    """A question council's question as its verdict keeps it: the briefing, trimmed and bounded."""
+    text = briefing.strip()
+    if not text:
+        return None
+    return text if len(text) <= QUESTION_CHARS else text[: QUESTION_CHARS - 1].rstrip() + "…"
 
 
 def is_question(doc: Any) -> bool:
@@ -125,6 +136,9 @@ def run_facts(run: Mapping[str, Any] | None) -> dict[str, Any]:
     if not isinstance(run, Mapping):
         return {}
     out: dict[str, Any] = {}
+    question = run.get("question")
+    if isinstance(question, str) and question.strip():
+        out["question"] = question
     answer = run.get("answer")
     if isinstance(answer, str) and answer.strip():
         out["answer"] = answer

@@ -45,7 +45,7 @@ from ..council.parse import chair_dissent, chair_sections
 from ..council.report import build_report
 from ..council.seats import repeats_alias
 from ..council.tally import tally
-from ..council.verdict import merge_verdict
+from ..council.verdict import merge_verdict, question_fact
 from ..documents.legs import InterruptedLeg
 from ..documents.run import RunManifest
 from ..errors import CostExceeded, CouncilQuorum
@@ -291,7 +291,8 @@ class CouncilRun:
                                  "notices": [n for n in self.ctx.notices if n not in lost]}
         if self.prep.options.question:
             read = chair_dissent(chair_text) if chair_text else None
-            return {"answer": self.chair_answer, "synthesis": read.synthesis if read else None,
+            return {"question": question_fact(self.prep.briefing), "answer": self.chair_answer,
+                    "synthesis": read.synthesis if read else None,
                     "dissent": read.hard_questions if read else [], "answers": self.answers, **facts}
         sections = chair_sections(chair_text) if chair_text else None
         return {"synthesis": sections.synthesis if sections else None,
