@@ -271,10 +271,46 @@ def test_split_alias_writes_one_row_per_executable() -> None:
     assert second["findingsRaised"] == 0
     assert second["bySeverity"] == {"blocker": 0, "major": 0, "minor": 0, "nit": 0}
     assert (second["confirmRate"], second["factErrorRate"]) == (None, None)
-    assert (second["streetCredWithSelf"], second["streetCredPeersOnly"]) == (None, None)
+    # Street cred is kept per row (issue 28): each executable its own seat's, never concentrated.
+    assert (first["streetCredWithSelf"], first["streetCredPeersOnly"]) == (1.0, 1.5)
+    assert (second["streetCredWithSelf"], second["streetCredPeersOnly"]) == (2.0, None)
     assert second["judged"] is True and second["role"] == "seat"
     stats = valid_stats(derive_stats(rows))
     assert [m["model"] for m in stats["models"]] == ["deepseek/v4", "openrouter/deepseek/v4", "openai/gpt"]
+
+
+def test_a_group_with_no_legs_still_anchors_its_models_findings() -> None:
+    # Issue 28: a record from before legs were kept (no runStats) still gives each model one
+    # row carrying its findings figures and its street cred.
+    rec = twin_record(["deepseek/v4", "openrouter/deepseek/v4"])
+    rec["runStats"] = []
+    rows = rows_of(rec)
+    assert [(r["model"], r.get("resolvedModel")) for r in rows] == [("deepseek", None), ("gpt", None)]
+    deepseek, gpt = rows
+    assert deepseek["findingsRaised"] == 3 and deepseek["bySeverity"]["nit"] == 1
+    assert (deepseek["confirmRate"], deepseek["factErrorRate"]) == (pytest.approx(1 / 3), pytest.approx(1 / 3))
+    assert deepseek["streetCredWithSelf"] == pytest.approx(1.5) and gpt["findingsRaised"] == 1
+    stats = valid_stats(derive_stats(rows))
+    assert stats["models"][0]["model"] == "deepseek" and stats["models"][0]["legacy"] is True
+    assert stats["models"][0]["lifetimeConfirmRate"] == pytest.approx(1 / 3)
+
+
+def test_a_split_model_concentrates_its_findings_on_the_anchor_and_keeps_cred_per_row() -> None:
+    rec = twin_record(["deepseek/v4", "openrouter/deepseek/v4"])
+    rec["runStats"][1]["conformance"] = "repaired"
+    rows = rows_of(rec)
+    anchor, other = rows[0], rows[1]
+    assert (anchor["findingsRaised"], anchor["confirmRate"]) == (3, pytest.approx(1 / 3))
+    assert (other["findingsRaised"], other["confirmRate"], other["factErrorRate"]) == (0, None, None)
+    assert (anchor["conformance"], other["conformance"]) == ("clean", "repaired")  # each its own
+    assert (anchor["streetCredPeersOnly"], other["streetCredWithSelf"]) == (1.5, 2.0)
+    # A chair-only executable of a bench alias reviewed nothing: no street cred of its own.
+    chaired = twin_record(["deepseek/v4", "deepseek/v4"],
+                          extra=[stat(model="deepseek", role="chair", wasChair=True, resolvedModel="other/chair")])
+    chair_row = next(r for r in rows_of(chaired) if r.get("resolvedModel") == "other/chair")
+    assert (chair_row["streetCredWithSelf"], chair_row["findingsRaised"], chair_row["wasChair"]) == (None, 0, True)
+    stats = valid_stats(derive_stats(rows))
+    assert [m["avgStreetCredPeersOnly"] for m in stats["models"][:2]] == [1.5, None]
 
 
 def test_unresolved_twin_folds_into_the_first_row() -> None:

@@ -20,14 +20,21 @@ Ledger rows (`council-ledger-row.schema.json`, one JSON object per line of the a
 * The block's first row is the executable that did the reviewing: the resolvedModel of
   the first resolved joinable row whose role is not `chair` (a chair that is also a bench
   model but was served by a different executable must not take the alias's review
-  figures); failing that, the first resolvedModel seen. Only that row carries the
-  alias's figures — street cred, findingsRaised, bySeverity, confirmRate, factErrorRate;
-  other rows carry 0 / null so `council stats` never counts one alias's review twice.
+  figures); failing that, the first resolvedModel seen. That row anchors the alias's
+  findings figures — findingsRaised, bySeverity, confirmRate, factErrorRate — and the other
+  rows carry 0 / null (and their own conformance), so `council stats` never counts one
+  alias's findings twice. An alias with no legs at all (a record from before legs were
+  kept) is one row, which anchors them.
+* Street cred is kept per row, not concentrated on the anchor: each row carries the mean of
+  the streetCred rows of the seats its legs served (a runStats row's `seat`, else the alias
+  itself), so a twin bench split across two executables credits each with its own seat's
+  ranks. A row whose legs name no reviewing seat (no legs at all; a chair-only executable)
+  carries the alias's street cred when it is the anchor, and null otherwise.
 * Per row: role = the last folded joinable row that names a role (default "council");
   wasChair = any folded row's wasChair; conformance = worst of clean < repaired <
   unstructured (default clean; unknown labels ignored).
 * Street cred only when `judged` (else null). On a twin bench the alias has one streetCred
-  row per seat; the ledger row takes the MEAN of the seats' non-null values.
+  row per seat; a ledger row takes the MEAN of its seats' non-null values.
 * confirmRate / factErrorRate = the Confirmed / Disputed share (by computed `tier`) of the
   findings whose `raiser` is this alias; null when not judged or nothing was raised.
 * runId is copied when it is a string or a finite number, date / runType when they are
@@ -173,14 +180,27 @@ def _fold_run_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return folded
 
 
-def _street_cred(record: dict[str, Any], alias: str, judged: bool) -> tuple[float | None, float | None]:
-    """(withSelf, peersOnly) for an alias: the mean over its seats' non-null values."""
+def _street_cred(record: dict[str, Any], alias: str, judged: bool,
+                 seats: set[str] | None = None) -> tuple[float | None, float | None]:
+    """(withSelf, peersOnly) for an alias — over `seats` only, when given: the mean over those
+    seats' non-null values (a seat is a streetCred row's `seat`, else its model)."""
     if not judged:
         return None, None
-    seats = [_dict(r) for r in _list(record.get("streetCred")) if _dict(r).get("model") == alias]
-    with_self = _mean(v for v in (_number(s.get("withSelf")) for s in seats) if v is not None)
-    peers_only = _mean(v for v in (_number(s.get("peersOnly")) for s in seats) if v is not None)
+    rows = [_dict(r) for r in _list(record.get("streetCred")) if _dict(r).get("model") == alias]
+    if seats is not None:
+        rows = [r for r in rows if (_text(r.get("seat")) or alias) in seats]
+    with_self = _mean(v for v in (_number(s.get("withSelf")) for s in rows) if v is not None)
+    peers_only = _mean(v for v in (_number(s.get("peersOnly")) for s in rows) if v is not None)
     return with_self, peers_only
+
+
+def _row_street_cred(record: dict[str, Any], alias: str, judged: bool, bucket: list[dict[str, Any]],
+                     anchor: bool) -> tuple[float | None, float | None]:
+    """One ledger row's street cred: its own seats' (see the module docstring)."""
+    seats = {_text(r.get("seat")) or alias for r in bucket if r.get("role") != "chair"}
+    if not seats:
+        return _street_cred(record, alias, judged) if anchor else (None, None)
+    return _street_cred(record, alias, judged, seats)
 
 
 def _findings_stats(record: dict[str, Any], alias: str, judged: bool) -> dict[str, Any]:
@@ -225,19 +245,19 @@ def _alias_rows(record: dict[str, Any], alias: str, run: dict[str, Any]) -> list
         for r in _list(record.get("runStats"))
         if _dict(r).get("model") == alias and is_joinable_role(_dict(r).get("role"))
     ]
-    with_self, peers_only = _street_cred(record, alias, judged)
     out = []
     for position, bucket in enumerate(_buckets(joinable)):
         folded = _fold_run_stats(bucket)
         primary = position == 0
+        with_self, peers_only = _row_street_cred(record, alias, judged, bucket, primary)
         row = {
             **run,
             "model": alias,
             "role": folded["role"],
             "wasChair": folded["wasChair"],
             "judged": judged,
-            "streetCredWithSelf": with_self if primary else None,
-            "streetCredPeersOnly": peers_only if primary else None,
+            "streetCredWithSelf": with_self,
+            "streetCredPeersOnly": peers_only,
             **(_findings_stats(record, alias, judged) if primary else _empty_findings_stats()),
             "conformance": folded["conformance"],
         }
