@@ -480,6 +480,25 @@ async def test_review_repaired_on_the_first_repair(fake, council, run_dir):
     assert [f["id"] for f in tally["findings"] if f["raiser"] == "fake/a"] == ["A1", "A2"]
 
 
+async def test_findings_only_a_repair_of_a_blockless_reply_gave_are_unverified(fake, council, run_dir):
+    # Issue 28: the first reply had no findings block, so nothing checked the repair's count.
+    member(fake, "a", stage1=chat("The north reviewer finds two problems and forgets the block.", usage=u()),
+           stage1_repair=chat(repaired_block("north", 2), usage=u()))
+    member(fake, "b")
+    member(fake, "c")
+    member(fake, "chair")
+    run, code = await council(["fake/a", "fake/b", "fake/c"])
+    check_documents(run_dir, run)
+    tally = load(run_dir, "tally.json")
+    seat = next(r for r in tally["runStats"] if r["model"] == "fake/a" and r["role"] == "seat")
+    assert (seat["conformance"], seat.get("findingsUnverified")) == ("repaired", True)
+    assert [f["id"] for f in tally["findings"] if f["raiser"] == "fake/a"] == ["A1", "A2"]
+    assert not any(r.get("findingsUnverified") for r in tally["runStats"] if r["model"] != "fake/a")
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert ("<li>Notice: seat fake/a&#x27;s findings came from a repair of a response with no findings block — "
+            "nothing verified them") in page
+
+
 async def test_review_broken_twice_is_kept_unstructured(fake, council, run_dir, config_dir):
     member(fake, "a", stage1=chat(broken_review("north", 1), usage=u()),
            stage1_repair=chat("```json\n{\"overall\": \"x\", \"findings\": [{\"id\": 7}]}\n```", usage=u()))

@@ -312,6 +312,12 @@ class StatRows:
     def add_doc(self, doc: dict[str, Any], *, stage: int, position: int, secondary: bool = False) -> None:
         self._rows.append(((stage, position, int(secondary), len(self._rows)), doc))
 
+    def flag(self, leg_id: str, key: str) -> None:
+        """Set `key: true` on the row of leg `leg_id` (a fact learned after the row was added)."""
+        for _, doc in self._rows:
+            if doc.get("waveId") == leg_id:
+                doc[key] = True
+
     @property
     def rows(self) -> list[dict[str, Any]]:
         """The rows in a stable order (stage, bench position, launch order), whatever order the

@@ -161,6 +161,10 @@ async def review_seat(ctx: RunContext, index: int, outcome: SeatOutcome, brief: 
                                         structured=answer.ok, details=answer_details(answer.parsed) if answer.ok else None)
     else:
         findings = answer.parsed["findings"] if answer.ok else []
+        if findings and answer.conformance == "repaired" and count_attempted_findings(answer.first.text or "") is None:
+            # The first reply declared no findings block, so no count checked the repair's
+            # findings: they stand on the repair alone (the report lists it as a loss).
+            ctx.rows.flag(answer.first.leg_id, "findingsUnverified")
         outcome.review = StageOneReview(seat["id"], seat["alias"], answer.text, findings, structured=answer.ok)
     ctx.write(file, answer.text)
 
