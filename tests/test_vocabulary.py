@@ -34,7 +34,7 @@ STATUS_SETS = (v.RUN_STATUSES, v.TERMINAL_RUN_STATUSES, v.RESUMABLE_RUN_STATUSES
 FAMILIES: dict[str, tuple[tuple[str, ...], ...]] = {
     # the chair's closing line: a review's VERDICT scale, a question's ANSWER standings, or either
     "chair line": (v.VERDICT_SCALE, v.ANSWER_SCALE, v.CHAIR_LINES),
-    "intent": (v.INTENTS,),
+    "intent": (v.INTENTS, v.ANSWERING_INTENTS, v.FRAMED_INTENTS),
     "answer confidence": (v.ANSWER_CONFIDENCES,),
     "tier": (v.TIERS, v.TIER_DISPLAY_ORDER, v.DEBATED_TIERS),
     "vote": (v.VOTES,),
@@ -328,5 +328,6 @@ def test_the_sets_agree_with_each_other() -> None:
     assert set(v.LEG_OUTCOMES) < set(v.TERMINAL_LEG_STATUSES) and "running" not in v.TERMINAL_LEG_STATUSES
     assert (v.SHIP_IT, v.FIX_THESE_FIRST, v.FUNDAMENTAL_RETHINK) == v.VERDICT_SCALE
     assert {name: phrases for name, (_, phrases) in v.VERDICT_SCALES.items()} == {
-        "review": v.VERDICT_SCALE, "question": v.ANSWER_SCALE}
+        "review": v.VERDICT_SCALE, "question": v.ANSWER_SCALE, "task": v.ANSWER_SCALE}
+    assert set(v.ANSWERING_INTENTS) == set(v.INTENTS) - {v.REVIEW} and set(v.FRAMED_INTENTS) < set(v.INTENTS)
     assert v.CHAIR_LINES == (*v.VERDICT_SCALE, *v.ANSWER_SCALE) and set(v.VERDICT_SCALES) == set(v.INTENTS)

@@ -21,14 +21,19 @@ from typing import Literal, get_args
 # the judges rank the answers and vote on their key claims). `review` is every run's default,
 # and the only intent a document leaves unsaid (a review's documents carry no `intent` key).
 
-Intent = Literal["review", "question"]
-INTENTS: tuple[Intent, ...] = get_args(Intent)
-REVIEW, QUESTION = INTENTS
 # A task council (the original tool's third intent) is asked to do or decide something: its
 # seats review the briefing as a review's do (findings, cross-review, tiers), its chair closes on
-# an ANSWER line as a question's does, and its runs write no reliability rows. A verdict that
-# says `intent: task` renders as one (council/report.py).
-TASK = "task"
+# an ANSWER line as a question's does, and its runs write no reliability rows.
+Intent = Literal["review", "question", "task"]
+INTENTS: tuple[Intent, ...] = get_args(Intent)
+REVIEW, QUESTION, TASK = INTENTS
+# The intents whose chair closes on an ANSWER line: the only ones a run's documents spell.
+AnsweringIntent = Literal["question", "task"]
+ANSWERING_INTENTS: tuple[AnsweringIntent, ...] = get_args(AnsweringIntent)
+# What a briefing template frames: a review's Stage-1 work or a question's (a task council is
+# framed as a review: its seats review what the briefing asks them to do or decide).
+FramedIntent = Literal["review", "question"]
+FRAMED_INTENTS: tuple[FramedIntent, ...] = get_args(FramedIntent)
 
 # --- the chair's closing line ------------------------------------------------------------
 # A review council's chair ends with `VERDICT: <phrase>`; a question council's with
@@ -54,6 +59,7 @@ ANSWER_MARKER = "ANSWER"
 VERDICT_SCALES: dict[str, tuple[str, tuple[str, ...]]] = {
     REVIEW: (VERDICT_MARKER, VERDICT_SCALE),
     QUESTION: (ANSWER_MARKER, ANSWER_SCALE),
+    TASK: (ANSWER_MARKER, ANSWER_SCALE),
 }
 
 # --- a question council's answers ---------------------------------------------------------

@@ -54,6 +54,7 @@ def test_the_review_templates_say_so_and_the_question_template_frames_a_question
 
 
 def test_a_template_names_an_intent_it_knows() -> None:
+    # A template frames a review or a question; a task council is framed by a review's template.
     bad = SMALL.replace('"title":', '"intent": "task", "title":', 1)
     with pytest.raises(BadArgs, match="intent"):
         parse_template("small", bad)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
-from ..vocabulary import CHAIR_LINES, INTENTS, QUESTION, TIER_DISPLAY_ORDER
+from ..vocabulary import ANSWERING_INTENTS, CHAIR_LINES, INTENTS, QUESTION, TIER_DISPLAY_ORDER
 from .option_flags import RUN
 from .output import say
 
@@ -163,8 +163,8 @@ def render_run(run: RunManifest) -> str:
     from ..engine.run_dir import REPORT
     from ..providers.cost import format_cost
 
-    question = run.intent == QUESTION
-    lines = [f"Council run {run.run_id}{' (question)' if question else ''}: {run.status} (exit {run.exit_code})"]
+    question = run.intent in ANSWERING_INTENTS  # the chair closes on an ANSWER line
+    lines = [f"Council run {run.run_id}{f' ({run.intent})' if question else ''}: {run.status} (exit {run.exit_code})"]
     verdict = run.overall_verdict
     if question:
         answer = f" — {run.answer}" if run.answer is not None else ""

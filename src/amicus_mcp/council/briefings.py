@@ -220,8 +220,10 @@ def chair_packet(
     findings: Sequence[Mapping[str, Any]],
     reviews: Sequence[tuple[str, str]],
     rankings: Sequence[Mapping[str, Any]],
+    scale: str = "chair-verdict-scale",
 ) -> str:
-    """The de-anonymized chair packet with the verdict-scale addendum (always on).
+    """The de-anonymized chair packet with the closing addendum (always on): the verdict scale,
+    or for a task council `chair-task-scale` (an ANSWER line).
 
     On a debate run `record` is the post-debate tally: its claim (an amended one replaces the
     original) and its tier are what the chair reads, with what the round did to the finding."""
@@ -252,7 +254,7 @@ def chair_packet(
         street_cred="\n".join(cred_lines),
         rankings="\n".join(ranking_lines),
         reviews="\n\n".join(review_blocks),
-        verdict_scale=template("chair-verdict-scale").template.strip(),
+        verdict_scale=template(scale).template.strip(),
     )
 
 
@@ -347,6 +349,21 @@ def chair_output_schema(*, compact: bool = True) -> dict[str, Any]:
     }
 
 
+def chair_task_output_schema(*, compact: bool = True) -> dict[str, Any]:
+    """A task council's chair: the review chair's synthesis and hard questions, closing on an ANSWER line."""
+    return {
+        "type": "object",
+        "required": ["synthesis", "hardQuestions", "standing", "answer"],
+        "additionalProperties": False,
+        "properties": {
+            "synthesis": text_schema(800, compact),
+            "hardQuestions": {"type": "array", "items": text_schema(160, compact), "minItems": 3, "maxItems": 5},
+            "standing": {"enum": list(ANSWER_SCALE)},
+            "answer": text_schema(300, compact),
+        },
+    }
+
+
 def review_from_structured(obj: Mapping[str, Any]) -> str:
     """A structured Stage-1 reply as the review document every other path produces."""
     block = {"overall": obj["overall"], "findings": obj["findings"]}
@@ -361,6 +378,12 @@ def judge_from_structured(obj: Mapping[str, Any]) -> str:
 def chair_from_structured(obj: Mapping[str, Any]) -> str:
     questions = "\n".join(f"{i}. {q.strip()}" for i, q in enumerate(obj["hardQuestions"], 1))
     return f"{obj['synthesis'].strip()}\n\n## Hard questions\n\n{questions}\n\nVERDICT: {obj['verdict']}\n"
+
+
+def chair_task_from_structured(obj: Mapping[str, Any]) -> str:
+    questions = "\n".join(f"{i}. {q.strip()}" for i, q in enumerate(obj["hardQuestions"], 1))
+    return (f"{obj['synthesis'].strip()}\n\n## Hard questions\n\n{questions}\n\n"
+            f"ANSWER: {obj['standing']} — {obj['answer'].strip()}\n")
 
 
 def pretty_json(value: Any) -> str:

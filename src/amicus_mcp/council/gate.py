@@ -17,7 +17,9 @@ each family:
                          bench disputed. It is the strictest blocker level.
 
 A question council's verdict (`intent: question`) has an answer, not a verdict or blocker
-findings: every level but `never` refuses it (BAD_ARGS) rather than pass it by default.
+findings: every level but `never` refuses it (BAD_ARGS) rather than pass it by default. A task
+council's verdict (`intent: task`) has findings but an ANSWER, not a verdict: the blocker
+levels gate it, the two chair levels refuse it.
 
 The two chair levels need a chair verdict: a verdict with `overallVerdict: null` (the chair
 failed, or a cost ceiling skipped it) fails them unless `allow_no_verdict`, because "no
@@ -39,7 +41,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import EXIT_GATE_FAILED, BadArgs
-from ..vocabulary import FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, GATE_LEVELS, QUESTION, TIERS, VERDICT_SCALE
+from ..vocabulary import FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, GATE_LEVELS, QUESTION, TASK, TIERS, VERDICT_SCALE
 
 # The chair's verdicts that fail each verdict level: its own phrase and every harsher one.
 VERDICT_LEVELS = {"fundamental-rethink": VERDICT_SCALE[VERDICT_SCALE.index(FUNDAMENTAL_RETHINK):],
@@ -64,6 +66,10 @@ def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: b
         raise BadArgs(f"run {verdict.get('runId')} is a question council: it has an answer, not a verdict "
                       f"or blocker findings, so --fail-on {level} cannot gate it",
                       hint="gate a review council's run; --fail-on never still reports a question council")
+    if verdict.get("intent") == TASK and level in VERDICT_LEVELS:
+        raise BadArgs(f"run {verdict.get('runId')} is a task council: its chair gave an ANSWER, not a verdict, so "
+                      f"--fail-on {level} cannot gate it",
+                      hint="gate its findings with --fail-on disputed-blocker or confirmed-blocker")
     overall = verdict.get("overallVerdict")
     scale = verdict_scale(verdict)
     if overall is not None and overall not in scale:

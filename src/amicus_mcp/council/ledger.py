@@ -40,6 +40,8 @@ Ledger rows (`council-ledger-row.schema.json`, one JSON object per line of the a
 * runId is copied when it is a string or a finite number, date / runType when they are
   strings; anything else (absent included) is written as null so every row has every key.
 * resolvedModel appears only when known (emit-when-set, never derived from the alias).
+* A task council's record (`meta.intent: "task"`) contributes no rows at all: the council
+  was asked to do or decide something, which says nothing comparable about its seats.
 * intent is `"question"` on every row of a question council's record (its findings are the
   answers' key claims, its street-cred the answers' ranks) and absent on a review's, so a
   review's rows are byte-identical to those written before question councils existed.
@@ -59,10 +61,14 @@ from typing import Any
 
 from .. import config, fsio
 from ..errors import BadArgs
-from ..vocabulary import CONFORMANCES, QUESTION, SEVERITIES
+from ..vocabulary import CONFORMANCES, QUESTION, SEVERITIES, TASK
 
 LEDGER_SCHEMA_VERSION = 2
 STATS_SCHEMA_VERSION = 2
+
+# A task council (asked to do or decide something) is not a measure of its seats' reliability.
+TASK_NO_LEDGER = ("task council: not recorded in the reliability ledger (a task council writes no reliability "
+                  "rows)")
 
 JOINABLE_ROLES = frozenset({"seat", "critic", "chair", "claude", "council", "redteam"})
 DEFAULT_ROLE = "council"
@@ -272,6 +278,8 @@ def ledger_rows(record: dict[str, Any], *, tag: str | None = None) -> list[dict[
     tag, when it has one, on every row (emit-when-set: untagged rows are as they always were)."""
     record = _dict(record)
     meta = _dict(record.get("meta"))
+    if meta.get("intent") == TASK:
+        return []  # a task council writes no reliability rows
     run = _run_fields(meta)
     rows: list[dict[str, Any]] = []
     for alias in _bench_aliases(_list(meta.get("models"))):

@@ -83,7 +83,7 @@ from amicus_mcp.council.report_model import (
     VoteKind,
     WAVE_TOTAL,
 )
-from amicus_mcp.vocabulary import QUESTION, TASK, TIER_DISPLAY_ORDER, VOTES
+from amicus_mcp.vocabulary import ANSWERING_INTENTS, QUESTION, TASK, TIER_DISPLAY_ORDER, VOTES
 
 
 # --------------------------------------------------------------------------- public API
@@ -128,7 +128,7 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
     losses, info = _build_losses(verdict, stats)
     # A council run's report (the engine's, a question's or a task's) qualifies its tiers and
     # totals the run; a verdict of the skill path (the seed's worked example) renders as the seed shows.
-    council_run = verdict.get("runType") == HEADLESS or verdict.get("intent") in (QUESTION, TASK)
+    council_run = verdict.get("runType") == HEADLESS or verdict.get("intent") in ANSWERING_INTENTS
     return ReportModel(
         header=_build_header(verdict),
         tier_counts=_build_tier_counts(verdict.get("tierCounts"), matrix.rows),
@@ -139,8 +139,7 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
         wave_total=_wave_total(stats, wave),
         notes=_build_notes(verdict, findings, stats),
         losses=losses,
-        run_notes=(*info, *(_text(n) for n in _list(verdict.get("notices")) if isinstance(n, str) and n.strip()),
-                   *([TASK_NO_LEDGER] if verdict.get("intent") == TASK else [])),
+        run_notes=(*info, *(_text(n) for n in _list(verdict.get("notices")) if isinstance(n, str) and n.strip())),
         thin_verdict=verdict.get("judged") is False,
         synthesis=_paragraphs(verdict.get("synthesis")),
         hard_questions=tuple(q for q in (_text(q).strip() for q in _list(verdict.get("hardQuestions"))) if q),
@@ -213,9 +212,6 @@ HEADLESS = "headless"
 
 THIN_CROSS_REVIEW = ("cross-review is thin — fewer than two judges produced a usable judgement, "
                      "so the tiers and street-cred rest on thin cross-review (judged: false)")
-# A task council's run is not recorded in the reliability ledger: information, not a loss.
-TASK_NO_LEDGER = ("A task council writes no reliability rows: this run was not recorded in the reliability ledger "
-                  "(street-cred and tiers here are this run's alone).")
 
 
 def _build_losses(verdict: Mapping[str, Any], stats: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, ...], tuple[str, ...]]:

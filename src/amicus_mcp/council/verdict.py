@@ -11,6 +11,10 @@ Insufficient) rather than a review verdict, and which carries the answers' aggre
 `ranking` (`council/ranking.py`, a pure function of the record). Every one of these keys is
 emitted only for a question, so a review's verdict is byte-identical to one written before
 question councils existed.
+
+A task council's record (`meta.intent: "task"`) gives a verdict with `intent: "task"` whose
+`overallVerdict` is its chair's ANSWER standing and whose `answer` is the sentence on that line;
+everything else is a review's (findings, street-cred, no ranking).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Any
 from ..documents import check_decisions
 from ..errors import BadArgs
 from ..schemas import schema_errors
-from ..vocabulary import ANSWER_SCALE, QUESTION, TIERS, VERDICT_SCALE
+from ..vocabulary import ANSWERING_INTENTS, ANSWER_SCALE, QUESTION, TIERS, VERDICT_SCALE
 from .ranking import aggregate_ranking
 
 VERDICT_SCHEMA_VERSION = 2
@@ -53,9 +57,23 @@ def is_question(doc: Any) -> bool:
     return (meta.get("intent") if isinstance(meta, Mapping) else doc.get("intent")) == QUESTION
 
 
+def intent_of(doc: Any) -> Any:
+    """A tally record's `meta.intent`, or a verdict's `intent` (None for a review)."""
+    if not isinstance(doc, Mapping):
+        return None
+    meta = doc.get("meta")
+    return meta.get("intent") if isinstance(meta, Mapping) else doc.get("intent")
+
+
+def answers_chair(doc: Any) -> bool:
+    """Whether a record's or verdict's chair closes on an ANSWER line (a question's, a task's)."""
+    return intent_of(doc) in ANSWERING_INTENTS
+
+
 def verdict_scale(doc: Any) -> tuple[str, ...]:
-    """The overallVerdict phrases a record or verdict admits: the ANSWER standings for a question."""
-    return ANSWER_SCALE if is_question(doc) else VERDICT_SCALE
+    """The overallVerdict phrases a record or verdict admits: the ANSWER standings for a question
+    or a task."""
+    return ANSWER_SCALE if answers_chair(doc) else VERDICT_SCALE
 
 
 def build_verdict(
@@ -92,12 +110,13 @@ def merge_verdict(
     decisions = list(decisions) if isinstance(decisions, tuple) else decisions
     check_decisions(decisions)
     question = is_question(record)
+    answering = answers_chair(record)
     scale = verdict_scale(record)
     if overall_verdict is not None and overall_verdict not in scale:
-        line = "ANSWER line's standing" if question else "VERDICT line"
+        line = "ANSWER line's standing" if answering else "VERDICT line"
         raise BadArgs(
             f"overallVerdict '{overall_verdict}' is not one of: {', '.join(scale)}"
-            + (" (this record is a question council's)" if question else ""),
+            + (f" (this record is a {intent_of(record)} council's)" if answering else ""),
             hint=f"pass the chair's {line} exactly, or null when there is none",
         )
     by_id = _decisions_by_id(decisions, {f["id"] for f in record["findings"]})
@@ -117,8 +136,8 @@ def merge_verdict(
         verdict["seats"] = meta["seats"]
     if "claudeInCouncil" in meta:
         verdict["claudeInCouncil"] = meta["claudeInCouncil"]
-    if question:
-        verdict["intent"] = QUESTION
+    if answering:
+        verdict["intent"] = intent_of(record)
     verdict["findings"] = [_finding(f, by_id.get(f["id"], {}), question=question) for f in record["findings"]]
     verdict["streetCred"] = [_street_cred_row(row) for row in record["streetCred"]]
     verdict["runStats"] = record["runStats"]
@@ -195,9 +214,9 @@ def redecide(record: Any, decisions: Any, previous: Any, *, overall_verdict: str
         overall = previous["overallVerdict"]
     facts = dict(carried_run_facts(previous, record) or {})
     if answer is not None:
-        if not is_question(record):
-            raise BadArgs("an answer is for a question council's record; this one is a review's",
-                          hint="drop the answer, or pass the tally record of a question council")
+        if not answers_chair(record):
+            raise BadArgs("an answer is for a question or task council's record; this one is a review's",
+                          hint="drop the answer, or pass the tally record of a question or task council")
         if overall is None:
             raise BadArgs("an answer needs the chair's ANSWER standing beside it",
                           hint="pass overallVerdict Converged, Split or Insufficient too, as the chair gave it")
@@ -283,7 +302,7 @@ def render_verdict_summary(verdict: Mapping[str, Any], out_path: str) -> str:
     lines = [f"Verdict (schema v{verdict['schemaVersion']}, {verdict['runId']}) → {out_path}"]
     lines += [f"  {label} {n}" for label, n in counts.items()]
     if verdict.get("overallVerdict"):
-        line = "ANSWER" if is_question(verdict) else "VERDICT"
+        line = "ANSWER" if answers_chair(verdict) else "VERDICT"
         answer = f" — {verdict['answer']}" if isinstance(verdict.get("answer"), str) else ""
         lines.append(f"  chair: {line}: {verdict['overallVerdict']}{answer}")
     return "\n".join(lines)

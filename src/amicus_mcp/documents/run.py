@@ -16,8 +16,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..vocabulary import (RESUMED_FROM_STATUSES, TAG_PATTERN, ChairLine, Conformance, LegStatus, RunStatus,
-                          StageStatus)
+from ..vocabulary import (RESUMED_FROM_STATUSES, TAG_PATTERN, AnsweringIntent, ChairLine, Conformance, LegStatus,
+                          RunStatus, StageStatus)
 from .base import Document, Family, WhenSet
 from .legs import ErrorRecord, InterruptedLeg, LegRun, LegStage, Sha256Hex
 from .usage import Count, LegUsage, Number, RunUsage
@@ -180,7 +180,7 @@ class RunManifest(Family):
     stages: list[Stage]
     bench: Annotated[list[str], Field(min_length=2)]
     chair: str
-    intent: WhenSet[Literal["question"]] = None  # a review's manifest carries no intent
+    intent: WhenSet[AnsweringIntent] = None  # a review's manifest carries no intent
     critic: str | None = None
     lenses: list[str] | None = None
     label_map: dict[str, str] | None = None

@@ -28,7 +28,7 @@ from ..council.templates import BriefingTemplate, check_known_values, compose, p
 from ..errors import AmicusError, BadArgs, MissingPrompt
 from ..fsio import read_bytes_bounded, read_text
 from .packs import LoadedPack, load_pack, sha256_of
-from ..vocabulary import QUESTION
+from ..vocabulary import QUESTION, REVIEW, TASK
 
 if TYPE_CHECKING:
     from .options import RunOptions
@@ -287,7 +287,9 @@ def resolve_intent(options: RunOptions, template_intent: str | None) -> str:
     """The run's intent: as typed (or set by the pack), else the template's, else review. A
     template that frames the other intent is refused: its words would contradict the contract."""
     intent = options.intent or template_intent or "review"
-    if template_intent is not None and intent != template_intent:
+    # A task council is reviewed like a review, so a review template frames it as well.
+    fits = intent == template_intent or (intent == TASK and template_intent == REVIEW)
+    if template_intent is not None and not fits:
         with blame_pack(options, "intent", "template"):
             framed = "a question" if template_intent == QUESTION else "a review"
             raise BadArgs(f"--intent {intent} does not fit template '{options.template}', which frames {framed}",

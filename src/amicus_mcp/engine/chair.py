@@ -52,8 +52,10 @@ def verdict_contract(ctx: RunContext, route: Route) -> Contract:
     )
 
 
-def answer_contract(ctx: RunContext, route: Route) -> Contract:
-    """A question chair's synthesis that ends with an ANSWER line; one repair asks for just the line."""
+def answer_contract(ctx: RunContext, route: Route, *, task: bool = False) -> Contract:
+    """A question chair's synthesis that ends with an ANSWER line; one repair asks for just the line.
+    A task council's chair (`task`) closes the same way after a review chair's synthesis and hard
+    questions, so its structured form is the review chair's with the ANSWER line's two parts."""
 
     def parse(text: str) -> Parsed:
         line = parse_answer_line(text)
@@ -66,8 +68,9 @@ def answer_contract(ctx: RunContext, route: Route) -> Contract:
         repair_prompt=lambda failing, parsed: question_briefings.chair_answer_repair_prompt(failing),
         repair_id=lambda: f"{ctx.run_id}-ch4",
         merge=lambda original, repair, parsed: original,  # the synthesis stays the chair's own
-        schema=question_briefings.chair_question_output_schema(compact=ctx.profile(route).compact),
-        to_text=question_briefings.chair_question_from_structured,
+        schema=(briefings.chair_task_output_schema if task else question_briefings.chair_question_output_schema)(
+            compact=ctx.profile(route).compact),
+        to_text=briefings.chair_task_from_structured if task else question_briefings.chair_question_from_structured,
     )
 
 
@@ -101,7 +104,7 @@ class ChairWalk:
 async def run_chair(ctx: RunContext, packet: str) -> ChairOutcome:
     """The walk to a chair that delivers; every field of the outcome may be None."""
     p = ctx.prep
-    question = p.options.question
+    question = p.options.answers_chair  # a question's chair and a task's close on an ANSWER line
     lost = "no chair answer" if question else "no chair verdict"
     if ctx.exhausted:
         ctx.stage("chair", "skipped", reason="max-cost")
@@ -114,7 +117,7 @@ async def run_chair(ctx: RunContext, packet: str) -> ChairOutcome:
     walk = ChairWalk()
     for alias, route in chair_candidates(ctx, walk):
         leg_id = ctx.next_id("ch")
-        contract = (answer_contract if question else verdict_contract)(ctx, route)
+        contract = answer_contract(ctx, route, task=p.options.task) if question else verdict_contract(ctx, route)
         answer = await ask(ctx, contract, leg_id=leg_id, role="chair", route=route,
                            row=Row(model=alias, role="chair", stage=STAGE, was_chair=True), prompt=packet,
                            dead_row=Row(model=alias, role="chair-attempt", stage=STAGE))
@@ -207,7 +210,8 @@ def chair_packet(ctx: RunContext, anon: Anonymized, authors: list[str], judges_i
     claims = {f["id"]: f["claim"] for f in record["findings"] if isinstance(f.get("claim"), str)}
     findings = [{**f, "claim": claims.get(f["id"], f["claim"])} for f in anon.findings]
     return briefings.chair_packet(briefing=ctx.prep.briefing, date=ctx.date, record=record, findings=findings,
-                                  reviews=named_reviews, rankings=judges_input["rankings"])
+                                  reviews=named_reviews, rankings=judges_input["rankings"],
+                                  scale="chair-task-scale" if ctx.prep.options.task else "chair-verdict-scale")
 
 
 def _details(anon: Anonymized, label: str) -> dict[str, Any]:

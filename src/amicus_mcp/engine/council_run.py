@@ -40,7 +40,7 @@ from ..council import briefings, question_briefings
 from ..council.anonymize import ANSWER_NOUN, REVIEW_NOUN, Anonymized, StageOneReview, anonymize, tally_input
 from ..council.answers import answer_details, validate_answer
 from ..council.findings import validate_findings
-from ..council.ledger import append_ledger, read_ledger
+from ..council.ledger import TASK_NO_LEDGER, append_ledger, read_ledger
 from ..council.parse import chair_dissent, chair_sections
 from ..council.report import build_report
 from ..council.seats import repeats_alias
@@ -50,7 +50,7 @@ from ..documents.legs import InterruptedLeg
 from ..documents.run import RunManifest
 from ..errors import CostExceeded, CouncilQuorum
 from ..providers.routing import ProviderRegistry
-from ..vocabulary import QUESTION
+from ..vocabulary import ANSWERING_INTENTS
 from .chair import chair_packet, run_chair
 from .context import RunContext
 from .legcache import lost_launches
@@ -206,6 +206,8 @@ class CouncilRun:
         ctx.write_json(TALLY, record)
         if p.lens_run:
             ctx.notice("lens run: not recorded in the reliability ledger (lens reviews are not comparable)")
+        elif p.options.task:
+            ctx.notice(TASK_NO_LEDGER)
         elif not p.options.ledger:
             ctx.notice("eval case: not recorded in the reliability ledger (the eval ledger records the eval's results)")
         elif ctx.resuming and ledger_holds(p.run_id):
@@ -269,8 +271,8 @@ class CouncilRun:
                                 "claudeInCouncil": claude}
         if repeats_alias(aliases):
             meta["seats"] = self.prep.seats
-        if self.prep.options.question:  # emit when set: a review's meta is unchanged
-            meta["intent"] = QUESTION
+        if self.prep.options.intent in ANSWERING_INTENTS:  # emit when set: a review's meta is unchanged
+            meta["intent"] = self.prep.options.intent
         return meta
 
     def check_cost_floor(self) -> None:
@@ -295,7 +297,8 @@ class CouncilRun:
                     "synthesis": read.synthesis if read else None,
                     "dissent": read.hard_questions if read else [], "answers": self.answers, **facts}
         sections = chair_sections(chair_text) if chair_text else None
-        return {"synthesis": sections.synthesis if sections else None,
+        task = {"answer": self.chair_answer} if self.prep.options.task else {}  # its ANSWER line's sentence
+        return {**task, "synthesis": sections.synthesis if sections else None,
                 "hardQuestions": sections.hard_questions if sections else [], **facts}
 
     def finish(self, record: dict[str, Any], verdict: dict[str, Any]) -> tuple[RunManifest, int]:

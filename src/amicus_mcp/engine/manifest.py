@@ -21,7 +21,7 @@ import json
 from typing import TYPE_CHECKING
 
 from ..documents.run import DebateSummary, DroppedMember, OptionsRecord, RunManifest, SeatRecord
-from ..vocabulary import QUESTION
+from ..vocabulary import ANSWERING_INTENTS
 from .options import RunOptions, write_options
 from .run_dir import BRIEFING
 from .store import now_iso
@@ -36,7 +36,7 @@ def initial_manifest(prep: Prepared) -> RunManifest:
     manifest = RunManifest(
         run_id=prep.run_id, **({"tag": options.tag} if options.tag else {}), status="running", stages=[],
         bench=[seat["alias"] for seat in prep.seats], chair=prep.chair,
-        **({"intent": QUESTION} if options.question else {}),  # emit when set: a review's manifest is unchanged
+        **({"intent": options.intent} if options.intent in ANSWERING_INTENTS else {}),  # emit when set: a review's is unchanged
         critic=next((seat["alias"] for seat in prep.seats if seat["role"] == "critic"), None),
         lenses=sorted(seat["lens"] for seat in prep.seats if seat["lens"]) or None,
         label_map=None, seats=[SeatRecord.model_validate(dict(seat)) for seat in prep.seats],

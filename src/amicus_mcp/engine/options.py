@@ -36,7 +36,7 @@ from pydantic.alias_generators import to_camel
 from pydantic.fields import FieldInfo
 
 from ..errors import BadArgs, BadSession
-from ..vocabulary import MODEL_PATTERN, QUESTION, TAG_PATTERN, Intent
+from ..vocabulary import ANSWERING_INTENTS, MODEL_PATTERN, QUESTION, TAG_PATTERN, TASK, Intent
 
 DEFAULT_TIMEOUT_MIN = 15.0
 TAG_HINT = "a tag is 1-64 letters, digits, '.', '_' or '-', e.g. --tag release-2.3"
@@ -236,15 +236,18 @@ class RunOptions(_Options):
                              "(default deepseek; the embedded model for the local bench)"),
         arg=Arg("chair", "Chair model", "Chair model; must not be a bench seat (default deepseek)"),
         pack="chair", pack_type=NonEmpty | None)] = None
-    # review (the default) or question; None until pre-flight resolves it (typed, pack, template).
-    # options.json writes it only for a question, so every review's document is unchanged.
+    # review (the default), question or task; None until pre-flight resolves it (typed, pack,
+    # template). options.json writes it only when not a review, so every review's document is unchanged.
     intent: Annotated[Intent | None, Option(
         flag=Flag("--intent", "review (the default): review an artifact; question: answer the briefing's question, "
-                              "rank the answers and end with an ANSWER line"),
+                              "rank the answers and end with an ANSWER line; task: do or decide what the briefing "
+                              "asks — reviewed like a review, the chair ends with an ANSWER line, no ledger rows"),
         arg=Arg("intent", "Intent",
                 "review (default): the council reviews the briefing's material; question: it answers the "
                 "briefing's question — each seat answers, the judges rank the answers and vote on their key "
-                "claims, and the chair ends with an ANSWER line"),
+                "claims, and the chair ends with an ANSWER line; task: it does or decides what the briefing "
+                "asks — seats review and raise findings as for a review, the chair ends with an ANSWER line, "
+                "and the run writes no reliability rows"),
         pack="intent", when_set=True, omitted=("review",), briefing=True)] = None  # an eval's cases are reviews
     max_cost: Annotated[float | None, Option(  # whole-run ceiling on known spend, USD
         flag=Flag("--max-cost", "whole-run ceiling on known spend, USD"),
@@ -321,6 +324,15 @@ class RunOptions(_Options):
     @property
     def question(self) -> bool:
         return self.intent == QUESTION
+
+    @property
+    def task(self) -> bool:
+        return self.intent == TASK
+
+    @property
+    def answers_chair(self) -> bool:
+        """Whether the chair closes on an ANSWER line (a question's, a task's) rather than a VERDICT."""
+        return self.intent in ANSWERING_INTENTS
 
 
 class WaveOptions(_Options):

@@ -21,6 +21,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.alias_generators import to_camel
 
+from ..vocabulary import AnsweringIntent
 from .fence import FENCED_PATTERN
 
 NEXT_WAIT = "still in progress: call amicus_wait again with the same id"
@@ -115,10 +116,12 @@ class Snapshot(Out):
     completed_at: str | None = None
     run_dir: str | None = None
     exit_code: int | None = None
-    intent: Literal["question"] | None = Field(default=None, description="council run: present for a question council")
+    intent: AnsweringIntent | None = Field(default=None, description=(
+        "council run: present for a question council, or a task council (its chair, too, gives an ANSWER line)"))
     overall_verdict: str | None = Field(default=None, description=(
-        "council run: the chair's VERDICT line, or a question council's ANSWER standing"))
-    answer: Fenced | None = Field(default=None, description="a question council: the sentence on the chair's ANSWER line")
+        "council run: the chair's VERDICT line, or a question or task council's ANSWER standing"))
+    answer: Fenced | None = Field(default=None, description=(
+        "a question or task council: the sentence on the chair's ANSWER line"))
     tier_counts: dict[str, int] | None = None
     judged: bool | None = None
     report: str | None = Field(default=None, description="council run: path of report.html once written")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..documents.base import Document
-from ..vocabulary import QUESTION
+from ..vocabulary import ANSWERING_INTENTS
 from .fence import fence, fence_all
 from .models import NEXT_READ, NEXT_RESUME, NEXT_WAIT, Cost, LegRow, Snapshot
 
@@ -77,7 +77,7 @@ def _run(task_id: str, run: RunStatusView, terminal: bool) -> Snapshot:
         cost=_cost(leg.usage for leg in run.legs if leg.finished),
         created_at=run.created_at, completed_at=run.completed_at, run_dir=run_dir,
         exit_code=run.exit_code, overall_verdict=run.overall_verdict,
-        intent=QUESTION if run.intent == QUESTION else None,
+        intent=run.intent if run.intent in ANSWERING_INTENTS else None,
         answer=fence(run.answer) if run.answer is not None else None,  # the chair wrote it
         tier_counts=run.tier_counts, judged=run.judged,
         report=str(report) if report is not None and report.exists() else None,
