@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from council_prompts import kind
 from fakeprovider import FakeProvider, by_prompt, usage
+from fakeprovider import chat as fake_chat
 from mcp_helpers import body, error_of, in_process, unfenced, wait_until_terminal
 from question_members import QUESTION, answer_text, question_table
 
@@ -51,7 +52,10 @@ async def test_a_question_council_run_wait_read(mode: str, fake: FakeProvider, p
     assert unfenced(done["answer"]) == "Use Postgres for the session store."
     assert json.loads((run_dir / "options.json").read_text())["intent"] == "question"
     text = unfenced(report["text"])
-    assert text.startswith("# Council Answer — headless") and "**Answer (Converged):** Use Postgres" in text
+    # Issue 27: the report shows the question first and is titled by it (cut in the title).
+    assert text.startswith("# Council Answer — Which store should the session service use, Postgres or DynamoDB?")
+    assert "**Question:** Which store should the session service use" in text
+    assert "**Answer (Converged):** Use Postgres" in text
     assert "## Ranked answers" in text and "## Claim matrix" in text
     assert "answer-fake-a.md" in report["files"] and "seat-a claim 2" in unfenced(answer["text"])
 
@@ -59,7 +63,7 @@ async def test_a_question_council_run_wait_read(mode: str, fake: FakeProvider, p
 async def test_the_tool_refuses_an_unknown_intent(fake: FakeProvider, project: Path, question: Path) -> None:
     async with in_process("auto") as client:
         result = await client.call_tool("amicus_council_run", {
-            "briefingFile": "question.md", "intent": "task", "models": ["fake/a", "fake/b"], "chair": "fake/chair",
+            "briefingFile": "question.md", "intent": "opinion", "models": ["fake/a", "fake/b"], "chair": "fake/chair",
             "project": str(project)})
     assert "intent" in error_of(result)
     assert fake.requests == []
@@ -142,3 +146,28 @@ def test_the_answer_contracts_example_is_itself_valid() -> None:
     block = brief.split("```json", 1)[1].split("```", 1)[0]
     assert validate_answer(f"```json{block}```\n")["ok"] is True
     assert validate_answer(answer_text("x", 2))["ok"] is True
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_task_council_run_over_mcp(mode: str, fake: FakeProvider, project: Path) -> None:
+    # Issue 28: intent task — reviewed like a review, the chair's ANSWER line read, no ledger rows.
+    from council_script import member
+
+    member(fake, "a", findings=1)
+    member(fake, "b", findings=2)
+    decision = "Roll out on Monday after the backfill rehearsal."
+    fake.respond("chair", by_prompt(kind, {"chair": fake_chat(
+        f"Synthesis.\n\n## Hard questions\n\n1. Who rolls back?\n\nANSWER: Split — {decision}\n")}))
+    (project / "task.md").write_text("Decide when to roll out the session store migration.\n", encoding="utf-8")
+    async with in_process(mode) as client:
+        started = body(await client.call_tool("amicus_council_run", {
+            "briefingFile": "task.md", "intent": "task", "models": ["fake/a", "fake/b"], "chair": "fake/chair",
+            "project": str(project), "ui": False}))
+        done, _ = await wait_until_terminal(client, started["runId"], project=str(project))
+        report = body(await client.call_tool("amicus_read", {"id": started["runId"], "project": str(project)}))
+    assert (done["status"], done["intent"], done["overallVerdict"], unfenced(done["answer"])) == (
+        "complete", "task", "Split", decision)
+    text = unfenced(report["text"])
+    assert text.startswith(f"# Council Report — task ({started['runId']})")
+    assert f"**Chair answer: Split** {decision}" in text and "## Findings by tier" in text
+    assert "writes no reliability rows" in text
