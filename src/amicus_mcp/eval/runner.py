@@ -22,7 +22,6 @@ undecided, a matcher call refused by the ceiling); 130/143 aborted (SIGINT/SIGTE
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,10 +40,10 @@ from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimat
 from ..providers.routing import ProviderRegistry, Route
 from ..vocabulary import TERMINAL_RUN_STATUSES
 from .documents import CaseProgress, Decision, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
-from .evaldir import BRIEFING_FILE, CASES_DIR, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
+from .evaldir import BRIEFING_FILE, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
 from .matching import Question, prompt, read_reply, repair_prompt, reply_schema
 from .prefilter import candidates
-from .suite import CASE_FILE, SUITE_FILE, Case, Suite, case_briefing, load_suite
+from .suite import CASE_FILE, CASES_DIR, SUITE_FILE, Case, Suite, case_briefing, load_suite
 
 MATCHER_OUTPUT_CAP = 8_000
 PER_FINDING_CHARS = 600  # a finding as the matcher prompt shows it, for the estimate
@@ -98,6 +97,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
                       hint="a model that decides which planted flaw each finding identifies, e.g. --matcher gemini")
     loaded = load_suite(suite)
     chosen = _select(loaded, cases)
+    _check_secrets(loaded, chosen, allow_secrets=bool(options.allow_secrets))
     eval_id = eval_id or new_task_id()
     directory = EvalDir(Path(out_dir or f"eval-{eval_id}").expanduser().resolve())
     _check_eval_dir(directory, eval_id)
@@ -141,6 +141,24 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
                     concurrency=max(1, max_legs() // max(1, len(first.seats))), estimate={}, notices=notices)
     plan.estimate = estimate(plan, catalog=with_matcher.catalog)
     return plan
+
+
+def _check_secrets(suite: Suite, chosen: Sequence[Case], *, allow_secrets: bool) -> None:
+    """Each case's briefing is material sent to every model: the secret scan, every case named."""
+    from ..engine.material import check_material
+    from ..errors import SecretInMaterial
+
+    found: list[SecretInMaterial] = []
+    for case in chosen:
+        where = suite.path / CASES_DIR / case.id
+        try:
+            check_material(case_briefing(case), what=f"case '{case.id}' ({where})", allow_secrets=allow_secrets)
+        except SecretInMaterial as err:
+            found.append(err)
+    if len(found) == 1:
+        raise found[0]
+    if found:
+        raise SecretInMaterial("; ".join(err.message for err in found), hint=found[0].hint)
 
 
 def _pack(options: Any) -> Any:
@@ -249,13 +267,14 @@ def write_inputs(plan: EvalPlan, *, pid: int | None) -> EvalManifest:
 
     d = plan.directory
     d.path.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(plan.suite.path / SUITE_FILE, d.path / SUITE_FILE)
+    # The copy is written from the bytes the suite check read (never re-read through a path).
+    # Both were checked to be UTF-8; a configured key's value is masked, as in every file.
+    atomic_write_text(d.path / SUITE_FILE, plan.suite.raw.decode("utf-8"))
     for case in plan.cases:
-        source = plan.suite.path / CASES_DIR / case.id
         target = d.case_dir(case.id)
         target.mkdir(parents=True, exist_ok=True)
-        for name in (CASE_FILE, case.doc.artifact):
-            shutil.copyfile(source / name, target / name)
+        atomic_write_text(target / CASE_FILE, case.case_raw.decode("utf-8"))
+        atomic_write_text(target / case.doc.artifact, case.artifact_raw.decode("utf-8"))
         atomic_write_text(target / BRIEFING_FILE, plan.preps[case.id].briefing)
     atomic_write_json(d.options, plan.options.model_dump(mode="json"))
     manifest = EvalManifest(
