@@ -57,6 +57,41 @@ def test_the_estimate_comes_first_and_sends_nothing(fake: FakeProvider, config_d
     assert text.startswith(f"Estimate: ~${est['amount']:.4f} for 2 case(s), 16 calls; ceiling $9.00")
 
 
+def test_a_ceiling_too_low_speaks_of_the_suite_and_names_one_that_fits(fake: FakeProvider, config_dir: Path,
+                                                                       tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    monkeypatch.setenv("AMICUS_OPENROUTER_BASE_URL", fake.base_url)
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test-dummy")
+    fake.catalog = [{"id": f"vendor/{n}", "name": n, "context_length": 100000,
+                     "pricing": {"prompt": "0.000001", "completion": "0.00001"}} for n in ("a", "b", "c", "chair", "m")]
+    project = tmp_path / "project"
+    project.mkdir()
+    three = [*TWO, "profile-cache-design"]
+
+    def attempt(ceiling: str) -> tuple[int, Any]:
+        code, out = run_cli(["eval", "run", "--models", "openrouter/vendor/a,openrouter/vendor/b,openrouter/vendor/c",
+                             "--chair", "openrouter/vendor/chair", "--matcher", "openrouter/vendor/m",
+                             "--out-dir", str(tmp_path / "ev"), "--project", str(project), "--max-cost", ceiling,
+                             *cases(*three), "--estimate", "--json"])
+        return code, load_text(out)
+
+    code, doc = attempt("0.10")
+    error = doc["error"]
+    assert code == 1 and error["code"] == "COST_CEILING_TOO_LOW"
+    assert error["message"].startswith("the --max-cost $0.1 ceiling cannot hold this eval: its 3 cases share it "
+                                       "evenly ($0.0333 each)"), error["message"]
+    smallest = re.search(r"raise --max-cost to at least (\d+\.\d{4})", error["hint"]).group(1)
+    assert f"The smallest ceiling that fits the 3 cases is ${smallest}" in error["message"]
+    assert float(smallest) > 0.10
+    code, est = attempt(smallest)  # the ceiling it named holds every case's council
+    assert code == 0 and est["maxCost"] == float(smallest), est
+    code, doc = attempt(f"{float(smallest) - 0.0001:.4f}")  # and it is the smallest one that does
+    assert code == 1 and doc["error"]["code"] == "COST_CEILING_TOO_LOW"
+    assert fake.chat_requests() == []
+
+
 def load_text(text: str) -> Any:
     return json.loads(text)
 

@@ -236,3 +236,23 @@ def test_a_case_with_a_secret_is_refused_naming_the_case(tmp_path: Path, fake, c
                         encoding="utf-8")
     error = refused(tmp_path, suite, fake, capsys)
     assert error["code"] == "SECRET_IN_MATERIAL" and "case 'rate-limiter-diff'" in error["message"]
+
+
+def test_eval_run_help_offers_only_what_an_eval_takes(capsys) -> None:
+    from amicus_mcp.cli import main as cli_main
+
+    try:
+        cli_main(["eval", "run", "--help"])
+    except SystemExit:
+        pass
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--max-cost MAX_COST the whole suite's ceiling on known spend, USD: the cases' councils share it evenly" in text
+    for flag in ("--intent", "--template", "--var"):  # a case brings its own briefing: never offered
+        assert flag not in text, flag
+    from amicus_mcp.mcp.published import built_schemas  # the MCP argument says the same
+
+    schema = built_schemas()["amicus_eval"]["inputSchema"]["properties"]
+    assert schema["maxCost"]["description"].startswith("The whole suite's ceiling on known spend, USD: the cases' "
+                                                       "councils share it evenly")
+    assert not {"intent", "template", "vars"} & set(schema)
+

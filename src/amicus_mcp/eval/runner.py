@@ -22,6 +22,7 @@ undecided, a matcher call refused by the ceiling); 130/143 aborted (SIGINT/SIGTE
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ from .documents import CaseProgress, Decision, EvalEstimate, EvalManifest, EvalR
 from .evaldir import BRIEFING_FILE, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
 from .matching import Question, prompt, read_reply, repair_prompt, reply_schema
 from .prefilter import candidates
+from .scoring import CEILING_ERRORS, share_note
 from .suite import CASE_FILE, CASES_DIR, SUITE_FILE, Case, Suite, case_briefing, load_suite
 
 MATCHER_OUTPUT_CAP = 8_000
@@ -81,7 +83,9 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     """Every check before anything is sent. `bench` is the RunOptions the front built from the
     same flags `council run` takes (its briefing fields must be unset: each case has its own).
     A worker continuing an eval a front prepared passes that eval's id and run ids."""
+    from ..engine.briefing_inputs import apply_pack
     from ..engine.council_run import prepare
+    from ..engine.defaults import apply_env_defaults
     from ..engine.options import RunOptions, briefing_fields, flag_of
     from ..engine.preflight import max_legs, prepare_bench
     from ..engine.store import new_task_id
@@ -104,26 +108,27 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
 
     preps: dict[str, Any] = {}
     notices: list[str] = []
-    ceiling: float | None = None
-    for index, case in enumerate(chosen):
+    # The pack and the environment's defaults are applied once, up front: their --max-cost is the
+    # suite's. Each case's council is prepared with no ceiling of its own (infinite, so no default
+    # replaces it) until the suite's has been checked against all of them (check_suite_ceiling).
+    options = apply_env_defaults(apply_pack(options.model_copy(
+        update={"prompt_file": str(directory.case_dir(chosen[0].id) / BRIEFING_FILE)})))
+    ceiling: float | None = options.max_cost
+    if ceiling is not None and not ceiling > 0:
+        raise BadArgs(f"--max-cost must be a positive number of dollars, got {ceiling}", hint="e.g. --max-cost 2.00")
+    if options.pack_record and getattr(_pack(options), "template", None):
+        notices.append(f"pack '{options.pack_record['name']}' sets a template; an eval's cases bring their own "
+                       "briefing, so it is not used")
+    for case in chosen:
         case_dir = directory.case_dir(case.id)
         # A prompt file (this case's briefing copy) keeps a pack's template out of the options.
         case_options = options.model_copy(update={
             "prompt_file": str(case_dir / BRIEFING_FILE), "out_dir": str(directory.council_dir(case.id)),
-            "run_id": (run_ids or {}).get(case.id) or new_task_id(), "ledger": False})
-        if index == 0:
-            from ..engine.briefing_inputs import apply_pack
-
-            applied = apply_pack(case_options)
-            ceiling = applied.max_cost
-            if ceiling is not None and not ceiling > 0:
-                raise BadArgs(f"--max-cost must be a positive number of dollars, got {ceiling}", hint="e.g. --max-cost 2.00")
-            if applied.pack_record and getattr(_pack(applied), "template", None):
-                notices.append(f"pack '{applied.pack_record['name']}' sets a template; an eval's cases bring their own "
-                               "briefing, so it is not used")
-        share = None if ceiling is None else ceiling / len(chosen)
-        case_options = case_options.model_copy(update={"max_cost": share} if share is not None else {})
+            "run_id": (run_ids or {}).get(case.id) or new_task_id(), "ledger": False, "max_cost": math.inf})
         preps[case.id] = await prepare(case_options, briefing=case_briefing(case))
+    share = None if ceiling is None else check_suite_ceiling(preps, ceiling)
+    for prep in preps.values():
+        prep.options = prep.options.model_copy(update={"max_cost": share})
     first = next(iter(preps.values()))
     with_matcher = await prepare_bench([matcher], None, gateway=_gateway(first.options.gateway), minimum=1,
                                        cost_gate=first.options.cost_gate, validate=first.options.validate_models)
@@ -159,6 +164,34 @@ def _check_secrets(suite: Suite, chosen: Sequence[Case], *, allow_secrets: bool)
         raise found[0]
     if found:
         raise SecretInMaterial("; ".join(err.message for err in found), hint=found[0].hint)
+
+
+def check_suite_ceiling(preps: dict[str, Any], ceiling: float) -> float:
+    """Each case's council's share of the suite's --max-cost (an even split); COST_CEILING_TOO_LOW,
+    in the suite's own figures, when a share cannot hold the dearest case's council at its floor.
+    The smallest ceiling it names holds every council (rounded up to 1/100 cent, checked)."""
+    import math
+
+    from ..errors import CostCeilingTooLow
+
+    count = len(preps)
+    share = ceiling / count
+    needs = {case_id: math.fsum(prep.plan.floors().values()) if prep.plan is not None else 0.0
+             for case_id, prep in preps.items()}
+    dearest = max(needs, key=lambda case_id: needs[case_id])
+    if needs[dearest] <= share:
+        return share
+    smallest = math.ceil(needs[dearest] * count * 10_000) / 10_000
+    while smallest / count < needs[dearest]:  # float rounding must not name a ceiling one hair short
+        smallest += 0.0001
+    cases = "case" if count == 1 else "cases"
+    raise CostCeilingTooLow(
+        f"the --max-cost ${ceiling:g} ceiling cannot hold this eval: its {count} {cases} share it evenly "
+        f"(${share:.4f} each), and the dearest, '{dearest}', reserves ${needs[dearest]:.4f} even with every answer "
+        f"at its smallest output cap. The smallest ceiling that fits the {count} {cases} is ${smallest:.4f} "
+        "(the matcher is paid from what the councils leave)",
+        hint=f"raise --max-cost to at least {smallest:.4f}, run fewer cases (--case), or pick cheaper models "
+             "or fewer seats")
 
 
 def _pack(options: Any) -> Any:
@@ -365,7 +398,8 @@ class EvalRun:
             progress.cost = Money(amount=run.usage.cost.amount if run.usage is not None else None,
                                   unpricedLegs=run.usage.unknown_legs if run.usage is not None else 0)
             if run.error is not None:
-                progress.error = {"code": run.error.code, "message": run.error.message}
+                note = share_note(self.plan.max_cost, len(self.plan.cases)) if run.error.code in CEILING_ERRORS else ""
+                progress.error = {"code": run.error.code, "message": run.error.message + note}
             if code != 0:
                 self.degraded = True
             self.save()
@@ -521,8 +555,9 @@ class Matcher:
                                   pricing=route_pricing(route, plan.first().catalog), cap=MATCHER_OUTPUT_CAP,
                                   floor=MATCHER_OUTPUT_CAP)
         if claim is None:
-            self.run.manifest.notices.append(f"case {self.case.id}: the matcher call was refused by the --max-cost "
-                                             "ceiling; its findings stay undecided")
+            self.run.manifest.notices.append(f"case {self.case.id}: the matcher call was refused by the suite's "
+                                             f"--max-cost ${plan.max_cost:g} ceiling (what the councils left of it "
+                                             "could not hold it); its findings stay undecided")
             return None
         self.legs += 1
         usage_doc = None

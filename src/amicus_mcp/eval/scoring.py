@@ -137,15 +137,26 @@ class _Scored:
     findings: list[dict[str, Any]]  # FindingResult dicts
 
 
-def _lost_reason(run: RunManifest | None) -> str:
+CEILING_ERRORS = ("COST_EXCEEDED", "COST_CEILING_TOO_LOW")
+
+
+def share_note(ceiling: float | None, cases: int) -> str:
+    """What a case council's --max-cost was: its share of the suite's (what the user typed)."""
+    if ceiling is None or not cases:
+        return ""
+    return f" (its ceiling was its even share, ${ceiling / cases:.4f}, of the suite's --max-cost ${ceiling:g})"
+
+
+def _lost_reason(run: RunManifest | None, ceiling_note: str = "") -> str:
     if run is None:
         return "its council never started"
     if run.error is not None:
-        return f"its council ended {run.status}: {run.error.code}: {run.error.message}"
+        note = ceiling_note if run.error.code in CEILING_ERRORS else ""
+        return f"its council ended {run.status}: {run.error.code}: {run.error.message}{note}"
     return f"its council ended {run.status} without a tally"
 
 
-def score_case(inputs: CaseInputs, seat_order: Sequence[str]) -> _Scored:
+def score_case(inputs: CaseInputs, seat_order: Sequence[str], ceiling_note: str = "") -> _Scored:
     case, run, tally, matches = inputs.case, inputs.run, inputs.tally, inputs.matches
     doc: dict[str, Any] = {
         "caseId": case.id, "kind": case.doc.kind, "title": case.doc.title, "clean": case.clean,
@@ -159,7 +170,7 @@ def score_case(inputs: CaseInputs, seat_order: Sequence[str]) -> _Scored:
         "wallMs": _wall_ms(run, matches.durationMs if matches else None),
     }
     if tally is None or matches is None:
-        doc["lostReason"] = _lost_reason(run)
+        doc["lostReason"] = _lost_reason(run, ceiling_note)
         doc["flaws"] = [{"id": f.id, "severity": f.severity, "class": f.flaw_class, "tier": None, "foundBy": [],
                          "findings": []} for f in case.doc.plantedFlaws]
         return _Scored(inputs, doc, [])
@@ -335,7 +346,8 @@ def score(manifest: EvalManifest, options: EvalRunOptions, suite: Suite,
     """The eval document (validated against its model, keys in the model's order)."""
     seats = bench_seats(inputs, manifest.models)
     seat_order = [s for s, _ in seats]
-    cases = [score_case(item, seat_order) for item in inputs]
+    note = share_note(options.bench.get("maxCost"), len(inputs))
+    cases = [score_case(item, seat_order, note) for item in inputs]
     scored = [c for c in cases if c.doc["scored"]]
     seat_rows = [_seat_result(seat, alias, scored) for seat, alias in seats]
     aliases: dict[str, list[str]] = {}
