@@ -19,7 +19,7 @@ def weaker_copy(eval_copy: Path) -> None:
     doc["decisions"] = [{**d, "flaw": None} for d in doc["decisions"]]
     path.write_text(json.dumps(doc), encoding="utf-8")
     code, _ = run_cli(["eval", "score", str(eval_copy), "--json"])
-    assert code == 0
+    assert code == 2  # the shipped eval is partial (one case has no chair verdict): its re-score says so
 
 
 def test_compare_puts_two_evals_side_by_side(shipped_eval: ShippedEval, eval_copy: Path) -> None:

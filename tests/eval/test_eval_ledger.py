@@ -43,13 +43,13 @@ def test_council_stats_shows_measured_recall_beside_street_cred(shipped_eval: Sh
     by_model = {m["model"]: m for m in stats["models"]}
     assert set(by_model) == {"vendor/a-1", "vendor/b-1", "vendor/c-1"}
     assert by_model["vendor/a-1"]["measured"] == {"evals": 1, "found": 38, "planted": 70, "recall": 38 / 70,
-                                                  "cleanCases": 3, "cleanCasesWithAlarm": 3, "falseAlarmRate": 1,
+                                                  "undecided": 0, "floorEvals": 0, "cleanCases": 3, "cleanCasesWithAlarm": 3, "falseAlarmRate": 1,
                                                   "suites": ["planted"]}
     assert by_model["vendor/b-1"]["measured"]["falseAlarmRate"] == 0
     assert by_model["vendor/a-1"]["runs"] == 0 and by_model["vendor/a-1"]["aliases"] == ["fake/a"]
     code, table = run_cli(["council", "stats"])
     header = table.splitlines()[0].split()
-    assert header == ["model", "runs", "avg-cred", "confirm", "fact-err", "recall", "false-alarm", "notes"]
+    assert header == ["model", "runs", "avg-cred", "confirm", "fact-err", "evals", "recall", "false-alarm", "notes"]
     assert "0.54" in table.splitlines()[1] and "1.00" in table.splitlines()[1]
 
 

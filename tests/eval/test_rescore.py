@@ -31,7 +31,7 @@ def test_rescoring_reproduces_every_report_byte_for_byte(shipped_eval: ShippedEv
     for name in before:
         (eval_copy / name).unlink()
     code, printed = rescore_json(eval_copy)
-    assert code == 0
+    assert code == 2  # the shipped eval is partial (one case has no chair verdict): its re-score says so
     for name, original in before.items():
         assert (eval_copy / name).read_bytes() == original, name
     assert printed == json.loads(before["eval.json"])

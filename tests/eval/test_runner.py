@@ -54,7 +54,7 @@ def test_the_estimate_comes_first_and_sends_nothing(fake: FakeProvider, config_d
     assert est["amount"] == pytest.approx(sum(row["amount"] for row in est["perCase"]))
     assert fake.chat_requests() == [] and not (tmp_path / "ev").exists()
     code, text = run_cli(argv)
-    assert text.startswith(f"Estimate: ~${est['amount']:.4f} for 2 case(s), 16 calls; ceiling $9.00")
+    assert text.startswith(f"Estimate: ~${est['amount']:.4f} for 2 cases, 16 calls; ceiling $9.00")
 
 
 def test_a_ceiling_too_low_speaks_of_the_suite_and_names_one_that_fits(fake: FakeProvider, config_dir: Path,
@@ -140,6 +140,51 @@ def test_a_failing_matcher_leaves_findings_undecided_and_says_so(bench: Any, fak
     assert any("got no usable answer from the matcher" in n and "recall is a floor" in n for n in doc["notes"])
     manifest = load(tmp_path / "ev" / "eval-run.json")
     assert any("the matcher call failed" in n for n in manifest["notices"])
+    # Re-scoring a partial eval ends as its text says: partial, exit 2 (degraded).
+    code, text = run_cli(["eval", "score", str(tmp_path / "ev")])
+    assert code == 2 and text.startswith(f"Eval {doc['evalId']}: partial (exit 2) — suite planted v1, 1 case\n"), text
+    code, _ = run_cli(["eval", "score", str(tmp_path / "ev"), "--json"])
+    assert code == 2
+
+
+def test_a_recall_that_is_only_a_floor_is_never_shown_as_a_measurement(bench: Any, fake: FakeProvider,
+                                                                        config_dir: Path, tmp_path: Path,
+                                                                        project: Path) -> None:
+    fake.respond("matcher", lambda body: error(500, "matcher is down"))
+    code, out = run_cli(eval_argv(tmp_path / "ev", project, *cases(*TWO), "--json"))
+    doc = load_text(out)
+    recall = doc["council"]["recall"]
+    assert code == 2 and recall["found"] == 0 and recall["undecided"] > 0
+    assert any(s["recall"]["undecided"] > 0 for s in doc["seats"])
+    md = (tmp_path / "ev" / "eval.md").read_text(encoding="utf-8")
+    assert (f"- Recall (a floor): at least 0 of 5 planted flaws found by the council (≥0.0%); the matcher left "
+            f"{recall['undecided']} findings undecided") in md
+    assert "Recall: 0" not in md
+    for seat in doc["seats"]:  # a seat's figure is marked exactly when it is a floor
+        row = next(line for line in md.splitlines() if line.startswith(f"| {seat['seat']} |"))
+        assert ("| ≥0.0% | ≥0/5 |" in row) == (seat["recall"]["undecided"] > 0), row
+    html = (tmp_path / "ev" / "eval.html").read_text(encoding="utf-8")
+    assert "Recall (a floor): at least 0 of 5" in html and "<td>≥0.0%</td>" in html
+    # The eval ledger carries the undecided count; `council stats` marks the figure and counts its evals.
+    rows = [json.loads(line) for line in (config_dir / "eval-ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    undecided = {m["model"]: m["recall"]["undecided"] for m in doc["models"]}
+    assert [r["undecided"] for r in rows] == [undecided[r["model"]] for r in rows] and any(undecided.values())
+    assert all(schema_errors(r, "eval-ledger-row") == [] for r in rows)
+    code, table = run_cli(["council", "stats"])
+    lines = table.splitlines()
+    assert lines[0].split()[5:8] == ["evals", "recall", "false-alarm"]
+    resolved = {m["resolvedModel"]: undecided[m["model"]] for m in doc["models"]}
+    for line in lines[1:]:
+        floor = resolved[line.split()[0]] > 0
+        assert line.split()[5:7] == ["1", "≥0.00" if floor else "0.00"] and ("recall a floor" in line) == floor, table
+    code, out = run_cli(["council", "stats", "--json"])
+    stats = load_text(out)
+    assert schema_errors(stats, "council-stats") == []
+    assert {m["model"]: m["measured"]["floorEvals"] for m in stats["models"]} == {
+        k: int(v > 0) for k, v in resolved.items()}
+    # An older row, written before the count was recorded, is still a valid row (the key is optional).
+    old = {k: v for k, v in rows[0].items() if k != "undecided"}
+    assert schema_errors(old, "eval-ledger-row") == []
 
 
 def test_a_case_whose_council_fails_is_lost_and_named(bench: Any, fake: FakeProvider, tmp_path: Path,

@@ -62,7 +62,7 @@ DEFAULT_ROLE = "council"
 LOW_N_THRESHOLD = 3
 
 STATS_COLUMNS = ("model", "runs", "avg-cred", "confirm", "fact-err", "notes")
-MEASURED_COLUMNS = ("recall", "false-alarm")  # shown once the eval ledger has measured a model
+MEASURED_COLUMNS = ("evals", "recall", "false-alarm")  # shown once the eval ledger has measured a model
 NULL_CELL = "—"
 
 
@@ -443,9 +443,13 @@ def _measured_groups(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         planted = sum(int(_number(r.get("plantedFlaws")) or 0) for r in members)
         clean = sum(int(_number(r.get("cleanCases")) or 0) for r in members)
         alarmed = sum(int(_number(r.get("cleanCasesWithAlarm")) or 0) for r in members)
+        undecided = [int(n) for n in (_number(r.get("undecided")) for r in members) if n is not None]
         out[key] = {
             "evals": len({r.get("evalId") for r in members}),
             "found": found, "planted": planted, "recall": found / planted if planted else None,
+            # Findings the matcher left undecided might have found more: such a recall is a floor.
+            "undecided": sum(undecided),
+            "floorEvals": len({r.get("evalId") for r in members if (_number(r.get("undecided")) or 0) > 0}),
             "cleanCases": clean, "cleanCasesWithAlarm": alarmed,
             "falseAlarmRate": alarmed / clean if clean else None,
             "suites": sorted({str(r.get("suite")) for r in members if _text(r.get("suite"))}),
@@ -475,9 +479,13 @@ def _stats_cells(entry: dict[str, Any], *, measured: bool = False) -> list[str]:
     ]
     if measured:  # what an eval measured, beside what peers agreed on
         block = _dict(entry.get("measured"))
-        cells += [_fixed(block.get("recall")), _fixed(block.get("falseAlarmRate"))]
+        floor = "≥" if (_number(block.get("floorEvals")) or 0) > 0 and _number(block.get("recall")) is not None else ""
+        cells += [str(block["evals"]) if block else NULL_CELL, floor + _fixed(block.get("recall")),
+                  _fixed(block.get("falseAlarmRate"))]
         if not block:
             notes.append("agreement only")
+        elif floor:
+            notes.append("recall a floor")
     return [*cells, " ".join(notes)]
 
 

@@ -52,6 +52,8 @@ class Ratio(_Doc):
     found: Count
     planted: Count
     rate: Rate
+    undecided: Count = Field(0, description="findings the matcher left undecided that might have found a flaw "
+                                            "counted here as missed: when above 0, `rate` is only a floor")
 
 
 class FindingCounts(_Doc):
@@ -365,6 +367,9 @@ class EvalLedgerRow(_Doc):
     plantedFlaws: Count
     found: Count
     recall: Rate
+    undecided: Count | None = Field(None, description="findings the matcher left undecided that might have found "
+                                                      "more: above 0, `recall` is only a floor (absent in rows "
+                                                      "written before it was recorded: not known)")
     cleanCases: Count
     falseAlarms: Count
     cleanCasesWithAlarm: Count

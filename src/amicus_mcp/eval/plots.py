@@ -47,12 +47,13 @@ def recall_per_seat(seats: Sequence[Mapping[str, Any]], council: Mapping[str, An
     for i, (name, ratio, colour) in enumerate(rows):
         y = top + i * row_h
         rate = ratio.get("rate")
+        floor = "≥" if ratio.get("undecided") else ""  # a floor: undecided findings might have found more
         w = 0 if rate is None else max(1.0, rate * bar_w)
         parts.append(f'<text x="{label_w - 8}" y="{y + 17}" text-anchor="end" fill="currentColor">{_e(name)}</text>')
         parts.append(f'<rect x="{label_w}" y="{y + 4}" width="{bar_w}" height="18" fill="#eaeef2" rx="3"/>')
         parts.append(f'<rect class="bar" x="{label_w}" y="{y + 4}" width="{w:.1f}" height="18" fill="{colour}" rx="3"/>')
         parts.append(f'<text x="{label_w + bar_w + 8}" y="{y + 17}" fill="currentColor">'
-                     f'{_pct(rate)} ({ratio.get("found", 0)}/{ratio.get("planted", 0)})</text>')
+                     f'{floor}{_pct(rate)} ({floor}{ratio.get("found", 0)}/{ratio.get("planted", 0)})</text>')
     axis_y = top + row_h * len(rows) + 4
     for tick in (0, 0.5, 1):
         x = label_w + tick * bar_w

@@ -281,9 +281,10 @@ def estimate(plan: EvalPlan, *, catalog: Any) -> dict[str, Any]:
 
 def describe_estimate(est: dict[str, Any]) -> str:
     from ..providers.cost import format_cost
+    from .report_md import counted
 
     amount = format_cost(est["amount"], "estimated" if est["amount"] is not None else "unknown")
-    text = f"Estimate: {amount} for {est['cases']} case(s), {est['legs']} calls"
+    text = f"Estimate: {amount} for {counted(est['cases'], 'case')}, {counted(est['legs'], 'call')}"
     if est["unpricedModels"]:
         text += f" (no price known for {', '.join(est['unpricedModels'])}: their cost is not in the figure)"
     if est["maxCost"] is not None:
