@@ -331,6 +331,20 @@ class CompareSide(_Doc):
     suite: str
     models: list[str]
     chair: str | None
+    cases: Count | None = Field(None, description="cases the eval ran")
+    casesScored: Count | None = None
+
+
+class CompareCases(_Doc):
+    a: Count
+    b: Count
+    common: Count = Field(description="cases both evals scored: every figure is over these")
+
+
+class CompareDifference(_Doc):
+    option: str
+    a: Any
+    b: Any
 
 
 class CompareRow(_Doc):
@@ -338,6 +352,8 @@ class CompareRow(_Doc):
     a: float | None
     b: float | None
     delta: float | None
+    aFloor: bool = Field(False, description="A's figure is only a floor (the matcher left findings undecided)")
+    bFloor: bool = False
 
 
 class EvalComparison(_Doc):
@@ -346,6 +362,9 @@ class EvalComparison(_Doc):
     a: CompareSide
     b: CompareSide
     sameSuite: bool
+    cases: CompareCases | None = None
+    differences: list[CompareDifference] = Field(default_factory=list,
+                                                 description="options the two evals ran with that differ")
     rows: list[CompareRow]
     seats: list[dict[str, Any]]
     flaws: list[dict[str, Any]] = Field(description="planted flaws one eval found and the other missed")
