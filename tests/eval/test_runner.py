@@ -243,7 +243,39 @@ def test_status_list_and_the_progress_line_read_the_eval_from_disk(shipped_eval:
     listed = load_text(out)
     assert schema_errors(listed, "session-list") == []
     kinds = [row["type"] for row in listed["items"]]
-    assert kinds.count("eval-run") == 1 and kinds.count("council-run") == 16  # every case's council is a run
+    # An eval is one entry: its 16 case councils are reached from it (status names each run), not listed.
+    assert kinds == ["eval-run"] and listed["items"][0]["cases"] == 16
+    assert all(case["runId"] in text for case in manifest["cases"])
+    code, text = run_cli(["list", "--project", project])
+    assert len(text.splitlines()) == 1 and f"16 cases (amicus status {manifest['id']})" in text
     render = eval_line(shipped_eval.directory / "eval-run.json")
     line = render(parse_iso(manifest["createdAt"]) + timedelta(seconds=75))
     assert line == (f"eval {manifest['id']}: done · 16/16 cases done · 0 running · ${manifest['cost']:.4f} so far · 1m15s")
+
+
+def test_a_tag_applies_to_the_eval_its_cases_and_its_ledger_rows(bench: Any, config_dir: Path, tmp_path: Path,
+                                                                  project: Path) -> None:
+    code, _ = run_cli(eval_argv(tmp_path / "untagged", project, *cases("rate-limiter-diff"), "--json"))
+    assert code == 0
+    code, out = run_cli(eval_argv(tmp_path / "tagged", project, *cases("worker-cronjob-config"), "--tag", "nightly",
+                                  "--json"))
+    doc = load_text(out)
+    assert code == 0 and doc["tag"] == "nightly"
+    manifest = load(tmp_path / "tagged" / "eval-run.json")
+    assert manifest["tag"] == "nightly" and schema_errors(manifest, "eval-run") == []
+    assert load(tmp_path / "tagged" / "cases" / "worker-cronjob-config" / "council" / "run.json")["tag"] == "nightly"
+    rows = [json.loads(line) for line in (config_dir / "eval-ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r.get("tag") for r in rows] == [None] * 3 + ["nightly"] * 3
+    assert all(schema_errors(r, "eval-ledger-row") == [] for r in rows)
+    code, out = run_cli(["list", "--project", str(project), "--tag", "nightly", "--json"])
+    assert [(i["id"], i["type"]) for i in load_text(out)["items"]] == [(doc["evalId"], "eval-run")]
+    # council stats --tag: the tagged eval's figures only (a clean case: nothing planted, false alarms counted).
+    code, out = run_cli(["council", "stats", "--tag", "nightly", "--json"])
+    stats = load_text(out)
+    assert code == 0 and schema_errors(stats, "council-stats") == [] and stats["tag"] == "nightly"
+    assert {m["measured"]["evals"] for m in stats["models"]} == {1}
+    assert {m["measured"]["planted"] for m in stats["models"]} == {0}  # not the untagged eval's 5 flaws
+    code, out = run_cli(["council", "stats", "--json"])
+    assert {m["measured"]["evals"] for m in load_text(out)["models"]} == {2}
+    code, out = run_cli(["council", "stats", "--tag", "other", "--json"])
+    assert load_text(out)["models"] == []

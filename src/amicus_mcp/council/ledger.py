@@ -384,9 +384,8 @@ def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | N
                  tag: str | None = None) -> dict[str, Any]:
     """Per-model reliability over ledger rows, as the `council-stats` envelope.
 
-    With a `tag`, only the rows of runs with that tag count, and the document says so
-    (`tag`); the eval ledger is not tagged, so its measurements are shown for those runs'
-    models only.
+    With a `tag`, only the rows of runs and evals with that tag count, and the document says
+    so (`tag`): an untagged eval's measurements never appear under a tag's heading.
 
     Rows are grouped by `resolvedModel or model`; groups appear in order of first
     appearance. Rows that are not objects or have no non-empty string `model` are not
@@ -408,11 +407,11 @@ def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | N
         if isinstance(row, dict) and _text(row.get("model")) is not None:
             groups.setdefault(_group_key(row), []).append(row)
     models = [_model_stats(key, members) for key, members in groups.items()]
-    measured = _measured_groups(eval_rows or [])
+    measured = _measured_groups([r for r in eval_rows or [] if tag is None or (isinstance(r, dict) and r.get("tag") == tag)])
     for entry in models:
         if entry["model"] in measured:
             entry["measured"] = measured.pop(entry["model"])
-    for key, block in (measured if tag is None else {}).items():  # measured by an eval, never seen in a council run
+    for key, block in measured.items():  # measured by an eval, never seen in a council run
         models.append({"model": key, "runs": 0, "lowN": True, "avgStreetCredPeersOnly": None,
                        "lifetimeConfirmRate": None, "lifetimeFactErrorRate": None,
                        "conformance": {label: 0 for label in CONFORMANCES}, "aliases": block.pop("aliases"),

@@ -232,6 +232,7 @@ class EvalDocument(_Doc):
     totals: Totals
     cases: list[CaseResult]
     notes: list[str]
+    tag: str | None = Field(None, description="the eval's --tag (its ledger rows carry it)")
 
 
 # --------------------------------------------------------------------------- eval-matches
@@ -294,6 +295,7 @@ class EvalManifest(_Doc):
     notices: list[str] = Field(default_factory=list)
     error: dict[str, str] | None = None
     report: str | None = None
+    tag: str | None = Field(None, description="the eval's --tag: its cases' councils and its ledger rows carry it too")
 
 
 class EvalRunOptions(_Doc):
@@ -394,6 +396,7 @@ class EvalLedgerRow(_Doc):
     cleanCasesWithAlarm: Count
     falseAlarmRate: Rate
     streetCredPeersOnly: float | None
+    tag: str | None = Field(None, description="emit-when-set: the eval's --tag ('council stats --tag' filters by it)")
 
 
 # --------------------------------------------------------------------------- schemas

@@ -319,7 +319,7 @@ def write_inputs(plan: EvalPlan, *, pid: int | None) -> EvalManifest:
         estimate=plan.estimate, concurrency=plan.concurrency,
         cases=[CaseProgress(caseId=c.id, status="pending", runId=plan.preps[c.id].run_id,
                             runDir=str(plan.preps[c.id].run_dir)) for c in plan.cases],
-        casesDone=0, casesTotal=len(plan.cases), notices=list(plan.notices))
+        casesDone=0, casesTotal=len(plan.cases), notices=list(plan.notices), tag=plan.first().options.tag)
     write_manifest(d, manifest)
     jobs.write_pointer(plan.first().store, plan.eval_id, "eval-run", d.manifest)
     return manifest

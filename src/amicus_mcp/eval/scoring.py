@@ -393,6 +393,7 @@ def score(manifest: EvalManifest, options: EvalRunOptions, suite: Suite,
         "models": [_model_result(alias, members, scored, seat_rows) for alias, members in aliases.items()],
         "precision": precision, "falseAlarms": _false_alarms(scored), "verdicts": _verdicts(scored),
         "totals": _totals(cases, manifest), "cases": [c.doc for c in cases], "notes": _notes(cases, precision),
+        "tag": manifest.tag,
     }
     return EvalDocument.model_validate(doc).model_dump(mode="json", by_alias=True)
 
@@ -423,5 +424,6 @@ def ledger_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
             "recall": model["recall"]["rate"], "undecided": model["recall"]["undecided"], "cleanCases": clean, "falseAlarms": model["falseAlarms"],
             "cleanCasesWithAlarm": model["cleanCasesWithAlarm"],
             "falseAlarmRate": model["falseAlarmRate"], "streetCredPeersOnly": model["streetCredPeersOnly"],
+            **({"tag": doc["tag"]} if doc.get("tag") else {}),  # emit-when-set, like the council ledger's
         })
     return rows
