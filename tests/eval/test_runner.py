@@ -92,6 +92,24 @@ def test_a_ceiling_too_low_speaks_of_the_suite_and_names_one_that_fits(fake: Fak
     assert fake.chat_requests() == []
 
 
+def test_a_matcher_missing_from_the_catalog_is_refused_naming_the_flag(fake: FakeProvider, config_dir: Path,
+                                                                      tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AMICUS_OPENROUTER_BASE_URL", fake.base_url)
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test-dummy")
+    fake.catalog = [{"id": f"vendor/{n}", "name": n, "context_length": 100000,
+                     "pricing": {"prompt": "0.000001", "completion": "0.00001"}} for n in ("a", "b", "c", "chair")]
+    project = tmp_path / "project"
+    project.mkdir()
+    code, out = run_cli(["eval", "run", "--models", "openrouter/vendor/a,openrouter/vendor/b,openrouter/vendor/c",
+                         "--chair", "openrouter/vendor/chair", "--matcher", "openrouter/vendor/nope",
+                         "--out-dir", str(tmp_path / "ev"), "--project", str(project), *cases(*TWO), "--estimate",
+                         "--json"])
+    error = load_text(out)["error"]
+    assert code == 1 and error["code"] == "BAD_MODEL" and error["message"].startswith("--matcher: "), error
+    assert "vendor/nope" in error["message"] and fake.chat_requests() == []
+
+
 def load_text(text: str) -> Any:
     return json.loads(text)
 

@@ -87,7 +87,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     from ..engine.council_run import prepare
     from ..engine.defaults import apply_env_defaults
     from ..engine.options import RunOptions, briefing_fields, flag_of
-    from ..engine.preflight import max_legs, prepare_bench
+    from ..engine.preflight import max_legs, naming, prepare_bench
     from ..engine.store import new_task_id
 
     options: RunOptions = bench
@@ -130,8 +130,9 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     for prep in preps.values():
         prep.options = prep.options.model_copy(update={"max_cost": share})
     first = next(iter(preps.values()))
-    with_matcher = await prepare_bench([matcher], None, gateway=_gateway(first.options.gateway), minimum=1,
-                                       cost_gate=first.options.cost_gate, validate=first.options.validate_models)
+    with naming("--matcher"):  # its resolution, key, catalog and cost gate errors name the flag
+        with_matcher = await prepare_bench([matcher], None, gateway=_gateway(first.options.gateway), minimum=1,
+                                           cost_gate=first.options.cost_gate, validate=first.options.validate_models)
     route = with_matcher.routes[0]
     bench_ids = {seat["alias"] for seat in first.seats} | {r.canonical for r in first.routes}
     if matcher in bench_ids or route.canonical in bench_ids:
