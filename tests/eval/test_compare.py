@@ -19,7 +19,7 @@ def weaker_copy(eval_copy: Path) -> None:
     doc["decisions"] = [{**d, "flaw": None} for d in doc["decisions"]]
     path.write_text(json.dumps(doc), encoding="utf-8")
     code, _ = run_cli(["eval", "score", str(eval_copy), "--json"])
-    assert code == 0
+    assert code == 2  # the shipped eval is partial (one case has no chair verdict): its re-score says so
 
 
 def test_compare_puts_two_evals_side_by_side(shipped_eval: ShippedEval, eval_copy: Path) -> None:
@@ -56,3 +56,38 @@ def test_compare_puts_two_evals_side_by_side(shipped_eval: ShippedEval, eval_cop
 def test_compare_needs_two_scored_evals(shipped_eval: ShippedEval, tmp_path: Path) -> None:
     code, out = run_cli(["eval", "compare", str(shipped_eval.directory), str(tmp_path), "--json"])
     assert code == 1 and "not an eval directory" in json.loads(out)["error"]["message"]
+
+
+def test_evals_over_different_cases_compare_on_the_cases_both_scored(shipped_eval: ShippedEval,
+                                                                      eval_copy: Path) -> None:
+    """B ran one case of the sixteen, with another matcher and a debate: compared on that case, and said."""
+    manifest = json.loads((eval_copy / "eval-run.json").read_text(encoding="utf-8"))
+    manifest["cases"] = [c for c in manifest["cases"] if c["caseId"] == CASE]
+    manifest.update(casesTotal=1, casesDone=1, matcher="fake/other-matcher")
+    (eval_copy / "eval-run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    options = json.loads((eval_copy / "eval-options.json").read_text(encoding="utf-8"))
+    options["bench"]["debate"] = True
+    (eval_copy / "eval-options.json").write_text(json.dumps(options), encoding="utf-8")
+    run_cli(["eval", "score", str(eval_copy), "--json"])
+    code, out = run_cli(["eval", "compare", str(shipped_eval.directory), str(eval_copy), "--json"])
+    doc = json.loads(out)
+    assert code == 0 and schema_errors(doc, "eval-compare") == []
+    assert doc["cases"] == {"a": 16, "b": 1, "common": 1}
+    assert (doc["a"]["cases"], doc["b"]["cases"]) == (16, 1)
+    rows = {r["metric"]: r for r in doc["rows"]}
+    scores_a = json.loads((shipped_eval.directory / "eval.json").read_text(encoding="utf-8"))
+    case_a = next(c for c in scores_a["cases"] if c["caseId"] == CASE)
+    missed = sum(1 for f in case_a["flaws"] if not f["findings"])
+    assert rows["flaws missed"] == {"metric": "flaws missed", "a": missed, "b": missed, "delta": 0,
+                                    "aFloor": False, "bFloor": False}  # not 70-flaw A against 5-flaw B
+    assert rows["council recall"]["a"] == rows["council recall"]["b"] == round(case_a["found"] / 5, 4)
+    assert rows["cost (USD)"]["a"] == rows["cost (USD)"]["b"] == case_a["cost"]["amount"]
+    assert {d["option"]: (d["a"], d["b"]) for d in doc["differences"]} == {
+        "matcher": ("fake/matcher", "fake/other-matcher"), "debate": (False, True)}
+    assert any("compared on the 1 case both scored: A ran 16 cases" in n for n in doc["notes"])
+    code, text = run_cli(["eval", "compare", str(shipped_eval.directory), str(eval_copy)])
+    assert "- Compared on the 1 case both scored." in text and "| matcher | fake/matcher | fake/other-matcher |" in text
+    assert "| debate | off | on |" in text
+    cost = rows["cost (USD)"]["a"]
+    assert f"| cost (USD) | ${cost:.4f} | ${cost:.4f} | $0.0000 |" in text
+    assert "| time (s, summed over the cases) |" in text and " s |" in text

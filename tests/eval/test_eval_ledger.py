@@ -24,7 +24,8 @@ def test_an_eval_lands_in_the_eval_ledger_one_content_free_row_per_model(shipped
     assert [r["model"] for r in got] == ["fake/a", "fake/b", "fake/c"]
     for row, model in zip(got, doc["models"]):
         assert schema_errors(row, "eval-ledger-row") == []
-        assert set(row) == set(EvalLedgerRow.model_fields)  # counts and rates: nothing a model wrote
+        # Counts and rates: nothing a model wrote (`tag` only when the eval had one: emit-when-set).
+        assert set(row) == set(EvalLedgerRow.model_fields) - {"tag"}
         assert (row["evalId"], row["resolvedModel"], row["found"], row["plantedFlaws"], row["recall"]) == (
             doc["evalId"], model["resolvedModel"], model["recall"]["found"], 70, model["recall"]["rate"])
         assert (row["cleanCases"], row["cleanCasesWithAlarm"], row["falseAlarmRate"]) == (
@@ -43,13 +44,13 @@ def test_council_stats_shows_measured_recall_beside_street_cred(shipped_eval: Sh
     by_model = {m["model"]: m for m in stats["models"]}
     assert set(by_model) == {"vendor/a-1", "vendor/b-1", "vendor/c-1"}
     assert by_model["vendor/a-1"]["measured"] == {"evals": 1, "found": 38, "planted": 70, "recall": 38 / 70,
-                                                  "cleanCases": 3, "cleanCasesWithAlarm": 3, "falseAlarmRate": 1,
+                                                  "undecided": 0, "floorEvals": 0, "cleanCases": 3, "cleanCasesWithAlarm": 3, "falseAlarmRate": 1,
                                                   "suites": ["planted"]}
     assert by_model["vendor/b-1"]["measured"]["falseAlarmRate"] == 0
     assert by_model["vendor/a-1"]["runs"] == 0 and by_model["vendor/a-1"]["aliases"] == ["fake/a"]
     code, table = run_cli(["council", "stats"])
     header = table.splitlines()[0].split()
-    assert header == ["model", "runs", "avg-cred", "confirm", "fact-err", "recall", "false-alarm", "notes"]
+    assert header == ["model", "runs", "avg-cred", "confirm", "fact-err", "evals", "recall", "false-alarm", "notes"]
     assert "0.54" in table.splitlines()[1] and "1.00" in table.splitlines()[1]
 
 

@@ -54,15 +54,16 @@ def test_recall_per_seat_and_for_the_council_equal_the_configured_truth(shipped_
     assert doc["casesScored"] == 16 and doc["casesLost"] == 0
     for seat in doc["seats"]:
         found = want["seatFound"][seat["seat"]]
-        assert seat["recall"] == {"found": found, "planted": 70, "rate": round(found / 70, 4)}
+        assert seat["recall"] == {"found": found, "planted": 70, "rate": round(found / 70, 4), "undecided": 0}
         assert seat["findings"]["total"] == want["findings"][seat["seat"]]
         assert seat["findings"]["undecided"] == 0
     assert [s["seat"] for s in doc["seats"]] == BENCH
     council = doc["council"]
     assert council["recall"] == {"found": want["councilFound"], "planted": 70,
-                                 "rate": round(want["councilFound"] / 70, 4)}
+                                 "rate": round(want["councilFound"] / 70, 4), "undecided": 0}
     for severity, (found, planted) in want["bySeverity"].items():
-        assert council["bySeverity"][severity] == {"found": found, "planted": planted, "rate": round(found / planted, 4)}
+        assert council["bySeverity"][severity] == {"found": found, "planted": planted, "rate": round(found / planted, 4),
+                                                   "undecided": 0}
     # The figures themselves, for the closing note (they follow from eval_truth.py).
     assert [want["seatFound"][s] for s in BENCH] == [38, 26, 12]
     assert want["councilFound"] == 57

@@ -77,3 +77,50 @@ def test_model_text_in_the_report_is_escaped(shipped_eval: ShippedEval, browser:
     assert evil in page.locator("body").inner_text()  # shown as text, in the list and in the plots
     assert page.locator("svg.recall-per-seat text", has_text="<script>").count() == 1
     page.context.close()
+
+
+def test_the_recall_against_cost_plot_keeps_points_ticks_and_labels_clear(shipped_eval: ShippedEval, browser: Any,
+                                                                          tmp_path: Path) -> None:
+    """Points at 0 % and 100 %, the cheapest and the dearest, two at one spot, one of unknown cost."""
+    doc = json.loads((shipped_eval.directory / "eval.json").read_text(encoding="utf-8"))
+
+    def model(name: str, rate: float, amount: float | None, undecided: int = 0) -> dict[str, Any]:
+        return {**doc["models"][0], "model": name, "resolvedModel": None,
+                "recall": {"found": 1, "planted": 2, "rate": rate, "undecided": undecided},
+                "cost": {"amount": amount, "unpricedLegs": 0 if amount is not None else 3}}
+
+    doc["models"] = [model("vendor/very-long-model-name-alpha", 1.0, 0.0), model("vendor/beta", 0.0, 0.0123),
+                     model("vendor/gamma", 0.5, 0.006, undecided=2), model("vendor/delta", 0.5, 0.006),
+                     model("vendor/epsilon", 0.52, None), model("vendor/zeta", 0.51, 0.0061)]
+    page_file = tmp_path / "plot.html"
+    page_file.write_text(render_html(doc), encoding="utf-8")
+    page = open_page(browser, page_file)
+    svg = page.locator("svg.recall-vs-cost")
+    outer = svg.bounding_box()
+    frame = svg.locator("rect").first.bounding_box()
+    points = [svg.locator("circle.point").nth(i).bounding_box() for i in range(6)]
+    for box in points:  # wholly inside the frame, never on its border
+        assert frame["x"] + 2 < box["x"] and box["x"] + box["width"] < frame["x"] + frame["width"] - 2, box
+        assert frame["y"] + 2 < box["y"] and box["y"] + box["height"] < frame["y"] + frame["height"] - 2, box
+    texts = svg.locator("text")
+    for i in range(texts.count()):  # no tick or label is clipped by the picture's edge
+        box = texts.nth(i).bounding_box()
+        assert outer["x"] <= box["x"] and box["x"] + box["width"] <= outer["x"] + outer["width"], texts.nth(i).text_content()
+        assert outer["y"] <= box["y"] and box["y"] + box["height"] <= outer["y"] + outer["height"]
+    labels = svg.locator("text.label")
+    boxes = [labels.nth(i).bounding_box() for i in range(labels.count())]
+    names = [labels.nth(i).text_content() for i in range(labels.count())]
+    assert "≥ vendor/gamma, vendor/delta" in names and len(names) == 5  # one label for the two at one spot
+    for i, a in enumerate(boxes):  # no label overlaps another, or a point
+        for b in boxes[i + 1:] + points:
+            apart = (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                     or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+            assert apart, (names[i], a, b)
+    # The unknown cost is drawn in its own band, left of $0: never at $0.
+    ticks = svg.locator("text.tick")
+    zero = ticks.first.bounding_box()
+    unknown = points[4]
+    assert ticks.first.text_content() == "$0.0000" and unknown["x"] + unknown["width"] < zero["x"]
+    assert ticks.last.text_content() == "$0.0150"  # a round last tick that holds the dearest model
+    page.screenshot(path=str(tmp_path / "plot.png"))
+    page.context.close()

@@ -31,7 +31,7 @@ def test_rescoring_reproduces_every_report_byte_for_byte(shipped_eval: ShippedEv
     for name in before:
         (eval_copy / name).unlink()
     code, printed = rescore_json(eval_copy)
-    assert code == 0
+    assert code == 2  # the shipped eval is partial (one case has no chair verdict): its re-score says so
     for name, original in before.items():
         assert (eval_copy / name).read_bytes() == original, name
     assert printed == json.loads(before["eval.json"])
@@ -92,3 +92,17 @@ def test_score_refuses_what_is_not_an_eval_directory(tmp_path: Path, capsys) -> 
     code, out = run_cli(["eval", "score", str(tmp_path), "--json"])
     assert code == 1 and json.loads(out)["error"]["code"] == "BAD_SESSION"
     assert "not an eval directory" in json.loads(out)["error"]["message"]
+
+
+def test_a_case_lost_to_its_ceiling_speaks_of_the_suite_s() -> None:
+    """A case council's own --max-cost is its share: the eval says so, in the suite's figure the user typed."""
+    from types import SimpleNamespace
+
+    from amicus_mcp.eval.scoring import _lost_reason, share_note
+
+    run = SimpleNamespace(status="error", error=SimpleNamespace(
+        code="COST_EXCEEDED", message="known spend $0.0070 reached the $0.00625 --max-cost ceiling after Stage 1"))
+    reason = _lost_reason(run, share_note(0.10, 16))  # type: ignore[arg-type]
+    assert reason.endswith("(its ceiling was its even share, $0.0063, of the suite's --max-cost $0.1)"), reason
+    other = SimpleNamespace(status="error", error=SimpleNamespace(code="COUNCIL_QUORUM", message="only 1 review"))
+    assert "share" not in _lost_reason(other, share_note(0.10, 16))  # type: ignore[arg-type]

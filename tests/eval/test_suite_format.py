@@ -136,3 +136,123 @@ def test_flags_that_are_a_case_s_own_are_refused(tmp_path: Path, fake, capsys) -
     code, out = run_cli(eval_argv(tmp_path / "ev", project, "--case", "no-such-case", "--json"))
     assert code == 1 and "--case no-such-case: no such case" in json.loads(out)["error"]["message"]
     assert fake.chat_requests() == []
+
+
+# --------------------------------------------------------------------------- every problem at once
+
+def test_every_problem_of_a_suite_is_reported_at_once(tmp_path: Path, fake, capsys) -> None:
+    suite, path, doc = suite_copy(tmp_path)
+    shutil.copytree(shipped_suite_path() / "cases" / "worker-cronjob-config", suite / "cases" / "worker-cronjob-config")
+    doc.pop("expectedVerdict")
+    doc["plantedFlaws"][0]["location"].update(lines=[30, 26])
+    doc["plantedFlaws"][3].update(id="F1")
+    edit(path, doc)
+    other = suite / "cases" / "worker-cronjob-config" / "case.json"
+    other_doc = json.loads(other.read_text(encoding="utf-8"))
+    other_doc.update(surprise=1)
+    edit(other, other_doc)
+    error = refused(tmp_path, suite, fake, capsys)
+    message = error["message"]
+    assert message.startswith("the suite has 2 problems"), message  # the schema's, then the other case's
+    assert f"{path}: expectedVerdict: this field is required" in message
+    assert f"{other}: surprise: unknown field" in message
+    # A case whose document parses has all of its own problems listed.
+    doc["expectedVerdict"] = "Fix these first"
+    edit(path, doc)
+    message = refused(tmp_path, suite, fake, capsys)["message"]
+    assert f"{path}: plantedFlaws[0].location.lines: range 30-26 ends before" in message
+    assert f"{path}: plantedFlaws[3].id: duplicate flaw id 'F1'" in message
+    assert f"{other}: surprise: unknown field" in message and message.startswith("the suite has 3 problems")
+
+
+def test_the_format_hint_names_a_readme_that_exists(tmp_path: Path, fake, capsys) -> None:
+    suite, path, doc = suite_copy(tmp_path)
+    doc.update(surprise=1)
+    edit(path, doc)
+    hint = refused(tmp_path, suite, fake, capsys)["hint"]
+    readme = shipped_suite_path() / "README.md"
+    assert str(readme) in hint and readme.is_file()
+    assert "the suite's README" not in hint
+
+
+# --------------------------------------------------------------------------- links out of the suite
+
+def outside_file(tmp_path: Path) -> Path:
+    secret = tmp_path / "elsewhere" / "passwd"
+    secret.parent.mkdir()
+    secret.write_text("".join(f"outsider{n}:x:{n}:{n}::/home/outsider{n}:/bin/sh\n" for n in range(40)), encoding="utf-8")
+    return secret
+
+
+def test_an_artifact_linked_out_of_the_suite_is_refused_and_never_sent(tmp_path: Path, fake, capsys) -> None:
+    suite, path, doc = suite_copy(tmp_path)
+    artifact = path.parent / doc["artifact"]
+    artifact.unlink()
+    artifact.symlink_to(outside_file(tmp_path))
+    error = refused(tmp_path, suite, fake, capsys)  # nothing sent, nothing written
+    assert error["code"] == "BAD_ARGS"
+    assert f"'{doc['artifact']}' is a link that leaves the suite's folder" in error["message"]
+    assert str(tmp_path / "elsewhere" / "passwd") in error["message"] and "copy the file" in error["hint"]
+    assert "outsider" not in json.dumps(error)
+    # The same for /etc/passwd itself, and for case.json.
+    artifact.unlink()
+    artifact.symlink_to("/etc/passwd")
+    assert "/etc/passwd" in refused(tmp_path, suite, fake, capsys)["message"]
+    artifact.unlink()
+    artifact.write_text((shipped_suite_path() / "cases" / "rate-limiter-diff" / doc["artifact"]).read_text(encoding="utf-8"),
+                        encoding="utf-8")
+    moved = tmp_path / "elsewhere" / "case.json"
+    path.rename(moved)
+    path.symlink_to(moved)
+    assert "'case.json' is a link that leaves the suite's folder" in refused(tmp_path, suite, fake, capsys)["message"]
+
+
+def test_a_case_folder_or_cases_linked_out_of_the_suite_is_not_walked(tmp_path: Path, fake, capsys) -> None:
+    suite, _, _ = suite_copy(tmp_path)
+    (suite / "cases" / "etc").symlink_to("/etc")
+    message = refused(tmp_path, suite, fake, capsys)["message"]
+    assert f"{suite / 'cases' / 'etc'}: a link that leaves the suite's folder (to /etc)" in message
+    shutil.rmtree(suite / "cases")
+    (suite / "cases").symlink_to("/etc")
+    message = refused(tmp_path, suite, fake, capsys)["message"]
+    assert f"{suite / 'cases'}: a link that leaves the suite's folder" in message and "/etc/" not in message
+
+
+def test_a_link_inside_the_suite_is_read(tmp_path: Path, fake, capsys) -> None:
+    from amicus_mcp.eval.suite import load_suite
+
+    suite, path, doc = suite_copy(tmp_path)
+    artifact = path.parent / doc["artifact"]
+    shared = suite / "shared.diff"
+    artifact.rename(shared)
+    artifact.symlink_to(shared)
+    assert load_suite(suite).cases[0].artifact_text == shared.read_text(encoding="utf-8")
+
+
+def test_a_case_with_a_secret_is_refused_naming_the_case(tmp_path: Path, fake, capsys) -> None:
+    suite, path, doc = suite_copy(tmp_path)
+    artifact = path.parent / doc["artifact"]
+    artifact.write_text(artifact.read_text(encoding="utf-8") + "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+                        encoding="utf-8")
+    error = refused(tmp_path, suite, fake, capsys)
+    assert error["code"] == "SECRET_IN_MATERIAL" and "case 'rate-limiter-diff'" in error["message"]
+
+
+def test_eval_run_help_offers_only_what_an_eval_takes(capsys) -> None:
+    from amicus_mcp.cli import main as cli_main
+
+    try:
+        cli_main(["eval", "run", "--help"])
+    except SystemExit:
+        pass
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--max-cost MAX_COST the whole suite's ceiling on known spend, USD: the cases' councils share it evenly" in text
+    for flag in ("--intent", "--template", "--var"):  # a case brings its own briefing: never offered
+        assert flag not in text, flag
+    from amicus_mcp.mcp.published import built_schemas  # the MCP argument says the same
+
+    schema = built_schemas()["amicus_eval"]["inputSchema"]["properties"]
+    assert schema["maxCost"]["description"].startswith("The whole suite's ceiling on known spend, USD: the cases' "
+                                                       "councils share it evenly")
+    assert not {"intent", "template", "vars"} & set(schema)
+

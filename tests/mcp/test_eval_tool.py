@@ -108,3 +108,21 @@ async def test_an_eval_is_aborted_like_a_run(fake: FakeProvider, project: Path) 
         if case["status"] != "skipped":
             assert json.loads(run.read_text(encoding="utf-8"))["status"] == "aborted"
     assert not (eval_dir / "eval.json").exists()
+
+
+async def test_a_suite_linking_out_of_its_folder_is_refused(fake: FakeProvider, project: Path) -> None:
+    import shutil
+
+    from amicus_mcp.eval.suite import shipped_suite_path
+
+    bench(fake)
+    suite = project / "suite"
+    shutil.copytree(shipped_suite_path(), suite)
+    artifact = suite / "cases" / "rate-limiter-diff" / "change.diff"
+    artifact.unlink()
+    artifact.symlink_to("/etc/passwd")
+    async with in_process("auto") as client:
+        result = await client.call_tool("amicus_eval", start_args(project, suite="suite"))
+    text = error_of(result)
+    assert "is a link that leaves the suite's folder (to /etc/passwd)" in text and "root:" not in text
+    assert fake.chat_requests() == [] and sorted(p.name for p in project.iterdir()) == ["suite"]

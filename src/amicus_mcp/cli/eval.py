@@ -82,21 +82,22 @@ def _finish(args: argparse.Namespace, manifest: dict[str, Any], code: int) -> in
     if args.json:
         say(dumps_json(doc if doc is not None else manifest))
     else:
-        say(render_result(manifest, doc))
+        say(render_result(manifest, doc, code))
     return code
 
 
-def render_result(manifest: dict[str, Any], doc: dict[str, Any] | None) -> str:
-    from ..eval.report_md import headline
+def render_result(manifest: dict[str, Any], doc: dict[str, Any] | None, code: int) -> str:
+    """The eval's outcome; `code` is the exit code this command ends with (the line says it)."""
+    from ..eval.report_md import counted, headline, is_floor, recall_count, recall_pct
     from ..eval.scoring import UNMATCHED_NOTE
 
     suite = manifest["suite"]
-    lines = [f"Eval {manifest['id']}: {manifest['status']} (exit {manifest.get('exitCode')}) — suite {suite['name']} "
-             f"v{suite['version']}, {manifest['casesTotal']} case(s)"]
+    lines = [f"Eval {manifest['id']}: {manifest['status']} (exit {code}) — suite {suite['name']} "
+             f"v{suite['version']}, {counted(manifest['casesTotal'], 'case')}"]
     if doc is not None:
         lines += [f"  {line}" for line in headline(doc)]
-        lines += [f"  seat {s['seat']}: recall {_pct(s['recall']['rate'])} ({s['recall']['found']}/{s['recall']['planted']})"
-                  for s in doc["seats"]]
+        lines += [f"  seat {s['seat']}: recall {recall_pct(s['recall'])} ({recall_count(s['recall'])})"
+                  + (" — a floor" if is_floor(s["recall"]) else "") for s in doc["seats"]]
         lines += [f"  note: {n}" for n in doc["notes"] if n != UNMATCHED_NOTE]
     lines += [f"  notice: {n}" for n in manifest.get("notices", [])]
     if manifest.get("report"):
@@ -106,7 +107,7 @@ def render_result(manifest: dict[str, Any], doc: dict[str, Any] | None) -> str:
 
 def render_eval_status(doc: dict[str, Any]) -> str:
     """`amicus status EVAL_ID`: where an eval is, case by case."""
-    lines = [f"Eval {doc['id']}: {doc['status']} — {doc['stage']} ({doc['casesDone']}/{doc['casesTotal']} cases done)"]
+    lines = [f"Eval {doc['id']}: {doc['status']} — {doc['stage']} ({doc['casesDone']}/{_cases(doc['casesTotal'])} done)"]
     lines += [f"  {c['caseId']:<32} {c['status']:<9} run {c['runId']}" for c in doc.get("cases", [])]
     if doc.get("error"):
         lines.append(f"  error: {doc['error']['code']}: {doc['error']['message']}")
@@ -115,8 +116,10 @@ def render_eval_status(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _pct(rate: float | None) -> str:
-    return "—" if rate is None else f"{rate * 100:.1f}%"
+def _cases(count: int) -> str:
+    from ..eval.report_md import counted
+
+    return counted(count, "case")
 
 
 def eval_line(manifest_path: Any) -> Any:
@@ -132,23 +135,25 @@ def eval_line(manifest_path: Any) -> Any:
         running = sum(1 for c in doc.cases if c.status == "running")
         elapsed = int((now - parse_iso(doc.createdAt)).total_seconds())
         cost = "cost unknown so far" if doc.cost is None else f"${doc.cost:.4f} so far"
-        return (f"eval {doc.id}: {doc.stage} · {doc.casesDone}/{doc.casesTotal} cases done · {running} running · "
+        return (f"eval {doc.id}: {doc.stage} · {doc.casesDone}/{_cases(doc.casesTotal)} done · {running} running · "
                 f"{cost} · {elapsed // 60}m{elapsed % 60:02d}s")
 
     return render
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from ..eval.evaldir import locate, read_manifest, rescore, write_reports
+    from ..eval.evaldir import locate, read_manifest, rescore, score_exit, write_reports
 
     d = locate(args.dir)
-    doc = rescore(d)
+    manifest = read_manifest(d)
+    doc = rescore(d, manifest)
     paths = write_reports(d, doc)
+    code = score_exit(manifest)
     if args.json:
         say(dumps_json(doc))
     else:
-        say(render_result(read_manifest(d).model_dump(mode="json") | {"report": str(paths["eval.html"])}, doc))
-    return EXIT_OK
+        say(render_result(manifest.model_dump(mode="json") | {"report": str(paths["eval.html"])}, doc, code))
+    return code
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -8,15 +8,19 @@ council (`council validate`, `amicus list`) never pays for.
 
     RUN       council run: every run option
     SETTINGS  council pack save: what a policy pack holds
-    BENCH     eval run: every option but one run's own (briefing, material, identity)
+    BENCH     eval run: every option but one run's own (briefing, material, identity); a case's
+              briefing options are parsed, never offered, so a refusal can name them
     WAVE      fanout: every wave option
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..eval import BENCH_HELP
 
 if TYPE_CHECKING:
     from ..engine.options import Declared
@@ -27,6 +31,8 @@ Select = Callable[["Declared"], bool]  # whether the command takes an option
 class FlagSet(NamedTuple):
     model: str  # "run" | "wave" (engine.options.MODELS)
     select: Select
+    describe: Mapping[str, str] = MappingProxyType({})  # field → this command's own help
+    hide: Select | None = None  # parsed (so a refusal can name it) but never offered in --help
 
     def declared(self) -> list[Declared]:
         from ..engine.options import declared
@@ -50,7 +56,12 @@ class FlagSet(NamedTuple):
                 if flag.group not in groups:
                     groups[flag.group] = parser.add_mutually_exclusive_group()
                 target = groups[flag.group]
-            target.add_argument(flag.name, dest=d.field, **_how(d))
+            how = _how(d)
+            if self.hide is not None and self.hide(d):
+                how["help"] = argparse.SUPPRESS
+            elif d.field in self.describe and how["help"] is not argparse.SUPPRESS:
+                how["help"] = self.describe[d.field]
+            target.add_argument(flag.name, dest=d.field, **how)
 
     def options(self, args: argparse.Namespace) -> Any:
         """The options model as this command line typed it (what was not typed keeps its default)."""
@@ -90,5 +101,6 @@ def _all(d: Declared) -> bool:
 
 RUN = FlagSet("run", _all)
 SETTINGS = FlagSet("run", lambda d: d.option.pack is not None)
-BENCH = FlagSet("run", lambda d: not d.option.one_run)
+# A case's own briefing options (--intent, --template, --var) are parsed only to be refused by name.
+BENCH = FlagSet("run", lambda d: not d.option.one_run, describe=BENCH_HELP, hide=lambda d: d.option.briefing)
 WAVE = FlagSet("wave", _all)

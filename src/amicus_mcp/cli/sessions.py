@@ -79,8 +79,10 @@ def cmd_list(args: argparse.Namespace) -> int:
             verdict = f"  VERDICT: {row['overallVerdict']}" if row.get("overallVerdict") else ""
             cost = format_cost(row.get("cost"), "reported" if row.get("cost") is not None else "unknown")
             tag = f"  [{row['tag']}]" if row.get("tag") else ""
+            cases = row.get("cases")  # an eval: its cases' councils are one `amicus status` away
+            held = f"  {cases} case{'' if cases == 1 else 's'} (amicus status {row['id']})" if cases is not None else ""
             say(f"{row['id']}  {row['type']:<11}  {row['status']:<8}  {row['createdAt'] or '—'}  {cost}  "
-                  f"{', '.join(m for m in row['models'] if m)}{tag}{verdict}")
+                  f"{', '.join(m for m in row['models'] if m)}{tag}{held}{verdict}")
     return EXIT_OK
 
 

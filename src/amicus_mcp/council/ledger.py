@@ -75,7 +75,7 @@ DEFAULT_ROLE = "council"
 LOW_N_THRESHOLD = 3
 
 STATS_COLUMNS = ("model", "runs", "avg-cred", "confirm", "fact-err", "notes")
-MEASURED_COLUMNS = ("recall", "false-alarm")  # shown once the eval ledger has measured a model
+MEASURED_COLUMNS = ("evals", "recall", "false-alarm")  # shown once the eval ledger has measured a model
 NULL_CELL = "—"
 
 
@@ -412,9 +412,8 @@ def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | N
                  tag: str | None = None) -> dict[str, Any]:
     """Per-model reliability over ledger rows, as the `council-stats` envelope.
 
-    With a `tag`, only the rows of runs with that tag count, and the document says so
-    (`tag`); the eval ledger is not tagged, so its measurements are shown for those runs'
-    models only.
+    With a `tag`, only the rows of runs and evals with that tag count, and the document says
+    so (`tag`): an untagged eval's measurements never appear under a tag's heading.
 
     Rows are grouped by `resolvedModel or model`; groups appear in order of first
     appearance. Rows that are not objects or have no non-empty string `model` are not
@@ -436,11 +435,11 @@ def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | N
         if isinstance(row, dict) and _text(row.get("model")) is not None:
             groups.setdefault(_group_key(row), []).append(row)
     models = [_model_stats(key, members) for key, members in groups.items()]
-    measured = _measured_groups(eval_rows or [])
+    measured = _measured_groups([r for r in eval_rows or [] if tag is None or (isinstance(r, dict) and r.get("tag") == tag)])
     for entry in models:
         if entry["model"] in measured:
             entry["measured"] = measured.pop(entry["model"])
-    for key, block in (measured if tag is None else {}).items():  # measured by an eval, never seen in a council run
+    for key, block in measured.items():  # measured by an eval, never seen in a council run
         models.append({"model": key, "runs": 0, "lowN": True, "avgStreetCredPeersOnly": None,
                        "lifetimeConfirmRate": None, "lifetimeFactErrorRate": None,
                        "conformance": {label: 0 for label in CONFORMANCES}, "aliases": block.pop("aliases"),
@@ -471,9 +470,13 @@ def _measured_groups(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         planted = sum(int(_number(r.get("plantedFlaws")) or 0) for r in members)
         clean = sum(int(_number(r.get("cleanCases")) or 0) for r in members)
         alarmed = sum(int(_number(r.get("cleanCasesWithAlarm")) or 0) for r in members)
+        undecided = [int(n) for n in (_number(r.get("undecided")) for r in members) if n is not None]
         out[key] = {
             "evals": len({r.get("evalId") for r in members}),
             "found": found, "planted": planted, "recall": found / planted if planted else None,
+            # Findings the matcher left undecided might have found more: such a recall is a floor.
+            "undecided": sum(undecided),
+            "floorEvals": len({r.get("evalId") for r in members if (_number(r.get("undecided")) or 0) > 0}),
             "cleanCases": clean, "cleanCasesWithAlarm": alarmed,
             "falseAlarmRate": alarmed / clean if clean else None,
             "suites": sorted({str(r.get("suite")) for r in members if _text(r.get("suite"))}),
@@ -503,9 +506,13 @@ def _stats_cells(entry: dict[str, Any], *, measured: bool = False) -> list[str]:
     ]
     if measured:  # what an eval measured, beside what peers agreed on
         block = _dict(entry.get("measured"))
-        cells += [_fixed(block.get("recall")), _fixed(block.get("falseAlarmRate"))]
+        floor = "≥" if (_number(block.get("floorEvals")) or 0) > 0 and _number(block.get("recall")) is not None else ""
+        cells += [str(block["evals"]) if block else NULL_CELL, floor + _fixed(block.get("recall")),
+                  _fixed(block.get("falseAlarmRate"))]
         if not block:
             notes.append("agreement only")
+        elif floor:
+            notes.append("recall a floor")
     return [*cells, " ".join(notes)]
 
 

@@ -178,19 +178,27 @@ def is_terminal(snapshot: Snapshot) -> bool:
 
 
 def list_all(store: SessionStore, *, tag: str | None = None) -> list[dict[str, Any]]:
-    """Every council run and wave in the project, newest first, one summary row each; with a
-    `tag`, only the council runs started with it (a wave or an eval has none)."""
+    """Every council run, eval and wave in the project, newest first, one summary row each;
+    with a `tag`, only the runs and evals started with it (a wave has none). An eval is one
+    row: its cases' councils are not listed on their own (`amicus status EVAL_ID` names each)."""
     rows: list[dict[str, Any]] = []
+    owned: set[str] = set()  # council runs that are an eval's cases
+    for job in jobs.list_jobs(store):
+        cases = [c for c in job.get("cases") or [] if isinstance(c, dict)]
+        owned |= {str(c.get("runId")) for c in cases if c.get("runId")}
+        rows.append({"id": job.get("id"), "type": job["type"], "status": job.get("status"),
+                     "createdAt": job.get("createdAt"), "models": job.get("models", []),
+                     "chair": job.get("chair"), "cost": job.get("cost"),
+                     **({"cases": len(cases)} if "cases" in job else {}),
+                     **({"tag": job["tag"]} if isinstance(job.get("tag"), str) else {})})
     for run in _runs(store):
+        if run.run_id in owned:
+            continue
         cost = run.usage.cost.amount if run.usage is not None else None
         rows.append({"id": run.run_id, "type": "council-run", "status": run.status,
                      "createdAt": run.created_at, "models": list(run.bench), "chair": run.chair,
                      "overallVerdict": run.overall_verdict, "cost": cost,
                      **({"tag": run.tag} if run.tag is not None else {})})
-    for job in jobs.list_jobs(store):
-        rows.append({"id": job.get("id"), "type": job["type"], "status": job.get("status"),
-                     "createdAt": job.get("createdAt"), "models": job.get("models", []),
-                     "chair": job.get("chair"), "cost": job.get("cost")})
     for wave in store.list_waves():
         wave = observed_wave(wave) or wave
         cost = wave.usage.cost.amount if wave.usage is not None and wave.usage.cost is not None else None

@@ -21,3 +21,12 @@ accuracy, cost and time — beside the street-cred each model earned in the same
 This layer sits above the engine: it imports engine and council, never the reverse. The
 fronts (cli/eval.py, mcp/tools_eval.py) only parse arguments and print.
 """
+
+# What the bench options mean in an eval, where they differ from one council run's; both fronts
+# (cli/eval.py's flags, mcp/tools_eval.py's arguments) describe them with these words.
+BENCH_HELP = {
+    "lenses": "one distinct expert lens per seat, in every case's council",
+    "debate": "one rebuttal round in every case's council",
+    "max_cost": "the whole suite's ceiling on known spend, USD: the cases' councils share it evenly, and the "
+                "matcher is paid from what they leave",
+}

@@ -52,6 +52,8 @@ class Ratio(_Doc):
     found: Count
     planted: Count
     rate: Rate
+    undecided: Count = Field(0, description="findings the matcher left undecided that might have found a flaw "
+                                            "counted here as missed: when above 0, `rate` is only a floor")
 
 
 class FindingCounts(_Doc):
@@ -230,6 +232,7 @@ class EvalDocument(_Doc):
     totals: Totals
     cases: list[CaseResult]
     notes: list[str]
+    tag: str | None = Field(None, description="the eval's --tag (its ledger rows carry it)")
 
 
 # --------------------------------------------------------------------------- eval-matches
@@ -292,6 +295,7 @@ class EvalManifest(_Doc):
     notices: list[str] = Field(default_factory=list)
     error: dict[str, str] | None = None
     report: str | None = None
+    tag: str | None = Field(None, description="the eval's --tag: its cases' councils and its ledger rows carry it too")
 
 
 class EvalRunOptions(_Doc):
@@ -329,6 +333,20 @@ class CompareSide(_Doc):
     suite: str
     models: list[str]
     chair: str | None
+    cases: Count | None = Field(None, description="cases the eval ran")
+    casesScored: Count | None = None
+
+
+class CompareCases(_Doc):
+    a: Count
+    b: Count
+    common: Count = Field(description="cases both evals scored: every figure is over these")
+
+
+class CompareDifference(_Doc):
+    option: str
+    a: Any
+    b: Any
 
 
 class CompareRow(_Doc):
@@ -336,6 +354,8 @@ class CompareRow(_Doc):
     a: float | None
     b: float | None
     delta: float | None
+    aFloor: bool = Field(False, description="A's figure is only a floor (the matcher left findings undecided)")
+    bFloor: bool = False
 
 
 class EvalComparison(_Doc):
@@ -344,6 +364,9 @@ class EvalComparison(_Doc):
     a: CompareSide
     b: CompareSide
     sameSuite: bool
+    cases: CompareCases | None = None
+    differences: list[CompareDifference] = Field(default_factory=list,
+                                                 description="options the two evals ran with that differ")
     rows: list[CompareRow]
     seats: list[dict[str, Any]]
     flaws: list[dict[str, Any]] = Field(description="planted flaws one eval found and the other missed")
@@ -365,11 +388,15 @@ class EvalLedgerRow(_Doc):
     plantedFlaws: Count
     found: Count
     recall: Rate
+    undecided: Count | None = Field(None, description="findings the matcher left undecided that might have found "
+                                                      "more: above 0, `recall` is only a floor (absent in rows "
+                                                      "written before it was recorded: not known)")
     cleanCases: Count
     falseAlarms: Count
     cleanCasesWithAlarm: Count
     falseAlarmRate: Rate
     streetCredPeersOnly: float | None
+    tag: str | None = Field(None, description="emit-when-set: the eval's --tag ('council stats --tag' filters by it)")
 
 
 # --------------------------------------------------------------------------- schemas

@@ -203,6 +203,14 @@ def rescore(d: EvalDir, manifest: EvalManifest | None = None) -> dict[str, Any]:
     return score(manifest, options, suite, collect(d, suite, manifest))
 
 
+def score_exit(manifest: EvalManifest) -> int:
+    """What re-scoring an eval ends with: 0 for a complete eval, 2 (degraded) for any other
+    (partial, aborted, error), whose scores leave something out, as its status says."""
+    from ..errors import EXIT_DEGRADED, EXIT_OK
+
+    return EXIT_OK if manifest.status == "complete" else EXIT_DEGRADED
+
+
 def write_reports(d: EvalDir, doc: dict[str, Any]) -> dict[str, Path]:
     """eval.json, eval.md and eval.html, each a pure rendering of `doc`."""
     from .report_html import render_html

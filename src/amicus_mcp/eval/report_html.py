@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import plots
-from .report_md import cred, duration, headline, money, pct
+from .report_md import counted, cred, duration, headline, is_floor, money, pct, recall_count, recall_pct
 
 CSS = """
 :root{color-scheme:light dark;--bg:#fbfbfa;--fg:#1f2328;--muted:#59636e;--border:#d0d7de;--head:#f0f2f4;
@@ -56,8 +56,8 @@ def render_html(doc: Mapping[str, Any]) -> str:
     suite, bench = doc["suite"], doc["bench"]
     title = f"Eval {doc['evalId']} — {suite['name']} v{suite['version']}"
     seats = ", ".join(s["seat"] for s in bench["seats"])
-    meta = (f"Status {doc['status']} · {suite['cases']} cases ({suite['cleanCases']} clean) · "
-            f"{suite['plantedFlaws']} planted flaws · kinds: {', '.join(suite['kinds'])} · bench: {seats} · "
+    meta = (f"Status {doc['status']} · {counted(suite['cases'], 'case')} ({suite['cleanCases']} clean) · "
+            f"{counted(suite['plantedFlaws'], 'planted flaw')} · kinds: {', '.join(suite['kinds'])} · bench: {seats} · "
             f"chair {bench['chair'] or '—'} · matcher {bench['matcher']}")
     body = "\n".join([
         f"<header><h1>{_e(title)}</h1><p class=\"meta\">{_e(meta)}</p></header>",
@@ -67,7 +67,7 @@ def render_html(doc: Mapping[str, Any]) -> str:
         _section("Models: measured recall beside street-cred", _models(doc)),
         _section("Recall by severity", _table(
             ["severity", "found", "planted", "recall"],
-            [[_e(sev), str(r["found"]), str(r["planted"]), _e(pct(r["rate"]))]
+            [[_e(sev), _e(("≥" if is_floor(r) else "") + str(r["found"])), str(r["planted"]), _e(recall_pct(r))]
              for sev, r in doc["council"]["bySeverity"].items() if r["planted"]], {1, 2, 3})),
         _section("Precision by tier", _table(
             ["tier", "findings", "matched", "unmatched", "undecided", "matched share"],
@@ -104,8 +104,8 @@ def _pictures(doc: Mapping[str, Any]) -> str:
 def _seats(doc: Mapping[str, Any]) -> str:
     return _table(
         ["seat", "model", "recall", "found", "false alarms", "street-cred", "findings matched", "cost"],
-        [[_e(s["seat"]), _e(s["resolvedModel"] or s["model"]), _e(pct(s["recall"]["rate"])),
-          f"{s['recall']['found']}/{s['recall']['planted']}",
+        [[_e(s["seat"]), _e(s["resolvedModel"] or s["model"]), _e(recall_pct(s["recall"])),
+          _e(recall_count(s["recall"])),
           f"{s['falseAlarms']} on {s['cleanCasesWithAlarm']}/{s['cleanCases']} clean",
           _e(cred(s["streetCredPeersOnly"])), f"{s['findings']['matched']}/{s['findings']['total']}", _e(money(s["cost"]))]
          for s in doc["seats"]])
@@ -114,7 +114,7 @@ def _seats(doc: Mapping[str, Any]) -> str:
 def _models(doc: Mapping[str, Any]) -> str:
     table = _table(
         ["model", "recall", "false-alarm rate", "street-cred (peers only)", "cost"],
-        [[_e(m["resolvedModel"] or m["model"]), _e(pct(m["recall"]["rate"])), _e(pct(m["falseAlarmRate"])),
+        [[_e(m["resolvedModel"] or m["model"]), _e(recall_pct(m["recall"])), _e(pct(m["falseAlarmRate"])),
           _e(cred(m["streetCredPeersOnly"])), _e(money(m["cost"]))] for m in doc["models"]])
     return (table + '<p class="note">Street-cred is the mean rank peers gave a model (1 is best): agreement, not '
             "correctness. Where it and recall disagree, trust recall.</p>")

@@ -23,8 +23,29 @@ def flat(text: Any, limit: int = SHOWN_MAX) -> str:
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
+def counted(count: int, word: str, plural: str | None = None) -> str:
+    """`1 case`, `2 cases`: a count with its noun in the right number."""
+    return f"{count} {word if count == 1 else plural or word + 's'}"
+
+
 def pct(rate: float | None) -> str:
     return "—" if rate is None else f"{rate * 100:.1f}%"
+
+
+def is_floor(ratio: Mapping[str, Any]) -> bool:
+    """A recall the matcher's undecided findings might have raised: a floor, not a measurement."""
+    return bool(ratio.get("undecided"))
+
+
+def recall_pct(ratio: Mapping[str, Any]) -> str:
+    """A recall as a percentage, marked `≥` when it is only a floor."""
+    shown = pct(ratio.get("rate"))
+    return f"≥{shown}" if is_floor(ratio) and ratio.get("rate") is not None else shown
+
+
+def recall_count(ratio: Mapping[str, Any]) -> str:
+    """found/planted, marked `≥` when only a floor."""
+    return ("≥" if is_floor(ratio) else "") + f"{ratio['found']}/{ratio['planted']}"
 
 
 def money(block: Mapping[str, Any]) -> str:
@@ -61,14 +82,21 @@ def headline(doc: Mapping[str, Any]) -> list[str]:
     council, precision, alarms, verdicts, totals = (doc["council"], doc["precision"]["confirmed"], doc["falseAlarms"],
                                                      doc["verdicts"], doc["totals"])
     tiers = council["byTier"]
+    recall = council["recall"]
+    if is_floor(recall):
+        recall_line = (f"Recall (a floor): at least {recall['found']} of {counted(recall['planted'], 'planted flaw')} "
+                       f"found by the council ({recall_pct(recall)}); the matcher left "
+                       f"{counted(recall['undecided'], 'finding')} undecided that might have found more")
+    else:
+        recall_line = (f"Recall: {recall['found']} of {counted(recall['planted'], 'planted flaw')} found by the "
+                       f"council ({recall_pct(recall)})")
     return [
-        f"Recall: {council['recall']['found']} of {council['recall']['planted']} planted flaws found by the council "
-        f"({pct(council['recall']['rate'])})",
+        recall_line,
         "By tier: " + " · ".join(f"{t} {tiers[t]}" for t in (*TIERS, "Missed")),
         f"Confirmed-tier precision: {precision['matched']} matched, {precision['unmatched']} unmatched "
         f"({pct(precision['rate'])}) — an unmatched finding may be a real flaw nobody planted",
-        f"False alarms: {alarms['findings']} blocker/major finding(s) on {alarms['casesWithAlarm']} of "
-        f"{alarms['cleanCases']} clean case(s) ({alarms['confirmed']} Confirmed)",
+        f"False alarms: {counted(alarms['findings'], 'blocker/major finding')} on {alarms['casesWithAlarm']} of "
+        f"{counted(alarms['cleanCases'], 'clean case')} ({alarms['confirmed']} Confirmed)",
         f"Chair verdicts: {verdicts['correct']} of {verdicts['cases']} as expected ({pct(verdicts['accuracy'])}); "
         f"{verdicts['wrong']} other, {verdicts['noVerdict']} without a verdict",
         f"Cost: {money(totals['cost'])} (councils {money(totals['councils'])}, matching {money(totals['matching'])}) · "
@@ -82,8 +110,8 @@ def render_md(doc: Mapping[str, Any]) -> str:
     lines = [
         f"# Eval {doc['evalId']}: suite {flat(suite['name'], 80)} v{suite['version']}",
         "",
-        f"Status **{doc['status']}**. {suite['cases']} cases ({suite['cleanCases']} clean), {suite['plantedFlaws']} "
-        f"planted flaws; kinds: {', '.join(suite['kinds'])}. Bench: {seats} · chair {flat(bench['chair'] or '—', 80)} "
+        f"Status **{doc['status']}**. {counted(suite['cases'], 'case')} ({suite['cleanCases']} clean), "
+        f"{counted(suite['plantedFlaws'], 'planted flaw')}; kinds: {', '.join(suite['kinds'])}. Bench: {seats} · chair {flat(bench['chair'] or '—', 80)} "
         f"· matcher {flat(bench['matcher'], 80)}" + (" · debate" if bench["debate"] else "")
         + (f" · critic {flat(bench['critic'], 80)}" if bench["critic"] else "")
         + (f" · lenses {', '.join(flat(x, 40) for x in bench['lenses'])}" if bench["lenses"] else "") + ".",
@@ -99,16 +127,16 @@ def render_md(doc: Mapping[str, Any]) -> str:
         "",
         *_table(["seat", "model", "recall", "found", "false alarms (clean cases)", "street-cred", "findings matched",
                  "cost"],
-                [[flat(s["seat"], 80), flat(s["resolvedModel"] or s["model"], 80), pct(s["recall"]["rate"]),
-                  f"{s['recall']['found']}/{s['recall']['planted']}",
+                [[flat(s["seat"], 80), flat(s["resolvedModel"] or s["model"], 80), recall_pct(s["recall"]),
+                  recall_count(s["recall"]),
                   f"{s['falseAlarms']} on {s['cleanCasesWithAlarm']}/{s['cleanCases']}", cred(s["streetCredPeersOnly"]),
                   f"{s['findings']['matched']}/{s['findings']['total']}", money(s["cost"])] for s in doc["seats"]]),
         "",
         "## Recall by severity",
         "",
         *_table(["severity", "found", "planted", "recall"],
-                [[sev, str(r["found"]), str(r["planted"]), pct(r["rate"])] for sev, r in doc["council"]["bySeverity"].items()
-                 if r["planted"]]),
+                [[sev, ("≥" if is_floor(r) else "") + str(r["found"]), str(r["planted"]), recall_pct(r)]
+                 for sev, r in doc["council"]["bySeverity"].items() if r["planted"]]),
         "",
         "## Precision by tier",
         "",

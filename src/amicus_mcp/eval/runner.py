@@ -22,7 +22,7 @@ undecided, a matcher call refused by the ceiling); 130/143 aborted (SIGINT/SIGTE
 
 from __future__ import annotations
 
-import shutil
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,10 +41,11 @@ from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimat
 from ..providers.routing import ProviderRegistry, Route
 from ..vocabulary import TERMINAL_RUN_STATUSES
 from .documents import CaseProgress, Decision, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
-from .evaldir import BRIEFING_FILE, CASES_DIR, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
+from .evaldir import BRIEFING_FILE, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
 from .matching import Question, prompt, read_reply, repair_prompt, reply_schema
 from .prefilter import candidates
-from .suite import CASE_FILE, SUITE_FILE, Case, Suite, case_briefing, load_suite
+from .scoring import CEILING_ERRORS, share_note
+from .suite import CASE_FILE, CASES_DIR, SUITE_FILE, Case, Suite, case_briefing, load_suite
 
 MATCHER_OUTPUT_CAP = 8_000
 PER_FINDING_CHARS = 600  # a finding as the matcher prompt shows it, for the estimate
@@ -82,9 +83,11 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     """Every check before anything is sent. `bench` is the RunOptions the front built from the
     same flags `council run` takes (its briefing fields must be unset: each case has its own).
     A worker continuing an eval a front prepared passes that eval's id and run ids."""
+    from ..engine.briefing_inputs import apply_pack
     from ..engine.council_run import prepare
+    from ..engine.defaults import apply_env_defaults
     from ..engine.options import RunOptions, briefing_fields, flag_of
-    from ..engine.preflight import max_legs, prepare_bench
+    from ..engine.preflight import max_legs, naming, prepare_bench
     from ..engine.store import new_task_id
 
     options: RunOptions = bench
@@ -98,35 +101,38 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
                       hint="a model that decides which planted flaw each finding identifies, e.g. --matcher gemini")
     loaded = load_suite(suite)
     chosen = _select(loaded, cases)
+    _check_secrets(loaded, chosen, allow_secrets=bool(options.allow_secrets))
     eval_id = eval_id or new_task_id()
     directory = EvalDir(Path(out_dir or f"eval-{eval_id}").expanduser().resolve())
     _check_eval_dir(directory, eval_id)
 
     preps: dict[str, Any] = {}
     notices: list[str] = []
-    ceiling: float | None = None
-    for index, case in enumerate(chosen):
+    # The pack and the environment's defaults are applied once, up front: their --max-cost is the
+    # suite's. Each case's council is prepared with no ceiling of its own (infinite, so no default
+    # replaces it) until the suite's has been checked against all of them (check_suite_ceiling).
+    options = apply_env_defaults(apply_pack(options.model_copy(
+        update={"prompt_file": str(directory.case_dir(chosen[0].id) / BRIEFING_FILE)})))
+    ceiling: float | None = options.max_cost
+    if ceiling is not None and not ceiling > 0:
+        raise BadArgs(f"--max-cost must be a positive number of dollars, got {ceiling}", hint="e.g. --max-cost 2.00")
+    if options.pack_record and getattr(_pack(options), "template", None):
+        notices.append(f"pack '{options.pack_record['name']}' sets a template; an eval's cases bring their own "
+                       "briefing, so it is not used")
+    for case in chosen:
         case_dir = directory.case_dir(case.id)
         # A prompt file (this case's briefing copy) keeps a pack's template out of the options.
         case_options = options.model_copy(update={
             "prompt_file": str(case_dir / BRIEFING_FILE), "out_dir": str(directory.council_dir(case.id)),
-            "run_id": (run_ids or {}).get(case.id) or new_task_id(), "ledger": False})
-        if index == 0:
-            from ..engine.briefing_inputs import apply_pack
-
-            applied = apply_pack(case_options)
-            ceiling = applied.max_cost
-            if ceiling is not None and not ceiling > 0:
-                raise BadArgs(f"--max-cost must be a positive number of dollars, got {ceiling}", hint="e.g. --max-cost 2.00")
-            if applied.pack_record and getattr(_pack(applied), "template", None):
-                notices.append(f"pack '{applied.pack_record['name']}' sets a template; an eval's cases bring their own "
-                               "briefing, so it is not used")
-        share = None if ceiling is None else ceiling / len(chosen)
-        case_options = case_options.model_copy(update={"max_cost": share} if share is not None else {})
+            "run_id": (run_ids or {}).get(case.id) or new_task_id(), "ledger": False, "max_cost": math.inf})
         preps[case.id] = await prepare(case_options, briefing=case_briefing(case))
+    share = None if ceiling is None else check_suite_ceiling(preps, ceiling)
+    for prep in preps.values():
+        prep.options = prep.options.model_copy(update={"max_cost": share})
     first = next(iter(preps.values()))
-    with_matcher = await prepare_bench([matcher], None, gateway=_gateway(first.options.gateway), minimum=1,
-                                       cost_gate=first.options.cost_gate, validate=first.options.validate_models)
+    with naming("--matcher"):  # its resolution, key, catalog and cost gate errors name the flag
+        with_matcher = await prepare_bench([matcher], None, gateway=_gateway(first.options.gateway), minimum=1,
+                                           cost_gate=first.options.cost_gate, validate=first.options.validate_models)
     route = with_matcher.routes[0]
     bench_ids = {seat["alias"] for seat in first.seats} | {r.canonical for r in first.routes}
     if matcher in bench_ids or route.canonical in bench_ids:
@@ -141,6 +147,52 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
                     concurrency=max(1, max_legs() // max(1, len(first.seats))), estimate={}, notices=notices)
     plan.estimate = estimate(plan, catalog=with_matcher.catalog)
     return plan
+
+
+def _check_secrets(suite: Suite, chosen: Sequence[Case], *, allow_secrets: bool) -> None:
+    """Each case's briefing is material sent to every model: the secret scan, every case named."""
+    from ..engine.material import check_material
+    from ..errors import SecretInMaterial
+
+    found: list[SecretInMaterial] = []
+    for case in chosen:
+        where = suite.path / CASES_DIR / case.id
+        try:
+            check_material(case_briefing(case), what=f"case '{case.id}' ({where})", allow_secrets=allow_secrets)
+        except SecretInMaterial as err:
+            found.append(err)
+    if len(found) == 1:
+        raise found[0]
+    if found:
+        raise SecretInMaterial("; ".join(err.message for err in found), hint=found[0].hint)
+
+
+def check_suite_ceiling(preps: dict[str, Any], ceiling: float) -> float:
+    """Each case's council's share of the suite's --max-cost (an even split); COST_CEILING_TOO_LOW,
+    in the suite's own figures, when a share cannot hold the dearest case's council at its floor.
+    The smallest ceiling it names holds every council (rounded up to 1/100 cent, checked)."""
+    import math
+
+    from ..errors import CostCeilingTooLow
+
+    count = len(preps)
+    share = ceiling / count
+    needs = {case_id: math.fsum(prep.plan.floors().values()) if prep.plan is not None else 0.0
+             for case_id, prep in preps.items()}
+    dearest = max(needs, key=lambda case_id: needs[case_id])
+    if needs[dearest] <= share:
+        return share
+    smallest = math.ceil(needs[dearest] * count * 10_000) / 10_000
+    while smallest / count < needs[dearest]:  # float rounding must not name a ceiling one hair short
+        smallest += 0.0001
+    cases = "case" if count == 1 else "cases"
+    raise CostCeilingTooLow(
+        f"the --max-cost ${ceiling:g} ceiling cannot hold this eval: its {count} {cases} share it evenly "
+        f"(${share:.4f} each), and the dearest, '{dearest}', reserves ${needs[dearest]:.4f} even with every answer "
+        f"at its smallest output cap. The smallest ceiling that fits the {count} {cases} is ${smallest:.4f} "
+        "(the matcher is paid from what the councils leave)",
+        hint=f"raise --max-cost to at least {smallest:.4f}, run fewer cases (--case), or pick cheaper models "
+             "or fewer seats")
 
 
 def _pack(options: Any) -> Any:
@@ -230,9 +282,10 @@ def estimate(plan: EvalPlan, *, catalog: Any) -> dict[str, Any]:
 
 def describe_estimate(est: dict[str, Any]) -> str:
     from ..providers.cost import format_cost
+    from .report_md import counted
 
     amount = format_cost(est["amount"], "estimated" if est["amount"] is not None else "unknown")
-    text = f"Estimate: {amount} for {est['cases']} case(s), {est['legs']} calls"
+    text = f"Estimate: {amount} for {counted(est['cases'], 'case')}, {counted(est['legs'], 'call')}"
     if est["unpricedModels"]:
         text += f" (no price known for {', '.join(est['unpricedModels'])}: their cost is not in the figure)"
     if est["maxCost"] is not None:
@@ -249,13 +302,14 @@ def write_inputs(plan: EvalPlan, *, pid: int | None) -> EvalManifest:
 
     d = plan.directory
     d.path.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(plan.suite.path / SUITE_FILE, d.path / SUITE_FILE)
+    # The copy is written from the bytes the suite check read (never re-read through a path).
+    # Both were checked to be UTF-8; a configured key's value is masked, as in every file.
+    atomic_write_text(d.path / SUITE_FILE, plan.suite.raw.decode("utf-8"))
     for case in plan.cases:
-        source = plan.suite.path / CASES_DIR / case.id
         target = d.case_dir(case.id)
         target.mkdir(parents=True, exist_ok=True)
-        for name in (CASE_FILE, case.doc.artifact):
-            shutil.copyfile(source / name, target / name)
+        atomic_write_text(target / CASE_FILE, case.case_raw.decode("utf-8"))
+        atomic_write_text(target / case.doc.artifact, case.artifact_raw.decode("utf-8"))
         atomic_write_text(target / BRIEFING_FILE, plan.preps[case.id].briefing)
     atomic_write_json(d.options, plan.options.model_dump(mode="json"))
     manifest = EvalManifest(
@@ -266,7 +320,7 @@ def write_inputs(plan: EvalPlan, *, pid: int | None) -> EvalManifest:
         estimate=plan.estimate, concurrency=plan.concurrency,
         cases=[CaseProgress(caseId=c.id, status="pending", runId=plan.preps[c.id].run_id,
                             runDir=str(plan.preps[c.id].run_dir)) for c in plan.cases],
-        casesDone=0, casesTotal=len(plan.cases), notices=list(plan.notices))
+        casesDone=0, casesTotal=len(plan.cases), notices=list(plan.notices), tag=plan.first().options.tag)
     write_manifest(d, manifest)
     jobs.write_pointer(plan.first().store, plan.eval_id, "eval-run", d.manifest)
     return manifest
@@ -346,7 +400,8 @@ class EvalRun:
             progress.cost = Money(amount=run.usage.cost.amount if run.usage is not None else None,
                                   unpricedLegs=run.usage.unknown_legs if run.usage is not None else 0)
             if run.error is not None:
-                progress.error = {"code": run.error.code, "message": run.error.message}
+                note = share_note(self.plan.max_cost, len(self.plan.cases)) if run.error.code in CEILING_ERRORS else ""
+                progress.error = {"code": run.error.code, "message": run.error.message + note}
             if code != 0:
                 self.degraded = True
             self.save()
@@ -502,8 +557,9 @@ class Matcher:
                                   pricing=route_pricing(route, plan.first().catalog), cap=MATCHER_OUTPUT_CAP,
                                   floor=MATCHER_OUTPUT_CAP)
         if claim is None:
-            self.run.manifest.notices.append(f"case {self.case.id}: the matcher call was refused by the --max-cost "
-                                             "ceiling; its findings stay undecided")
+            self.run.manifest.notices.append(f"case {self.case.id}: the matcher call was refused by the suite's "
+                                             f"--max-cost ${plan.max_cost:g} ceiling (what the councils left of it "
+                                             "could not hold it); its findings stay undecided")
             return None
         self.legs += 1
         usage_doc = None

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..documents.run import RunManifest
 from ..engine.store import parse_iso
 from ..vocabulary import SEVERITIES, TIERS, VERDICT_SCALE
 from .documents import EvalDocument, EvalManifest, EvalRunOptions, MatchesDocument
+from .report_md import counted
 from .suite import Case, Suite
 
 ALARM_SEVERITIES = SEVERITIES[:2]  # blocker, major: on a clean case, a false alarm
@@ -51,6 +52,11 @@ class CaseInputs(NamedTuple):
 
 def rate(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
+
+
+def _ratio(found: int, planted: int, undecided: int) -> dict[str, Any]:
+    """A recall; with `undecided` findings that might have found more, it is only a floor."""
+    return {"found": found, "planted": planted, "rate": rate(found, planted), "undecided": undecided}
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -135,17 +141,48 @@ class _Scored:
     inputs: CaseInputs
     doc: dict[str, Any]
     findings: list[dict[str, Any]]  # FindingResult dicts
+    open: dict[str, list[str]] = field(default_factory=dict)  # undecided finding id → its candidate flaws
+
+    def undecided(self, seats: set[str] | None = None, severity: str | None = None) -> int:
+        """Undecided findings (of `seats`; all when None) that might have found a flaw the figure
+        counts as missed — one of them is what makes a recall only a floor."""
+        if self.inputs.case.clean:
+            return 0
+        flaws = {f["id"]: f for f in self.doc["flaws"]}
+        count = 0
+        for finding in self.findings:
+            if finding["id"] not in self.open or (seats is not None and finding["seat"] not in seats):
+                continue
+            for candidate in self.open[finding["id"]]:
+                flaw = flaws.get(candidate)
+                missed = flaw is not None and (not flaw["findings"] if seats is None
+                                               else not set(flaw["foundBy"]) & seats)
+                if missed and (severity is None or flaw["severity"] == severity):
+                    count += 1
+                    break
+        return count
 
 
-def _lost_reason(run: RunManifest | None) -> str:
+CEILING_ERRORS = ("COST_EXCEEDED", "COST_CEILING_TOO_LOW")
+
+
+def share_note(ceiling: float | None, cases: int) -> str:
+    """What a case council's --max-cost was: its share of the suite's (what the user typed)."""
+    if ceiling is None or not cases:
+        return ""
+    return f" (its ceiling was its even share, ${ceiling / cases:.4f}, of the suite's --max-cost ${ceiling:g})"
+
+
+def _lost_reason(run: RunManifest | None, ceiling_note: str = "") -> str:
     if run is None:
         return "its council never started"
     if run.error is not None:
-        return f"its council ended {run.status}: {run.error.code}: {run.error.message}"
+        note = ceiling_note if run.error.code in CEILING_ERRORS else ""
+        return f"its council ended {run.status}: {run.error.code}: {run.error.message}{note}"
     return f"its council ended {run.status} without a tally"
 
 
-def score_case(inputs: CaseInputs, seat_order: Sequence[str]) -> _Scored:
+def score_case(inputs: CaseInputs, seat_order: Sequence[str], ceiling_note: str = "") -> _Scored:
     case, run, tally, matches = inputs.case, inputs.run, inputs.tally, inputs.matches
     doc: dict[str, Any] = {
         "caseId": case.id, "kind": case.doc.kind, "title": case.doc.title, "clean": case.clean,
@@ -159,7 +196,7 @@ def score_case(inputs: CaseInputs, seat_order: Sequence[str]) -> _Scored:
         "wallMs": _wall_ms(run, matches.durationMs if matches else None),
     }
     if tally is None or matches is None:
-        doc["lostReason"] = _lost_reason(run)
+        doc["lostReason"] = _lost_reason(run, ceiling_note)
         doc["flaws"] = [{"id": f.id, "severity": f.severity, "class": f.flaw_class, "tier": None, "foundBy": [],
                          "findings": []} for f in case.doc.plantedFlaws]
         return _Scored(inputs, doc, [])
@@ -187,13 +224,14 @@ def score_case(inputs: CaseInputs, seat_order: Sequence[str]) -> _Scored:
     counts["matched"] = sum(1 for f in findings if f["flaw"] is not None)
     counts["unmatched"] = counts["total"] - counts["matched"] - counts["undecided"]
     doc["findings"] = findings
+    open_ = {d.finding: list(d.candidates) for d in matches.decisions if d.by == "undecided"}
     if case.clean:
         doc["falseAlarms"] = sum(1 for f in findings if f["severity"] in ALARM_SEVERITIES)
     verdict = run.overall_verdict if run is not None else None
     if verdict in VERDICT_SCALE:
         doc["verdict"] = verdict
         doc["verdictCorrect"] = verdict == case.doc.expectedVerdict
-    return _Scored(inputs, doc, findings)
+    return _Scored(inputs, doc, findings, open_)
 
 
 # --------------------------------------------------------------------------- seats and models
@@ -229,7 +267,7 @@ def _seat_result(seat: str, alias: str, scored: Sequence[_Scored]) -> dict[str, 
     with_alarm = sum(1 for a in alarms if a)
     return {
         "seat": seat, "model": alias, "resolvedModel": resolved,
-        "recall": {"found": found, "planted": planted, "rate": rate(found, planted)},
+        "recall": _ratio(found, planted, sum(s.undecided({seat}) for s in flawed)),
         "findings": _counts(_findings_of(scored, seat)),
         "falseAlarms": sum(len(a) for a in alarms), "cleanCases": len(clean), "cleanCasesWithAlarm": with_alarm,
         "falseAlarmRate": rate(with_alarm, len(clean)), "streetCredPeersOnly": _mean(creds),
@@ -250,7 +288,7 @@ def _model_result(alias: str, seats: Sequence[str], scored: Sequence[_Scored],
     with_alarm = sum(1 for a in alarms if a)
     return {
         "model": alias, "resolvedModel": next((r["resolvedModel"] for r in rows if r["resolvedModel"]), None),
-        "seats": list(seats), "recall": {"found": found, "planted": planted, "rate": rate(found, planted)},
+        "seats": list(seats), "recall": _ratio(found, planted, sum(s.undecided(set(seats)) for s in flawed)),
         "falseAlarms": sum(len(a) for a in alarms), "cleanCasesWithAlarm": with_alarm,
         "falseAlarmRate": rate(with_alarm, len(clean)), "streetCredPeersOnly": _mean(creds),
         "cost": _money([(r["cost"]["amount"], r["cost"]["unpricedLegs"]) for r in rows]),
@@ -262,13 +300,12 @@ def _model_result(alias: str, seats: Sequence[str], scored: Sequence[_Scored],
 def _council(scored: Sequence[_Scored]) -> dict[str, Any]:
     flaws = [f for s in scored if not s.inputs.case.clean for f in s.doc["flaws"]]
     found = [f for f in flaws if f["findings"]]
-    by_severity = {sev: {"found": sum(1 for f in found if f["severity"] == sev),
-                         "planted": sum(1 for f in flaws if f["severity"] == sev)} for sev in SEVERITIES}
-    for entry in by_severity.values():
-        entry["rate"] = rate(entry["found"], entry["planted"])
+    by_severity = {sev: _ratio(sum(1 for f in found if f["severity"] == sev),
+                               sum(1 for f in flaws if f["severity"] == sev),
+                               sum(s.undecided(severity=sev) for s in scored)) for sev in SEVERITIES}
     by_tier = {tier: sum(1 for f in flaws if f["tier"] == tier) for tier in TIERS}
     by_tier["Missed"] = len(flaws) - len(found)
-    return {"recall": {"found": len(found), "planted": len(flaws), "rate": rate(len(found), len(flaws))},
+    return {"recall": _ratio(len(found), len(flaws), sum(s.undecided() for s in scored)),
             "bySeverity": by_severity, "byTier": by_tier}
 
 
@@ -314,17 +351,18 @@ def _notes(cases: Sequence[_Scored], precision: Mapping[str, Any]) -> list[str]:
     notes = []
     lost = [c for c in cases if not c.doc["scored"]]
     if lost:
-        notes.append(f"{len(lost)} case(s) produced no tally and are left out of every figure: "
+        notes.append(f"{counted(len(lost), 'case')} produced no tally and {'is' if len(lost) == 1 else 'are'} "
+                     "left out of every figure: "
                      + "; ".join(f"{c.doc['caseId']} ({c.doc['lostReason']})" for c in lost))
     undecided = sum(c.doc["findingCounts"]["undecided"] for c in cases)
     if undecided:
-        notes.append(f"{undecided} finding(s) got no usable answer from the matcher: they count as matched to "
-                     "nothing, so recall is a floor")
+        notes.append(f"{counted(undecided, 'finding')} got no usable answer from the matcher: "
+                     f"{'it counts' if undecided == 1 else 'they count'} as matched to nothing, so recall is a floor")
     if precision["confirmed"]["unmatched"]:
         notes.append(UNMATCHED_NOTE)
     no_verdict = [c.doc["caseId"] for c in cases if c.doc["scored"] and c.doc["verdict"] is None]
     if no_verdict:
-        notes.append(f"no chair verdict on {len(no_verdict)} case(s): {', '.join(no_verdict)}")
+        notes.append(f"no chair verdict on {counted(len(no_verdict), 'case')}: {', '.join(no_verdict)}")
     return notes
 
 
@@ -335,7 +373,8 @@ def score(manifest: EvalManifest, options: EvalRunOptions, suite: Suite,
     """The eval document (validated against its model, keys in the model's order)."""
     seats = bench_seats(inputs, manifest.models)
     seat_order = [s for s, _ in seats]
-    cases = [score_case(item, seat_order) for item in inputs]
+    note = share_note(options.bench.get("maxCost"), len(inputs))
+    cases = [score_case(item, seat_order, note) for item in inputs]
     scored = [c for c in cases if c.doc["scored"]]
     seat_rows = [_seat_result(seat, alias, scored) for seat, alias in seats]
     aliases: dict[str, list[str]] = {}
@@ -354,6 +393,7 @@ def score(manifest: EvalManifest, options: EvalRunOptions, suite: Suite,
         "models": [_model_result(alias, members, scored, seat_rows) for alias, members in aliases.items()],
         "precision": precision, "falseAlarms": _false_alarms(scored), "verdicts": _verdicts(scored),
         "totals": _totals(cases, manifest), "cases": [c.doc for c in cases], "notes": _notes(cases, precision),
+        "tag": manifest.tag,
     }
     return EvalDocument.model_validate(doc).model_dump(mode="json", by_alias=True)
 
@@ -381,8 +421,9 @@ def ledger_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
             "suiteSha256": suite["sha256"], "model": model["model"], "resolvedModel": model["resolvedModel"],
             "seats": len(model["seats"]), "casesScored": doc["casesScored"],
             "plantedFlaws": model["recall"]["planted"], "found": model["recall"]["found"],
-            "recall": model["recall"]["rate"], "cleanCases": clean, "falseAlarms": model["falseAlarms"],
+            "recall": model["recall"]["rate"], "undecided": model["recall"]["undecided"], "cleanCases": clean, "falseAlarms": model["falseAlarms"],
             "cleanCasesWithAlarm": model["cleanCasesWithAlarm"],
             "falseAlarmRate": model["falseAlarmRate"], "streetCredPeersOnly": model["streetCredPeersOnly"],
+            **({"tag": doc["tag"]} if doc.get("tag") else {}),  # emit-when-set, like the council ledger's
         })
     return rows

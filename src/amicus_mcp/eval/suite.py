@@ -13,8 +13,13 @@ accepts as a location.
 
 Everything is checked before anything is sent: a missing or unknown field, a flaw whose lines
 fall outside the artifact or whose quote is not on them, an anchor the artifact does not
-contain, a duplicate id. Each problem is one `BadArgs` naming the file and the field, e.g.
-`cases/x/case.json: plantedFlaws[2].location.lines: line 80 is past the artifact's 62 lines`.
+contain, a duplicate id. Each problem names the file and the field, e.g.
+`cases/x/case.json: plantedFlaws[2].location.lines: line 80 is past the artifact's 62 lines`,
+and every problem of the suite is reported at once, in one `BadArgs`.
+
+A suite is material sent to models: nothing outside its folder is read. A link (a case file,
+an artifact, a case folder, cases/ itself) whose resolved target leaves the folder is refused
+with an error naming it, and is never walked.
 """
 
 from __future__ import annotations
@@ -96,6 +101,8 @@ class Case(NamedTuple):
     doc: CaseDocument
     artifact_text: str
     sha256: str  # of case.json and the artifact together: what the case was when it ran
+    case_raw: bytes = b""  # the bytes read and checked: what the eval directory's copy is written from
+    artifact_raw: bytes = b""
 
     @property
     def id(self) -> str:
@@ -118,6 +125,7 @@ class Suite(NamedTuple):
     path: Path
     cases: tuple[Case, ...]
     sha256: str  # over every case's hash, in case order
+    raw: bytes = b""  # suite.json as read and checked
 
     def case(self, case_id: str) -> Case:
         return next(c for c in self.cases if c.id == case_id)
@@ -140,76 +148,132 @@ def numbered(text: str) -> str:
 
 # --------------------------------------------------------------------------- checks (pure)
 
+class Problems(list[str]):
+    """Every problem found in a suite, so its author sees them all at once; one BadArgs at the end."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hints: list[str] = []
+
+    def add(self, message: str, hint: str) -> None:
+        self.append(message)
+        if hint not in self.hints:
+            self.hints.append(hint)
+
+    def take(self, err: BadArgs) -> None:
+        found = getattr(err, "problems", None)
+        if isinstance(found, Problems):  # one case's own list: its problems join this one's
+            for message in found:
+                self.append(message)
+            self.hints += [h for h in found.hints if h not in self.hints]
+        else:
+            self.add(err.message, err.hint or "")
+
+    def raise_any(self) -> None:
+        if not self:
+            return
+        if len(self) == 1:
+            err = BadArgs(self[0], hint=self.hints[0] or None)
+        else:
+            listed = "; ".join(f"({n}) {message}" for n, message in enumerate(self, 1))
+            err = BadArgs(f"the suite has {len(self)} problems: {listed}",
+                          hint="; ".join(h for h in self.hints if h) or None)
+        err.problems = self  # type: ignore[attr-defined]
+        raise err
+
+
+def format_hint() -> str:
+    """Where the suite format is written down: the shipped suite's README, on this machine."""
+    return f"see the suite format in {shipped_suite_path() / 'README.md'}"
+
+
 def parse_case(raw: bytes, artifact_raw: bytes | None, *, where: str, dir_name: str) -> Case:
     """A case from its case.json bytes and its artifact's bytes (None: the file is missing).
-    `where` names the case file in every message."""
-    doc = _parse(CaseDocument, raw, where=where, hint="see the case format in the suite's README.md")
+    `where` names the case file in every message; every problem is reported together."""
+    problems = Problems()
+    doc = _parse(CaseDocument, raw, where=where, hint=format_hint(), problems=problems)
+    if doc is None:
+        problems.raise_any()
     if doc.id != dir_name:
-        raise BadArgs(f"{where}: id: '{doc.id}' does not match its folder '{dir_name}'",
-                      hint="a case's id is the name of its folder under cases/")
+        problems.add(f"{where}: id: '{doc.id}' does not match its folder '{dir_name}'",
+                     "a case's id is the name of its folder under cases/")
     if artifact_raw is None:
-        raise BadArgs(f"{where}: artifact: the file '{doc.artifact}' is missing beside case.json",
-                      hint="put the artifact in the case's folder, named as `artifact` says")
-    text = _artifact_text(artifact_raw, where=where, name=doc.artifact)
-    _check_flaws(doc, text, where=where)
+        problems.add(f"{where}: artifact: the file '{doc.artifact}' is missing beside case.json",
+                     "put the artifact in the case's folder, named as `artifact` says")
+        problems.raise_any()
+    text = _artifact_text(artifact_raw, where=where, name=doc.artifact, problems=problems)
+    if text is not None:
+        _check_flaws(doc, text, where=where, problems=problems)
+    problems.raise_any()
+    assert artifact_raw is not None and text is not None
     digest = hashlib.sha256(raw + b"\0" + artifact_raw).hexdigest()
-    return Case(doc=doc, artifact_text=text, sha256=digest)
+    return Case(doc=doc, artifact_text=text, sha256=digest, case_raw=raw, artifact_raw=artifact_raw)
 
 
-def _check_flaws(doc: CaseDocument, text: str, *, where: str) -> None:
+def _check_flaws(doc: CaseDocument, text: str, *, where: str, problems: Problems) -> None:
     lines = artifact_lines(text)
+    lowered = text.lower()
     seen: set[str] = set()
     for i, flaw in enumerate(doc.plantedFlaws):
         field = f"plantedFlaws[{i}]"
         if flaw.id in seen:
-            raise BadArgs(f"{where}: {field}.id: duplicate flaw id '{flaw.id}'", hint="flaw ids are unique within a case")
+            problems.add(f"{where}: {field}.id: duplicate flaw id '{flaw.id}'", "flaw ids are unique within a case")
         seen.add(flaw.id)
         covered: list[str] = []
         for start, end in flaw.location.ranges():
             if end < start:
-                raise BadArgs(f"{where}: {field}.location.lines: range {start}-{end} ends before it starts",
-                              hint="write [first line, last line], 1-based and inclusive")
-            if end > len(lines):
-                raise BadArgs(f"{where}: {field}.location.lines: line {end} is past the end of the artifact "
-                              f"'{doc.artifact}' ({len(lines)} lines)",
-                              hint="a planted flaw must sit inside the artifact: check its line numbers")
-            covered.append("\n".join(lines[start - 1:end]))
+                problems.add(f"{where}: {field}.location.lines: range {start}-{end} ends before it starts",
+                             "write [first line, last line], 1-based and inclusive")
+            elif end > len(lines):
+                problems.add(f"{where}: {field}.location.lines: line {end} is past the end of the artifact "
+                             f"'{doc.artifact}' ({len(lines)} lines)",
+                             "a planted flaw must sit inside the artifact: check its line numbers")
+            else:
+                covered.append("\n".join(lines[start - 1:end]))
         quote = flaw.location.quote
-        if quote is not None and not any(quote in part for part in covered):
-            raise BadArgs(f"{where}: {field}.location.quote: {quote!r} is not on the lines given",
-                          hint="the quote must appear, exactly, within the flaw's line ranges")
-        lowered = text.lower()
+        if quote is not None and covered and not any(quote in part for part in covered):
+            problems.add(f"{where}: {field}.location.quote: {quote!r} is not on the lines given",
+                         "the quote must appear, exactly, within the flaw's line ranges")
         for j, anchor in enumerate(flaw.location.anchors):
             if anchor.lower() not in lowered:
-                raise BadArgs(f"{where}: {field}.location.anchors[{j}]: {anchor!r} does not appear in the artifact",
-                              hint="an anchor is a name or heading the artifact contains")
+                problems.add(f"{where}: {field}.location.anchors[{j}]: {anchor!r} does not appear in the artifact",
+                             "an anchor is a name or heading the artifact contains")
     if not doc.plantedFlaws and doc.expectedVerdict != SHIP_IT:
-        raise BadArgs(f"{where}: expectedVerdict: a clean case (no planted flaw) expects '{SHIP_IT}', "
-                      f"not '{doc.expectedVerdict}'", hint=f"plant its flaws, or expect '{SHIP_IT}'")
+        problems.add(f"{where}: expectedVerdict: a clean case (no planted flaw) expects '{SHIP_IT}', "
+                     f"not '{doc.expectedVerdict}'", f"plant its flaws, or expect '{SHIP_IT}'")
 
 
-def _artifact_text(raw: bytes, *, where: str, name: str) -> str:
+def _artifact_text(raw: bytes, *, where: str, name: str, problems: Problems) -> str | None:
     if b"\x00" in raw:
-        raise BadArgs(f"{where}: artifact: '{name}' is binary", hint="an artifact is UTF-8 text")
+        problems.add(f"{where}: artifact: '{name}' is binary", "an artifact is UTF-8 text")
+        return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise BadArgs(f"{where}: artifact: '{name}' is not UTF-8 text", hint="save it as UTF-8") from None
+        problems.add(f"{where}: artifact: '{name}' is not UTF-8 text", "save it as UTF-8")
+        return None
     if not text.strip():
-        raise BadArgs(f"{where}: artifact: '{name}' is empty", hint="the council reviews the artifact")
+        problems.add(f"{where}: artifact: '{name}' is empty", "the council reviews the artifact")
+        return None
     return text
 
 
-def _parse(model: type[Any], raw: bytes, *, where: str, hint: str) -> Any:
+MAX_FIELD_PROBLEMS = 20  # a document that is wrong everywhere: the first twenty say enough
+
+
+def _parse(model: type[Any], raw: bytes, *, where: str, hint: str, problems: Problems) -> Any:
+    """The document, or None with its problems added (every field pydantic refused)."""
     try:
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise BadArgs(f"{where}: not a JSON document ({exc})", hint=hint) from None
+        problems.add(f"{where}: not a JSON document ({exc})", hint)
+        return None
     try:
         return model.model_validate(doc)
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        raise BadArgs(f"{where}: {_field(first['loc'])}: {_message(first)}", hint=hint) from None
+        for problem in exc.errors(include_url=False)[:MAX_FIELD_PROBLEMS]:
+            problems.add(f"{where}: {_field(problem['loc'])}: {_message(problem)}", hint)
+        return None
 
 
 def _field(loc: tuple[Any, ...]) -> str:
@@ -234,33 +298,75 @@ def _message(problem: dict[str, Any]) -> str:
 
 # --------------------------------------------------------------------------- loading (I/O)
 
+LINK_HINT = ("a suite is read from its own folder only, like any material: copy the file into the suite "
+             "instead of linking to it")
+
+
 def shipped_suite_path() -> Path:
     return Path(str(files("amicus_mcp").joinpath("eval", "suites", SHIPPED_SUITE)))
 
 
 def load_suite(path: str | Path | None = None) -> Suite:
-    """The suite in folder `path` (the shipped suite when None), every case checked."""
-    root = Path(path).expanduser().resolve() if path is not None else shipped_suite_path()
+    """The suite in folder `path` (the shipped suite when None), every case checked and every
+    problem reported together. Nothing outside the suite's folder is read: a link whose target
+    (resolved) leaves it is refused, and a linked folder that leaves it is not walked."""
+    root = (Path(path).expanduser() if path is not None else shipped_suite_path()).resolve()
     if not root.is_dir():
         raise BadArgs(f"suite '{path}' is not a folder", hint="a suite is a folder with suite.json and cases/")
-    suite_raw = _read(root / SUITE_FILE, where=f"{root / SUITE_FILE}", limit=MAX_CASE_BYTES)
+    problems = Problems()
+    doc = None
+    try:
+        suite_raw = _read(root / SUITE_FILE, root, where=f"{root / SUITE_FILE}", limit=MAX_CASE_BYTES)
+    except BadArgs as err:
+        problems.take(err)
+        suite_raw = b""
     if suite_raw is None:
-        raise BadArgs(f"{root}: suite.json is missing", hint="a suite folder starts with suite.json (see the format)")
-    doc = _parse(SuiteDocument, suite_raw, where=str(root / SUITE_FILE), hint="see the suite format in README.md")
-    case_root = root / CASES_DIR
-    folders = sorted(p for p in case_root.iterdir() if p.is_dir()) if case_root.is_dir() else []
-    if not folders:
-        raise BadArgs(f"{root}: cases/ holds no case folder", hint="each case is cases/<id>/case.json plus its artifact")
-    if len(folders) > MAX_CASES:
-        raise BadArgs(f"{root}: {len(folders)} cases is more than {MAX_CASES}", hint="split the suite")
-    cases = tuple(_load_case(folder) for folder in folders)
+        problems.add(f"{root}: suite.json is missing", "a suite folder starts with suite.json (" + format_hint() + ")")
+    elif suite_raw:
+        doc = _parse(SuiteDocument, suite_raw, where=str(root / SUITE_FILE), hint=format_hint(), problems=problems)
+    folders = _case_folders(root, problems)
+    cases = []
+    for folder in folders:
+        try:
+            cases.append(_load_case(folder, root))
+        except BadArgs as err:
+            problems.take(err)
+    problems.raise_any()
+    assert doc is not None
     digest = hashlib.sha256("\n".join(f"{c.id}:{c.sha256}" for c in cases).encode()).hexdigest()
-    return Suite(doc=doc, path=root, cases=cases, sha256=digest)
+    return Suite(doc=doc, path=root, cases=tuple(cases), sha256=digest, raw=suite_raw or b"")
 
 
-def _load_case(folder: Path) -> Case:
+def _case_folders(root: Path, problems: Problems) -> list[Path]:
+    """cases/<id>/ of the suite, each inside the suite's folder once resolved."""
+    case_root = root / CASES_DIR
+    if not _inside(case_root, root):
+        problems.add(f"{case_root}: a link that leaves the suite's folder (to {case_root.resolve()}); it is not read",
+                     LINK_HINT)
+        return []
+    folders = []
+    for entry in sorted(case_root.iterdir()) if case_root.is_dir() else []:
+        if not _inside(entry, root):
+            problems.add(f"{entry}: a link that leaves the suite's folder (to {entry.resolve()}); it is not read",
+                         LINK_HINT)
+        elif entry.is_dir():
+            folders.append(entry)
+    if not folders and not problems:
+        problems.add(f"{root}: cases/ holds no case folder", "each case is cases/<id>/case.json plus its artifact")
+    if len(folders) > MAX_CASES:
+        problems.add(f"{root}: {len(folders)} cases is more than {MAX_CASES}", "split the suite")
+        return []
+    return folders
+
+
+def _inside(path: Path, root: Path) -> bool:
+    resolved = path.resolve()
+    return resolved == root or resolved.is_relative_to(root)
+
+
+def _load_case(folder: Path, root: Path) -> Case:
     where = f"{folder / CASE_FILE}"
-    raw = _read(folder / CASE_FILE, where=where, limit=MAX_CASE_BYTES)
+    raw = _read(folder / CASE_FILE, root, where=where, limit=MAX_CASE_BYTES)
     if raw is None:
         raise BadArgs(f"{where}: the file is missing", hint="every folder under cases/ is one case with a case.json")
     try:
@@ -269,16 +375,24 @@ def _load_case(folder: Path) -> Case:
         name = None
     artifact = None
     if isinstance(name, str) and re.fullmatch(ARTIFACT_NAME, name):
-        artifact = _read(folder / name, where=f"{where}: artifact", limit=MAX_ARTIFACT_BYTES)
+        artifact = _read(folder / name, root, where=f"{where}: artifact", limit=MAX_ARTIFACT_BYTES)
     return parse_case(raw, artifact, where=where, dir_name=folder.name)
 
 
-def _read(path: Path, *, where: str, limit: int) -> bytes | None:
-    if not path.exists():
+def _read(path: Path, root: Path, *, where: str, limit: int) -> bytes | None:
+    """The file's bytes (None when absent), read from its resolved target, which must lie
+    inside the suite's folder `root`."""
+    if not path.exists() and not path.is_symlink():
         return None
-    if path.is_dir():
+    target = path.resolve()
+    if not (target == root or target.is_relative_to(root)):
+        raise BadArgs(f"{where}: '{path.name}' is a link that leaves the suite's folder (to {target}); it is not read",
+                      hint=LINK_HINT)
+    if not target.exists():
+        return None
+    if target.is_dir():
         raise BadArgs(f"{where}: is a folder, not a file", hint="check the suite layout")
-    return read_bytes_bounded(path, what=where, limit=limit, hint="keep case files and artifacts small")
+    return read_bytes_bounded(target, what=where, limit=limit, hint="keep case files and artifacts small")
 
 
 # --------------------------------------------------------------------------- the briefing

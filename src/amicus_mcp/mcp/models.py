@@ -172,6 +172,7 @@ class ListItem(Out):
     overall_verdict: str | None = None
     cost: float | None = None
     tag: str | None = None
+    cases: int | None = None  # an eval's cases: their councils are not listed on their own
 
 
 class ListResult(Out):

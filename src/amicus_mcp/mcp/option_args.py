@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 from pydantic import Field
 
+from ..eval import BENCH_HELP
+
 if TYPE_CHECKING:
     from ..engine.options import Declared
     from .state import Caller
@@ -149,8 +151,6 @@ RUN = ArgumentSet("run", lambda d: True)
 BENCH = ArgumentSet("run", lambda d: not d.option.one_run and not d.option.briefing, describe={
     "pack": "A saved pack name, or a pack file in the project: its bench settings are this eval's defaults "
             "(its template is not used: every case brings its own briefing)",
-    "lenses": "One distinct expert lens per seat",
-    "debate": "One rebuttal round in every case's council",
-    "max_cost": "The whole suite's ceiling on known spend, USD (split evenly across the cases)",
+    **{field: text[0].upper() + text[1:] for field, text in BENCH_HELP.items()},
 })
 WAVE = ArgumentSet("wave", lambda d: True)
