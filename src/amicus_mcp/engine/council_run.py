@@ -8,8 +8,9 @@ One command, no Claude in the loop. Stage 4 (accept/deny) stays human: the engin
                  most two repair re-prompts that may not change its findings count; a review
                  that still fails is kept `unstructured` with no findings
     quorum       fewer than two usable reviews → COUNCIL_QUORUM (exit 1)
-    Stage 2      one anonymized bundle to every judge; at most two repairs per judge; judges
-                 that still fail are dropped (below two → `judged: false`, exit 2)
+    Stage 2      one anonymized bundle to every judge; at most two repairs per judge; a judge
+                 that still fails keeps its valid ranking and votes (stage2.salvaged), and is
+                 dropped when nothing valid is left (below two rankings → `judged: false`, exit 2)
     tally        the pure tally; the ledger is appended once, at the end
     chair        requested chair → one retry → the best peers-only street-cred model from the
                  ledger that is not on the bench → give up (`overallVerdict: null`); one repair
