@@ -80,6 +80,7 @@ class LegEntry(Document):
     resolved_model: WhenSet[str] = None
     error: WhenSet[ErrorRecord] = None
     truncated: WhenSet[Literal[True]] = None
+    schema_mismatch: WhenSet[str] = None  # its structured reply did not match the schema sent: the reason
 
     @property
     def finished(self) -> bool:

@@ -162,8 +162,9 @@ class RunState:
 
     def settle(self, entry: LegEntry, *, status: str, completed_at: str | None, duration_ms: int | None,
                usage: LegUsage | None, resolved_model: str | None = None, error: ErrorRecord | None = None,
-               truncated: bool = False) -> None:
-        """A launched leg's outcome; the served model, an error and a truncation when there is one."""
+               truncated: bool = False, schema_mismatch: str | None = None) -> None:
+        """A launched leg's outcome; the served model, an error, a truncation and a structured
+        reply's schema mismatch when there is one."""
         entry.status = status  # type: ignore[assignment]
         entry.completed_at = completed_at
         entry.duration_ms = duration_ms
@@ -174,6 +175,8 @@ class RunState:
             entry.error = error
         if truncated:
             entry.truncated = True
+        if schema_mismatch:
+            entry.schema_mismatch = schema_mismatch
 
     def abandon(self, entry: LegEntry) -> None:
         """A launched leg whose run was cancelled (a signal, an abort) while it was in flight."""

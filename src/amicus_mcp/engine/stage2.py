@@ -19,7 +19,7 @@ from ..council.anonymize import Anonymized, JudgeAnswer
 from ..council.parse import parse_judge_output, salvage_judge_output
 from ..council.seats import Seat, seat_file_stem
 from .asking import Answer, Contract, ask
-from .context import Row, RunContext
+from .context import LegResult, Row, RunContext
 from .run_dir import BUNDLE
 from .stage1 import SeatOutcome
 
@@ -97,13 +97,13 @@ def salvaged(ctx: RunContext, seat: Seat, answer: Answer, anon: Anonymized, pros
     block can be read (the last repair first), and a notice of what was dropped; the judge is
     dropped only when nothing valid is left. A lost ranking is a degrade (the cross-review
     thins); votes on ids that name nothing lose nothing real."""
-    codes = ", ".join(f"{e['code']}: {e['detail']}" for e in answer.parsed["errors"][:3])
-    attempts = [r.text for r in reversed(answer.repairs) if r.usable and r.text] + [answer.text]
-    found = next(((text, kept) for text in attempts
-                  if (kept := salvage_judge_output(text, anon.labels, anon.finding_ids)) is not None), None)
+    codes = answer.reason()
+    legs = [r for r in reversed(answer.repairs) if r.usable] + ([answer.first] if answer.first is not None else [])
+    found = next(((leg, kept) for leg in legs
+                  if (kept := salvage_judge_output(_as_block(leg), anon.labels, anon.finding_ids)) is not None), None)
     text = answer.text
-    if found is not None and found[0] is not answer.text:  # the repair it was read from is kept beside it
-        text = f"{answer.text.rstrip()}\n\n{REPAIRED_MARK}\n{found[0]}"
+    if found is not None and found[0] is not answer.first:  # the repair it was read from is kept beside it
+        text = f"{answer.text.rstrip()}\n\n{REPAIRED_MARK}\n{found[0].text or ''}"
     ctx.write(f"judge-{seat_file_stem(seat['id'])}.md", text)
     prose[seat["id"]] = text
     if found is None or not (found[1].ranking or found[1].adjudications):
@@ -119,3 +119,10 @@ def salvaged(ctx: RunContext, seat: Seat, answer: Answer, anon: Anonymized, pros
         ctx.notice(f"judge {seat['id']}'s judgement never fully parsed ({codes}); its ranking and "
                    f"{len(kept.adjudications)} valid vote(s) count, and dropped: {what}")
     return JudgeAnswer(seat["id"], seat["alias"], kept.ranking, kept.adjudications)
+
+
+def _as_block(leg: LegResult) -> str:
+    """A leg's reply as a judge's document: a structured reply the schema refused is bare JSON,
+    read as the fenced block it stands for."""
+    text = leg.text or ""
+    return f"```json\n{text.strip()}\n```\n" if leg.schema_mismatch else text
