@@ -166,6 +166,7 @@ class Resume(Document):
     from_status: ResumedFrom
     stage: str | None
     legs_reused: Count
+    max_cost: WhenSet[Annotated[Number, Field(gt=0)]] = None  # the --max-cost this resume raised the ceiling to
 
 
 class RunManifest(Family):

@@ -159,6 +159,13 @@ def read_pointer(store: Sessions, run_id: str) -> RunDir | None:
     return RunDir(Path(run_dir))
 
 
+def resume_command(run_dir: RunDir) -> str:
+    """The command that resumes the run, runnable from any directory (it names the run dir)."""
+    import shlex
+
+    return f"amicus council resume {shlex.quote(str(run_dir.path))}"
+
+
 def find_run(store: Sessions, target: str, *, by_path: bool = True) -> RunDir | None:
     """The run `target` names: a run id whose pointer is in the project, else (`by_path`) a
     directory holding a run.json; None when it names no council run (a wave, a leg, nothing)."""

@@ -212,13 +212,17 @@ class RunState:
         if lost:
             manifest.interrupted_legs = list(lost)
 
-    def reopen(self, *, from_status: str, stage: str | None, pid: int | None) -> None:
-        """`running` again for another attempt, with its `resumes` entry, written at once (so an
-        abort-wins check never mistakes the old `aborted` for a new abort)."""
+    def reopen(self, *, from_status: str, stage: str | None, pid: int | None, max_cost: float | None = None) -> None:
+        """`running` again for another attempt, with its `resumes` entry (and the ceiling it
+        raised), written at once (so an abort-wins check never mistakes the old `aborted` for a
+        new abort)."""
         manifest = self.manifest
         manifest.drop(*REOPEN_DROPS)
         manifest.status = "running"
-        manifest.add("resumes", Resume(at=now_iso(), from_status=from_status, stage=stage, legs_reused=0))  # type: ignore[arg-type]
+        entry = Resume(at=now_iso(), from_status=from_status, stage=stage, legs_reused=0)  # type: ignore[arg-type]
+        if max_cost is not None:
+            entry.max_cost = max_cost
+        manifest.add("resumes", entry)
         if pid is not None:
             manifest.pid = pid
         self.run_dir.write(manifest, compact=False)
