@@ -28,6 +28,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("amicus_status", "id", {}),
     ("amicus_wait", "id", {"timeoutSeconds": 0.1}),
     ("amicus_read", "id", {}),
+    ("amicus_read", "file", {"id": "abcd1234"}),
     ("amicus_abort", "id", {}),
     ("amicus_view_snapshot", "id", {}),
     ("amicus_council_resume", "id", {}),
