@@ -520,6 +520,7 @@ def test_salvage_sets_aside_a_phantom_label_and_a_phantom_id_and_keeps_the_rest(
     assert kept.adjudications == [{"id": "A1", "verdict": "agree"}, {"id": "B1", "verdict": "dispute"}]
     assert kept.dropped == ["ranking entries that name no review: 'Review D'",
                             "votes on ids not in the findings index: 'Z9'"]
+    assert kept.lost_real is False  # only what named nothing went
 
 
 def test_a_ranking_left_partial_is_dropped_and_the_votes_stay() -> None:
@@ -531,6 +532,7 @@ def test_a_ranking_left_partial_is_dropped_and_the_votes_stay() -> None:
     assert kept.adjudications == [{"id": fid, "verdict": "agree"} for fid in IDS]
     assert kept.dropped[0] == "ranking entries that name no review: 'Response C'"
     assert kept.dropped[1].startswith("its ranking (ranking leaves out Review C")
+    assert kept.lost_real is True
 
 
 def test_salvage_drops_bad_votes_one_by_one_and_never_picks_between_contradictions() -> None:
@@ -540,6 +542,7 @@ def test_salvage_drops_bad_votes_one_by_one_and_never_picks_between_contradictio
     assert kept is not None and kept.ranking == ["Review B", ["Review A", "Review C"]]
     assert kept.adjudications == [{"id": "A1", "verdict": "agree"}]
     assert len(kept.dropped) == 3 and kept.dropped[-1] == "both votes on C1, adjudicated both ways"
+    assert kept.lost_real is True  # real findings lost their votes
 
 
 @pytest.mark.parametrize("text", ["no block at all", fenced("{not json"), fenced([1, 2]), fenced("null")])

@@ -82,3 +82,25 @@ async def test_a_judge_with_nothing_valid_is_still_dropped(fake, council, run_di
     assert [d["what"] for d in run["degrades"]] == ["judge fake/c dropped"]
     assert votes_of(load(run_dir, "tally.json"), "fake/c") == []
     assert "fake/c" not in [r["judge"] for r in load(run_dir, "tally-input.json")["rankings"]]
+
+
+def bad_vote_judge(body: Any) -> Reply:
+    """Ranks every review, votes agree on every finding but "maybe" on A1 (a real finding)."""
+    prompt = prompt_of(body)
+    labels, ids = repair_labels(prompt) if kind(prompt) == "judge-repair" else bundle_labels(prompt)
+    votes = [{"id": i, "verdict": "maybe" if i == "A1" else "agree"} for i in ids]
+    return chat(f"Reasoning.\n\n```json\n{json.dumps({'ranking': labels, 'adjudications': votes})}\n```\n")
+
+
+async def test_a_dropped_vote_on_a_real_finding_is_a_degrade(fake, council, run_dir) -> None:
+    member(fake, "a")
+    member(fake, "b")
+    member(fake, "c", judge=bad_vote_judge, judge_repair=bad_vote_judge)
+    member(fake, "chair")
+    run, code = await council(["fake/a", "fake/b", "fake/c"])
+    check_documents(run_dir, run)
+    assert (code, run["status"]) == (2, "partial")
+    assert [d["what"] for d in run["degrades"]] == ["judge fake/c's judgement partly dropped"]
+    assert "adjudication 1 ('A1'): verdict 'maybe' is not one of" in run["degrades"][0]["why"]
+    assert votes_of(load(run_dir, "tally.json"), "fake/c") == [("B1", "agree"), ("C1", "agree")]
+    assert [r["judge"] for r in load(run_dir, "tally-input.json")["rankings"]] == ["fake/a", "fake/b", "fake/c"]

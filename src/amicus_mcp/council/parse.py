@@ -246,12 +246,14 @@ def _adjudication_errors(
 
 class Salvage(NamedTuple):
     """What a judge's block still says once everything invalid in it is set aside
-    (`salvage_judge_output`): its ranking ([] when none survives), its valid votes, and a
-    sentence per thing dropped."""
+    (`salvage_judge_output`): its ranking ([] when none survives), its valid votes, a sentence
+    per thing dropped, and whether any of it named something real (its ranking, or a vote on a
+    finding in the index) rather than nothing at all."""
 
     ranking: list[RankingSlot]
     adjudications: list[Adjudication]
     dropped: list[str]
+    lost_real: bool = False
 
 
 def salvage_judge_output(
@@ -272,8 +274,8 @@ def salvage_judge_output(
         return None
     dropped: list[str] = []
     ranking = _salvage_ranking(value, labels, dropped)
-    adjudications = _salvage_votes(value, frozenset(finding_ids), dropped)
-    return Salvage(ranking, adjudications, dropped)
+    adjudications, votes_lost = _salvage_votes(value, frozenset(finding_ids), dropped)
+    return Salvage(ranking, adjudications, dropped, lost_real=not ranking or votes_lost)
 
 
 def _salvage_ranking(block: Mapping[str, Any], labels: Sequence[str], dropped: list[str]) -> list[RankingSlot]:
@@ -299,14 +301,17 @@ def _salvage_ranking(block: Mapping[str, Any], labels: Sequence[str], dropped: l
     return kept
 
 
-def _salvage_votes(block: Mapping[str, Any], finding_ids: frozenset[str], dropped: list[str]) -> list[Adjudication]:
+def _salvage_votes(block: Mapping[str, Any], finding_ids: frozenset[str],
+                   dropped: list[str]) -> tuple[list[Adjudication], bool]:
+    """The valid votes, and whether a dropped one was about a real finding (or unreadable)."""
     entries = block.get("adjudications")
     if not isinstance(entries, list):
         dropped.append(f"its votes ({_read_adjudications(block, finding_ids)[0][0]['detail']})")
-        return []
+        return [], True
     votes: dict[str, str] = {}
     contradicted: set[str] = set()
     phantoms: list[str] = []
+    lost = False
     for pos, entry in enumerate(entries, start=1):
         problems = _adjudication_errors(pos, entry, finding_ids, votes)
         codes = {e["code"] for e in problems}
@@ -316,11 +321,14 @@ def _salvage_votes(block: Mapping[str, Any], finding_ids: frozenset[str], droppe
             contradicted.add(entry["id"])
         elif problems:
             dropped.append("; ".join(e["detail"] for e in problems))
+            lost = True
     if phantoms:
         dropped.append(f"votes on ids not in the findings index: {', '.join(phantoms)}")
     for fid in sorted(contradicted, key=finding_id_sort_key):
         dropped.append(f"both votes on {fid}, adjudicated both ways")
-    return [{"id": fid, "verdict": verdict} for fid, verdict in votes.items() if fid not in contradicted]
+    kept: list[Adjudication] = [{"id": fid, "verdict": verdict} for fid, verdict in votes.items()
+                                if fid not in contradicted]
+    return kept, lost or bool(contradicted)
 
 
 def ranking_to_order(

@@ -111,13 +111,15 @@ def salvaged(ctx: RunContext, seat: Seat, answer: Answer, anon: Anonymized, pros
         return None
     kept = found[1]
     what = "; ".join(kept.dropped)
+    counted = f"its {'ranking and ' if kept.ranking else ''}{len(kept.adjudications)} valid vote(s) count"
     if not kept.ranking:
         ctx.degrade("stage2", f"judge {seat['id']}'s ranking dropped",
-                    f"its judgement never parsed ({codes}); its {len(kept.adjudications)} valid vote(s) count, "
-                    f"and dropped: {what}")
-    else:
-        ctx.notice(f"judge {seat['id']}'s judgement never fully parsed ({codes}); its ranking and "
-                   f"{len(kept.adjudications)} valid vote(s) count, and dropped: {what}")
+                    f"its judgement never parsed ({codes}); {counted}, and dropped: {what}")
+    elif kept.lost_real:  # a vote on a real finding went: the cross-review lost something
+        ctx.degrade("stage2", f"judge {seat['id']}'s judgement partly dropped",
+                    f"its judgement never parsed ({codes}); {counted}, and dropped: {what}")
+    else:  # only what named nothing went
+        ctx.notice(f"judge {seat['id']}'s judgement never fully parsed ({codes}); {counted}, and dropped: {what}")
     return JudgeAnswer(seat["id"], seat["alias"], kept.ranking, kept.adjudications)
 
 
