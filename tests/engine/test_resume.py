@@ -527,6 +527,9 @@ def test_a_kill_in_stage1_under_a_tight_ceiling_resumes_with_a_higher_one(gatewa
     gate.open()
     reserved = sum(leg["reserved"] for leg in load(run_dir, "run.json")["legs"])
     forget(fake)
+    killed = finish(cli("status", str(run_dir), "--project", str(project)))[1]
+    assert (f"  cost: ? (3 leg(s) of unknown cost) of the $0.3 --max-cost ceiling, with ${reserved:.4f} reserved by "
+            "legs lost in flight counting against it") in killed
 
     code, run, err = resume(str(run_dir), project)
     assert code == 1 and run["error"]["code"] == "COST_EXCEEDED", err

@@ -196,7 +196,8 @@ def cost_text(run: RunManifest) -> str:
     ceiling = run.options.max_cost if run.options is not None else None
     if ceiling is None:
         return shown
-    held = sum(float(leg.reserved or 0.0) for leg in run.interrupted_legs)
+    lost = [*run.interrupted_legs, *(leg for leg in run.legs if leg.status == "crashed")]  # maybe billed
+    held = sum(float(leg.reserved or 0.0) for leg in lost)
     counted = f", with ${held:.4f} reserved by legs lost in flight counting against it" if held else ""
     return f"{shown} of the ${ceiling} --max-cost ceiling{counted}"
 
