@@ -3,12 +3,14 @@
 Every command that reads a user's file — `council tally`, `validate`, `verdict`, `report` —
 is fed mutated documents (hostile leaves: NaN, Infinity, 1e308, integers of thousands of
 digits, lone surrogates, ESC/BEL, deep nesting, a configured key value) and raw bytes, in
-human and `--json` mode, in-process through `main(argv)`. Whatever the input, the outcome
+human and `--json` mode, in-process through `main(argv)`; every command that takes a run id,
+a project or a file name is given names holding NUL and other control characters (in-process,
+argv can carry a NUL) and answers BAD_ARGS. Whatever the input, the outcome
 keeps the contract of `cli_harness.check_contract`: no traceback, exit code 0/1/2, strict
 JSON under `--json`, no raw control character on the terminal, never INTERNAL, and no
 configured key value in the output — nor in any file written (verdict.json, the ledger).
 
-Budget: FUZZ_CASES below (2,200 cases; about half a minute of CPU).
+Budget: FUZZ_CASES below (2,400 cases; about half a minute of CPU).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ DECISIONS = json.loads((WORKED / "decisions.json").read_text(encoding="utf-8"))
 REVIEW = (WORKED / "review-deepseek.md").read_text(encoding="utf-8")
 
 FUZZ_CASES = {"tally": 500, "validate": 400, "verdict": 350, "report": 300, "bytes": 300, "review_blocks": 150,
-              "error_printer": 200}
+              "error_printer": 200, "names": 200}
 FUZZ = dict(deadline=None, derandomize=True, database=None,
             suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -242,5 +244,33 @@ def test_the_error_printer_prints_anything_safely(message: str, hint: str | None
         assert result.envelope()["error"]["code"] == "BAD_ARGS"
 
 
+# Issue 27 item 22: a name with a control character in it. `{}` is where the name goes.
+NAME_COMMANDS = [("status", "{}"), ("wait", "{}", "--timeout", "0.1"), ("abort", "{}"), ("council", "resume", "{}"),
+                 ("watch", "{}"), ("list", "--project", "{}"), ("status", "abcd1234", "--project", "{}"),
+                 ("council", "resume", "abcd1234", "--project", "{}")]
+FILE_COMMANDS = [("council", "tally", "{}", "--no-ledger"), ("council", "validate", "{}"),
+                 ("council", "run", "--prompt-file", "{}", "--models", "fake/a,fake/b"),
+                 ("fanout", "--prompt-file", "{}", "--models", "fake/a"), ("council", "report", "{}", "--md")]
+hostile_names = st.builds(lambda head, ctl, tail: head + ctl + tail, st.text(max_size=8),
+                          st.one_of(st.sampled_from(["\x00", "\x01", "\x1b[2J", "\n", "\t", "\x7f", "\x9b", "\r"]),
+                                    st.characters(max_codepoint=0x9f).filter(lambda c: c < " " or "\x7f" <= c)),
+                          st.text(max_size=8))
+
+
+@settings(max_examples=FUZZ_CASES["names"], **FUZZ)
+@given(name=hostile_names, command=st.sampled_from(NAME_COMMANDS + FILE_COMMANDS), as_json=st.booleans())
+def test_a_control_character_in_a_name_is_bad_args(workdir: Path, name: str, command: tuple[str, ...],
+                                                   as_json: bool) -> None:
+    args = [name if part == "{}" else part for part in command] + (["--json"] if as_json else [])
+    result = run_cli(*args)
+    check_contract(result, as_json=as_json, secrets=(CANARY,))
+    assert result.code == 1  # nothing is named by it, and nothing ran
+    if as_json:
+        error = result.envelope()["error"]
+        assert error["code"] in (("BAD_ARGS",) if command in NAME_COMMANDS else ("BAD_ARGS", "MISSING_PROMPT"))
+    if command in NAME_COMMANDS and command[0] != "watch":  # watch says "is not a run id" before any path
+        assert "control character" in result.out + result.err or "NUL byte" in result.out + result.err
+
+
 def test_the_fuzz_budget_is_what_the_docs_say() -> None:
-    assert sum(FUZZ_CASES.values()) == 2200
+    assert sum(FUZZ_CASES.values()) == 2400

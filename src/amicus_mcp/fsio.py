@@ -124,6 +124,8 @@ def read_bytes_bounded(path: str | os.PathLike[str], *, what: str = "file", limi
     and the open is non-blocking, so a path swapped for a FIFO in between cannot hang it.
     """
     p = Path(path)
+    if "\x00" in str(p):  # no file is named so (the OS would raise ValueError): the caller's bad name
+        checked_name(str(p), what)
     bound = _Bound(limit, hint)
     try:
         before = os.stat(p)
@@ -302,6 +304,28 @@ def _check_text(value: str, what: str) -> None:
     except UnicodeEncodeError:
         raise BadArgs(f"{what} has a string with a lone UTF-16 surrogate, which is not text",
                       hint="write the character itself, or a valid surrogate pair such as \\ud83d\\ude00") from None
+
+
+# A path or id argument never holds a C0 control (NUL, tab and newline included), DEL or a C1
+# control: the OS refuses NUL outright ("embedded null byte"), and the rest only hide a name on
+# a terminal. Lone surrogates stay allowed: they are how argv carries an undecodable file name.
+_CONTROL_IN_NAME = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def checked_name(value: str, what: str) -> str:
+    """`value`, an argument about to become a path or an id; BAD_ARGS naming `what` (the
+    caller's argument) when it holds a control character. Every front passes its path and id
+    arguments through here before any file system call sees them."""
+    found = _CONTROL_IN_NAME.search(value)
+    if found is None:
+        return value
+    char = found.group()
+    shown = _CONTROL_IN_NAME.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
+    if len(shown) > 120:
+        shown = shown[:119] + "…"
+    name = "a NUL byte" if char == "\x00" else f"a control character (U+{ord(char):04X})"
+    raise BadArgs(f"{what} '{shown}' holds {name} at position {found.start() + 1}; no path or id does",
+                  hint=f"pass {what} as plain text: no NUL, tab, newline or other control characters")
 
 
 def sweep_temp_files(directory: str | os.PathLike[str]) -> list[Path]:

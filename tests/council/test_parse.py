@@ -18,6 +18,7 @@ from amicus_mcp.council.parse import (
     parse_revote,
     parse_verdict_line,
     ranking_to_order,
+    salvage_judge_output,
 )
 from amicus_mcp.vocabulary import ANSWER_SCALE as QUESTION_ANSWERS
 from amicus_mcp.vocabulary import VERDICT_SCALE as REVIEW_VERDICTS
@@ -505,3 +506,64 @@ class TestChairSections:
         text = "x" * (MAX_SYNTHESIS_CHARS * 2) + "\n## Hard questions\n" + "\n".join(f"- q{i}" for i in range(50))
         synthesis, questions = chair_sections(text)
         assert len(synthesis or "") == MAX_SYNTHESIS_CHARS and len(questions) == MAX_HARD_QUESTIONS
+
+
+# --- issue 27 item 26: after the repairs, a judge keeps what is valid in its block ----------------
+
+def test_salvage_sets_aside_a_phantom_label_and_a_phantom_id_and_keeps_the_rest() -> None:
+    votes = [{"id": "A1", "verdict": "agree"}, {"id": "Z9", "verdict": "dispute"}, {"id": "B1", "verdict": "dispute"}]
+    text = judge(["Review B", ["Review A", "Review D"], "Review C"], votes)
+    assert not parse_judge_output(text, LABELS, IDS)["ok"]  # the strict reading still refuses it
+    kept = salvage_judge_output(text, LABELS, IDS)
+    assert kept is not None
+    assert kept.ranking == ["Review B", "Review A", "Review C"]  # the tie group lost only its phantom
+    assert kept.adjudications == [{"id": "A1", "verdict": "agree"}, {"id": "B1", "verdict": "dispute"}]
+    assert kept.dropped == ["ranking entries that name no review: 'Review D'",
+                            "votes on ids not in the findings index: 'Z9'"]
+    assert kept.lost_real is False  # only what named nothing went
+
+
+def test_a_ranking_left_partial_is_dropped_and_the_votes_stay() -> None:
+    # "Response C" stands for Review C: set aside, it leaves a ranking without Review C, which
+    # would skew street cred (every review must be ranked), so only the votes survive.
+    text = judge(["Review B", "Review A", "Response C"])
+    kept = salvage_judge_output(text, LABELS, IDS)
+    assert kept is not None and kept.ranking == []
+    assert kept.adjudications == [{"id": fid, "verdict": "agree"} for fid in IDS]
+    assert kept.dropped[0] == "ranking entries that name no review: 'Response C'"
+    assert kept.dropped[1].startswith("its ranking (ranking leaves out Review C")
+    assert kept.lost_real is True
+
+
+def test_salvage_drops_bad_votes_one_by_one_and_never_picks_between_contradictions() -> None:
+    votes = [{"id": "A1", "verdict": "agree"}, {"id": "A2", "verdict": "maybe"}, "B1",
+             {"id": "C1", "verdict": "agree"}, {"id": "C1", "verdict": "dispute"}, {"id": "A1", "verdict": "agree"}]
+    kept = salvage_judge_output(judge(adjudications=votes), LABELS, IDS)
+    assert kept is not None and kept.ranking == ["Review B", ["Review A", "Review C"]]
+    assert kept.adjudications == [{"id": "A1", "verdict": "agree"}]
+    assert len(kept.dropped) == 3 and kept.dropped[-1] == "both votes on C1, adjudicated both ways"
+    assert kept.lost_real is True  # real findings lost their votes
+
+
+@pytest.mark.parametrize("text", ["no block at all", fenced("{not json"), fenced([1, 2]), fenced("null")])
+def test_an_unreadable_block_has_nothing_to_salvage(text: str) -> None:
+    assert salvage_judge_output(text, LABELS, IDS) is None
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(ranking=st.lists(st.one_of(st.sampled_from([*LABELS, "Review D", "Response C", ""]),
+                                  st.lists(st.sampled_from([*LABELS, "Review Z"]), max_size=3), st.integers(-5, 5)),
+                        max_size=5),
+       votes=st.lists(st.one_of(st.fixed_dictionaries({"id": st.sampled_from([*IDS, "Z9", "a1"]),
+                                                       "verdict": st.sampled_from(["agree", "dispute", "neutral", "no"])}),
+                                st.integers(-5, 5), st.none()), max_size=6))
+def test_what_salvage_keeps_always_parses(ranking: list[Any], votes: list[Any]) -> None:
+    """Whatever survives is itself a valid judgement (or an empty ranking): the tally never
+    sees a label or an id that names nothing."""
+    kept = salvage_judge_output(judge(ranking, votes), LABELS, IDS)
+    assert kept is not None
+    if kept.ranking:
+        assert parse_judge_output(judge(kept.ranking, kept.adjudications), LABELS, IDS)["ok"]
+    assert all(v["id"] in IDS for v in kept.adjudications)
+    if parse_judge_output(judge(ranking, votes), LABELS, IDS)["ok"]:
+        assert (kept.ranking, kept.dropped) == (ranking, [])

@@ -509,7 +509,8 @@ async def test_review_broken_twice_is_kept_unstructured(fake, council, run_dir, 
     # Its findings were lost: a degrade, not a clean run.
     assert (code, run["status"]) == (2, "partial")
     assert run["degrades"] == [{"kind": "degrade", "channel": "stage1", "what": "seat fake/a's findings were lost",
-                                "why": "its review never carried a valid findings block, even after repair; "
+                                "why": "its review never carried a valid findings block, even after repair "
+                                       "(MISSING_FIELD: finding 1: rationale is missing); "
                                        "the prose is judged, but it raises no findings"}]
     check_documents(run_dir, run)
     assert kinds_asked(fake, "a") == ["stage1", "stage1-repair", "stage1-repair", "judge"]

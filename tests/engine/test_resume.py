@@ -503,3 +503,59 @@ def test_the_progress_of_a_resumed_run_counts_this_attempt(gateway, brief, tmp_p
     totals = {int(line.split(" legs done")[0].rsplit("/", 1)[1]) for line in seen}
     assert min(done) >= 5 and min(totals) >= 6, sorted(set(seen))  # 5 legs were answered, 6 planned then
     assert all("since resume" in line for line in seen), sorted(set(seen))
+
+
+def test_a_kill_in_stage1_under_a_tight_ceiling_resumes_with_a_higher_one(gateway, brief, tmp_path, project,
+                                                                           config_dir):
+    """Issue 27 item 23: all three reviews in flight under a $0.30 ceiling when the process is
+    SIGKILLed. Their reservations (~$0.088 each, the most their provider could have billed) stay
+    counted, so the resumed re-sends cannot fit: the resume says what counted and the least
+    ceiling that finishes the run, status prints the cost, and a resume with that --max-cost
+    finishes it — never sending a finished leg twice."""
+    fake = gateway
+    run_dir = tmp_path / "tight"
+    gate = Gate()
+    bench(fake, gate)
+    gate.hold(*[(s, "stage1") for s in SEATS])
+    proc = cli(*run_args(brief, run_dir, project, "--max-cost", "0.30"))
+    try:
+        wait_for(lambda: legs_in(run_dir, "stage1") == {f"openrouter/{s}": "running" for s in SEATS}, timeout=60,
+                 what="three reviews in flight")
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    gate.open()
+    reserved = sum(leg["reserved"] for leg in load(run_dir, "run.json")["legs"])
+    forget(fake)
+    killed = finish(cli("status", str(run_dir), "--project", str(project)))[1]
+    assert (f"  cost: ? (3 leg(s) of unknown cost) of the $0.3 --max-cost ceiling, with ${reserved:.4f} reserved by "
+            "legs lost in flight counting against it") in killed
+
+    code, run, err = resume(str(run_dir), project)
+    assert code == 1 and run["error"]["code"] == "COST_EXCEEDED", err
+    message = run["error"]["message"]
+    assert "no room for 3 of 3 Stage-1 reviews" in message
+    assert f"known spend $0.0000 (and ${reserved:.4f} reserved by legs lost in flight" in message
+    needed = float(message.split("--max-cost ")[-1].rstrip("."))
+    assert needed > 0.30 and f"needs a ceiling of at least ${needed:.4f} (${needed - 0.30:.4f} more)" in message
+    assert f"amicus council resume {run_dir} --max-cost {needed:.4f}" in message
+    assert asked(fake) == Counter()  # nothing was sent
+
+    shown = finish(cli("status", str(run_dir), "--project", str(project)))[1]
+    assert (f"  cost: ? (3 leg(s) of unknown cost) of the $0.3 --max-cost ceiling, with ${reserved:.4f} reserved by "
+            "legs lost in flight counting against it") in shown
+    refused = finish(cli("council", "resume", str(run_dir), "--project", str(project), "--json"))
+    assert refused[0] == 1 and "unless resumed with a higher --max-cost" in refused[1]
+    lower = finish(cli("council", "resume", str(run_dir), "--max-cost", "0.2", "--project", str(project), "--json"))
+    assert lower[0] == 1 and "does not raise" in lower[1]
+
+    code, out, err = finish(cli("council", "resume", str(run_dir), "--max-cost", f"{needed:.4f}",
+                                "--project", str(project), "--json"))
+    assert code == 2, err  # it finishes; its cost is a floor under a ceiling (a degrade), as any lost leg makes it
+    run = json.loads(out)
+    assert run["status"] == "partial" and run["overallVerdict"] == "Fix these first"
+    assert run["options"]["maxCost"] == pytest.approx(needed) and run["resumes"][-1]["maxCost"] == pytest.approx(needed)
+    assert json.loads((run_dir / "options.json").read_text(encoding="utf-8"))["maxCost"] == pytest.approx(needed)
+    assert asked(fake)[("vendor/a", "stage1")] == 1  # each review sent once more, and only once
+    check_lost(run_dir, Counter({("vendor/a", "stage1"): 1, ("vendor/b", "stage1"): 1, ("vendor/c", "stage1"): 1}))
+    assert schema_errors(load(run_dir, "run.json"), "council-run") == []

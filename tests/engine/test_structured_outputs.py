@@ -200,3 +200,45 @@ async def test_a_burst_of_leg_launches_is_written_once_and_every_finished_leg_at
     # while a later leg was still running or not yet launched.
     ends = {leg["id"] for doc in writes for leg in doc["legs"] if leg["status"] == "complete"}
     assert ends == {leg["id"] for leg in run["legs"]}
+
+
+def misnaming_judge(fake: Any, name: str) -> None:
+    """`fake/<name>` answers every schema request validly, except that its judgements (and
+    their repairs) rank "Response C" where the schema allows only "Review C"."""
+
+    def answer(body: Any) -> Reply:
+        reply = schema_answer(body, name)
+        if "ranking" in reply:
+            reply["ranking"] = [label.replace("Review C", "Response C") for label in reply["ranking"]]
+        return chat(json.dumps(reply), model=f"vendor/{name}-1", usage=usage(100, 50))
+
+    fake.respond(name, answer)
+
+
+async def test_a_schema_mismatch_is_the_reason_everywhere_not_a_missing_fence(fake, council, run_dir, config_dir):
+    """Issue 27 item 12: the schema's complaint reaches the repair prompt, run.json's leg and
+    the notice, where the bare JSON used to be reported as NO_FENCED_BLOCK."""
+    configure_fake(config_dir, fake, structuredOutputs=True)
+    for name in ("a", "b", "chair"):
+        schema_member(fake, name)
+    misnaming_judge(fake, "c")
+    run, code = await council(["fake/a", "fake/b", "fake/c"])
+    check_documents(run_dir, run)
+    reason = "is not one of ['Review A', 'Review B', 'Review C']"
+
+    legs = [leg for leg in run["legs"] if leg["model"] == "fake/c" and leg["stage"] == "stage2"]
+    assert [leg["role"] for leg in legs] == ["judge", "repair", "repair"]
+    assert all("ranking/2: 'Response C' " + reason in leg["schemaMismatch"] for leg in legs)
+    assert "schemaMismatch" not in next(leg for leg in run["legs"] if leg["model"] == "fake/a"
+                                        and leg["stage"] == "stage2")
+    repairs = [p for p in fake.prompts("c") if kind(p) == "judge-repair"]
+    assert len(repairs) == 2 and all("- SCHEMA_MISMATCH: " in p and reason in p for p in repairs)
+    assert not any("NO_FENCED_BLOCK" in p for p in repairs)
+
+    # The judge's votes survive (item 26); the ranking naming a review that is not there does not.
+    assert (code, run["status"]) == (2, "partial")
+    degrade = next(d for d in run["degrades"] if d["what"] == "judge fake/c's ranking dropped")
+    assert "SCHEMA_MISMATCH: " in degrade["why"] and reason in degrade["why"]
+    assert "NO_FENCED_BLOCK" not in json.dumps(run)
+    votes = {(f["id"], a["judge"]) for f in load(run_dir, "tally.json")["findings"] for a in f["adjudications"]}
+    assert {("A1", "fake/c"), ("B1", "fake/c")} <= votes

@@ -67,3 +67,34 @@ async def test_abort_then_resume_over_mcp(fake: FakeProvider, project: Path, bri
                                    ("chair", "chair"): 2})
     assert "BAD_ARGS" in error_of(again) and "finished (complete)" in error_of(again)
     assert "BAD_ARGS" in error_of(unknown) and "nosuchrun" in error_of(unknown)
+
+
+async def test_a_resume_over_mcp_raises_the_ceiling_it_is_given(fake: FakeProvider, project: Path,
+                                                               briefing: Path) -> None:
+    """Issue 27 item 23: `maxCost` raises the run's ceiling (options.json, run.json), and a
+    ceiling a resume would not raise is BAD_ARGS in the tool's own argument name."""
+    gate = threading.Event()
+    args = council(fake)
+    held_chair(fake, gate)
+    where = {"project": str(project)}
+    async with in_process("auto") as client:
+        started = body(await client.call_tool("amicus_council_run", {
+            "briefingFile": "briefing.md", "ui": False, "maxCost": 5, **where, **args}))
+        run_id, run_dir = started["runId"], Path(started["runDir"])
+        with anyio.fail_after(60):
+            while body(await client.call_tool("amicus_status", {"id": run_id, **where})).get("stage") != "chair":
+                await anyio.sleep(0.1)
+        body(await client.call_tool("amicus_abort", {"id": run_id, **where}))
+        await wait_until_terminal(client, run_id, **where)
+        gate.set()
+        lower = await client.call_tool("amicus_council_resume", {"id": run_id, "maxCost": 2, **where})
+        body(await client.call_tool("amicus_council_resume", {"id": run_id, "maxCost": 7.5, **where}))
+        await wait_until_terminal(client, run_id, **where)
+
+    assert "BAD_ARGS" in error_of(lower) and "maxCost 2.0 does not raise" in error_of(lower)
+    assert "--max-cost" not in error_of(lower)
+    run = __import__("json").loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    assert schema_errors(run, "council-run") == []
+    assert run["options"]["maxCost"] == 7.5 and run["resumes"][-1]["maxCost"] == 7.5
+    assert __import__("json").loads((run_dir / "options.json").read_text(encoding="utf-8"))["maxCost"] == 7.5
+    assert run["status"] in ("complete", "partial") and run["overallVerdict"] == VERDICT

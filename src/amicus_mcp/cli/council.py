@@ -31,6 +31,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p = sub.add_parser("resume", help="continue a crashed, killed or aborted run; nothing it finished is sent again")
     p.add_argument("run", metavar="RUN_ID_OR_DIR", help="the run's id (amicus list) or its run directory")
     p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
+    p.add_argument("--max-cost", type=float, metavar="USD",
+                   help="raise the run's --max-cost ceiling (a run its ceiling stopped resumes with a higher one)")
     p.add_argument("--json", action="store_true", help="print run.json (or the error envelope)")
     p.add_argument("--quiet", action="store_true", help="no live progress line on stderr (it is shown only at a terminal)")
     p.set_defaults(handler=cmd_resume)
@@ -136,7 +138,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
                       hint="pass the run id (amicus list) with the project it ran in, or its run directory")
     run_id = run_dir.read().run_id
     line = ProgressLine(council_line(args.project, run_id), sys.stderr) if wanted(args) else None
-    run, code = anyio.run(lambda: with_progress(lambda: resume_council(run_dir), line))
+    run, code = anyio.run(lambda: with_progress(lambda: resume_council(run_dir, max_cost=args.max_cost), line))
     return _finish_run(args, run, code, command="council resume")
 
 
@@ -161,7 +163,6 @@ def _finish_run(args: argparse.Namespace, run: RunManifest, code: int, *, comman
 
 def render_run(run: RunManifest) -> str:
     from ..engine.run_dir import REPORT
-    from ..providers.cost import format_cost
 
     question = run.intent in ANSWERING_INTENTS  # the chair closes on an ANSWER line
     lines = [f"Council run {run.run_id}{f' ({run.intent})' if question else ''}: {run.status} (exit {run.exit_code})"]
@@ -175,17 +176,30 @@ def render_run(run: RunManifest) -> str:
     counts = run.tier_counts or {}
     if counts:
         lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in TIER_DISPLAY_ORDER))
-    cost = run.usage.cost if run.usage is not None else None
-    unknown = run.usage.unknown_legs if run.usage is not None else 0
-    shown = format_cost(cost.amount if cost else None, cost.source if cost else "unknown")
-    if unknown:  # a floor: some legs' cost is unknown (unpriced, or lost in flight by a killed attempt)
-        shown = (f"at least {shown}" if cost is not None and cost.amount is not None else shown) + f" ({unknown} leg(s) of unknown cost)"
-    lines.append(f"  cost: {shown}")
+    lines.append(f"  cost: {cost_text(run)}")
     lines += [f"  notice: {n}" for n in run.notices]
     report = Path(run.options.out_dir if run.options is not None else ".") / REPORT
     if report.is_file():  # an aborted or failed run may never have written one
         lines.append(f"  report: {report}")
     return "\n".join(lines)
+
+
+def cost_text(run: RunManifest) -> str:
+    """A run's cost as `council run` and `status` print it: "at least …" when some legs' cost is unknown."""
+    from ..providers.cost import format_cost
+
+    cost = run.usage.cost if run.usage is not None else None
+    unknown = run.usage.unknown_legs if run.usage is not None else 0
+    shown = format_cost(cost.amount if cost else None, cost.source if cost else "unknown")
+    if unknown:  # a floor: some legs' cost is unknown (unpriced, or lost in flight by a killed attempt)
+        shown = (f"at least {shown}" if cost is not None and cost.amount is not None else shown) + f" ({unknown} leg(s) of unknown cost)"
+    ceiling = run.options.max_cost if run.options is not None else None
+    if ceiling is None:
+        return shown
+    lost = [*run.interrupted_legs, *(leg for leg in run.legs if leg.status == "crashed")]  # maybe billed
+    held = sum(float(leg.reserved or 0.0) for leg in lost)
+    counted = f", with ${held:.4f} reserved by legs lost in flight counting against it" if held else ""
+    return f"{shown} of the ${ceiling} --max-cost ceiling{counted}"
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

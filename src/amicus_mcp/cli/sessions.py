@@ -143,4 +143,7 @@ def render_run_status(run: RunStatusView) -> str:
         lines.append(f"  VERDICT: {run.overall_verdict}")
     if run.resumable:
         lines.append(f"  resumable (nothing it finished is sent again): {run.resume_command}")
+    from .council import cost_text
+
+    lines.append(f"  cost: {cost_text(run)}")
     return "\n".join(lines)

@@ -126,6 +126,8 @@ def tally_input(
         seat = {"seat": judge.seat_id} if judge.seat_id != judge.alias else {}
         for vote in judge.adjudications:
             adjudications.append({"findingId": vote["id"], "judge": judge.alias, "verdict": vote["verdict"], **seat})
+        if not judge.ranking:  # a judge whose ranking was dropped (engine salvage) votes, and ranks nothing
+            continue
         order, order_seats = ranking_to_order(judge.ranking, anonymized.label_map, seat_map or None)
         ranking: dict[str, Any] = {"judge": judge.alias, "order": order, **seat}
         if order_seats is not None:

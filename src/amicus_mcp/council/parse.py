@@ -30,6 +30,10 @@ slot is a label string or a non-empty array of labels (a tie group). Error codes
 Any error makes ``ok`` false and empties ``ranking`` and ``adjudications``. A judge need not
 adjudicate every finding: an absent vote is simply not counted by the tally.
 
+`salvage_judge_output` is the last resort once the repairs are spent: it keeps what is valid in
+a refused block (a whole ranking once labels that name no review are set aside; each valid
+vote) and says what it dropped, so one phantom id does not cost the run a whole judge.
+
 `ranking_to_order` maps labels to aliases (and seat ids) for the tally input.
 `parse_verdict_line` reads the chair's ``VERDICT:`` (or a question council's ``ANSWER:``) line;
 `parse_answer_line` also reads the one-sentence answer after the ``ANSWER:`` standing.
@@ -238,6 +242,93 @@ def _adjudication_errors(
         return [make_error("DUPLICATE_ADJUDICATION", detail)]
     votes.setdefault(fid, verdict)
     return []
+
+
+class Salvage(NamedTuple):
+    """What a judge's block still says once everything invalid in it is set aside
+    (`salvage_judge_output`): its ranking ([] when none survives), its valid votes, a sentence
+    per thing dropped, and whether any of it named something real (its ranking, or a vote on a
+    finding in the index) rather than nothing at all."""
+
+    ranking: list[RankingSlot]
+    adjudications: list[Adjudication]
+    dropped: list[str]
+    lost_real: bool = False
+
+
+def salvage_judge_output(
+    text: str, labels: Sequence[str], finding_ids: Collection[str]
+) -> Salvage | None:
+    """The valid part of a judge's block that `parse_judge_output` refuses: the engine's last
+    resort once the repairs are spent, so one phantom label or finding id does not drop a
+    whole judge. None when the block cannot be read at all (nothing to keep).
+
+    - The ranking loses the labels that name no review ("Review D" on a three-review bench);
+      what remains is kept only when it is a whole ranking by the rules above (every review
+      exactly once) — a partial ranking would skew street cred, so it is dropped instead.
+    - Votes are kept one by one: an entry for an id not in the findings index, with a bad
+      verdict, or malformed is dropped; an id voted both ways loses both (we never pick).
+    """
+    value, error = read_last_json_block(text)
+    if error or not isinstance(value, dict):
+        return None
+    dropped: list[str] = []
+    ranking = _salvage_ranking(value, labels, dropped)
+    adjudications, votes_lost = _salvage_votes(value, frozenset(finding_ids), dropped)
+    return Salvage(ranking, adjudications, dropped, lost_real=not ranking or votes_lost)
+
+
+def _salvage_ranking(block: Mapping[str, Any], labels: Sequence[str], dropped: list[str]) -> list[RankingSlot]:
+    raw = block.get("ranking")
+    kept: list[RankingSlot] = []
+    phantoms: list[str] = []
+    if isinstance(raw, list):
+        for slot in raw:
+            members = _slot_members(slot)
+            if members is None:
+                kept.append(slot)  # malformed: left for the ranking check below to refuse
+                continue
+            real = [label for label in members if label in labels]
+            phantoms += [show(label) for label in members if label not in labels]
+            if real:
+                kept.append(real[0] if isinstance(slot, str) or len(real) == 1 else real)
+    if phantoms:
+        dropped.append(f"ranking entries that name no review: {', '.join(phantoms)}")
+    errors = _ranking_errors({"ranking": kept} if isinstance(raw, list) else block, labels)
+    if errors:
+        dropped.append(f"its ranking ({'; '.join(e['detail'] for e in errors)})")
+        return []
+    return kept
+
+
+def _salvage_votes(block: Mapping[str, Any], finding_ids: frozenset[str],
+                   dropped: list[str]) -> tuple[list[Adjudication], bool]:
+    """The valid votes, and whether a dropped one was about a real finding (or unreadable)."""
+    entries = block.get("adjudications")
+    if not isinstance(entries, list):
+        dropped.append(f"its votes ({_read_adjudications(block, finding_ids)[0][0]['detail']})")
+        return [], True
+    votes: dict[str, str] = {}
+    contradicted: set[str] = set()
+    phantoms: list[str] = []
+    lost = False
+    for pos, entry in enumerate(entries, start=1):
+        problems = _adjudication_errors(pos, entry, finding_ids, votes)
+        codes = {e["code"] for e in problems}
+        if codes == {"UNKNOWN_FINDING_ID"}:
+            phantoms.append(show(entry["id"]))
+        elif "DUPLICATE_ADJUDICATION" in codes:
+            contradicted.add(entry["id"])
+        elif problems:
+            dropped.append("; ".join(e["detail"] for e in problems))
+            lost = True
+    if phantoms:
+        dropped.append(f"votes on ids not in the findings index: {', '.join(phantoms)}")
+    for fid in sorted(contradicted, key=finding_id_sort_key):
+        dropped.append(f"both votes on {fid}, adjudicated both ways")
+    kept: list[Adjudication] = [{"id": fid, "verdict": verdict} for fid, verdict in votes.items()
+                                if fid not in contradicted]
+    return kept, lost or bool(contradicted)
 
 
 def ranking_to_order(

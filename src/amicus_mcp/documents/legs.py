@@ -77,6 +77,7 @@ class FinishedLeg(Family):
     error: ErrorRecord | None
     truncated: bool
     max_tokens: WhenSet[Annotated[int, Field(ge=1)]] = None
+    schema_mismatch: WhenSet[str] = None  # why its structured reply failed the schema (`text` is that reply)
     started_at: str
     completed_at: str
 

@@ -80,6 +80,7 @@ class LegEntry(Document):
     resolved_model: WhenSet[str] = None
     error: WhenSet[ErrorRecord] = None
     truncated: WhenSet[Literal[True]] = None
+    schema_mismatch: WhenSet[str] = None  # its structured reply did not match the schema sent: the reason
 
     @property
     def finished(self) -> bool:
@@ -165,6 +166,7 @@ class Resume(Document):
     from_status: ResumedFrom
     stage: str | None
     legs_reused: Count
+    max_cost: WhenSet[Annotated[Number, Field(gt=0)]] = None  # the --max-cost this resume raised the ceiling to
 
 
 class RunManifest(Family):

@@ -8,6 +8,9 @@ routine owns everything else, the same way for every stage:
 - at most `max_repairs` repairs, none once the cost ceiling is reached;
 - a repair the contract refuses (Stage 1: one that changes the findings count — a repair
   fixes form, never substance) is noted and does not count as a fix;
+- a structured reply the schema refused is read like any other reply, and its parse carries the
+  schema's reason (`SCHEMA_MISMATCH`) in place of the parser's complaint about the bare JSON
+  (`NO_FENCED_BLOCK`), so the repair prompt, the stage's notice and run.json say what was wrong;
 - the stat rows: one per repair leg, labelled `repaired` only when that repair fixed the
   answer (else `unstructured`), and the answer's own row with its final conformance
   (`clean`, `repaired` or `unstructured`; a dead leg has nothing to conform and stays `clean`).
@@ -26,6 +29,9 @@ from ..providers.routing import Route
 from .context import LegResult, Row, RunContext
 
 Parsed = dict[str, Any]  # at least {"ok": bool, "errors": [{code, detail}]}
+SCHEMA_MISMATCH = "SCHEMA_MISMATCH"
+# What a parser says of a structured reply's bare JSON (no fence): true, and beside the point.
+_BLOCK_READ_ERRORS = frozenset({"NO_FENCED_BLOCK", "NOT_PARSEABLE"})
 
 
 class Contract(NamedTuple):
@@ -57,6 +63,19 @@ class Answer:
     def ok(self) -> bool:
         return bool(self.parsed.get("ok"))
 
+    def reason(self, most: int = 3) -> str:
+        """Why the answer does not conform: its first errors as `CODE: detail`."""
+        return "; ".join(f"{e['code']}: {e['detail']}" for e in self.parsed.get("errors", [])[:most])
+
+
+def read(contract: Contract, result: LegResult) -> Parsed:
+    """A leg's reply parsed by the contract; a schema mismatch the provider found is the reason."""
+    parsed = contract.parse(result.text or "") if result.usable else contract.parse("")
+    if result.schema_mismatch and not parsed.get("ok"):
+        others = [e for e in parsed.get("errors", []) if e["code"] not in _BLOCK_READ_ERRORS]
+        parsed = {**parsed, "errors": [{"code": SCHEMA_MISMATCH, "detail": result.schema_mismatch}, *others]}
+    return parsed
+
 
 async def ask(ctx: RunContext, contract: Contract, *, leg_id: str, role: str, route: Route, row: Row,
               prompt: str, seat_id: str | None = None, dead_row: Row | None = None) -> Answer:
@@ -72,7 +91,7 @@ async def ask(ctx: RunContext, contract: Contract, *, leg_id: str, role: str, ro
         ctx.stat_row(dead_row or row, first)
         return Answer(first, first.text or "", contract.parse(""), "clean", dead=True)
 
-    answer = Answer(first, first.text or "", contract.parse(first.text or ""), "clean")
+    answer = Answer(first, first.text or "", read(contract, first), "clean")
     if not answer.ok:
         await _repair(ctx, contract, answer, route=route, row=row, launch=launch)
     ctx.stat_row(row, first, answer.conformance, repair_refused=answer.repair_refused)
@@ -91,7 +110,7 @@ async def _repair(ctx: RunContext, contract: Contract, answer: Answer, *, route:
         if repair is None:
             break
         answer.repairs.append(repair)
-        fixed = contract.parse(repair.text or "") if repair.usable else contract.parse("")
+        fixed = read(contract, repair)
         refusal = contract.refuse(failing_text, fixed) if fixed["ok"] else None
         ctx.stat_row(repair_row, repair, "repaired" if fixed["ok"] and refusal is None else "unstructured")
         if refusal is not None:

@@ -20,8 +20,14 @@ back, so Stage 1 can never spend what Stage 2 and the chair need to launch at al
 
 A leg whose cost is unknown adds nothing to the known figure and is counted instead; a leg that
 was in flight when an earlier process of the run died (`council resume`) was probably billed, so
-its reservation stays held and it counts as unknown. With a ceiling set, an inexact total
-degrades the run (exit 2), because the figure it was checked against is only a floor.
+its reservation stays held and it counts as unknown — the reservation is the most its provider
+could have billed (its prompt plus the `max_tokens` it was sent), and no generation record can be
+asked for a reply that never arrived. With a ceiling set, an inexact total degrades the run
+(exit 2), because the figure it was checked against is only a floor.
+
+When the ceiling stops a run, its error says what was counted (`spent`) and the smallest ceiling
+that would let the rest run at its floors (`ceiling_for`); `council resume --max-cost` raises the
+ceiling of a stopped run, and the legs it finished are reused.
 """
 
 from __future__ import annotations
@@ -128,6 +134,18 @@ class Budget:
         it, so its reservation keeps counting and its cost is unknown."""
         self.held += amount
         self.lost += 1
+
+    def spent(self) -> str:
+        """What counts against the ceiling so far, in words: the known spend, and what legs lost
+        in flight reserved (they may have been billed)."""
+        held = (f" (and ${self.held:.4f} reserved by legs lost in flight, which may have been billed)"
+                if self.held else "")
+        return f"known spend ${self.known:.4f}{held}"
+
+    def ceiling_for(self, still: float) -> float:
+        """The smallest ceiling that leaves `still` (the floors of the legs yet to run) beside
+        everything already counted, rounded up to 1/100 cent: what a shortfall asks for."""
+        return math.ceil((self.known + self.held + self.claimed + still) * 10_000 - 1e-6) / 10_000
 
     @property
     def exhausted(self) -> bool:

@@ -24,6 +24,7 @@ import anyio
 
 from ..documents.legs import LegRun
 from ..documents.run import RunManifest, RunStatusView
+from ..documents.usage import RunUsage
 from ..documents.wave import Wave
 from ..errors import EXIT_DEGRADED, EXIT_ERROR, EXIT_OK, EXIT_WAIT_TIMEOUT, AmicusError, BadArgs, BadSession
 from ..fsio import sweep_temp_files
@@ -158,7 +159,23 @@ def run_status(run_dir: RunDir) -> RunStatusView:
         view.resumable = find_resumable(run_dir, manifest).resumable
         if view.resumable:
             view.resume_command = resume_command(run_dir)
+    if view.usage is None and view.legs:  # a run that never reached its end: what its legs say so far
+        view.usage = RunUsage.model_validate(usage_so_far(view))
     return view
+
+
+def usage_so_far(run: RunManifest) -> dict[str, Any]:
+    """run.json's `usage` block from the legs alone, for a run that never wrote its own (its
+    process died): settled legs as billed, every leg not settled (in flight, crashed, lost by an
+    earlier attempt) of unknown cost — so the total is a floor, and says so."""
+    from ..providers.cost import rollup
+
+    docs = [leg.usage.to_doc() if leg.usage is not None and leg.status != "running" else None for leg in run.legs]
+    docs += [None] * len(run.interrupted_legs or [])
+    total = rollup(docs)
+    unknown = total["cost"]["unpricedLegs"]
+    return {"cost": total["cost"], "tokens": total["tokens"], "unknownLegs": unknown, "subtreeUnknownLegs": 0,
+            "costExact": unknown == 0}
 
 
 def document(snapshot: Snapshot) -> dict[str, Any]:

@@ -8,8 +8,9 @@ One command, no Claude in the loop. Stage 4 (accept/deny) stays human: the engin
                  most two repair re-prompts that may not change its findings count; a review
                  that still fails is kept `unstructured` with no findings
     quorum       fewer than two usable reviews → COUNCIL_QUORUM (exit 1)
-    Stage 2      one anonymized bundle to every judge; at most two repairs per judge; judges
-                 that still fail are dropped (below two → `judged: false`, exit 2)
+    Stage 2      one anonymized bundle to every judge; at most two repairs per judge; a judge
+                 that still fails keeps its valid ranking and votes (stage2.salvaged), and is
+                 dropped when nothing valid is left (below two rankings → `judged: false`, exit 2)
     tally        the pure tally; the ledger is appended once, at the end
     chair        requested chair → one retry → the best peers-only street-cred model from the
                  ledger that is not on the bench → give up (`overallVerdict: null`); one repair
@@ -110,6 +111,21 @@ class CouncilRun:
                    + (f", and the --max-cost ceiling keeps counting the ${held:.4f} they reserved"
                       if self.prep.options.max_cost is not None else ""))
 
+    def shortfall(self, refused_reviews: int) -> str:
+        """By how much the ceiling falls short of finishing the run — `refused_reviews` Stage-1
+        legs, the judges and the chair, each at its floor — and how to resume it with enough."""
+        from .run_dir import resume_command
+
+        plan, ceiling = self.prep.plan, self.prep.options.max_cost
+        if plan is None or ceiling is None:
+            return f"Raise the ceiling and resume it: {resume_command(self.prep.dir)} --max-cost AMOUNT"
+        review_floors = sorted((leg.floor_reservation() for leg in plan.legs if leg.wave == "stage1"), reverse=True)
+        floors = plan.floors()
+        still = sum(review_floors[:refused_reviews]) + floors.get("stage2", 0.0) + floors.get("chair", 0.0)
+        needed = max(self.ctx.budget.ceiling_for(still), ceiling)
+        return (f"To finish, the run needs a ceiling of at least ${needed:.4f} (${needed - ceiling:.4f} more): "
+                f"{resume_command(self.prep.dir)} --max-cost {needed:.4f}")
+
     @property
     def state(self) -> RunState:  # the run's manifest owner, for run_council's abort path
         return self.ctx.state
@@ -159,17 +175,15 @@ class CouncilRun:
         noun = "answer" if p.options.question else "review"
         if len(usable) < 2 and refused:  # the ceiling took the bench below two, not the seats
             raise CostExceeded(f"the ${p.options.max_cost} --max-cost ceiling had no room for {len(refused)} of "
-                               f"{len(outcomes)} Stage-1 {noun}s, so only {len(usable)} {noun}(s) exist; a council needs 2",
+                               f"{len(outcomes)} Stage-1 {noun}s ({ctx.budget.spent()} counts against it), so only "
+                               f"{len(usable)} {noun}(s) exist; a council needs 2. {self.shortfall(len(refused))}",
                                hint="raise --max-cost (the spend already made counts against it) or use cheaper models")
         if len(usable) < 2:
             raise CouncilQuorum(f"only {len(usable)} of {len(outcomes)} seats produced a usable {noun}; a council needs 2",
                                 hint="check the seats' errors in run.json `legs`, then re-run")
         if ctx.exhausted:
-            held = (f" (and ${ctx.budget.held:.4f} reserved by legs lost in flight, which may have been billed)"
-                    if ctx.budget.held else "")
-            raise CostExceeded(f"known spend ${ctx.budget.known:.4f}{held} reached the ${p.options.max_cost} --max-cost "
-                               "ceiling after Stage 1",
-                               hint="raise --max-cost or use cheaper models")
+            raise CostExceeded(f"{ctx.budget.spent()} reached the ${p.options.max_cost} --max-cost ceiling after "
+                               f"Stage 1. {self.shortfall(0)}", hint="raise --max-cost or use cheaper models")
 
         reviews = [o.review for o in usable if o.review is not None]
         if p.claude_review is not None:  # Claude's review is judged, always under the last label

@@ -52,6 +52,7 @@ class LegResult:
     duration_ms: int | None
     error: dict[str, str] | None
     truncated: bool = False  # cut at the output cap (`finish_reason: length`)
+    schema_mismatch: str | None = None  # its structured reply did not match the schema: why (the text is kept)
 
     @property
     def usable(self) -> bool:
@@ -151,10 +152,11 @@ class LegRunner:
             raise
         self.budget.settle(claim, ended.usage)
         result = LegResult(ask.leg_id, ended.status, ended.summary, ended.usage, ended.model, ended.duration_ms,
-                           ended.error, truncated=ended.truncated)
+                           ended.error, truncated=ended.truncated, schema_mismatch=ended.schema_mismatch)
         self.state.settle(entry, status=result.status, completed_at=ended.completed_at, duration_ms=result.duration_ms,
                           usage=_usage(result.usage), resolved_model=result.resolved_model,
-                          error=_error(result.error), truncated=result.truncated)
+                          error=_error(result.error), truncated=result.truncated,
+                          schema_mismatch=result.schema_mismatch)
         if result.truncated:
             self.notice(truncation_notice(ask, claim.cap))
         # On disk before run.json says the leg finished: a kill between the two loses nothing.
@@ -171,7 +173,9 @@ class LegRunner:
         except MalformedReply as exc:
             if exc.text:  # the model answered, badly: a content problem the repair loop owns
                 finish = getattr(exc, "finish_reason", None)
-                return outcome_of(started, completion=Completion(exc.text, finish, None, exc.usage or Usage()))
+                ended = outcome_of(started, completion=Completion(exc.text, finish, None, exc.usage or Usage()))
+                ended.schema_mismatch = exc.message  # the real reason, for the repair prompt, notices and run.json
+                return ended
             return outcome_of(started, error=exc)
         except anyio.get_cancelled_exc_class():
             raise
@@ -219,7 +223,8 @@ class LegRunner:
         self.budget.settle(None, usage)
         error = finished.error.to_doc() if finished.error is not None else None
         result = LegResult(ask.leg_id, finished.status, finished.text, usage, finished.resolved_model,
-                           finished.duration_ms, error, truncated=finished.truncated)
+                           finished.duration_ms, error, truncated=finished.truncated,
+                           schema_mismatch=finished.schema_mismatch)
         # When it really ran (in the earlier attempt), not when it was read back.
         fields: dict[str, Any] = {"status": result.status, "started_at": finished.started_at,
                                   "completed_at": finished.completed_at, "duration_ms": result.duration_ms,
@@ -231,6 +236,8 @@ class LegRunner:
         if result.truncated:
             fields["truncated"] = True
             self.notice(truncation_notice(ask, finished.max_tokens or output_cap(ask.stage, ask.role)))
+        if result.schema_mismatch:
+            fields["schema_mismatch"] = result.schema_mismatch
         self.state.reuse(ask.entry(**fields))
         self.state.note()
         return result
@@ -245,6 +252,8 @@ class LegRunner:
                           completed_at=entry.completed_at)  # type: ignore[arg-type]
         if max_tokens is not None:
             doc.max_tokens = max_tokens
+        if result.schema_mismatch:
+            doc.schema_mismatch = result.schema_mismatch
         return doc
 
 

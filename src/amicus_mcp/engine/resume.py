@@ -14,6 +14,13 @@ readers that say whether a run can be resumed.
 The run keeps its id, directory and `createdAt` (the prompts embed that date, so they are
 byte-identical and every finished leg is found in `legs/` by its content key: see
 legcache.py). The stages run again from the top; a finished leg answers at once from disk.
+
+`max_cost` (`council resume --max-cost`, `amicus_council_resume` `maxCost`) raises the run's
+ceiling for this and later attempts — the one option a resume may change, because the legs
+already paid for answer the same whatever the ceiling: a run its ceiling stopped
+(COST_EXCEEDED) is resumable again with a higher one. options.json and run.json's
+`optionsSha256` and `options.maxCost` are rewritten with it, and the attempt's `resumes` entry
+records it.
 """
 
 from __future__ import annotations
@@ -25,8 +32,11 @@ from ..errors import AmicusError, BadArgs
 from ..fsio import read_text
 from ..vocabulary import RESUMABLE_RUN_STATUSES
 from .options import RunOptions, read_options
-from .run_dir import BRIEFING, RunDir
+from .run_dir import BRIEFING, RunDir, resume_command
 from .run_state import RunState, engine_alive
+
+__all__ = ["FINAL_ERRORS", "Resumable", "Verdict", "check_resumable", "find_resumable", "prepare_resume", "reopen",
+           "resume_command", "resume_council", "stopped_stage"]
 
 if TYPE_CHECKING:
     from ..providers.routing import ProviderRegistry
@@ -37,7 +47,7 @@ FINAL_ERRORS = {
     "COUNCIL_QUORUM": "it ended because fewer than two seats produced a usable review; resumed, the same reviews "
                       "would end it the same way",
     "COST_EXCEEDED": "it ended at its --max-cost ceiling; the spend already made still counts, so it would stop "
-                     "there again",
+                     "there again unless resumed with a higher --max-cost",
 }
 
 
@@ -50,8 +60,9 @@ class Verdict(NamedTuple):
     hint: str = "the run stays as it is; to review again, start a new council run"  # when not resumable
 
 
-def find_resumable(run_dir: RunDir, manifest: RunManifest) -> Verdict:
-    """Whether `manifest` (the run's run.json) names a run `council resume` may continue."""
+def find_resumable(run_dir: RunDir, manifest: RunManifest, *, max_cost: float | None = None) -> Verdict:
+    """Whether `manifest` (the run's run.json) names a run `council resume` may continue (with
+    its ceiling raised to `max_cost`, when given)."""
     status = manifest.status
     if status == "running":
         if engine_alive(run_dir, manifest):
@@ -65,37 +76,44 @@ def find_resumable(run_dir: RunDir, manifest: RunManifest) -> Verdict:
     if status not in RESUMABLE_RUN_STATUSES:
         return Verdict(False, f"its status is '{status}'", status)
     code = manifest.error.code if manifest.error is not None else None
-    if status == "error" and code in FINAL_ERRORS:
+    raised = max_cost is not None and (ceiling_of(manifest) is None or max_cost > (ceiling_of(manifest) or 0))
+    if status == "error" and code == "COST_EXCEEDED" and not raised:
+        return Verdict(False, FINAL_ERRORS[code], status,
+                       hint=f"resume it with a higher ceiling: {resume_command(run_dir)} --max-cost AMOUNT (its error "
+                            "says the least that finishes it)")
+    if status == "error" and code in FINAL_ERRORS and code != "COST_EXCEEDED":
         return Verdict(False, FINAL_ERRORS[code], status)
     if not manifest.briefing_sha256 or not manifest.options_sha256:
         return Verdict(False, "it predates resumable runs (its run.json records no input hashes)", status)
     return Verdict(True, "it crashed" if status == "error" else "it was aborted", status)
 
 
-def resume_command(run_dir: RunDir) -> str:
-    """The command that resumes the run, runnable from any directory (it names the run dir)."""
-    import shlex
-
-    return f"amicus council resume {shlex.quote(str(run_dir.path))}"
+def ceiling_of(manifest: RunManifest) -> float | None:
+    """The run's --max-cost as run.json records it (None: no ceiling)."""
+    return manifest.options.max_cost if manifest.options is not None else None
 
 
 class Resumable(NamedTuple):
     run_dir: RunDir
     manifest: RunManifest  # run.json as found
     status: str
-    options: RunOptions
+    options: RunOptions  # with the raised ceiling, when this resume raises it
     briefing: str
+    raised_to: float | None = None  # the --max-cost this resume raises the ceiling to
 
 
-def check_resumable(run_dir: RunDir, *, reopened: bool = False) -> Resumable:
+def check_resumable(run_dir: RunDir, *, reopened: bool = False, max_cost: float | None = None) -> Resumable:
     """Everything a resume checks before anything is sent. `reopened`: a front already checked
-    the run and reopened it for a worker (run.json says `running` with the worker's pid)."""
+    the run and reopened it for a worker (run.json says `running` with the worker's pid).
+    `max_cost`: the ceiling this resume raises the run's to (never lowers)."""
     from .manifest import options_sha256, sha256_text
 
     manifest = run_dir.read()
     run_id = manifest.run_id
+    if max_cost is not None:
+        _check_raise(manifest, max_cost)
     if not reopened:
-        verdict = find_resumable(run_dir, manifest)
+        verdict = find_resumable(run_dir, manifest, max_cost=max_cost)
         if not verdict.resumable:
             raise BadArgs(f"council run {run_id} cannot be resumed: {verdict.reason}", hint=verdict.hint)
         status = verdict.status
@@ -119,7 +137,21 @@ def check_resumable(run_dir: RunDir, *, reopened: bool = False) -> Resumable:
     if sha256_text(briefing) != manifest.briefing_sha256:
         raise BadArgs(f"council run {run_id} cannot be resumed: its briefing.md changed since the run started",
                       hint="the reviews already paid for are of the old briefing; start a new run for the new one")
-    return Resumable(run_dir, manifest, status, options, briefing)
+    if max_cost is not None:
+        options = options.model_copy(update={"max_cost": max_cost})
+    return Resumable(run_dir, manifest, status, options, briefing, raised_to=max_cost)
+
+
+def _check_raise(manifest: RunManifest, max_cost: float) -> None:
+    import math
+
+    ceiling = ceiling_of(manifest)
+    if not math.isfinite(max_cost) or max_cost <= 0:
+        raise BadArgs(f"--max-cost must be a positive number of USD, got {max_cost}", hint="e.g. --max-cost 0.50")
+    if ceiling is not None and max_cost <= ceiling:
+        raise BadArgs(f"--max-cost {max_cost} does not raise council run {manifest.run_id}'s ${ceiling} ceiling",
+                      hint="a resume can only raise the ceiling (the spend already made counts against it); "
+                           "leave --max-cost out to keep it")
 
 
 def stopped_stage(manifest: RunManifest) -> str | None:
@@ -132,8 +164,18 @@ def stopped_stage(manifest: RunManifest) -> str | None:
 
 def reopen(target: Resumable, *, pid: int | None) -> RunManifest:
     """run.json `running` again, with this attempt's `resumes` entry (run_state.RunState.reopen)."""
-    state = RunState(target.run_dir, target.manifest.copy_doc())
-    state.reopen(from_status=target.status, stage=stopped_stage(target.manifest), pid=pid)
+    from .manifest import options_sha256
+    from .options import write_options
+
+    manifest = target.manifest.copy_doc()
+    raised = target.raised_to
+    if raised is not None:  # the new ceiling is the run's from now on: its options, hashed again
+        write_options(target.run_dir.path, target.options)
+        manifest.options_sha256 = options_sha256(target.options)
+        if manifest.options is not None:
+            manifest.options.max_cost = raised
+    state = RunState(target.run_dir, manifest)
+    state.reopen(from_status=target.status, stage=stopped_stage(target.manifest), pid=pid, max_cost=raised)
     return state.manifest
 
 
@@ -159,14 +201,15 @@ async def prepare_resume(target: Resumable) -> Prepared:
     return prep
 
 
-async def resume_council(run_dir: RunDir, *, reopened: bool = False,
-                         registry: ProviderRegistry | None = None) -> tuple[RunManifest, int]:
-    """Check, reopen and run a resumable run to its end, in this process."""
+async def resume_council(run_dir: RunDir, *, reopened: bool = False, registry: ProviderRegistry | None = None,
+                         max_cost: float | None = None) -> tuple[RunManifest, int]:
+    """Check, reopen and run a resumable run to its end, in this process (its ceiling raised
+    to `max_cost`, when given)."""
     import os
 
     from .council_run import run_prepared
 
-    target = check_resumable(run_dir, reopened=reopened)
+    target = check_resumable(run_dir, reopened=reopened, max_cost=max_cost)
     prep = await prepare_resume(target)
     manifest = target.manifest if reopened else reopen(target, pid=os.getpid())
     return await run_prepared(prep, registry=registry, resumed=manifest)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import AmicusError, BadArgs, BadSession
-from ..fsio import atomic_write_json, atomic_write_text, read_json
+from ..fsio import atomic_write_json, atomic_write_text, checked_name, read_json
 
 if TYPE_CHECKING:  # the models are imported by what reads or writes one, not by every front
     from ..documents.run import RunManifest
@@ -159,9 +159,17 @@ def read_pointer(store: Sessions, run_id: str) -> RunDir | None:
     return RunDir(Path(run_dir))
 
 
+def resume_command(run_dir: RunDir) -> str:
+    """The command that resumes the run, runnable from any directory (it names the run dir)."""
+    import shlex
+
+    return f"amicus council resume {shlex.quote(str(run_dir.path))}"
+
+
 def find_run(store: Sessions, target: str, *, by_path: bool = True) -> RunDir | None:
     """The run `target` names: a run id whose pointer is in the project, else (`by_path`) a
     directory holding a run.json; None when it names no council run (a wave, a leg, nothing)."""
+    checked_name(target, "id")  # BAD_ARGS for a control character, before any path is made of it
     try:
         store.task_dir(target)  # an id at all?
         by_id = read_pointer(store, target)

@@ -162,8 +162,9 @@ class RunState:
 
     def settle(self, entry: LegEntry, *, status: str, completed_at: str | None, duration_ms: int | None,
                usage: LegUsage | None, resolved_model: str | None = None, error: ErrorRecord | None = None,
-               truncated: bool = False) -> None:
-        """A launched leg's outcome; the served model, an error and a truncation when there is one."""
+               truncated: bool = False, schema_mismatch: str | None = None) -> None:
+        """A launched leg's outcome; the served model, an error, a truncation and a structured
+        reply's schema mismatch when there is one."""
         entry.status = status  # type: ignore[assignment]
         entry.completed_at = completed_at
         entry.duration_ms = duration_ms
@@ -174,6 +175,8 @@ class RunState:
             entry.error = error
         if truncated:
             entry.truncated = True
+        if schema_mismatch:
+            entry.schema_mismatch = schema_mismatch
 
     def abandon(self, entry: LegEntry) -> None:
         """A launched leg whose run was cancelled (a signal, an abort) while it was in flight."""
@@ -209,13 +212,17 @@ class RunState:
         if lost:
             manifest.interrupted_legs = list(lost)
 
-    def reopen(self, *, from_status: str, stage: str | None, pid: int | None) -> None:
-        """`running` again for another attempt, with its `resumes` entry, written at once (so an
-        abort-wins check never mistakes the old `aborted` for a new abort)."""
+    def reopen(self, *, from_status: str, stage: str | None, pid: int | None, max_cost: float | None = None) -> None:
+        """`running` again for another attempt, with its `resumes` entry (and the ceiling it
+        raised), written at once (so an abort-wins check never mistakes the old `aborted` for a
+        new abort)."""
         manifest = self.manifest
         manifest.drop(*REOPEN_DROPS)
         manifest.status = "running"
-        manifest.add("resumes", Resume(at=now_iso(), from_status=from_status, stage=stage, legs_reused=0))  # type: ignore[arg-type]
+        entry = Resume(at=now_iso(), from_status=from_status, stage=stage, legs_reused=0)  # type: ignore[arg-type]
+        if max_cost is not None:
+            entry.max_cost = max_cost
+        manifest.add("resumes", entry)
         if pid is not None:
             manifest.pid = pid
         self.run_dir.write(manifest, compact=False)

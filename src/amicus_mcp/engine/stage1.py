@@ -154,8 +154,8 @@ async def review_seat(ctx: RunContext, index: int, outcome: SeatOutcome, brief: 
     outcome.conformance = answer.conformance
     if not answer.ok:
         ctx.degrade("stage1", f"seat {seat['id']}'s {form.items} were lost",
-                    f"its {form.noun} never carried a valid {form.block}, even after repair; the prose is judged, "
-                    f"but it raises no {form.items}")
+                    f"its {form.noun} never carried a valid {form.block}, even after repair ({answer.reason()}); "
+                    f"the prose is judged, but it raises no {form.items}")
     if question:
         outcome.review = StageOneReview(seat["id"], seat["alias"], answer.text, answer.parsed["claims"] if answer.ok else [],
                                         structured=answer.ok, details=answer_details(answer.parsed) if answer.ok else None)

@@ -1,6 +1,8 @@
 """Stage 2: one anonymized bundle to every judge; each ranks every review and votes on
-every finding. At most two repairs per judge; a judge that still fails is dropped, and
-below two judges the tally is `judged: false` (a degrade).
+every finding. At most two repairs per judge; a judgement that still fails keeps its valid
+part (`parse.salvage_judge_output`: a whole ranking once labels that name no review are set
+aside, each valid vote) with a notice of what was dropped, and the judge is dropped only when
+nothing valid is left. Below two rankings the tally is `judged: false` (a degrade).
 
 A question council's judges get the answers' bundle (each answer, its confidence and
 assumptions, its reasoning and its key claims) and rank the answers and vote on the claims in
@@ -14,10 +16,10 @@ import anyio
 
 from ..council import briefings, question_briefings
 from ..council.anonymize import Anonymized, JudgeAnswer
-from ..council.parse import parse_judge_output
-from ..council.seats import seat_file_stem
-from .asking import Contract, ask
-from .context import Row, RunContext
+from ..council.parse import parse_judge_output, salvage_judge_output
+from ..council.seats import Seat, seat_file_stem
+from .asking import Answer, Contract, ask
+from .context import LegResult, Row, RunContext
 from .run_dir import BUNDLE
 from .stage1 import SeatOutcome
 
@@ -52,11 +54,12 @@ async def run_stage2(ctx: RunContext, anon: Anonymized, usable: list[SeatOutcome
         for index, outcome in enumerate(usable):
             group.start_soon(judge, index, outcome)
     judged = [a for a in answers if a is not None]
-    if len(judged) < 2:
+    ranked = [a for a in judged if a.ranking]  # a salvaged judge may count for its votes alone
+    if len(ranked) < 2:
         refused = len(ctx.state.refusals("stage2"))
         blame = f" (the --max-cost ceiling had no room for {refused} of them)" if refused else ""
         ctx.degrade("stage2", "cross-review is thin",
-                    f"only {len(judged)} judge(s) produced a usable judgement{blame}; the tally is judged:false")
+                    f"only {len(ranked)} judge(s) produced a usable ranking{blame}; the tally is judged:false")
     ctx.stage("stage2", "complete", judges=len(judged))
     return CrossReview(judged, {seat: prose[seat] for seat in (o.seat["id"] for o in usable) if seat in prose})
 
@@ -82,10 +85,46 @@ async def judge_seat(ctx: RunContext, index: int, outcome: SeatOutcome, anon: An
     if answer.dead:
         ctx.degrade("stage2", f"judge {seat['id']} produced no judgement", answer.first.why())
         return None
+    if not answer.ok:
+        return salvaged(ctx, seat, answer, anon, prose)
     ctx.write(f"judge-{seat_file_stem(seat['id'])}.md", answer.text)
     prose[seat["id"]] = answer.text
-    if not answer.ok:
-        codes = ", ".join(e["code"] for e in answer.parsed["errors"])
+    return JudgeAnswer(seat["id"], seat["alias"], answer.parsed["ranking"], answer.parsed["adjudications"])
+
+
+def salvaged(ctx: RunContext, seat: Seat, answer: Answer, anon: Anonymized, prose: dict[str, str]) -> JudgeAnswer | None:
+    """A judgement the repairs never made valid: its valid part, from the latest attempt whose
+    block can be read (the last repair first), and a notice of what was dropped; the judge is
+    dropped only when nothing valid is left. A lost ranking is a degrade (the cross-review
+    thins); votes on ids that name nothing lose nothing real."""
+    codes = answer.reason()
+    legs = [r for r in reversed(answer.repairs) if r.usable] + ([answer.first] if answer.first is not None else [])
+    found = next(((leg, kept) for leg in legs
+                  if (kept := salvage_judge_output(_as_block(leg), anon.labels, anon.finding_ids)) is not None), None)
+    text = answer.text
+    if found is not None and found[0] is not answer.first:  # the repair it was read from is kept beside it
+        text = f"{answer.text.rstrip()}\n\n{REPAIRED_MARK}\n{found[0].text or ''}"
+    ctx.write(f"judge-{seat_file_stem(seat['id'])}.md", text)
+    prose[seat["id"]] = text
+    if found is None or not (found[1].ranking or found[1].adjudications):
         ctx.degrade("stage2", f"judge {seat['id']} dropped", f"its judgement never parsed ({codes})")
         return None
-    return JudgeAnswer(seat["id"], seat["alias"], answer.parsed["ranking"], answer.parsed["adjudications"])
+    kept = found[1]
+    what = "; ".join(kept.dropped)
+    counted = f"its {'ranking and ' if kept.ranking else ''}{len(kept.adjudications)} valid vote(s) count"
+    if not kept.ranking:
+        ctx.degrade("stage2", f"judge {seat['id']}'s ranking dropped",
+                    f"its judgement never parsed ({codes}); {counted}, and dropped: {what}")
+    elif kept.lost_real:  # a vote on a real finding went: the cross-review lost something
+        ctx.degrade("stage2", f"judge {seat['id']}'s judgement partly dropped",
+                    f"its judgement never parsed ({codes}); {counted}, and dropped: {what}")
+    else:  # only what named nothing went
+        ctx.notice(f"judge {seat['id']}'s judgement never fully parsed ({codes}); {counted}, and dropped: {what}")
+    return JudgeAnswer(seat["id"], seat["alias"], kept.ranking, kept.adjudications)
+
+
+def _as_block(leg: LegResult) -> str:
+    """A leg's reply as a judge's document: a structured reply the schema refused is bare JSON,
+    read as the fenced block it stands for."""
+    text = leg.text or ""
+    return f"```json\n{text.strip()}\n```\n" if leg.schema_mismatch else text

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadArgs, BadSession
-from ..fsio import atomic_write_json, atomic_write_text, pid_alive, read_json, sweep_temp_files
+from ..fsio import atomic_write_json, atomic_write_text, checked_name, pid_alive, read_json, sweep_temp_files
 from .run_dir import BRIEFING
 from .run_dir import MANIFEST as LEG_RUN  # a wave's leg keeps its run document under the manifest's name
 
@@ -56,6 +56,8 @@ def new_task_id() -> str:
 
 def resolve_project(project: str | os.PathLike[str] | None = None) -> Path:
     """The project a command works in: the argument, else $AMICUS_PROJECT_DIR, else cwd."""
+    if project:
+        checked_name(os.fspath(project), "--project")
     raw = project or os.environ.get("AMICUS_PROJECT_DIR") or os.getcwd()
     path = Path(raw).expanduser().resolve()
     if not path.is_dir():

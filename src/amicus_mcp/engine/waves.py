@@ -163,6 +163,7 @@ class Outcome:
     finish: str | None = None  # the provider's finish reason
     truncated: bool = False  # cut at the output cap: complete as a call, not as an answer
     error: dict[str, str] | None = None
+    schema_mismatch: str | None = None  # a structured reply the schema refused: the provider's reason
 
 
 def outcome_of(started: float, *, completion: Completion | None = None, error: BaseException | None = None,

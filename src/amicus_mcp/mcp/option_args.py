@@ -71,6 +71,7 @@ class Given:
         False), every path resolved inside the project, the project itself as `root`, and the
         `fixed` values the handler chose (a run id, a run directory)."""
         from ..engine.options import MODELS, names_a_file
+        from ..fsio import checked_name
 
         values: dict[str, Any] = {}
         for d in self.arguments.declared():
@@ -80,6 +81,8 @@ class Given:
             if d.negated:
                 value = not value
             path = d.option.arg.path
+            if path is not None:  # a file, or a saved name that becomes one: no control characters
+                checked_name(value, d.option.arg.name)
             if path is not None and (path == "file" or names_a_file(value, path)):
                 value = str(caller.inside(root, value, what=d.option.arg.name))
             values[d.field] = value

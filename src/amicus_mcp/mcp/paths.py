@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from ..errors import BadArgs
+from ..fsio import checked_name
 
 ROOTS_HINT = "work inside the project, or add the folder to AMICUS_PROJECT_ROOTS (os.pathsep-separated)"
 
@@ -41,7 +42,7 @@ def env_roots(env: Mapping[str, str]) -> list[Path]:
 def resolve_project(arg: str | None, *, client_roots: Sequence[Path], env: Mapping[str, str], cwd: Path) -> Path:
     """The project directory for one call (see the module docstring for the order)."""
     if arg:
-        project = _existing_dir(Path(arg).expanduser(), cwd, what="project")
+        project = _existing_dir(Path(checked_name(arg, "project")).expanduser(), cwd, what="project")
         allowed = project_roots(client_roots=client_roots, env=env, cwd=cwd)
         if not any(_within(project, root) for root in allowed):
             raise BadArgs(f"project '{project}' is outside the allowed project roots "
@@ -66,7 +67,7 @@ def contained(path: str, *, project: Path, client_roots: Sequence[Path], env: Ma
     """`path` (relative to the project) resolved, refused unless it lies inside an allowed root."""
     if not path.strip():
         raise BadArgs(f"{what} is empty", hint="pass a path inside the project")
-    candidate = Path(path).expanduser()
+    candidate = Path(checked_name(path, what)).expanduser()
     resolved = (candidate if candidate.is_absolute() else project / candidate).resolve()
     allowed = _unique([project, *client_roots, *env_roots(env)])
     if not any(_within(resolved, root) for root in allowed):

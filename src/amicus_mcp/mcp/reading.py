@@ -59,7 +59,10 @@ def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
     """What `amicus_read` shows for an id (a `SessionStore` from the engine)."""
     from ..engine.control import council_leg_status, locate
     from ..engine.run_state import observed
+    from ..fsio import checked_name
 
+    if file is not None:
+        checked_name(file, "file")  # a file name in the run directory: never a control character
     found = locate(store, task_id)  # BadSession when the id names nothing
     if found.kind == "council-run" and found.run_dir is not None:
         return _run_source(found.run_dir.path, task_id, file)

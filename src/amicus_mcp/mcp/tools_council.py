@@ -64,6 +64,9 @@ class CouncilTools:
         ctx: Context,
         id: Annotated[str, arg("Council run id", "The id of the council run to continue (amicus_list shows it)",
                                pattern=TASK_ID_PATTERN)],
+        maxCost: Annotated[float | None, arg(
+            "Raise the cost ceiling (USD)", "Raise the run's maxCost ceiling: a run its ceiling stopped "
+            "(COST_EXCEEDED) resumes with a higher one; the spend already made counts against it", gt=0)] = None,
         project: Project = None,
     ) -> CallToolResult:
         from ..engine.resume import check_resumable, prepare_resume
@@ -77,7 +80,7 @@ class CouncilTools:
         if run_dir is None:
             raise BadArgs(f"no council run '{id}' in the project {root}",
                           hint="pass the runId amicus_council_run returned (amicus_list shows them), and its project")
-        target = check_resumable(run_dir)
+        target = check_resumable(run_dir, max_cost=maxCost)
         prep = await prepare_resume(target)
         started = await anyio.to_thread.run_sync(start_resumed_run, target, prep)
         result = RunStarted(run_id=started.run_id, run_dir=str(started.run_dir), workspace_opened=False,
