@@ -38,6 +38,7 @@ from .budget import floor_cap, output_cap, reservation
 REVIEW_IN_BUNDLE = 1.5  # bundle tokens per review token: its prose, its findings restated, the index
 PER_REVIEW_TOKENS = 96  # a review's headings, labels, its ranking line and street-cred line
 WAVES = ("stage1", "stage2", "chair")  # the planned waves, in run order
+RUN_ORDER = ("stage1", "stage2", "debate", "chair")  # every wave a run launches (a debate's are not planned ahead)
 WAVE_NAMES = {"stage1": "Stage 1", "stage2": "Stage 2", "chair": "the chair"}
 ROLES = {"stage1": "seat", "stage2": "judge", "chair": "chair"}
 
@@ -71,6 +72,11 @@ class RunPlan(NamedTuple):
     def floors(self) -> dict[str, float]:
         """Each wave's reservation with every leg at its floor cap."""
         return {wave: sum(leg.floor_reservation() for leg in self.legs if leg.wave == wave) for wave in WAVES}
+
+    def legs_after(self, wave: str) -> int:
+        """The planned legs of the waves that run after `wave` (the run's planned total counts them)."""
+        later = RUN_ORDER[RUN_ORDER.index(wave) + 1:]
+        return sum(1 for leg in self.legs if leg.wave in later)
 
     def smallest_ceiling(self) -> float:
         """The smallest `--max-cost` that fits: every wave at its floor, rounded up to 1/100 cent."""

@@ -109,7 +109,7 @@ class Snapshot(Out):
     terminal: bool
     stage: str | None = Field(default=None, description="council run: the stage now running")
     legs_done: int = Field(description="legs finished (an eval: cases finished)")
-    legs_total: int = Field(description="legs planned so far, which can grow as later stages are planned (an eval: its cases)")
+    legs_total: int = Field(description="the planned total: every seat, judge and the chair from the start; a debate's legs, repairs and retries add to it (an eval: its cases)")
     cost: Cost
     created_at: str | None = None
     completed_at: str | None = None
