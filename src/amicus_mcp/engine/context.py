@@ -55,7 +55,7 @@ class RunContext:
         self.state = RunState(self.prep.dir, self.manifest)
         self.state.replaying = self.resuming
         self.runner = LegRunner(self.prep, self.registry, self.state, self.budget, notice=self.notice,
-                                refuse=self.refuse)
+                                refuse=self.refuse, degrade=self.degrade)
         started = self.started_at or datetime.now(timezone.utc)
         self.started = started
         self.date = started.strftime("%Y-%m-%d")
