@@ -115,3 +115,43 @@ def test_the_gate_takes_a_finished_runs_id(fake, brief, run_dir, project, tmp_pa
     assert json.loads(by_id.out) == json.loads(by_dir.out)
     unknown = run_cli("council", "gate", "no-such-run", "--project", str(project), "--fail-on", "never", "--json")
     assert unknown.code == 1 and unknown.envelope()["error"]["code"] == "BAD_ARGS"
+
+
+# --------------------------------------------------------------------------- 20. polish
+
+
+def test_an_unknown_flag_points_at_the_subcommands_help():
+    for argv, command in ((["council", "run", "--bogus"], "council run"), (["list", "--nope", "x"], "list"),
+                          (["council", "pack", "list", "--zz"], "council pack list")):
+        done = run_cli(*argv, "--json")
+        check_contract(done, as_json=True)
+        error = done.envelope()["error"]
+        assert error["code"] == "BAD_ARGS" and error["message"].startswith("unrecognized arguments: ")
+        assert error["hint"] == f"see 'amicus {command} --help'"
+
+
+def test_a_cost_with_unknown_legs_carries_one_qualifier():
+    from amicus_mcp.cli.council import cost_text
+    from amicus_mcp.documents.usage import RolledCost
+
+    def cost(source: str, amount: float | None = 0.0077) -> RolledCost:
+        return RolledCost(amount=amount, currency="USD", source=source, reported_legs=1, estimated_legs=1,
+                          unpriced_legs=1)
+
+    assert cost_text(cost("reported"), 0) == "$0.0077"
+    assert cost_text(cost("mixed"), 0) == "~$0.0077"
+    assert cost_text(cost("reported"), 2) == "at least $0.0077 (2 leg(s) of unknown cost)"
+    assert cost_text(cost("mixed"), 1) == "at least $0.0077, partly estimated (1 leg(s) of unknown cost)"
+    assert cost_text(cost("estimated"), 1) == "at least $0.0077, estimated (1 leg(s) of unknown cost)"
+    assert cost_text(cost("unknown", None), 3) == "? (3 leg(s) of unknown cost)"
+    for source in ("reported", "mixed", "estimated"):
+        assert "at least ~" not in cost_text(cost(source), 1)
+
+
+def test_a_finished_evals_status_does_not_say_partial_done():
+    from amicus_mcp.cli.eval import render_eval_status
+
+    doc = {"id": "e1", "status": "partial", "stage": "done", "casesDone": 3, "casesTotal": 4, "cases": []}
+    assert render_eval_status(doc) == "Eval e1: partial (3/4 cases done)"
+    assert render_eval_status({**doc, "status": "running", "stage": "scoring"}).startswith(
+        "Eval e1: running — stage scoring (3/4 cases done)")

@@ -161,7 +161,6 @@ def _finish_run(args: argparse.Namespace, run: RunManifest, code: int, *, comman
 
 def render_run(run: RunManifest) -> str:
     from ..engine.run_dir import REPORT
-    from ..providers.cost import format_cost
 
     question = run.intent == QUESTION
     lines = [f"Council run {run.run_id}{' (question)' if question else ''}: {run.status} (exit {run.exit_code})"]
@@ -177,15 +176,30 @@ def render_run(run: RunManifest) -> str:
         lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in TIER_DISPLAY_ORDER))
     cost = run.usage.cost if run.usage is not None else None
     unknown = run.usage.unknown_legs if run.usage is not None else 0
-    shown = format_cost(cost.amount if cost else None, cost.source if cost else "unknown")
-    if unknown:  # a floor: some legs' cost is unknown (unpriced, or lost in flight by a killed attempt)
-        shown = (f"at least {shown}" if cost is not None and cost.amount is not None else shown) + f" ({unknown} leg(s) of unknown cost)"
-    lines.append(f"  cost: {shown}")
+    lines.append(f"  cost: {cost_text(cost, unknown)}")
     lines += [f"  notice: {n}" for n in run.notices]
     report = Path(run.options.out_dir if run.options is not None else ".") / REPORT
     if report.is_file():  # an aborted or failed run may never have written one
         lines.append(f"  report: {report}")
     return "\n".join(lines)
+
+
+def cost_text(cost: Any, unknown: int) -> str:
+    """A run's cost in one honest phrase. With legs of unknown cost the known part is a floor —
+    "at least $X" for a reported one; an estimated one says so in words, not with a second
+    qualifier ("at least ~$X" says neither clearly)."""
+    from ..providers.cost import format_cost
+
+    amount, source = (cost.amount, cost.source) if cost is not None else (None, "unknown")
+    if not unknown:
+        return format_cost(amount, source)
+    legs = f"{unknown} leg(s) of unknown cost"
+    if amount is None:
+        return f"? ({legs})"
+    figure = format_cost(amount, "reported")
+    if source in ("estimated", "mixed"):
+        return f"at least {figure}, {'partly ' if source == 'mixed' else ''}estimated ({legs})"
+    return f"at least {figure} ({legs})"
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
