@@ -92,6 +92,9 @@ def test_an_aborted_run_counts_its_plan_from_the_start_and_the_gate_points_at_re
     # The aborted leg is not done, and the line says what the abort left undone.
     status = run_cli("status", rid, *where)
     assert status.out.splitlines()[0] == f"Council run {rid}: aborted (1/5 legs done; 4 left undone)"
+    watched = run_cli("watch", rid, *where)
+    check_contract(watched, as_json=False)
+    assert watched.out.splitlines()[0] == f"Council run {rid}: aborted · 1/5 legs done (4 left undone)"
     # The gate takes the run id, as every other command does, and points at `council resume`.
     gated = run_cli("council", "gate", rid, *where, "--fail-on", "never", "--json")
     check_contract(gated, as_json=True)
