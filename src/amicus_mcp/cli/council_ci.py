@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.run_dir import ENGINE_LOG, MANIFEST, VERDICT, RunDir
-from ..errors import EXIT_OK, BadArgs
+from ..errors import EXIT_OK, AmicusError, BadArgs
 from ..fsio import dumps_json, read_json
 from .option_flags import SETTINGS
 
@@ -199,7 +199,7 @@ def _where_to_look(run_dir: Path) -> str:
     log = f"; {run_dir / ENGINE_LOG} is the engine's own log" if (run_dir / ENGINE_LOG).is_file() else ""
     try:
         manifest = RunDir(run_dir).read()
-    except BadArgs:
+    except AmicusError:  # unreadable, or not a manifest this amicus reads: status says what it can
         return f"'amicus status {shlex.quote(str(run_dir))}' says what it can of the run{log}"
     if find_resumable(RunDir(run_dir), manifest).resumable:
         return f"'{resume_command(RunDir(run_dir))}' finishes it (nothing it finished is sent again){log}"
