@@ -137,7 +137,7 @@ class CostEstimate(NamedTuple):
         if self.amount is None:
             return f"{total} (cost unknown for {', '.join(self.unpriced)})"
         # One qualifier: the figure is an estimate of the priced legs, and the rest is unknown.
-        return f"{total} for the priced legs, plus the unknown cost of {', '.join(self.unpriced)}"
+        return f"{total} for the priced legs; cost unknown for {', '.join(self.unpriced)}"
 
 
 def prompt_tokens(chars: int) -> int:
