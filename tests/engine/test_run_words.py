@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from council_helpers import QUESTION, member, question_judge, question_member, u
 from fakeprovider import hang
@@ -34,7 +35,7 @@ def council_run(*argv: str) -> Any:
 # --------------------------------------------------------------------------- 14. a question's ANSWER
 
 
-def test_list_and_status_say_answer_for_a_question_council(fake, tmp_path, run_dir, project):
+def test_list_and_status_say_answer_for_a_question_council(fake, tmp_path, run_dir, project, monkeypatch):
     question = tmp_path / "question.md"
     question.write_text(QUESTION, encoding="utf-8")
     for name in "ab":
@@ -51,6 +52,17 @@ def test_list_and_status_say_answer_for_a_question_council(fake, tmp_path, run_d
     assert [(i["intent"], i["overallVerdict"]) for i in as_json["items"]] == [("question", "Converged")]
     status = run_cli("status", run["runId"], "--project", str(project))
     assert "ANSWER: Converged — " in status.out and "VERDICT" not in status.out
+    # The MCP front's list says the same: the row carries the intent its standing belongs to.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mcp"))
+    from mcp_helpers import body, in_process
+
+    async def listed_over_mcp() -> dict[str, Any]:
+        async with in_process("auto") as client:
+            return body(await client.call_tool("amicus_list", {"project": str(project)}))
+
+    monkeypatch.setenv("AMICUS_PROJECT_ROOTS", str(project))
+    items = anyio.run(listed_over_mcp)["items"]
+    assert [(i["intent"], i["overallVerdict"]) for i in items] == [("question", "Converged")]
 
 
 def test_list_says_verdict_for_a_review_council(fake, brief, run_dir, project):

@@ -167,6 +167,8 @@ class ListItem(Out):
     models: list[str] = Field(default_factory=list)
     chair: str | None = None
     overall_verdict: str | None = None
+    intent: Literal["question"] | None = Field(default=None, description=(
+        "set for a question council: its overallVerdict is the chair's ANSWER standing, not a VERDICT"))
     cost: float | None = None
     tag: str | None = None
 
