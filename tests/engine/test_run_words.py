@@ -129,7 +129,9 @@ def test_the_gate_takes_a_finished_runs_id(fake, brief, run_dir, project, tmp_pa
     assert by_id.code == by_dir.code == 0
     assert json.loads(by_id.out) == json.loads(by_dir.out)
     unknown = run_cli("council", "gate", "no-such-run", "--project", str(project), "--fail-on", "never", "--json")
-    assert unknown.code == 1 and unknown.envelope()["error"]["code"] == "BAD_ARGS"
+    error = unknown.envelope()["error"]
+    assert unknown.code == 1 and error["code"] == "BAD_ARGS" and "does not exist" not in error["message"]
+    assert error["message"] == "'no-such-run' is neither a council run id in this project nor a run directory or verdict file"
 
 
 # --------------------------------------------------------------------------- 20. polish

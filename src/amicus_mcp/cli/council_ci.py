@@ -165,7 +165,12 @@ def read_verdict_for_gate(path: str, project: str | None = None) -> tuple[dict[s
     verdict.json — a run id as every other command takes one."""
     target = Path(path)
     if not target.exists():
-        target = run_dir_named(path, project) or target
+        found = run_dir_named(path, project)
+        if found is None:
+            raise BadArgs(f"'{path}' is neither a council run id in this project nor a run directory or verdict file",
+                          hint="pass a run id from 'amicus list' (with --project when it ran elsewhere), its run "
+                               "directory, or its verdict.json")
+        target = found
     if target.is_dir():
         verdict = target / VERDICT
         if not verdict.exists():
