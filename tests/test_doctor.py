@@ -77,3 +77,21 @@ def test_human_output_has_a_hint_for_every_problem(config):
     for i, line in enumerate(lines):
         if line.startswith("! ") or line.startswith("✗ "):
             assert lines[i + 1].startswith("    → ")
+
+
+def test_doctor_without_fix_writes_nothing(config, monkeypatch, tmp_path):
+    """Issue 27 item 20: a check must not write — no config dir, no catalog cache; only --fix does."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from cli_harness import check_contract, run_cli
+
+    with FakeProvider() as fake:
+        fake.catalog = [{"id": "vendor/model-a", "name": "A", "pricing": {"prompt": "0.000001", "completion": "0.000002"}}]
+        monkeypatch.setenv("AMICUS_OPENROUTER_BASE_URL", fake.base_url)
+        checked = run_cli("doctor", "--json")
+        check_contract(checked, as_json=True)
+        catalog = next(c for c in json.loads(checked.out)["checks"] if c["name"] == "catalog")
+        assert catalog["status"] == "ok" and "1 models (fresh" in catalog["detail"]
+        assert not config.exists()  # neither the config dir nor the catalog cache was written
+        fixed = run_cli("doctor", "--fix", "--json")
+        check_contract(fixed, as_json=True)
+        assert (config / "model-catalog.json").is_file()

@@ -4,8 +4,10 @@ and, when something is off, how to fix it.
 Checks: provider keys (names only — a value is never read out), the OpenRouter catalog, the
 embedded local model, a browser for the workspace, and the config dir (writable; the keys
 file private). A check is `ok`, `warn` (works, but something is missing or weaker than it
-should be) or `fail` (something amicus needs is broken). `--fix` repairs what is safe to
-repair: it creates the config dir and makes the keys file private.
+should be) or `fail` (something amicus needs is broken). A check only reads: without `--fix`
+nothing is written (the catalog is fetched, not cached; no directory is created). `--fix`
+repairs what is safe to repair: it creates the config dir, makes the keys file private and
+caches the catalog it fetched.
 """
 
 from __future__ import annotations
@@ -45,12 +47,12 @@ def check_keys() -> Check:
     return Check("keys", "ok", f"set: {', '.join(found)}")
 
 
-def check_catalog() -> Check:
+def check_catalog(*, fix: bool = False) -> Check:
     import anyio
 
     from .providers.catalog import load_catalog
 
-    catalog = anyio.run(lambda: load_catalog(timeout_s=5.0))
+    catalog = anyio.run(lambda: load_catalog(timeout_s=5.0, save=fix))  # only --fix writes the cache
     count = len(catalog.models)
     if count and catalog.error is None:
         when = catalog.fetched_at.isoformat(timespec="minutes") if catalog.fetched_at else "unknown"
@@ -129,7 +131,7 @@ def check_config_dir(*, fix: bool = False) -> Check:
 def run_checks(*, fix: bool = False, offline: bool = False) -> dict[str, Any]:
     checks = [check_keys()]
     if not offline:
-        checks.append(check_catalog())
+        checks.append(check_catalog(fix=fix))
     checks += [check_local_model(), check_browser(), check_config_dir(fix=fix)]
     return {"schemaVersion": 2, "type": "doctor", "ok": all(c.status != "fail" for c in checks),
             "checks": [asdict(c) for c in checks]}

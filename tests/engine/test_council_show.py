@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakeprovider import FakeProvider, configure_fake
+from fakeprovider import FakeProvider, Reply, configure_fake
 
 from amicus_mcp.cli import main as cli_main
 from amicus_mcp.schemas import schema_errors
@@ -82,7 +82,7 @@ def test_a_stale_cache_after_a_failed_refresh_is_named(aging: FakeProvider, caps
     cache = config_dir / "model-catalog.json"
     doc = json.loads(cache.read_text(encoding="utf-8"))
     cache.write_text(json.dumps({**doc, "fetchedAt": "2020-01-01T00:00:00Z"}), encoding="utf-8")
-    monkeypatch.setenv("AMICUS_OPENROUTER_BASE_URL", "http://127.0.0.1:9/api/v1")
+    aging.catalog_reply = Reply(status=503, body={"error": "down"})  # the cache's own endpoint fails to refresh
     shown, human = show(capsys)
     assert shown["dropped"] == [RETIRED] and shown["catalog"]["checked"] is True and shown["catalog"]["state"] == "stale"
     assert "checked against the catalog cached at 2020-01-01T00:00:00Z; refreshing it failed" in shown["catalog"]["note"]

@@ -381,16 +381,17 @@ def test_legs_planned_leads_the_legs_while_a_stage_runs(fake, brief, run_dir, pr
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
     try:
         wait_for(lambda: fake.prompts("b"), what="the hanging seat's request")
-        doc = wait_for(lambda: (d := read_run_json(run_dir)) and d.get("legsPlanned") == 3 and d, what="legsPlanned")
+        # The whole plan from the start (issue 27 item 16): 3 seats, 3 judges and the chair.
+        doc = wait_for(lambda: (d := read_run_json(run_dir)) and d.get("legsPlanned") == 7 and d, what="legsPlanned")
         assert schema_errors(doc, "council-run") == []
         header = run_snapshot(SessionStore(project), doc["runId"], texts=False)["header"]
-        assert header["legsTotal"] == 3 and header["currentStage"] == "stage1"
+        assert header["legsTotal"] == 7 and header["currentStage"] == "stage1"
         # The progress line says the same, and names the seat that has gone quiet.
         wait_for(lambda: sum(leg["status"] == "complete" for leg in read_run_json(run_dir)["legs"]) == 2,
                  what="the two quick seats")
         later = datetime.fromisoformat(doc["createdAt"].replace("Z", "+00:00")) + timedelta(seconds=600)
         snap = run_snapshot(SessionStore(project), doc["runId"], stall_after_s=300, now=later, texts=False)
-        assert progress_line(snap, now=later) == (f"council {doc['runId']} · stage stage1 · 2/3 legs done · "
+        assert progress_line(snap, now=later) == (f"council {doc['runId']} · stage stage1 · 2/7 legs done · "
                                                   "10m00s · cost $0.0000 · stalled: fake/b")
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=30)
@@ -447,7 +448,7 @@ def test_council_run_shows_live_progress_at_a_terminal(slow_bench, brief, run_di
     frames = [f for f in tty.split("\r\x1b[K") if f.strip()]
     assert frames, tty
     rid = run["runId"]
-    assert any(re.fullmatch(rf"council {rid} · stage stage1 · [0-3]/3 legs done · \d+s · cost \S+", f)
+    assert any(re.fullmatch(rf"council {rid} · stage stage1 · [0-3]/7 legs done · \d+s · cost \S+", f)
                for f in frames), frames
     assert tty.endswith("\r\x1b[K")  # the line is cleared before the result is printed
     assert "\x1b" not in out and out.startswith(f"Council run {rid}: complete")  # stdout is untouched

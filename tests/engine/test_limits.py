@@ -11,11 +11,12 @@ counter — the catalog listing included — stays at 0.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from council_helpers import check_documents, kind, member, preflight_refused, seed_ledger, u, verdict_text
+from council_helpers import check_documents, kind, member, preflight_refused, review, seed_ledger, u, verdict_text
 from fakeprovider import FakeProvider, Reply, catalog_row, chat, context_too_long, error
 
 from amicus_mcp.cli import main as cli_main
@@ -194,6 +195,62 @@ def test_a_window_that_holds_the_bundle_only_with_shorter_reviews_gets_them(gate
     assert caps == {4_130}
     judge_c = next(leg for leg in run["legs"] if leg["stage"] == "stage2" and leg["model"] == SEATS[2])
     assert judge_c["maxTokens"] == OUTPUT_CAPS[("stage2", "judge")]  # its real bundle left room for the whole cap
+
+
+def test_a_lowered_review_cap_is_said_and_a_review_it_cut_is_a_loss(gateway, brief, run_dir, project, capsys):
+    """Issue 27 item 18: the judge's window that lowered every review's cap is named in a notice
+    before anything is lost, and a review cut at that lower cap is in the run's degrades (the
+    report's "What was lost"), not only a notice."""
+    next(row for row in gateway.catalog if row["id"] == "vendor/c")["context_length"] = 20_000
+    bench(gateway)
+    member(gateway, "vendor/a", stage1=chat(review("north"), model="vendor/a-1", usage=u(0.001), finish="length"))
+    code, run = run_json(capsys, args(brief, run_dir, project))
+    check_documents(run_dir, run)
+    reason = ("Stage-1 reviews are capped at 4,130 tokens instead of 16,000 so that the judge openrouter/vendor/c, "
+              "with a 20,000-token context window, can read every review")
+    assert f"{reason}; a review that needs more is cut at the lower cap" in run["notices"]
+    assert (code, run["status"]) == (2, "partial")
+    cut = next(d for d in run["degrades"] if d["channel"] == "stage1")
+    assert cut["what"] == "the review of openrouter/vendor/a was cut at 4,130 tokens"
+    assert cut["why"] == f"{reason} (leg {run['runId']}-s1-1); its reply is incomplete"
+    assert "review of openrouter/vendor/a was cut at 4,130 tokens" in (run_dir / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_large_prompt_to_a_model_of_unknown_window_is_said(fake, tmp_path, run_dir, project, capsys):
+    """Issue 27 item 18: no window is known for your own servers; a ~40,000-token briefing is
+    still sent, and the run says so rather than nothing."""
+    big = tmp_path / "big.md"
+    big.write_text("Review the design of the widget cache.\n\n" + "The cache evicts entries on every write. " * 4_000,
+                   encoding="utf-8")
+    for name in ("a", "b", "chair"):
+        member(fake, name)
+    code, run = run_json(capsys, args(big, run_dir, project, models=["fake/a", "fake/b"], chair="fake/chair"))
+    assert code == 0
+    unchecked = [n for n in run["notices"] if "without a context-window check" in n]
+    assert [n.split(" is sent")[0] for n in unchecked] == ["fake/a", "fake/b", "fake/chair"]
+    assert re.fullmatch(r"fake/a is sent the briefing \(about [\d,]+ tokens; the reviews add to it after Stage 1\) "
+                        r"without a context-window check: its provider is not in the model catalog, and amicus knows "
+                        r"no window for it; if its window is smaller, that leg fails", unchecked[0])
+    # A small briefing fits every window in use: nothing is said of it.
+    small = tmp_path / "small.md"
+    small.write_text("Review the design of the widget cache.\n", encoding="utf-8")
+    code, run = run_json(capsys, args(small, run_dir.parent / "small-run", project, models=["fake/a", "fake/b"],
+                                      chair="fake/chair"))
+    assert code == 0 and not [n for n in run.get("notices", []) if "context-window check" in n]
+
+
+def test_a_catalog_entry_without_a_window_is_named_as_such(gateway, tmp_path, run_dir, project, capsys):
+    """The issue's case: OpenRouter models whose catalog rows give no contextLength."""
+    for row in gateway.catalog:
+        row["context_length"] = None
+    big = tmp_path / "big.md"
+    big.write_text("Review the design of the widget cache.\n\n" + "The cache evicts entries on every write. " * 4_000,
+                   encoding="utf-8")
+    bench(gateway)
+    code, run = run_json(capsys, args(big, run_dir, project))
+    assert code == 0
+    said = next(n for n in run["notices"] if n.startswith("openrouter/vendor/a is sent the briefing"))
+    assert "without a context-window check: the model catalog lists 'vendor/a' with no contextLength" in said
 
 
 @pytest.mark.parametrize("reply", [

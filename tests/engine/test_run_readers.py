@@ -88,9 +88,10 @@ def test_a_killed_run_reads_as_ended_in_every_reader_first_look_included(fake, b
     assert [(s["name"], s["status"]) for s in run["stages"]] == [("stage1", "error")]
 
     assert [leg["status"] for leg in snap["legs"]] == ["complete", "crashed"]
-    assert (snap["legsComplete"], snap["legsTotal"]) == (2, 2)
+    # A crashed leg is not done; the total is the run's whole plan (2 seats, 2 judges, the chair).
+    assert (snap["legsComplete"], snap["legsTotal"]) == (1, 5)
     human = amicus("status", rid, *where).stdout
-    assert human.startswith(f"Council run {rid}: error (2/2 legs done)")
+    assert human.startswith(f"Council run {rid}: error (1/5 legs done; 4 left undone)")
     assert "running" not in human and human.count(" crashed") == 1
     # ... and wait says the same at once, with the exit code of a failed run (item 12).
     waited = amicus("wait", rid, "--json", "--timeout", "5", *where)

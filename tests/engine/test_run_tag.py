@@ -76,12 +76,15 @@ def test_a_tagged_run_records_its_tag_and_is_found_by_it(fake, brief, run_dir, p
 def test_a_tag_that_is_not_one_is_bad_args_before_anything_is_sent(fake, brief, run_dir, project, capsys):
     error = preflight_refused(capsys, ["--models", "fake/a,fake/b", "--chair", "fake/chair", "--prompt-file", str(brief),
                                        "--out-dir", str(run_dir), "--project", str(project), "--tag", "has space"])
-    assert error["code"] == "BAD_ARGS" and error["message"].startswith("--tag 'has space' is not allowed")
+    assert error["code"] == "BAD_ARGS"
+    # In words, never the regex (issue 27 item 20).
+    assert error["message"] == "--tag 'has space' is not allowed: it may hold only 1-64 letters, digits, '.', '_' or '-' (no spaces)"
     assert "1-64 letters, digits" in error["hint"]
     assert fake.requests == [] and not run_dir.exists()
     for argv in (["council", "stats", "--tag", "x" * 65], ["list", "--project", str(project), "--tag", "a/b"]):
         code, envelope = cli_json(capsys, *argv)
-        assert code == 1 and envelope["error"]["code"] == "BAD_ARGS" and "is not a tag" in envelope["error"]["message"]
+        assert code == 1 and envelope["error"]["code"] == "BAD_ARGS"
+        assert envelope["error"]["message"].endswith("is not allowed: it may hold only 1-64 letters, digits, '.', '_' or '-' (no spaces)")
 
 
 async def test_a_pack_supplies_the_tag_and_a_typed_one_wins(fake, council, run_dir, tmp_path, config_dir, capsys):

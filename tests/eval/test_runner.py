@@ -255,7 +255,7 @@ def test_status_list_and_the_progress_line_read_the_eval_from_disk(shipped_eval:
     manifest = load(shipped_eval.directory / "eval-run.json")
     project = str(shipped_eval.project)
     code, text = run_cli(["status", manifest["id"], "--project", project])
-    assert code == 0 and text.startswith(f"Eval {manifest['id']}: partial — done (16/16 cases done)")
+    assert code == 0 and text.startswith(f"Eval {manifest['id']}: partial (16/16 cases done)")
     assert "rate-limiter-diff" in text and "report: " in text
     code, out = run_cli(["list", "--project", project, "--json"])
     listed = load_text(out)

@@ -209,7 +209,8 @@ async def test_wait_reports_progress_while_it_blocks(mode: str, fake: FakeProvid
         assert total == 2.0 and message is not None
         # Legs are recorded as they launch (after the stage), and none has finished: nothing is priced yet.
         # Before the engine lists a leg (or plans them: run.json's legsPlanned) it says the stage is starting.
-        assert re.fullmatch(rf"council-run {run_id}: running · stage stage1( starting| · 0/[1-2] legs done)"
+        # The total is the whole plan from the start (2 seats, 2 judges, the chair).
+        assert re.fullmatch(rf"council-run {run_id}: running · stage stage1( starting| · 0/5 legs done)"
                             r" · cost unknown so far", message), message
 
 

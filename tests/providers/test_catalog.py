@@ -15,6 +15,7 @@ from amicus_mcp.providers.catalog import (
     Catalog,
     ModelInfo,
     Pricing,
+    catalog_endpoint,
     catalog_path,
     free_models,
     load_catalog,
@@ -205,7 +206,8 @@ def test_validate_models_checks_routes_only_where_openrouter_serves_them(monkeyp
 def test_validate_models_reads_the_cache_when_no_catalog_is_given(config_dir: Path) -> None:
     validate_models(["whatever/model"])  # no cache → cannot validate → passes
     catalog_path().write_text(
-        json.dumps({"schemaVersion": 2, "fetchedAt": "2026-08-04T12:00:00Z", "models": [{"id": "a/b"}]}),
+        json.dumps({"schemaVersion": 2, "baseUrl": catalog_endpoint(), "fetchedAt": "2026-08-04T12:00:00Z",
+                    "models": [{"id": "a/b"}]}),
         encoding="utf-8",
     )
     with pytest.raises(BadModel):
@@ -230,3 +232,29 @@ def test_free_models_one_per_vendor() -> None:
     assert len(free_models(limit=10, catalog=catalog)) == 4
     assert free_models(catalog=Catalog()) == []
     assert free_models(limit=0, catalog=catalog) == []
+
+
+@pytest.mark.anyio
+async def test_the_cache_is_keyed_by_the_endpoint_it_came_from(served: FakeProvider, monkeypatch) -> None:
+    """Issue 27 item 19: another endpoint's cache (here one that lists no structured outputs)
+    is not this endpoint's catalog; it is fetched anew, not trusted until someone deletes it."""
+    other = [{**ROWS[0], "supported_parameters": []}]
+    with FakeProvider() as elsewhere:
+        elsewhere.catalog = other
+        monkeypatch.setenv("AMICUS_OPENROUTER_BASE_URL", elsewhere.base_url)
+        first = await load_catalog(now=T0)
+        assert first.get("openai/gpt-5.6-terra").supported_parameters == ()
+        doc = json.loads(catalog_path().read_text(encoding="utf-8"))
+        assert doc["baseUrl"] == elsewhere.base_url.rstrip("/")
+    served.catalog = [{**ROWS[0], "supported_parameters": ["structured_outputs"]}]
+    monkeypatch.setenv("AMICUS_OPENROUTER_BASE_URL", served.base_url)
+    assert read_cached_catalog(now=T0).is_empty  # the other endpoint's cache says nothing of this one
+    fresh = await load_catalog(now=T0 + timedelta(minutes=5))  # well inside the other cache's 24 h
+    assert fresh.state == "fresh" and _catalog_gets(served) == 1
+    assert fresh.get("openai/gpt-5.6-terra").supported_parameters == ("structured_outputs",)
+    assert json.loads(catalog_path().read_text(encoding="utf-8"))["baseUrl"] == served.base_url.rstrip("/")
+    # A cache written before the key existed is no endpoint's: it is fetched anew too.
+    doc = json.loads(catalog_path().read_text(encoding="utf-8"))
+    del doc["baseUrl"]
+    catalog_path().write_text(json.dumps(doc), encoding="utf-8")
+    assert read_cached_catalog(now=T0).is_empty

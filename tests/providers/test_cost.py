@@ -124,7 +124,8 @@ def test_preflight_lists_unpriced_legs_and_never_says_zero_for_them() -> None:
     estimate = preflight_estimate(legs)
     assert estimate.amount == pytest.approx(0.000002 * 1000 + 0.00001 * 4000)
     assert (estimate.priced_legs, estimate.unpriced) == (2, ("mystery/model",))
-    assert estimate.describe() == "~$0.0420 at least (cost unknown for mystery/model)"
+    # One qualifier (issue 27 item 20): an estimate of the priced legs, the rest unknown — not "~$X at least".
+    assert estimate.describe() == "~$0.0420 for the priced legs; cost unknown for mystery/model"
     assert estimate.to_doc()["unpricedLegs"] == ["mystery/model"]
     nothing = preflight_estimate([PlannedLeg("a/b", 10, None)])
     assert nothing.amount is None and nothing.to_doc()["source"] == "unknown"

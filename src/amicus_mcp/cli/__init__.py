@@ -50,6 +50,24 @@ class ArgParser(argparse.ArgumentParser):
         self.complete()
         return super().parse_known_args(args, namespace)
 
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """An argument no parser took is the chosen subcommand's error (its `--help` is the
+        one that lists its flags), not the top-level parser's."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self.chosen(parsed).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    def chosen(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+        """The innermost (sub)command parser the parsed arguments name (`amicus council run`)."""
+        parser: argparse.ArgumentParser = self
+        while True:
+            sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+            name = getattr(parsed, sub.dest, None) if sub is not None else None
+            if sub is None or name not in sub.choices:
+                return parser
+            parser = sub.choices[name]
+
 
 # Each command's module, in the order `amicus --help` lists them; a module may register several.
 COMMANDS: dict[str, str] = {

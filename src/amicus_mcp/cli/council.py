@@ -185,14 +185,10 @@ def render_run(run: RunManifest) -> str:
 
 
 def cost_text(run: RunManifest) -> str:
-    """A run's cost as `council run` and `status` print it: "at least …" when some legs' cost is unknown."""
-    from ..providers.cost import format_cost
-
+    """A run's cost as `council run` and `status` print it, against its ceiling when it has one."""
     cost = run.usage.cost if run.usage is not None else None
     unknown = run.usage.unknown_legs if run.usage is not None else 0
-    shown = format_cost(cost.amount if cost else None, cost.source if cost else "unknown")
-    if unknown:  # a floor: some legs' cost is unknown (unpriced, or lost in flight by a killed attempt)
-        shown = (f"at least {shown}" if cost is not None and cost.amount is not None else shown) + f" ({unknown} leg(s) of unknown cost)"
+    shown = cost_phrase(cost, unknown)
     ceiling = run.options.max_cost if run.options is not None else None
     if ceiling is None:
         return shown
@@ -200,6 +196,24 @@ def cost_text(run: RunManifest) -> str:
     held = sum(float(leg.reserved or 0.0) for leg in lost)
     counted = f", with ${held:.4f} reserved by legs lost in flight counting against it" if held else ""
     return f"{shown} of the ${ceiling} --max-cost ceiling{counted}"
+
+
+def cost_phrase(cost: Any, unknown: int) -> str:
+    """A cost in one honest phrase. With legs of unknown cost the known part is a floor —
+    "at least $X" for a reported one; an estimated one says so in words, not with a second
+    qualifier ("at least ~$X" says neither clearly)."""
+    from ..providers.cost import format_cost
+
+    amount, source = (cost.amount, cost.source) if cost is not None else (None, "unknown")
+    if not unknown:
+        return format_cost(amount, source)
+    legs = f"{unknown} leg(s) of unknown cost"
+    if amount is None:
+        return f"? ({legs})"
+    figure = format_cost(amount, "reported")
+    if source in ("estimated", "mixed"):
+        return f"at least {figure}, {'partly ' if source == 'mixed' else ''}estimated ({legs})"
+    return f"at least {figure} ({legs})"
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

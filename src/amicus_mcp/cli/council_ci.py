@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.run_dir import ENGINE_LOG, MANIFEST, VERDICT, RunDir
-from ..errors import EXIT_OK, BadArgs
+from ..errors import EXIT_OK, AmicusError, BadArgs
 from ..fsio import dumps_json, read_json
 from .option_flags import SETTINGS
 
@@ -43,7 +43,8 @@ def register_ci(sub: argparse._SubParsersAction) -> None:
              name="a saved pack's name, or a pack file")
 
     p = _command(sub, "gate", "a verdict as a CI result: exit 0 pass, 4 fail (1 error)", cmd_gate, "council-gate")
-    p.add_argument("path", metavar="VERDICT_OR_RUN_DIR", help="a verdict.json, or a run directory holding one")
+    p.add_argument("path", metavar="RUN_ID_OR_DIR", help="a council run id, its run directory, or a verdict.json")
+    p.add_argument("--project", help="the project a run id ran in (default: cwd)")
     p.add_argument("--fail-on", required=True, choices=GATE_LEVELS, help="what fails the gate (never … confirmed-blocker; see the README)")
     p.add_argument("--allow-no-verdict", action="store_true", help="pass a chair-verdict level when the run has no chair verdict")
     p.add_argument("--allow-unjudged", action="store_true",
@@ -159,9 +160,17 @@ def cmd_pack_show(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- the gate
 
-def read_verdict_for_gate(path: str) -> tuple[dict[str, Any], str]:
-    """(the verdict document, the file it came from) for a verdict.json or a run directory."""
+def read_verdict_for_gate(path: str, project: str | None = None) -> tuple[dict[str, Any], str]:
+    """(the verdict document, the file it came from) for a run id, a run directory or a
+    verdict.json — a run id as every other command takes one."""
     target = Path(path)
+    if not target.exists():
+        found = run_dir_named(path, project)
+        if found is None:
+            raise BadArgs(f"'{path}' is neither a council run id in this project nor a run directory or verdict file",
+                          hint="pass a run id from 'amicus list' (with --project when it ran elsewhere), its run "
+                               "directory, or its verdict.json")
+        target = found
     if target.is_dir():
         verdict = target / VERDICT
         if not verdict.exists():
@@ -174,15 +183,36 @@ def read_verdict_for_gate(path: str) -> tuple[dict[str, Any], str]:
     return doc, str(target)
 
 
+def run_dir_named(target: str, project: str | None) -> Path | None:
+    """The directory of the council run `target` names by id in the project; None when it names none."""
+    from ..engine.run_dir import find_run
+    from ..engine.store import SessionStore, resolve_project
+
+    found = find_run(SessionStore(resolve_project(project)), target, by_path=False)
+    return found.path if found is not None else None
+
+
 def _where_to_look(run_dir: Path) -> str:
     """Where a run that wrote no verdict says why — naming only the files it has (a run the CLI
     ran in the foreground has no engine.log; only a spawned worker writes one)."""
     import shlex
 
+    from ..engine.resume import find_resumable, resume_command
+
     if not RunDir(run_dir).holds_run():
-        return f"pass a council run directory (one holding {MANIFEST}) or its verdict.json"
-    where = f"'amicus status {shlex.quote(str(run_dir))}' shows its run.json `error`"
-    return where + (f", and {run_dir / ENGINE_LOG} the engine's own log" if (run_dir / ENGINE_LOG).is_file() else "")
+        return f"pass a council run id, a council run directory (one holding {MANIFEST}) or its verdict.json"
+    log = f"; {run_dir / ENGINE_LOG} is the engine's own log" if (run_dir / ENGINE_LOG).is_file() else ""
+    try:
+        manifest = RunDir(run_dir).read()
+    except AmicusError:  # unreadable, or not a manifest this amicus reads: status says what it can
+        return f"'amicus status {shlex.quote(str(run_dir))}' says what it can of the run{log}"
+    if find_resumable(RunDir(run_dir), manifest).resumable:
+        return f"'{resume_command(RunDir(run_dir))}' finishes it (nothing it finished is sent again){log}"
+    if manifest.status == "running":
+        return f"it is still running: 'amicus wait {manifest.run_id}', then gate it{log}"
+    if manifest.error is not None:
+        return f"'amicus status {shlex.quote(str(run_dir))}' shows its run.json `error`{log}"
+    return f"'amicus status {shlex.quote(str(run_dir))}' shows where it stopped{log}"
 
 
 def _why_no_verdict(run_dir: Path) -> str:
@@ -201,7 +231,7 @@ def _why_no_verdict(run_dir: Path) -> str:
 def cmd_gate(args: argparse.Namespace) -> int:
     from ..council.gate import evaluate_gate
 
-    verdict, source = read_verdict_for_gate(args.path)
+    verdict, source = read_verdict_for_gate(args.path, args.project)
     doc = evaluate_gate(verdict, args.fail_on, allow_no_verdict=args.allow_no_verdict,
                         allow_unjudged=args.allow_unjudged, source=source)
     print(dumps_json(doc) if args.json else doc["reason"])

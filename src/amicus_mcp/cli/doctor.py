@@ -10,7 +10,8 @@ from .output import say
 
 def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("doctor", help="check keys, the catalog, the local model, a browser and the config dir")
-    p.add_argument("--fix", action="store_true", help="create the config dir and make the keys file private")
+    p.add_argument("--fix", action="store_true", help="repair: create the config dir, make the keys file private, "
+                                                     "cache the catalog (without it doctor writes nothing)")
     p.add_argument("--offline", action="store_true", help="skip the network check of the model catalog")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_doctor)

@@ -107,7 +107,9 @@ def render_result(manifest: dict[str, Any], doc: dict[str, Any] | None, code: in
 
 def render_eval_status(doc: dict[str, Any]) -> str:
     """`amicus status EVAL_ID`: where an eval is, case by case."""
-    lines = [f"Eval {doc['id']}: {doc['status']} — {doc['stage']} ({doc['casesDone']}/{_cases(doc['casesTotal'])} done)"]
+    # The stage only while it matters: a finished eval's is `done`, and "partial — done" reads as a contradiction.
+    stage = f" — stage {doc['stage']}" if doc.get("stage") and doc["stage"] != "done" else ""
+    lines = [f"Eval {doc['id']}: {doc['status']}{stage} ({doc['casesDone']}/{_cases(doc['casesTotal'])} done)"]
     lines += [f"  {c['caseId']:<32} {c['status']:<9} run {c['runId']}" for c in doc.get("cases", [])]
     if doc.get("error"):
         lines.append(f"  error: {doc['error']['code']}: {doc['error']['message']}")

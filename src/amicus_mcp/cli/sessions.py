@@ -11,6 +11,7 @@ import anyio
 from ..engine.store import SessionStore, resolve_project
 from ..errors import EXIT_OK, BadArgs
 from ..fsio import dumps_json
+from ..vocabulary import QUESTION
 from .fanout import render_leg, render_wave
 from .output import say
 
@@ -76,7 +77,8 @@ def cmd_list(args: argparse.Namespace) -> int:
             "No council runs or waves in this project yet.")
     else:
         for row in rows:
-            verdict = f"  VERDICT: {row['overallVerdict']}" if row.get("overallVerdict") else ""
+            line = "ANSWER" if row.get("intent") == QUESTION else "VERDICT"  # a question's chair answers
+            verdict = f"  {line}: {row['overallVerdict']}" if row.get("overallVerdict") else ""
             cost = format_cost(row.get("cost"), "reported" if row.get("cost") is not None else "unknown")
             tag = f"  [{row['tag']}]" if row.get("tag") else ""
             cases = row.get("cases")  # an eval: its cases' councils are one `amicus status` away
@@ -131,16 +133,20 @@ def render(snapshot: Snapshot, *, as_json: bool) -> str:
 
 
 def render_run_status(run: RunStatusView) -> str:
+    undone = run.legs_total - run.legs_complete
+    left = f"; {undone} left undone" if run.status != "running" and undone > 0 else ""  # what an abort or failure cut
     lines = [f"Council run {run.run_id}: {run.status}"
              + (f" — stage {run.current_stage}" if run.current_stage else "")
-             + f" ({run.legs_complete}/{run.legs_total} legs done)"]
+             + f" ({run.legs_complete}/{run.legs_total} legs done{left})"]
     for leg in run.legs:
         who = leg.seat or leg.model
         lines.append(f"  {leg.stage:<7} {leg.role:<13} {who:<24} {leg.status}")
     if run.error is not None:
         lines.append(f"  error: {run.error.code}: {run.error.message}")
     if run.overall_verdict:
-        lines.append(f"  VERDICT: {run.overall_verdict}")
+        line = "ANSWER" if run.intent == QUESTION else "VERDICT"
+        said = f" — {run.answer}" if run.intent == QUESTION and run.answer else ""
+        lines.append(f"  {line}: {run.overall_verdict}{said}")
     if run.resumable:
         lines.append(f"  resumable (nothing it finished is sent again): {run.resume_command}")
     from .council import cost_text

@@ -1,6 +1,6 @@
 """The CI gate: a council verdict's outcome as a pass or a fail.
 
-`amicus council gate VERDICT_OR_RUN_DIR --fail-on LEVEL` exits 0 when the gate passes and 4
+`amicus council gate RUN_ID_OR_DIR --fail-on LEVEL` exits 0 when the gate passes and 4
 when it fails (1 stays "error", 2 "degraded"). The levels, from lenient to strict within
 each family:
 

@@ -16,8 +16,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..vocabulary import (RESUMED_FROM_STATUSES, TAG_PATTERN, AnsweringIntent, ChairLine, Conformance, LegStatus,
-                          RunStatus, StageStatus)
+from ..vocabulary import (LEG_OUTCOMES, RESUMED_FROM_STATUSES, TAG_PATTERN, AnsweringIntent, ChairLine, Conformance,
+                          LegStatus, RunStatus, StageStatus)
 from .base import Document, Family, WhenSet
 from .legs import ErrorRecord, InterruptedLeg, LegRun, LegStage, Sha256Hex
 from .usage import Count, LegUsage, Number, RunUsage
@@ -218,9 +218,10 @@ class RunManifest(Family):
     # -- what readers ask of a run ----------------------------------------------------------
 
     def progress(self) -> tuple[int, int]:
-        """(legs finished, legs in the plan): the plan is `legsPlanned`, or the legs launched
-        when repairs and retries took it past the plan (or an older run has none)."""
-        done = sum(1 for leg in self.legs if leg.finished)
+        """(legs done, legs in the plan): a leg is done once its call came back (complete, error,
+        timeout) — an aborted or crashed one is not; the plan is `legsPlanned`, or the legs
+        launched when repairs and retries took it past the plan (or an older run has none)."""
+        done = sum(1 for leg in self.legs if leg.status in LEG_OUTCOMES)
         return done, max(self.legs_planned or 0, len(self.legs))
 
     def running_stage(self) -> str | None:

@@ -107,6 +107,7 @@ async def run_chair(ctx: RunContext, packet: str) -> ChairOutcome:
     question = p.options.answers_chair  # a question's chair and a task's close on an ANSWER line
     lost = "no chair answer" if question else "no chair verdict"
     if ctx.exhausted:
+        ctx.plan_none()
         ctx.stage("chair", "skipped", reason="max-cost")
         ctx.degrade("chair", lost, "the --max-cost ceiling was reached before the chair could run")
         ctx.stat_row(Row(model=p.chair, role="chair", stage=STAGE, was_chair=True), None)

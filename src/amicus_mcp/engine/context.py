@@ -55,7 +55,7 @@ class RunContext:
         self.state = RunState(self.prep.dir, self.manifest)
         self.state.replaying = self.resuming
         self.runner = LegRunner(self.prep, self.registry, self.state, self.budget, notice=self.notice,
-                                refuse=self.refuse)
+                                refuse=self.refuse, degrade=self.degrade)
         started = self.started_at or datetime.now(timezone.utc)
         self.started = started
         self.date = started.strftime("%Y-%m-%d")
@@ -118,9 +118,14 @@ class RunContext:
 
     def plan(self, legs: int, *, wave: str) -> None:
         """Announce `legs` more legs of `wave` about to launch: they share the ceiling's room
-        (budget.py), and run.json plans them."""
+        (budget.py), and run.json plans them beside the later waves' legs pre-flight planned."""
         self.budget.open_wave(wave, legs)
-        self.state.plan(legs)
+        plan = self.prep.plan
+        self.state.plan(legs, ahead=plan.legs_after(wave) if plan is not None else 0)
+
+    def plan_none(self) -> None:
+        """Nothing more will launch (a stage skipped at the ceiling): the planned total is what ran."""
+        self.state.plan(0)
 
     async def leg(self, *, leg_id: str, stage: str, role: str, route: Route, model: str, prompt: str,
                   seat_id: str | None = None, schema: dict[str, Any] | None = None,

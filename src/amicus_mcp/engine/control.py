@@ -215,6 +215,7 @@ def list_all(store: SessionStore, *, tag: str | None = None) -> list[dict[str, A
         rows.append({"id": run.run_id, "type": "council-run", "status": run.status,
                      "createdAt": run.created_at, "models": list(run.bench), "chair": run.chair,
                      "overallVerdict": run.overall_verdict, "cost": cost,
+                     **({"intent": run.intent} if run.intent is not None else {}),  # a question's line is ANSWER
                      **({"tag": run.tag} if run.tag is not None else {})})
     for wave in store.list_waves():
         wave = observed_wave(wave) or wave

@@ -89,6 +89,8 @@ class CouncilRun:
             self.hold_interrupted(lost)
         if prep.dropped:
             self.ctx.notice(dropped_notice(prep.dropped))
+        for said in prep.plan.notices() if prep.plan is not None else []:  # a lowered cap, an unchecked window
+            self.ctx.notice(said)
         if prep.offline_chair:
             self.ctx.notice("the chair runs on the same embedded model as the bench: offline there is no "
                             "independent model, so this verdict is not independent of the reviews")

@@ -93,13 +93,15 @@ class LegAsk(NamedTuple):
 
 class LegRunner:
     def __init__(self, prep: Prepared, registry: ProviderRegistry, state: RunState, budget: Budget, *,
-                 notice: Callable[[str], None], refuse: Callable[[LegAsk], None]):
+                 notice: Callable[[str], None], refuse: Callable[[LegAsk], None],
+                 degrade: Callable[[str, str, str], None]):
         self.prep = prep
         self.registry = registry
         self.state = state
         self.budget = budget
         self.notice = notice
         self.refuse = refuse  # the ceiling had no room: the run records the refusal (a degrade)
+        self.degrade = degrade  # a loss: what was lost, and why
         self._ordinals: dict[str, int] = {}
 
     def profile(self, route: Route) -> Profile:
@@ -158,7 +160,7 @@ class LegRunner:
                           error=_error(result.error), truncated=result.truncated,
                           schema_mismatch=result.schema_mismatch)
         if result.truncated:
-            self.notice(truncation_notice(ask, claim.cap))
+            self.cut(ask, claim.cap)
         # On disk before run.json says the leg finished: a kill between the two loses nothing.
         write_finished(self.prep.dir, self.finished(ask, key, result, entry, max_tokens))
         self.state.checkpoint()
@@ -195,6 +197,16 @@ class LegRunner:
         if ask.stage == "stage1" and ask.first and plan is not None:
             cap = min(cap, plan.review_cap)
         return cap if window is None else min(cap, window - tokens)
+
+    def cut(self, ask: LegAsk, cap: int) -> None:
+        """A reply cut at its output cap: a notice; a loss when it was a review cut at the cap a
+        reader's window lowered (the review would have fit the stage's own cap)."""
+        plan = self.prep.plan
+        if ask.stage == "stage1" and ask.first and plan is not None and plan.cap_lowered and cap <= plan.review_cap:
+            self.degrade("stage1", f"the review of {ask.model} was cut at {cap:,} tokens",
+                         f"{plan.cap_reason()} (leg {ask.leg_id}); its reply is incomplete")
+        else:
+            self.notice(truncation_notice(ask, cap))
 
     def key(self, ask: LegAsk, schema: dict[str, Any] | None, *, max_tokens: int | None) -> str:
         """The leg's content key, with its ordinal among legs asking the very same thing (taken
@@ -235,7 +247,7 @@ class LegRunner:
             fields["error"] = finished.error
         if result.truncated:
             fields["truncated"] = True
-            self.notice(truncation_notice(ask, finished.max_tokens or output_cap(ask.stage, ask.role)))
+            self.cut(ask, finished.max_tokens or output_cap(ask.stage, ask.role))
         if result.schema_mismatch:
             fields["schema_mismatch"] = result.schema_mismatch
         self.state.reuse(ask.entry(**fields))

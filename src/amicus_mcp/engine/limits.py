@@ -17,8 +17,11 @@ judge and chair:
               fits; a smaller `--max-cost` is refused with COST_CEILING_TOO_LOW, naming the
               ceiling, the reservation per leg and that smallest ceiling
 
-Models with no known window (your own servers, the embedded model, an empty catalog) are not
-window-checked here; a provider's "context length exceeded" answer is still recognised as such.
+Models with no known window (your own servers, the embedded model, an empty catalog, a catalog
+entry without `contextLength`) are not window-checked here; a provider's "context length
+exceeded" answer is still recognised as such. Pre-flight is not silent about either: the plan's
+`notices` say when a prompt larger than `UNCHECKED_NOTICE_TOKENS` goes to a model whose window
+is unknown, and when a reader's window lowered the Stage-1 review cap (who, and to what).
 """
 
 from __future__ import annotations
@@ -38,8 +41,12 @@ from .budget import floor_cap, output_cap, reservation
 REVIEW_IN_BUNDLE = 1.5  # bundle tokens per review token: its prose, its findings restated, the index
 PER_REVIEW_TOKENS = 96  # a review's headings, labels, its ranking line and street-cred line
 WAVES = ("stage1", "stage2", "chair")  # the planned waves, in run order
+RUN_ORDER = ("stage1", "stage2", "debate", "chair")  # every wave a run launches (a debate's are not planned ahead)
 WAVE_NAMES = {"stage1": "Stage 1", "stage2": "Stage 2", "chair": "the chair"}
 ROLES = {"stage1": "seat", "stage2": "judge", "chair": "chair"}
+# A prompt above this goes unchecked to a model of unknown window only with a notice: smaller
+# prompts fit every window in common use (32K tokens and up), so saying so would be noise.
+UNCHECKED_NOTICE_TOKENS = 32_000
 
 
 def context_window(route: Route, catalog: Catalog) -> int | None:
@@ -64,13 +71,57 @@ class PlannedLeg(NamedTuple):
         return reservation(self.prompt_tokens, self.pricing, self.floor)
 
 
+class CapLimit(NamedTuple):
+    """Who lowered the Stage-1 review cap: the reader whose window holds the fewest reviews."""
+
+    who: str
+    window: int
+    wave: str  # stage2 | chair
+
+
+class Unchecked(NamedTuple):
+    """A model whose window is unknown, and the briefing it is sure to read (its first prompt)."""
+
+    who: str
+    prompt_tokens: int
+    why: str
+
+
 class RunPlan(NamedTuple):
     review_cap: int  # the Stage-1 review cap, lowered when a judge's or the chair's window needs it
     legs: tuple[PlannedLeg, ...]  # every wave at its floor (the bounds at floor review caps)
+    cap_limit: CapLimit | None = None  # set when the review cap is below the stage's own
+    unchecked: tuple[Unchecked, ...] = ()  # large prompts sent to models of unknown window
+
+    @property
+    def cap_lowered(self) -> bool:
+        return self.cap_limit is not None and self.review_cap < output_cap("stage1", "seat")
+
+    def cap_reason(self) -> str:
+        """Why Stage-1 reviews are capped lower than the stage's own cap (cap_lowered)."""
+        limit = self.cap_limit
+        assert limit is not None
+        reader = "the chair" if limit.wave == "chair" else f"the judge {limit.who}"
+        return (f"Stage-1 reviews are capped at {self.review_cap:,} tokens instead of "
+                f"{output_cap('stage1', 'seat'):,} so that {reader}, with a {limit.window:,}-token context "
+                "window, can read every review")
+
+    def notices(self) -> list[str]:
+        """What pre-flight says of the plan before anything is sent (run.json `notices`)."""
+        said = [f"{self.cap_reason()}; a review that needs more is cut at the lower cap"] if self.cap_lowered else []
+        said += [f"{u.who} is sent the briefing (about {u.prompt_tokens:,} tokens; the reviews add to it after "
+                 f"Stage 1) without a context-window check: {u.why}; if its window is smaller, that leg fails"
+                 for u in self.unchecked]
+        return said
 
     def floors(self) -> dict[str, float]:
         """Each wave's reservation with every leg at its floor cap."""
         return {wave: sum(leg.floor_reservation() for leg in self.legs if leg.wave == wave) for wave in WAVES}
+
+    def legs_after(self, wave: str) -> int:
+        """The planned legs of the waves that run after `wave` (the run's planned total counts them)."""
+        later = RUN_ORDER[RUN_ORDER.index(wave) + 1:]
+        return sum(1 for leg in self.legs if leg.wave in later)
 
     def smallest_ceiling(self) -> float:
         """The smallest `--max-cost` that fits: every wave at its floor, rounded up to 1/100 cent."""
@@ -100,11 +151,14 @@ def plan_run(*, briefing: str, date: str, seats: Sequence[Seat], routes: Sequenc
         return math.ceil(base + extra + reviews * (REVIEW_IN_BUNDLE * review_cap + PER_REVIEW_TOKENS))
 
     review_cap = output_cap("stage1", "seat")
+    cap_limit: CapLimit | None = None
     for who, window, base, wave in readers:  # the largest review cap every reader can hold
         if window is None:
             continue
         room = window - floor_cap(wave, ROLES[wave]) - bound(base, 0)
-        review_cap = min(review_cap, math.floor(room / (reviews * REVIEW_IN_BUNDLE)))
+        fits = math.floor(room / (reviews * REVIEW_IN_BUNDLE))
+        if fits < review_cap:
+            review_cap, cap_limit = fits, CapLimit(who, window, wave)
     if review_cap < floor_cap("stage1", "seat"):
         for who, window, base, wave in readers:
             tokens = bound(base, floor_cap("stage1", "seat"))
@@ -119,7 +173,26 @@ def plan_run(*, briefing: str, date: str, seats: Sequence[Seat], routes: Sequenc
              for seat, route, window in zip(seats, routes, windows)]
     legs.append(PlannedLeg("chair", chair, bound(chair_base, at_floor), route_pricing(chair_route, catalog),
                            chair_window))
-    return RunPlan(review_cap=max(review_cap, at_floor), legs=tuple(legs))
+    cap = max(review_cap, at_floor)
+    # What each model of unknown window is sure to read: the briefing (a seat's Stage-1 prompt,
+    # the chair's packet before any review is in it) — the reviews only add to it.
+    briefed = [(seat["id"], route, window, tokens) for seat, route, tokens, window in zip(seats, routes, stage1, windows)]
+    briefed.append((chair, chair_route, chair_window, chair_base))
+    unchecked = tuple(Unchecked(who, tokens, unknown_window(route, catalog))
+                      for who, route, window, tokens in briefed if window is None and tokens > UNCHECKED_NOTICE_TOKENS)
+    return RunPlan(review_cap=cap, legs=tuple(legs), cap_limit=cap_limit, unchecked=unchecked)
+
+
+def unknown_window(route: Route, catalog: Catalog) -> str:
+    """Why a model's context window is not known, in words."""
+    model_id = route.pricing_id
+    if model_id and catalog.get(model_id) is not None:
+        return f"the model catalog lists '{model_id}' with no contextLength"
+    if model_id and not catalog.is_empty:
+        return f"the model catalog has no entry for '{model_id}'"
+    if model_id:
+        return "the model catalog could not be read"
+    return "its provider is not in the model catalog, and amicus knows no window for it"
 
 
 def check_ceiling(plan: RunPlan, ceiling: float | None) -> None:

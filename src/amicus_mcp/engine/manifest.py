@@ -43,7 +43,8 @@ def initial_manifest(prep: Prepared) -> RunManifest:
         options=OptionsRecord(timeout=options.timeout_min, max_cost=options.max_cost,
                               gateway=options.gateway or "auto", out_dir=str(prep.run_dir)),  # type: ignore[arg-type]
         usage=None, legs=[],
-        legs_planned=len(prep.seats),  # Stage 1; each later stage adds its legs when it is planned
+        # The planned total from the start: every seat, every judge and the chair of a fixed bench.
+        legs_planned=len(prep.plan.legs) if prep.plan is not None else len(prep.seats),
         chair_attempts=[], created_at=now_iso(),
         # What a resume checks before reusing anything: the inputs it would brief off again.
         briefing_sha256=sha256_text(prep.briefing), options_sha256=options_sha256(options),

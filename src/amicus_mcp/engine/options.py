@@ -39,6 +39,7 @@ from ..errors import BadArgs, BadSession
 from ..vocabulary import ANSWERING_INTENTS, MODEL_PATTERN, QUESTION, TAG_PATTERN, TASK, Intent
 
 DEFAULT_TIMEOUT_MIN = 15.0
+TAG_SHAPE = "1-64 letters, digits, '.', '_' or '-' (no spaces)"  # TAG_PATTERN, in words
 TAG_HINT = "a tag is 1-64 letters, digits, '.', '_' or '-', e.g. --tag release-2.3"
 Gateway = Literal["auto", "direct", "openrouter"]
 
@@ -89,6 +90,7 @@ class Option(NamedTuple):
     when_set: bool = False
     omitted: tuple[Any, ...] = ()  # with when_set: further values written as if unset (a review's intent)
     hint: str | None = None  # what a refused value should look like
+    shape: str | None = None  # a patterned field: what it may hold, in words (an error never shows the regex)
 
 
 class Declared(NamedTuple):
@@ -304,7 +306,7 @@ class RunOptions(_Options):
                            "and the ledger: 'council stats --tag' and 'amicus list --tag' filter by it"),
         arg=Arg("tag", "Run tag", "A short label for the run (1-64 letters, digits, '.', '_' or '-'), recorded in "
                                   "run.json and the ledger: amicus_list and amicus_council_stats filter by it"),
-        pack="tag", when_set=True, hint=TAG_HINT)] = None
+        pack="tag", when_set=True, hint=TAG_HINT, shape=TAG_SHAPE)] = None
     pack_record: dict[str, Any] | None = None  # set by apply_pack: run.json `pack`
     # False for a council an eval runs: its results go to the eval ledger, not the reliability ledger.
     ledger: Annotated[bool, Option(when_set=True)] = True
@@ -416,7 +418,12 @@ def refused(model: type[BaseModel], exc: ValidationError) -> BadArgs:
     shown = found.option.flag.name if found is not None and found.option.flag is not None else field
     value = first.get("input")
     text = f"{shown} {value!r}" if isinstance(value, (str, int, float)) else shown
-    return BadArgs(f"{text} is not allowed: {first['msg']}",
+    if first["type"] == "string_pattern_mismatch":  # say what it may hold in words, never the regex
+        shape = found.option.shape if found is not None else None
+        why = f"it may hold only {shape}" if shape else "it holds characters the option does not take"
+    else:
+        why = first["msg"]
+    return BadArgs(f"{text} is not allowed: {why}",
                    hint=found.option.hint if found is not None and found.option.hint else None)
 
 
@@ -439,7 +446,7 @@ def normalised(options: RunOptions | WaveOptions) -> Any:
 def check_tag(tag: str) -> str:
     """A tag to filter by (`council stats --tag`, `amicus list --tag`): shaped as a run's is."""
     if not re.fullmatch(TAG_PATTERN, tag):
-        raise BadArgs(f"--tag {tag!r} is not a tag", hint=TAG_HINT)
+        raise BadArgs(f"--tag {tag!r} is not allowed: it may hold only {TAG_SHAPE}", hint=TAG_HINT)
     return tag
 
 

@@ -53,6 +53,9 @@ class RunState:
         self.replaying = False
         self._unsaved = False  # run.json is behind the manifest
         self._wake: anyio.Event | None = None  # set when a change waits to be written
+        # The legs pre-flight planned for the stages after the one now launching (limits.RunPlan):
+        # the planned total counts them from the start, and a repair launched now adds to it.
+        self.ahead = 0
 
     # -- when run.json is written ------------------------------------------------------------
 
@@ -122,11 +125,13 @@ class RunState:
             setattr(entry, key, value)
         self.checkpoint()
 
-    def plan(self, legs: int) -> None:
-        """`legsPlanned` is the legs launched so far plus `legs` more about to launch, never
-        less than before (repairs are counted as they launch)."""
-        manifest = self.manifest
-        manifest.legs_planned = max(manifest.legs_planned or 0, len(manifest.legs) + legs)
+    def plan(self, legs: int, *, ahead: int = 0) -> None:
+        """`legsPlanned` is the run's planned total: the legs launched so far, `legs` more about
+        to launch, and the `ahead` legs pre-flight planned for the later stages. It is set anew
+        as each stage is planned (fewer usable reviews plan fewer judges; a skipped chair plans
+        none); a repair or retry adds to it as it launches."""
+        self.ahead = ahead
+        self.manifest.legs_planned = len(self.manifest.legs) + legs + ahead
         self.note()
 
     def degrade(self, channel: str, what: str, why: str) -> None:
@@ -157,8 +162,11 @@ class RunState:
     # -- legs (the leg runner's records) -----------------------------------------------------
 
     def launch(self, entry: LegEntry) -> None:
-        """A leg about to be sent (or, not sent, recorded as it ended)."""
-        self.manifest.legs.append(entry)
+        """A leg about to be sent (or, not sent, recorded as it ended); past the plan (a repair,
+        a retry) it raises the planned total."""
+        manifest = self.manifest
+        manifest.legs.append(entry)
+        manifest.legs_planned = max(manifest.legs_planned or 0, len(manifest.legs) + self.ahead)
 
     def settle(self, entry: LegEntry, *, status: str, completed_at: str | None, duration_ms: int | None,
                usage: LegUsage | None, resolved_model: str | None = None, error: ErrorRecord | None = None,

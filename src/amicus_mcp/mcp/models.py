@@ -110,7 +110,7 @@ class Snapshot(Out):
     terminal: bool
     stage: str | None = Field(default=None, description="council run: the stage now running")
     legs_done: int = Field(description="legs finished (an eval: cases finished)")
-    legs_total: int = Field(description="legs planned so far, which can grow as later stages are planned (an eval: its cases)")
+    legs_total: int = Field(description="the planned total: every seat, judge and the chair from the start; a debate's legs, repairs and retries add to it (an eval: its cases)")
     cost: Cost
     created_at: str | None = None
     completed_at: str | None = None
@@ -170,6 +170,8 @@ class ListItem(Out):
     models: list[str] = Field(default_factory=list)
     chair: str | None = None
     overall_verdict: str | None = None
+    intent: Literal["question"] | None = Field(default=None, description=(
+        "set for a question council: its overallVerdict is the chair's ANSWER standing, not a VERDICT"))
     cost: float | None = None
     tag: str | None = None
     cases: int | None = None  # an eval's cases: their councils are not listed on their own

@@ -4,8 +4,8 @@
 run.json), with every output text in it. A tool result should say where the work is and,
 once it is done, what came of it — the texts themselves are paged through `amicus_read`.
 Cost so far is the rollup of finished legs: an unpriced leg is counted, never taken as $0.
-A council run's `legsTotal` is the engine's `legsPlanned` (the legs planned so far, written
-at the start and raised as each stage is planned) when run.json has it, never fewer than the
+A council run's `legsTotal` is the engine's `legsPlanned` (the run's planned total, written
+at the start and set anew as each stage is planned) when run.json has it, never fewer than the
 legs already listed. Text a model or a remote body may have written (errors, degrade reasons,
 the notices that repeat them) is fenced.
 """

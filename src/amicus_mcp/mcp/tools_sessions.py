@@ -128,7 +128,7 @@ class SessionTools:
         rows = list_all(store, tag=tag)[:limit]
         items = [ListItem(id=row["id"], type=row["type"], status=row.get("status"), created_at=row.get("createdAt"),
                           models=[m for m in row.get("models", []) if isinstance(m, str)], chair=row.get("chair"),
-                          overall_verdict=row.get("overallVerdict"), cost=row.get("cost"), tag=row.get("tag"),
-                          cases=row.get("cases"))
+                          overall_verdict=row.get("overallVerdict"), intent=row.get("intent"), cost=row.get("cost"),
+                          tag=row.get("tag"), cases=row.get("cases"))
                  for row in rows]
         return ok(ListResult(items=items))

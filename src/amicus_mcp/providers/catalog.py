@@ -1,9 +1,13 @@
 """The OpenRouter model catalog: which ids exist and what they cost.
 
 `GET {base}/models` needs no key. The result is cached at
-`<config_dir>/model-catalog.json` for 24 hours:
+`<config_dir>/model-catalog.json` for 24 hours, keyed by the endpoint it came from (`baseUrl`:
+the OpenRouter base URL the run's calls go to — the env override, config, or the public API).
+A cache of another endpoint (or one that predates the key) is no cache: what one endpoint
+lists and supports says nothing of another's.
 
-    {"schemaVersion": 2, "type": "model-catalog", "fetchedAt": "<ISO 8601 UTC>",
+    {"schemaVersion": 2, "type": "model-catalog", "baseUrl": "https://openrouter.ai/api/v1",
+     "fetchedAt": "<ISO 8601 UTC>",
      "models": [{"id", "name", "contextLength", "pricing": {"prompt", "completion"},
                  "supportedParameters"?: ["response_format", "structured_outputs", …]}],
      "lastRefreshAttempt"?: "...", "lastRefreshError"?: "..."}
@@ -153,12 +157,25 @@ def catalog_path() -> Path:
     return config_dir() / CATALOG_FILE
 
 
+def catalog_endpoint(base_url: str | None = None) -> str:
+    """The OpenRouter base URL the catalog is fetched from and its cache keyed by: the one the
+    run's OpenRouter calls go to (an explicit URL, the env override, config, the public API)."""
+    from ..config import load_config
+
+    try:
+        cfg = load_config()
+    except AmicusError:
+        cfg = {}  # a broken config is reported where it is used; the catalog is only advisory
+    return openrouter_base_url(base_url, cfg)
+
+
 # --------------------------------------------------------------------- the cache
 
 
-def read_cached_catalog(*, now: datetime | None = None, ttl: timedelta = CATALOG_TTL) -> Catalog:
-    """The cached catalog whatever its age (no network); empty when there is none."""
-    doc = _read_cache_doc()
+def read_cached_catalog(*, now: datetime | None = None, ttl: timedelta = CATALOG_TTL,
+                        base_url: str | None = None) -> Catalog:
+    """The endpoint's cached catalog whatever its age (no network); empty when there is none."""
+    doc = _read_cache_doc(catalog_endpoint(base_url))
     if doc is None:
         return Catalog()
     raw_rows = doc.get("models")
@@ -176,7 +193,8 @@ def read_cached_catalog(*, now: datetime | None = None, ttl: timedelta = CATALOG
     )
 
 
-def _read_cache_doc() -> dict[str, Any] | None:
+def _read_cache_doc(endpoint: str) -> dict[str, Any] | None:
+    """The cache document, when it is the catalog of `endpoint`."""
     path = catalog_path()
     if not path.exists():
         return None
@@ -186,16 +204,20 @@ def _read_cache_doc() -> dict[str, Any] | None:
         return None  # a corrupt cache is the same as no cache: it is only advisory
     if not isinstance(doc, dict) or doc.get("schemaVersion") != CATALOG_SCHEMA_VERSION:
         return None
+    if doc.get("baseUrl") != endpoint:
+        return None  # another endpoint's catalog (or an unkeyed one): no cache for this one
     return doc
 
 
-def write_catalog(models: Iterable[ModelInfo], *, now: datetime | None = None) -> Catalog:
-    """Cache a fetched catalog; an unwritable config dir costs the cache, not the result."""
+def write_catalog(models: Iterable[ModelInfo], *, now: datetime | None = None,
+                  base_url: str | None = None) -> Catalog:
+    """Cache a catalog fetched from the endpoint; an unwritable config dir costs the cache, not the result."""
     stamp = _utcnow(now)
     rows = sorted(models, key=lambda m: m.id)
     doc = {
         "schemaVersion": CATALOG_SCHEMA_VERSION,
         "type": "model-catalog",
+        "baseUrl": catalog_endpoint(base_url),
         "fetchedAt": _iso(stamp),
         "models": [m.to_doc() for m in rows],
     }
@@ -203,10 +225,11 @@ def write_catalog(models: Iterable[ModelInfo], *, now: datetime | None = None) -
     return Catalog(models={m.id: m for m in rows}, fetched_at=stamp, state="fresh", error=error)
 
 
-def _record_failed_refresh(error: str, now: datetime) -> None:
-    doc = _read_cache_doc() or {
+def _record_failed_refresh(error: str, now: datetime, endpoint: str) -> None:
+    doc = _read_cache_doc(endpoint) or {
         "schemaVersion": CATALOG_SCHEMA_VERSION,
         "type": "model-catalog",
+        "baseUrl": endpoint,
         "fetchedAt": None,
         "models": [],
     }
@@ -223,8 +246,8 @@ def _try_write(doc: dict[str, Any]) -> str | None:
     return None
 
 
-def _recently_failed(now: datetime) -> bool:
-    doc = _read_cache_doc()
+def _recently_failed(now: datetime, endpoint: str) -> bool:
+    doc = _read_cache_doc(endpoint)
     attempted = _parse_time(doc.get("lastRefreshAttempt")) if doc else None
     return attempted is not None and now - attempted < FAILED_REFRESH_BACKOFF
 
@@ -245,22 +268,28 @@ async def load_catalog(
     now: datetime | None = None,
     ttl: timedelta = CATALOG_TTL,
     timeout_s: float = FETCH_TIMEOUT_S,
+    save: bool = True,
 ) -> Catalog:
     """The catalog, refreshed from the network when the cache is older than `ttl`.
 
     Never raises for network trouble: the result is the stale cache or an empty catalog,
-    with `error` saying what went wrong.
+    with `error` saying what went wrong. `save=False` (a check that must not write, such as
+    `amicus doctor` without `--fix`) fetches without writing the cache or its failure.
     """
     current = _utcnow(now)
-    cached = read_cached_catalog(now=current, ttl=ttl)
-    if not refresh and (cached.state == "cached" or _recently_failed(current)):
+    endpoint = catalog_endpoint(base_url)
+    cached = read_cached_catalog(now=current, ttl=ttl, base_url=endpoint)
+    if not refresh and (cached.state == "cached" or _recently_failed(current, endpoint)):
         return cached
     try:
-        models = await fetch_catalog(base_url=base_url, client=client, transport=transport, timeout_s=timeout_s)
+        models = await fetch_catalog(base_url=endpoint, client=client, transport=transport, timeout_s=timeout_s)
     except CatalogUnavailable as exc:
-        _record_failed_refresh(str(exc), current)
+        if save:
+            _record_failed_refresh(str(exc), current, endpoint)
         return Catalog(models=cached.models, fetched_at=cached.fetched_at, state=cached.state, error=str(exc))
-    return write_catalog(models, now=current)
+    if not save:
+        return Catalog(models={m.id: m for m in models}, fetched_at=current, state="fresh")
+    return write_catalog(models, now=current, base_url=endpoint)
 
 
 async def fetch_catalog(
@@ -270,7 +299,7 @@ async def fetch_catalog(
     transport: httpx.AsyncBaseTransport | None = None,
     timeout_s: float = FETCH_TIMEOUT_S,
 ) -> list[ModelInfo]:
-    url = f"{openrouter_base_url(base_url)}/models"
+    url = f"{catalog_endpoint(base_url)}/models"
     own = client is None
     http = client if client is not None else httpx.AsyncClient(transport=transport)
     try:

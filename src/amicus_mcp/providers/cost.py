@@ -134,8 +134,10 @@ class CostEstimate(NamedTuple):
         total = format_cost(self.amount, "estimated" if self.amount is not None else "unknown")
         if not self.unpriced:
             return total
-        floor = " at least" if self.amount is not None else ""
-        return f"{total}{floor} (cost unknown for {', '.join(self.unpriced)})"
+        if self.amount is None:
+            return f"{total} (cost unknown for {', '.join(self.unpriced)})"
+        # One qualifier: the figure is an estimate of the priced legs, and the rest is unknown.
+        return f"{total} for the priced legs; cost unknown for {', '.join(self.unpriced)}"
 
 
 def prompt_tokens(chars: int) -> int:

@@ -49,9 +49,13 @@ def _headline(snap: Mapping[str, Any]) -> str:
 
 
 def _stage_and_legs(header: Mapping[str, Any]) -> list[str]:
-    """The running stage and legs done of the planned total (max(legsPlanned, legs))."""
+    """The running stage and legs done of the planned total (max(legsPlanned, legs)); an ended
+    run that did not do them all says how many it left undone."""
     parts = [f"stage {header['currentStage']}"] if header.get("currentStage") else []
-    return [*parts, f"{header.get('legsDone')}/{header.get('legsTotal')} legs done"]
+    done, total = header.get("legsDone"), header.get("legsTotal")
+    undone = total - done if isinstance(done, int) and isinstance(total, int) else 0
+    left = f" ({undone} left undone)" if header.get("status") not in (None, "running") and undone > 0 else ""
+    return [*parts, f"{done}/{total} legs done{left}"]
 
 
 def _rail(stages: list[Mapping[str, Any]]) -> str:
