@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from apps_host import Relay, bundle_host
 from fakeprovider import FakeProvider, Reply, chat, configure_fake, error, usage
-from workspace_helpers import judge, member, review
+from workspace_helpers import fenced, judge, member, review
 
 from amicus_mcp.mcp.app_view import SNAPSHOT_TOOL, VIEW_URI
 
@@ -234,4 +234,139 @@ def test_a_question_council_inline(page: Any, relay: Relay, priced: FakeProvider
     assert view.locator("#ranking tbody tr:nth-child(1) td").all_inner_texts()[:3] == ["1", "Answer B", "fake/bravo"]
     expect(view.locator("#matrix-title")).to_have_text("Claim matrix")
     expect(view.locator("#matrix tbody tr")).to_have_count(2)
+    assert page.errors == []
+
+
+# --------------------------------------------------------------------------- a chat column's width
+
+WIDTHS = (480, 680, 1100)
+SHOTS = Path(os.environ.get("AMICUS_VIEW_SCREENSHOTS") or Path(__file__).resolve().parents[2] / "out" / "view-screenshots")
+LONG_ERROR = ("upstream refused the request for fake/charlie: the route has no capacity; details at "
+              "https://status.example.invalid/incidents/" + "a1b2c3d4" * 16 + " (request " + "f" * 64 + ")")
+LONG_CLAIM = ("WidgetCache.put() evicts the entry it has just written whenever the shard is at its soft limit, "
+              "so a hot key written in a burst is served from the origin on every read until the burst ends; "
+              "the fix is to evict by age before admitting the write, in ") + "src/widgets/cache/" + "sharded_" * 12 + "eviction.py"
+# Each panel, banner and the title bar is a card: nothing inside it may reach past its edges,
+# and no box may scroll sideways (a cell whose text is wider than the cell counts too).
+OVERFLOW_JS = """() => {
+  const out = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth + 1) out.push('the page scrolls sideways: ' + root.scrollWidth + ' > ' + root.clientWidth);
+  const cards = [...document.querySelectorAll('header#top, #banners .banner, main .panel')]
+    .filter((card) => card.getClientRects().length);
+  const name = (node) => node.tagName.toLowerCase() + (node.id ? '#' + node.id : '') + (node.className ? '.' + String(node.className).trim().replace(/ +/g, '.') : '');
+  for (const card of cards) {
+    const box = card.getBoundingClientRect();
+    if (card.scrollWidth > card.clientWidth + 1) out.push(name(card) + ' scrolls: ' + card.scrollWidth + ' > ' + card.clientWidth);
+    for (const node of card.querySelectorAll('*')) {
+      const r = node.getBoundingClientRect();
+      if (!r.width && !r.height) continue;
+      if (r.right > box.right + 1 || r.left < box.left - 1) out.push(name(node) + ' in ' + name(card) + ' reaches ' + Math.round(r.left) + '..' + Math.round(r.right) + ' of ' + Math.round(box.left) + '..' + Math.round(box.right));
+      else if (node.clientWidth && node.scrollWidth > node.clientWidth + 1 && getComputedStyle(node).overflowX === 'visible') out.push(name(node) + ' in ' + name(card) + ' overflows itself: ' + node.scrollWidth + ' > ' + node.clientWidth);
+    }
+  }
+  return out;
+}"""
+LINES_JS = """(selector) => [...document.querySelectorAll(selector)].map((cell) => {
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;  // the lines its text takes
+})"""
+
+
+def failing_council(fake: FakeProvider) -> list[str]:
+    """alpha raises a long claim, bravo a short one; charlie fails with a long provider error."""
+    member(fake, "alpha", review_text=review("alpha's review", [("major", LONG_CLAIM, "src/widgets/cache.py:118"),
+                                                                ("minor", "eviction is not logged", "cache.py:22")]))
+    member(fake, "bravo", review_text=review("bravo's review", [("major", "no metrics on hit rate", "metrics.py")]),
+           votes={"A1": "dispute"})
+    member(fake, "charlie", review_text="unused", stage1=error(400, LONG_ERROR))
+    member(fake, "chair", review_text="unused")
+    return ["fake/alpha", "fake/bravo", "fake/charlie"]
+
+
+def debated_council(fake: FakeProvider) -> list[str]:
+    """A1 disputed by bravo and charlie; alpha defends it and bravo comes round in the round."""
+    member(fake, "alpha", review_text=review("alpha", [("major", "the cache evicts on write", "cache.py:10")]),
+           defense=chat(fenced({"responses": [{"id": "A1", "action": "defend", "argument": "cache.py:10 evicts in put()"}]})))
+    member(fake, "bravo", review_text=review("bravo", [("major", "no metrics on hit rate", "metrics.py")]),
+           votes={"A1": "dispute"},
+           revote=chat(fenced({"revotes": [{"id": "A1", "verdict": "agree", "reason": "the defense showed the write path"}]})))
+    member(fake, "charlie", review_text=review("charlie", [("nit", "naming of evict()", "cache.py:3")]),
+           votes={"A1": "dispute"},
+           revote=chat(fenced({"revotes": [{"id": "A1", "verdict": "dispute", "reason": "unconvinced"}]})))
+    member(fake, "chair", review_text="unused")
+    return ["fake/alpha", "fake/bravo", "fake/charlie"]
+
+
+def question_council(fake: FakeProvider) -> list[str]:
+    from council_prompts import kind
+    from fakeprovider import by_prompt
+    from question_members import question_judge, question_table
+
+    for name in ("alpha", "bravo", "chair"):
+        table = question_table(name, claims=2, usage=usage(1000, 300, cost=0.001))
+        table["question-judge"] = question_judge(votes={"A1": "dispute"}, order=["B", "A"], usage=usage(1500, 200, cost=0.001))
+        fake.respond(name, by_prompt(kind, table))
+    return ["fake/alpha", "fake/bravo"]
+
+
+def settle(page: Any, inner: Any, frame_id: str) -> None:
+    """Until the view has reported its height at the new width and the host has sized the frame."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(250)
+        wanted = inner.evaluate("Math.ceil(document.documentElement.getBoundingClientRect().height)")
+        shown = page.evaluate("(id) => document.getElementById(id).clientHeight", frame_id)
+        if abs(wanted - shown) < 4:
+            return
+    raise AssertionError(f"the host never sized the frame to the view: {shown} px shown, {wanted} px wanted")
+
+
+def test_the_view_fits_a_chat_column(page: Any, relay: Relay, priced: FakeProvider, project: Path,
+                                     tmp_path: Path) -> None:
+    """Every card of the inline view keeps its content inside it at 480, 680 and 1100 px, for a
+    run with a failed seat (a long error) and a long claim, a debated run and a question council;
+    the screenshots are kept in SHOTS for a person to look at."""
+    from question_members import QUESTION
+    from workspace_helpers import run_finished
+
+    brief = project / "briefing.md"
+    brief.write_text("Review the design of the widget cache.\n", encoding="utf-8")
+    (project / "question.md").write_text(QUESTION, encoding="utf-8")
+    runs = {}
+    for name, script, extra in (("failed-seat", failing_council, {}), ("debated", debated_council, {"debate": True}),
+                                ("question", question_council, {"intent": "question"})):
+        models = script(priced)
+        doc = run_finished(project, tmp_path / "runs" / name, project / ("question.md" if name == "question" else "briefing.md"),
+                           models, run_id=f"{name.replace('-', '')}1", **extra)
+        assert doc["status"] in ("complete", "partial"), doc
+        runs[name] = doc["runId"]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1200, "height": 3200})  # the whole view painted, for the screenshots
+    open_host(page, relay)
+    found: dict[str, list[str]] = {}
+    for name, run_id in runs.items():
+        # One view on the page at a time: Chromium does not render a frame scrolled out of sight.
+        page.evaluate("document.getElementById('views').replaceChildren()")
+        started = page.evaluate("(args) => host.run('amicus_status', args)", {"id": run_id, "project": str(project)})
+        frame = page.locator(f"#{started['frame']}")
+        view = page.frame_locator(f"#{started['frame']}")
+        expect(view.locator("#chair .verdict")).to_be_visible(timeout=20000)
+        inner = next(f for f in page.frames if f.url == "about:srcdoc" and f.frame_element().get_attribute("id") == started["frame"])
+        for width in WIDTHS:
+            page.evaluate("([id, width]) => { document.getElementById(id).style.width = width + 'px'; }", [started["frame"], width])
+            inner.wait_for_function("(width) => document.documentElement.clientWidth <= width", arg=width)
+            settle(page, inner, started["frame"])
+            frame.screenshot(path=str(SHOTS / f"{name}-{width}.png"))
+            found[f"{name} at {width}px"] = inner.evaluate(OVERFLOW_JS)
+            tokens = inner.evaluate(LINES_JS, "#seats td.tokens")
+            assert tokens and max(tokens) <= (2 if width < 600 else 1), (name, width, tokens)  # "1,200 in / 400 out"
+            claim = inner.evaluate("() => { const c = document.querySelector('#matrix td.claim'); const r = c.getBoundingClientRect();"
+                                   " return [r.left, r.right, document.documentElement.clientWidth]; }")
+            assert 0 <= claim[0] and claim[1] <= claim[2], (name, width, claim)  # the claim is on screen
+        if name == "failed-seat":
+            assert LONG_ERROR[:160] in view.locator("#seats").inner_text()  # (the engine bounds an error's length)
+            assert LONG_CLAIM in view.locator("#matrix").inner_text()
+    assert {where: problems for where, problems in found.items() if problems} == {}
     assert page.errors == []
