@@ -121,7 +121,8 @@ def test_the_live_council_view_from_start_to_verdict(page: Any, relay: Relay, pr
     expect(view.locator("#seats tbody tr")).to_have_count(3)  # the bench; the chair's row comes with its leg
     assert view.locator("#blind-toggle").get_attribute("aria-pressed") == "true"
     seats_live = view_text(view, "#seats")
-    assert [name for name in ("fake/alpha", "fake/bravo", "fake/charlie", "fake/chair") if name in seats_live] == []
+    # Blind: every seat with a review to anchor on is a label; charlie, out with no review, keeps its name.
+    assert [name for name in ("fake/alpha", "fake/bravo", "fake/charlie", "fake/chair") if name in seats_live] == ["fake/charlie"]
     seen = {view_text(view, "#chips .note")}
     polls = relay.tool_calls(SNAPSHOT_TOOL)
     page.wait_for_timeout(3200)
@@ -370,3 +371,85 @@ def test_the_view_fits_a_chat_column(page: Any, relay: Relay, priced: FakeProvid
             assert LONG_CLAIM in view.locator("#matrix").inner_text()
     assert {where: problems for where, problems in found.items() if problems} == {}
     assert page.errors == []
+
+
+FLAG = r"(?<![\w-])--[a-z][a-z-]+"  # a CLI flag, which means nothing in an MCP host
+
+
+def test_blind_errors_the_chairs_wait_and_tool_terms_inline(page: Any, relay: Relay, priced: FakeProvider,
+                                                            project: Path, briefing: Path) -> None:
+    """Live and blind, a failed seat's provider error reads as the provider wrote it; while the
+    chair deliberates the matrix is already there; the loss is shown once; no note names a CLI flag."""
+    import re
+
+    stage1, chair_gate = threading.Event(), threading.Event()
+    failing_council(priced)
+    member(priced, "alpha", review_text="unused", stage1=held(priced, stage1, chat(review("alpha's review", [
+        ("major", LONG_CLAIM, "src/widgets/cache.py:118")]), usage=usage(1200, 400, cost=0.0012))))
+    member(priced, "chair", review_text="unused",
+           chair=held(priced, chair_gate, chat(f"Synthesis: fix it.\n\nVERDICT: {VERDICT}\n", usage=usage(300, 50, cost=0.001))))
+    open_host(page, relay)
+    started = page.evaluate("(args) => host.run('amicus_council_run', args)", {
+        "briefingFile": "briefing.md", "models": ["fake/alpha", "fake/bravo", "fake/charlie"], "chair": "fake/chair",
+        "maxCost": 5})
+    view = page.frame_locator(f"#{started['frame']}")
+
+    expect(view.locator("#seats tr.dead")).to_have_count(1, timeout=20000)  # charlie is out, alpha still reviewing
+    assert view.locator("#blind-toggle").get_attribute("aria-pressed") == "true"
+    dead = view.locator("#seats tr.dead").inner_text()
+    assert "upstream refused the request for fake/charlie" in dead, dead  # not "… for Seat 3"
+    assert "fake/alpha" not in view_text(view, "#seats") and "fake/bravo" not in view_text(view, "#seats")  # still blind
+    stage1.set()
+
+    expect(view.locator("#stage-rail li", has_text="chair — running")).to_be_visible(timeout=30000)
+    expect(view.locator("#matrix tbody tr")).to_have_count(2)  # the tally exists: the matrix shows through the chair's wait
+    assert "has not given its verdict yet" in view.locator("#matrix").inner_text()
+    assert "rebuilt from tally.json" not in view.locator("#banners").inner_text()
+    chair_gate.set()
+
+    expect(view.locator("#chair .verdict")).to_have_text(f"VERDICT: {VERDICT}", timeout=30000)
+    banners = view.locator("#banners .banner").all_inner_texts()
+    assert sum("fake/charlie produced no review" in b for b in banners) == 1, banners  # the loss, once
+    whole = view.locator("body").inner_text()
+    assert "maxCost ceiling" in whole and not re.findall(FLAG, whole), re.findall(FLAG, whole)
+    assert "amicus council " not in whole  # nor a CLI command
+    assert page.errors == []
+
+
+def test_a_host_without_server_tools_shows_the_tool_result(page: Any, relay: Relay, priced: FakeProvider,
+                                                           project: Path, tmp_path: Path) -> None:
+    """A host that gives the view no server access: the view shows what the tool result holds
+    (id, status, legs, cost) and how to follow the run in the chat, and never calls the server."""
+    from workspace_helpers import run_finished
+
+    (project / "briefing.md").write_text("Review the design of the widget cache.\n", encoding="utf-8")
+    doc = run_finished(project, tmp_path / "runs" / "done", project / "briefing.md", failing_council(priced), run_id="done1")
+    open_host(page, relay)
+    status = page.evaluate("(args) => host.run('amicus_status', args, {serverTools: false})",
+                           {"id": doc["runId"], "project": str(project)})
+    view = page.frame_locator(f"#{status['frame']}")
+    result = status["result"]["structuredContent"]
+    expect(view.locator("#run-title")).to_have_text("Run done1", timeout=20000)
+    expect(view.locator("#chips .chip").first).to_have_text("partial")
+    note = view.locator("#chips .note").inner_text()
+    assert note.startswith(f"{result['legsDone']}/{result['legsTotal']} legs done · ${result['cost']['amount']:.4f}"), note
+    expect(view.locator("#wave tbody tr")).to_have_count(len(result["legs"]))
+    legs = view.locator("#wave").inner_text()
+    assert "fake/charlie" in legs and "upstream refused the request" in legs and "untrusted_model_output" not in legs
+    follow = view.locator(".banner.follow").inner_text()
+    assert "no access to the server" in follow and "ask Claude to read run done1 (amicus_read)" in follow, follow
+
+    member(priced, "alpha", review_text=review("alpha", [("major", "a claim", "x")]))
+    member(priced, "bravo", review_text=review("bravo", [("minor", "another", "y")]))
+    started = page.evaluate("(args) => host.run('amicus_council_run', args, {serverTools: false})",
+                            {"briefingFile": "briefing.md", "models": ["fake/alpha", "fake/bravo"], "chair": "fake/chair"})
+    run_id = started["result"]["structuredContent"]["runId"]
+    live = page.frame_locator(f"#{started['frame']}")
+    expect(live.locator("#run-title")).to_have_text(f"Run {run_id}", timeout=20000)
+    expect(live.locator("#chips .chip").first).to_have_text("running")
+    assert live.locator("#chips .note").inner_text() == "no legs reported yet · cost not reported"
+    follow = live.locator(".banner.follow").inner_text()
+    assert f"To follow it, ask Claude to wait on run {run_id} (amicus_wait)" in follow, follow
+    assert not live.locator("#abort-button").is_visible()  # abort is a server call too
+    page.wait_for_timeout(2000)
+    assert relay.tool_calls(SNAPSHOT_TOOL) == 0 and page.errors == []
