@@ -235,6 +235,12 @@ def test_a_question_council_inline(page: Any, relay: Relay, priced: FakeProvider
     assert view.locator("#ranking tbody tr:nth-child(1) td").all_inner_texts()[:3] == ["1", "Answer B", "fake/bravo"]
     expect(view.locator("#matrix-title")).to_have_text("Claim matrix")
     expect(view.locator("#matrix tbody tr")).to_have_count(2)
+    headers = view.locator("#matrix thead th").all_inner_texts()
+    assert headers[:3] == ["Id", "Tier", "Basis"] and "Sev" not in headers  # a claim has no severity
+    expect(view.locator("#dissent-panel")).to_be_visible()
+    dissent = view.locator("#dissent").inner_text()
+    assert "One answer preferred DynamoDB for its scaling" in dissent and "Disputed claims:" in dissent
+    assert "lower is better" in view.locator("#street-cred").inner_text()
     assert page.errors == []
 
 
@@ -410,6 +416,7 @@ def test_blind_errors_the_chairs_wait_and_tool_terms_inline(page: Any, relay: Re
     expect(view.locator("#chair .verdict")).to_have_text(f"VERDICT: {VERDICT}", timeout=30000)
     banners = view.locator("#banners .banner").all_inner_texts()
     assert sum("fake/charlie produced no review" in b for b in banners) == 1, banners  # the loss, once
+    assert "lower is better" in view.locator("#cred-panel").inner_text()  # the scores' legend
     whole = view.locator("body").inner_text()
     assert "maxCost ceiling" in whole and not re.findall(FLAG, whole), re.findall(FLAG, whole)
     assert "amicus council " not in whole  # nor a CLI command
