@@ -367,11 +367,13 @@ def test_the_view_fits_a_chat_column(page: Any, relay: Relay, priced: FakeProvid
             settle(page, inner, started["frame"])
             frame.screenshot(path=str(SHOTS / f"{name}-{width}.png"))
             found[f"{name} at {width}px"] = inner.evaluate(OVERFLOW_JS)
-            tokens = inner.evaluate(LINES_JS, "#seats td.tokens")
-            assert tokens and max(tokens) <= (2 if width < 600 else 1), (name, width, tokens)  # "1,200 in / 400 out"
+            tokens = inner.evaluate(LINES_JS, "#seats tbody td:nth-child(6)")  # "3,200 in / 700 out"
+            if not tokens or max(tokens) > (2 if width < 600 else 1):
+                found[f"{name} at {width}px"].append(f"a seat's tokens take {tokens} lines")
             claim = inner.evaluate("() => { const c = document.querySelector('#matrix td.claim'); const r = c.getBoundingClientRect();"
                                    " return [r.left, r.right, document.documentElement.clientWidth]; }")
-            assert 0 <= claim[0] and claim[1] <= claim[2], (name, width, claim)  # the claim is on screen
+            if not (0 <= claim[0] and claim[1] <= claim[2]):
+                found[f"{name} at {width}px"].append(f"the claim is off-screen: {claim}")
         if name == "failed-seat":
             assert LONG_ERROR[:160] in view.locator("#seats").inner_text()  # (the engine bounds an error's length)
             assert LONG_CLAIM in view.locator("#matrix").inner_text()

@@ -193,6 +193,19 @@ def test_a_dead_seat_is_flagged_with_its_reason(fake, project: Path, brief: Path
     assert "fake/charlie" not in dict(snap["masks"]) and dict(snap["masks"])["fake/alpha"] == "Review A"
 
 
+def test_a_lost_seat_is_shown_once(fake, project: Path, brief: Path, tmp_path: Path) -> None:
+    """run.json notes each degrade as a notice too; the page's banners show it once, as the loss."""
+    for name in ("alpha", "bravo"):
+        member(fake, name, review_text=review(f"{name} prose", [("major", f"{name} claim", "x")]))
+    member(fake, "charlie", review_text="unused", stage1=error(400, "charlie cannot review"))
+    member(fake, "chair", review_text="unused")
+    doc = run_finished(project, tmp_path / "run", brief, ["fake/alpha", "fake/bravo", "fake/charlie"], run_id="lost1")
+    banners = run_snapshot(SessionStore(project), "lost1")["banners"]
+    lost = [f"{d['what']}: {d['why']}" for d in banners["degrades"]]
+    assert lost and set(lost) <= set(doc["notices"])  # run.json says it twice …
+    assert not set(lost) & set(banners["notices"])  # … the page once
+
+
 def test_stage4_decisions_and_overrides(finished: Run, capsys: pytest.CaptureFixture[str]) -> None:
     decisions = finished.run_dir.parent / "decisions.json"
     decisions.write_text(json.dumps([{"id": "A2", "decision": "accepted", "applied": True,
