@@ -447,6 +447,9 @@ def test_a_host_without_server_tools_shows_the_tool_result(page: Any, relay: Rel
     assert "fake/charlie" in legs and "upstream refused the request" in legs and "untrusted_model_output" not in legs
     follow = view.locator(".banner.follow").inner_text()
     assert "no access to the server" in follow and "ask Claude to read run done1 (amicus_read)" in follow, follow
+    banners = view.locator("#banners .banner").all_inner_texts()
+    assert "untrusted_model_output" not in " ".join(banners)  # the fence is for the model; a person reads the body
+    assert sum("fake/charlie produced no review" in b for b in banners) == 1, banners  # the loss, once
 
     member(priced, "alpha", review_text=review("alpha", [("major", "a claim", "x")]))
     member(priced, "bravo", review_text=review("bravo", [("minor", "another", "y")]))
@@ -462,3 +465,14 @@ def test_a_host_without_server_tools_shows_the_tool_result(page: Any, relay: Rel
     assert not live.locator("#abort-button").is_visible()  # abort is a server call too
     page.wait_for_timeout(2000)
     assert relay.tool_calls(SNAPSHOT_TOOL) == 0 and page.errors == []
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    found = {}
+    for frame, shot in ((status["frame"], "no-server-tools-status"), (started["frame"], "no-server-tools-started")):
+        inner = next(f for f in page.frames if f.url == "about:srcdoc" and f.frame_element().get_attribute("id") == frame)
+        for width in (480, 680):
+            page.evaluate("([id, width]) => { document.getElementById(id).style.width = width + 'px'; }", [frame, width])
+            inner.wait_for_function("(width) => document.documentElement.clientWidth <= width", arg=width)
+            page.wait_for_timeout(400)
+            page.locator(f"#{frame}").screenshot(path=str(SHOTS / f"{shot}-{width}.png"))
+            found[f"{shot} at {width}px"] = inner.evaluate(OVERFLOW_JS)
+    assert {where: problems for where, problems in found.items() if problems} == {}

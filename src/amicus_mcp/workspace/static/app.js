@@ -343,10 +343,12 @@ function runBanners(snap) {
 function waveBanners(snap) {
   const items = [];
   if (isResult()) items.push(banner('info follow', followText(snap)));
-  if (snap.error) items.push(banner('error', 'Error: ' + snap.error));
-  for (const d of snap.degrades || []) items.push(banner('degrade', 'Degraded: ' + d));
-  const lost = new Set((snap.degrades || []).map(unfenced));
-  for (const n of snap.notices || []) if (!lost.has(unfenced(n))) items.push(banner('info', 'Notice: ' + n));
+  if (snap.error) items.push(banner('error', 'Error: ' + unfenced(snap.error)));
+  const degrades = (snap.degrades || []).map(unfenced);
+  for (const d of degrades) items.push(banner('degrade', 'Degraded (' + d.replace(': ', '): ')));
+  // A degrade ("channel: what — why") is also among the notices ("what: why"): shown once, as the loss.
+  const lost = new Set(degrades.map((d) => d.slice(d.indexOf(': ') + 2).replace(' \u2014 ', ': ')));
+  for (const n of (snap.notices || []).map(unfenced)) if (!lost.has(n)) items.push(banner('info', 'Notice: ' + n));
   return items;
 }
 
@@ -387,7 +389,7 @@ function waveLegs(legs) {
     cell(leg.durationMs === undefined || leg.durationMs === null ? '\u2014' : (leg.durationMs / 1000).toFixed(1) + ' s'),
     cell(leg.cost === undefined || leg.cost === null ? '\u2014' : '$' + leg.cost.toFixed(4)), cell(leg.error || '', 'flag'),
   ]));
-  return [table(['Model', ...(staged ? ['Stage'] : []), 'Status', 'Duration', 'Cost', 'Error'], rows, 'legs')];
+  return [table(['Model', ...(staged ? ['Stage'] : []), 'Status', 'Duration', 'Cost', 'Error'], rows, 'legs' + (staged ? ' staged' : ''))];
 }
 
 function headerChips(data) {
