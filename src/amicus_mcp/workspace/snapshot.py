@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..documents.run import RunManifest, SeatRecord
-from ..engine.run_dir import RunDir
+from ..engine.run_dir import TALLY_PROVISIONAL, RunDir
 from ..engine.store import SessionStore
 from ..errors import AmicusError
 from ..vocabulary import QUESTION
@@ -71,6 +71,10 @@ def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall
     labels, label_notes = seat_labels(run_dir, doc, seats)
     live = is_live(doc)
     tally, tally_error = read_optional_json(run_dir / "tally.json", "tally record")
+    provisional = False
+    if tally is None and tally_error is None and live:  # a debate round is on: its first tally is on disk
+        early, _ = read_optional_json(run_dir / TALLY_PROVISIONAL, "provisional tally")
+        tally, provisional = (early, True) if isinstance(early, dict) else (None, False)
     verdict_doc, verdict_error = read_optional_json(run_dir / "verdict.json", "verdict")
     verdict, verdict_notes = verdict_source(verdict_doc, verdict_error, tally, live=live)
     debate, debate_error = read_optional_json(run_dir / "debate.json", "debate record")
@@ -78,6 +82,8 @@ def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall
                      voters=voters(verdict) if verdict else None)
     prose, collisions = _prose(run_dir, seats, labels, texts, stage1_prefix(doc))
     matrix = matrix_panel(verdict, tally, seats, _judges(doc), revote_index(debate)) if verdict else None
+    if matrix is not None:
+        matrix["provisional"] = provisional  # the tiers before the debate round, which may move them
     problems = [*label_notes, *collisions, *verdict_notes,
                 *(f"tally.json could not be read ({e})" for e in [tally_error] if e),
                 *(f"debate.json could not be read ({e})" for e in [debate_error] if e)]

@@ -454,8 +454,13 @@ function matrixPanel(data) {
       + ' judge(s) completed, so these tiers rest on fewer peers than a full council.' }));
   }
   const noun = data.question ? 'claims' : 'findings';
-  if (data.live) nodes.push(el('p', { cls: 'note provisional', text: 'The tally is in; the chair has not given its '
-    + (data.question ? 'answer' : 'verdict') + ' yet.' }));
+  if (m.provisional) {
+    nodes.push(el('p', { cls: 'banner warn provisional', text: 'Provisional: the tally before the debate round, which may still move '
+      + (data.question ? 'claims' : 'findings') + ' between tiers.' }));
+  } else if (data.live) {
+    nodes.push(el('p', { cls: 'note provisional', text: 'The tally is in; the chair has not given its '
+      + (data.question ? 'answer' : 'verdict') + ' yet.' }));
+  }
   if (m.total > m.shown) nodes.push(el('p', { cls: 'note cap', text: 'Showing ' + m.shown + ' of ' + m.total + ' ' + noun + '.' }));
   if (!m.total) nodes.push(el('p', { cls: 'note', text: 'No ' + noun + ' were raised.' }));
   // A question council's claims carry no severity: no Sev column (the report has none either).
