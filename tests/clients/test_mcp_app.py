@@ -120,6 +120,7 @@ def test_the_live_council_view_from_start_to_verdict(page: Any, relay: Relay, pr
     expect(view.locator("#stage-rail li", has_text="stage1 — running")).to_be_visible(timeout=20000)
     expect(view.locator("#seats tbody tr")).to_have_count(3)  # the bench; the chair's row comes with its leg
     assert view.locator("#blind-toggle").get_attribute("aria-pressed") == "true"
+    expect(view.locator("#seats tr.dead")).to_have_count(1)  # charlie's provider error is in
     seats_live = view_text(view, "#seats")
     # Blind: every seat with a review to anchor on is a label; charlie, out with no review, keeps its name.
     assert [name for name in ("fake/alpha", "fake/bravo", "fake/charlie", "fake/chair") if name in seats_live] == ["fake/charlie"]
