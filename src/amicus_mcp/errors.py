@@ -80,6 +80,15 @@ def rename_arguments(err: AmicusError, names: Mapping[str, str]) -> AmicusError:
     argument: the name for the flag (`--models` → `models`), the name alone where the CLI shows
     a placeholder for the value (`--prompt-file FILE` → `briefingFile`), and a mapping where
     the CLI repeats NAME=VALUE (`--var goal=…` → `vars: {"goal": "…"}`)."""
+    err.message = rename_flags(err.message, names)
+    err.hint = None if err.hint is None else rename_flags(err.hint, names)
+    err.args = (err.message,)
+    return err
+
+
+def rename_flags(text: str, names: Mapping[str, str]) -> str:
+    """`text` with every flag `names` knows written as the front's own argument (see
+    `rename_arguments`, which applies it to an error's message and hint)."""
 
     def pairs(match: re.Match[str]) -> str:
         name = names.get(match.group("flag"))
@@ -92,13 +101,7 @@ def rename_arguments(err: AmicusError, names: Mapping[str, str]) -> AmicusError:
         name = names.get(match.group("flag"))
         return match.group(0) if name is None else name
 
-    def rename(text: str) -> str:
-        return _FLAG.sub(flag, _PAIRS.sub(pairs, text))
-
-    err.message = rename(err.message)
-    err.hint = None if err.hint is None else rename(err.hint)
-    err.args = (err.message,)
-    return err
+    return _FLAG.sub(flag, _PAIRS.sub(pairs, text))
 
 
 class BadArgs(AmicusError):

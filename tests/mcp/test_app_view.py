@@ -8,6 +8,7 @@ import base64
 import hashlib
 import json
 import re
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -176,3 +177,65 @@ def test_the_page_pins_its_inline_code_and_reaches_nowhere() -> None:
     assert not re.search(r"(src|href)=", html.replace('href="./"', ""))  # no file, no URL: everything is inline
     assert html.index("Content-Security-Policy") < html.index("<style>") < html.index("<script>")
     assert "globalThis.amicusSource" in scripts[0] and "amicusSource" in scripts[1]
+
+
+async def test_the_matrix_is_in_the_snapshot_while_the_chair_runs(fake: FakeProvider, project: Path,
+                                                                   briefing: Path) -> None:
+    """The tally is written when Stage 2 ends: the view's snapshot carries the matrix through the
+    chair's wait (the longest one with real models), with no note about a missing verdict."""
+    import anyio
+
+    from council_script import chair as chair_member
+    from council_script import member as bench_member
+    from fakeprovider import by_prompt, chat, usage
+    from council_prompts import kind
+
+    gate = threading.Event()
+    bench_member(fake, "a", findings=1)
+    bench_member(fake, "b", findings=2)
+    chair_member(fake)
+
+    def held(body: Any) -> Any:
+        while not gate.is_set() and not fake.stopping.is_set():
+            gate.wait(timeout=0.05)
+        return chat(f"Synthesis.\n\nVERDICT: {VERDICT}\n", usage=usage(200, 80, cost=0.003))
+
+    fake.respond("chair", by_prompt(kind, {"chair": held}))
+    async with connected("legacy", apps=True) as client:
+        started = body(await client.call_tool("amicus_council_run", {"briefingFile": "briefing.md", "models": ["fake/a", "fake/b"],
+                                                                      "chair": "fake/chair", "project": str(project)}))
+        args = {"id": started["runId"], "project": str(project)}
+        with anyio.fail_after(60):
+            while True:
+                snap = body(await client.call_tool(SNAPSHOT_TOOL, args))
+                if any(s["name"] == "chair" and s["status"] == "running" for s in snap["stages"]):
+                    break
+                await anyio.sleep(0.1)
+        gate.set()
+        await wait_until_terminal(client, started["runId"], project=str(project))
+    assert snap["live"] is True and snap["chair"]["verdict"] is None
+    assert [row["id"] for row in snap["matrix"]["rows"]] == ["A1", "B1", "B2"]
+    assert snap["matrixNote"] is None and snap["banners"]["integrity"] == []
+
+
+def test_the_view_snapshot_names_the_tool_arguments_not_cli_flags() -> None:
+    """The view runs only inside an MCP host: the engine's notes it shows say `maxCost`, not
+    `--max-cost`; what a model wrote is left as written."""
+    from amicus_mcp.mcp.app_view import in_tool_terms
+
+    doc = {"type": "workspace-run", "header": {"error": {"code": "COST_EXCEEDED", "message": "known spend reached the "
+                                                         "$0.5 --max-cost ceiling after Stage 1", "hint": "raise --max-cost"}},
+           "banners": {"degrades": [{"channel": "budget", "what": "stage2 launch for x/y refused",
+                                     "why": "the --max-cost ceiling has no room left for it"}],
+                       "notices": ["lens run: pass --lenses again to compare"], "integrity": []},
+           "seats": [{"key": "x/y", "deadReason": "its review was refused by the --max-cost ceiling", "error": None}],
+           "chair": {"reason": "the chair has not run yet", "verdict": None},
+           "matrix": {"rows": [{"id": "A1", "claim": "the CLI ignores --max-cost when --debate is set"}]}}
+    shown = in_tool_terms(doc)
+    assert shown["header"]["error"] == {"code": "COST_EXCEEDED", "hint": "raise maxCost",
+                                        "message": "known spend reached the $0.5 maxCost ceiling after Stage 1"}
+    assert shown["banners"]["degrades"][0]["why"] == "the maxCost ceiling has no room left for it"
+    assert shown["banners"]["notices"] == ["lens run: pass lenses again to compare"]
+    assert shown["seats"][0]["deadReason"] == "its review was refused by the maxCost ceiling"
+    assert shown["matrix"] == doc["matrix"]  # a model's claim, verbatim
+    assert "--max-cost" in json.dumps(doc)  # (the input is not changed in place)

@@ -52,7 +52,7 @@ def test_a_finished_run_renders_and_is_screenshotted(page: Any, finished: Run, s
     page.wait_for_selector("#matrix tbody tr")
     assert texts(page, "#matrix thead th") == ["Finding", "Sev", "Tier", "Basis", *BENCH, "Claim"]
     rows = page.locator("#matrix tbody tr")
-    assert [r.split("\t")[0] for r in rows.all_inner_texts()] == ["A1", "A2", "B1", "C1"]
+    assert [r.split("\n")[0] for r in rows.all_inner_texts()] == ["A1", "A2", "B1", "C1"]  # (grid rows: a cell a line)
     assert [rows.nth(i).get_attribute("class") for i in range(4)] == [
         "tier-disputed", "tier-contested", "tier-confirmed", "tier-confirmed"]
     assert texts(page, "#matrix tbody tr:nth-child(1) td.vote") == ["✓*", "✗", "✗"]
@@ -90,7 +90,7 @@ def test_blind_mode_hides_every_model_name(page: Any, finished: Run, serve: Any)
     dom = page.content()
     assert [name for name in MODEL_NAMES if name in dom] == []
     assert texts(page, "#matrix thead th")[4:7] == ["Review A", "Review B", "Review C"]
-    assert [t.split("\t")[0] for t in texts(page, "#seats tbody tr")] == ["Review A", "Review B", "Review C", "Chair"]
+    assert [t.split("\n")[0] for t in texts(page, "#seats tbody tr")] == ["Review A", "Review B", "Review C", "Chair"]
     assert texts(page, "#street-cred tbody tr td:first-child") == ["Review A", "Review B", "Review C"]
     assert texts(page, "#cost tbody tr td:first-child")[:4] == ["Review A", "Review B", "Review C", "Chair"]
     assert texts(page, "#chips .chip.seat") == ["Review A", "Review B", "Review C"]

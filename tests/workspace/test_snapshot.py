@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from workspace_helpers import BENCH, MODEL_NAMES, Run
@@ -188,7 +189,22 @@ def test_a_dead_seat_is_flagged_with_its_reason(fake, project: Path, brief: Path
     assert seats["fake/charlie"]["dead"] and "charlie cannot review" in seats["fake/charlie"]["deadReason"]
     assert seats["fake/charlie"]["label"] == "Seat 3"  # never labelled: it wrote no review
     assert not seats["fake/alpha"]["dead"] and seats["fake/bravo"]["label"] == "Review B"
-    assert dict(snap["masks"])["fake/charlie"] == "Seat 3"
+    # Out of the council, it has no review to anchor on: blind mode keeps its name, so its provider
+    # error reads as written, never "failed for model 'Seat 3'".
+    assert "fake/charlie" not in dict(snap["masks"]) and dict(snap["masks"])["fake/alpha"] == "Review A"
+
+
+def test_a_lost_seat_is_shown_once(fake, project: Path, brief: Path, tmp_path: Path) -> None:
+    """run.json notes each degrade as a notice too; the page's banners show it once, as the loss."""
+    for name in ("alpha", "bravo"):
+        member(fake, name, review_text=review(f"{name} prose", [("major", f"{name} claim", "x")]))
+    member(fake, "charlie", review_text="unused", stage1=error(400, "charlie cannot review"))
+    member(fake, "chair", review_text="unused")
+    doc = run_finished(project, tmp_path / "run", brief, ["fake/alpha", "fake/bravo", "fake/charlie"], run_id="lost1")
+    banners = run_snapshot(SessionStore(project), "lost1")["banners"]
+    lost = [f"{d['what']}: {d['why']}" for d in banners["degrades"]]
+    assert lost and set(lost) <= set(doc["notices"])  # run.json says it twice …
+    assert not set(lost) & set(banners["notices"])  # … the page once
 
 
 def test_stage4_decisions_and_overrides(finished: Run, capsys: pytest.CaptureFixture[str]) -> None:
@@ -290,3 +306,51 @@ def test_a_twin_bench_is_told_apart_by_seat(fake, project: Path, brief: Path, tm
     masks = dict(snap["masks"])
     assert (masks["fake/alpha#1"], masks["fake/alpha#2"], masks["fake/alpha"]) == ("Review A", "Review B", "Review A / Review B")
     assert [s["key"] for s in snap["seats"]] == [*twins, "chair"]
+
+
+def test_a_debated_runs_first_tally_shows_while_the_round_runs(fake, project: Path, brief: Path, tmp_path: Path) -> None:
+    """The debate round (defense, re-vote) is a wait of its own: its first tally is on disk when
+    it starts, so the matrix shows then, marked provisional; the run's own tally replaces it."""
+    import os
+    import threading
+
+    from fakeprovider import Reply
+    from workspace_helpers import fenced, wait_for
+
+    gate = threading.Event()
+    defense = chat(fenced({"responses": [{"id": "A1", "action": "defend", "argument": "cache.py:10 evicts in put()"}]}))
+
+    def held(body: Any) -> Reply:
+        while not gate.is_set() and not fake.stopping.is_set():
+            gate.wait(timeout=0.05)
+        return defense
+
+    member(fake, "alpha", review_text=review("alpha", [("major", "the cache evicts on write", "cache.py:10")]), defense=held)
+    member(fake, "bravo", review_text=review("bravo", [("major", "no metrics", "metrics.py")]), votes={"A1": "dispute"},
+           revote=chat(fenced({"revotes": [{"id": "A1", "verdict": "agree", "reason": "convinced"}]})))
+    member(fake, "chair", review_text="unused")
+    run = subprocess.Popen([sys.executable, "-m", "amicus_mcp.cli", "council", "run", "--models", "fake/alpha,fake/bravo",
+                            "--chair", "fake/chair", "--prompt-file", str(brief), "--out-dir", str(tmp_path / "live"),
+                            "--project", str(project), "--run-id", "debating1", "--debate", "--json"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    store = SessionStore(project)
+    try:
+        def in_round() -> dict[str, Any] | None:
+            try:
+                snap = run_snapshot(store, "debating1")
+            except (BadArgs, BadSession):
+                return None
+            stages = {s["name"]: s["status"] for s in snap.get("stages", [])}
+            return snap if stages.get("debate-defense") == "running" else None
+
+        live = wait_for(in_round, timeout=60, what="the debate round")
+        gate.set()
+        assert run.wait(timeout=60) in (0, 2), run.communicate()
+    finally:
+        gate.set()
+        run.kill()
+        run.communicate()
+    assert live["live"] and live["matrix"]["provisional"] is True
+    assert [r["id"] for r in live["matrix"]["rows"]] == ["A1", "B1"] and live["banners"]["integrity"] == []
+    done = run_snapshot(store, "debating1")
+    assert done["matrix"]["provisional"] is False and done["matrix"]["rows"][0]["debate"]["action"] == "defended"

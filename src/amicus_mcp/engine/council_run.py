@@ -207,6 +207,9 @@ class CouncilRun:
             round_ = await DebateRound(ctx, anon, cross.judges, record, provisional_input, cross.prose).run()
             record = round_.final_record
             ctx.stage("tally", "complete")
+        # The tiers are settled here; the chair only adds its verdict (and its own row and alias,
+        # rewritten below). On disk now, a live view shows the matrix through the chair's wait.
+        ctx.write_json(TALLY, record)
 
         packet = chair_packet(ctx, anon, self.authors(usable), self.tally_input(anon, cross, p.chair, rows=False), record)
         chair = await run_chair(ctx, packet)

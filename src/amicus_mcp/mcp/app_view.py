@@ -128,7 +128,45 @@ def _view_result(task_id: str, doc: dict[str, Any]) -> CallToolResult:
     from ..secrets import redact_tree
 
     text = f"{SNAPSHOT_TOOL}: the inline view's snapshot of {task_id} (for the view, not for the model)"
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=redact_tree(doc))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=in_tool_terms(redact_tree(doc)))
+
+
+def in_tool_terms(doc: dict[str, Any]) -> dict[str, Any]:
+    """The snapshot with the engine's own notes (degrades, notices, errors, why a seat is out or
+    the chair gave no verdict) naming the tool's argument where they name a CLI flag: the view
+    only ever runs inside an MCP host, where `--max-cost` means nothing and `maxCost` does.
+    Model-written text (claims, prose) is left exactly as written."""
+    from ..errors import rename_flags
+    from .params import argument_names
+
+    names = argument_names("amicus_council_run")
+
+    def tool(text: Any) -> Any:
+        return rename_flags(text, names) if isinstance(text, str) else text
+
+    def error(err: Any) -> Any:
+        return {**err, "message": tool(err.get("message")), **({"hint": tool(err["hint"])} if "hint" in err else {})} \
+            if isinstance(err, dict) else tool(err)
+
+    out = dict(doc)
+    banners = doc.get("banners")
+    if isinstance(banners, dict):
+        out["banners"] = {**banners,
+                          "degrades": [{**d, "what": tool(d.get("what")), "why": tool(d.get("why"))}
+                                       for d in banners.get("degrades") or [] if isinstance(d, dict)],
+                          "notices": [tool(n) for n in banners.get("notices") or []]}
+    if isinstance(doc.get("header"), dict):
+        out["header"] = {**doc["header"], "error": error(doc["header"].get("error"))}
+    if isinstance(doc.get("seats"), list):
+        out["seats"] = [{**s, "deadReason": tool(s.get("deadReason")), "error": error(s.get("error"))}
+                        if isinstance(s, dict) else s for s in doc["seats"]]
+    if isinstance(doc.get("chair"), dict):
+        out["chair"] = {**doc["chair"], "reason": tool(doc["chair"].get("reason"))}
+    for key in ("error", "notices", "degrades"):  # a wave's or leg's status projection
+        value = doc.get(key)
+        if value is not None:
+            out[key] = [tool(v) for v in value] if isinstance(value, list) else error(value)
+    return out
 
 
 def bind(tools: Sequence[Tool], state: ServerState, make_tool: Callable[..., Tool]) -> list[Tool]:

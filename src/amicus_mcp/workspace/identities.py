@@ -10,7 +10,9 @@ labels not assigned yet) reads `Seat <position>`, the chair `Chair`.
 `masks` lists every model name the run's documents carry — seat ids, aliases, the chair
 and each attempted chair, resolved model names, dropped members — with its blind-mode
 replacement, longest first. The page applies them to every string it shows while blind
-mode is on. Blind mode is a reading aid against anchoring, not a security control.
+mode is on. Blind mode is a reading aid against anchoring, not a security control — so a seat
+that is out of the council (no review to anchor on) keeps its name: its provider error then
+reads as the provider wrote it ("failed for model 'x/y'"), not "failed for model 'Seat 3'".
 """
 
 from __future__ import annotations
@@ -77,8 +79,12 @@ def display_label(seat: SeatRecord, labels: Mapping[str, str]) -> str:
 
 
 def masks(doc: RunManifest, seats: Sequence[SeatRecord], labels: Mapping[str, str],
-          extra_models: Iterable[str] = ()) -> list[list[str]]:
-    """[[model name, blind label], …], longest name first."""
+          extra_models: Iterable[str] = (), *, unmasked: Iterable[str] = ()) -> list[list[str]]:
+    """[[model name, blind label], …], longest name first. The seats in `unmasked` (out of the
+    council: no review) are not masked, unless a name of theirs is also another's."""
+    out = set(unmasked)
+    free = {name for seat in seats if seat.id in out for name in (seat.id, seat_file_stem(seat.id), seat.alias)}
+    free |= {leg.resolved_model for leg in doc.legs if leg.seat in out and leg.resolved_model}
     owners: dict[str, set[str]] = {}
 
     def own(name: Any, label: str) -> None:
@@ -87,6 +93,8 @@ def masks(doc: RunManifest, seats: Sequence[SeatRecord], labels: Mapping[str, st
 
     by_alias: dict[str, list[str]] = {}
     for seat in seats:
+        if seat.id in out:
+            continue
         label = display_label(seat, labels)
         own(seat.id, label)
         own(seat_file_stem(seat.id), label)  # file names carry it
@@ -100,7 +108,8 @@ def masks(doc: RunManifest, seats: Sequence[SeatRecord], labels: Mapping[str, st
     seat_label = {s.id: display_label(s, labels) for s in seats}
     for leg in doc.legs:
         if leg.seat:  # its `model` is the seat's alias, owned above
-            own(leg.resolved_model, seat_label.get(leg.seat, SHARED_LABEL))
+            if leg.seat not in out:
+                own(leg.resolved_model, seat_label.get(leg.seat, SHARED_LABEL))
             continue
         owner = CHAIR_LABEL if leg.stage == "chair" else SHARED_LABEL
         own(leg.model, owner)
@@ -108,7 +117,7 @@ def masks(doc: RunManifest, seats: Sequence[SeatRecord], labels: Mapping[str, st
     for member in doc.dropped_members:
         own(member.member, DROPPED_LABEL)
     for name in extra_models:
-        if name not in owners:
+        if name not in owners and name not in free:
             own(name, SHARED_LABEL)
     table = [[name, next(iter(found)) if len(found) == 1 else SHARED_LABEL] for name, found in owners.items()]
     return sorted(table, key=lambda pair: (-len(pair[0]), pair[0]))

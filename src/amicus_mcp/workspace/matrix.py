@@ -26,8 +26,11 @@ from ..errors import AmicusError
 MAX_ROWS = 500
 
 
-def verdict_source(verdict: Any, verdict_error: str | None, tally: Any) -> tuple[dict[str, Any] | None, list[str]]:
-    """(the verdict document to render, notes on how it was obtained)."""
+def verdict_source(verdict: Any, verdict_error: str | None, tally: Any, *,
+                   live: bool = False) -> tuple[dict[str, Any] | None, list[str]]:
+    """(the verdict document to render, notes on how it was obtained). A live run's tally is
+    written when Stage 2 (and any debate) ends, its verdict only after the chair: rebuilt from
+    the tally meanwhile, which is the expected path then, not a note."""
     notes = [f"verdict.json could not be read ({verdict_error})"] if verdict_error else []
     if isinstance(verdict, dict) and verdict.get("type") == "council-verdict":
         return verdict, notes
@@ -39,7 +42,7 @@ def verdict_source(verdict: Any, verdict_error: str | None, tally: Any) -> tuple
         rebuilt = build_verdict(tally, [])
     except AmicusError as err:
         return None, [*notes, f"tally.json is not a usable tally record ({err.message})"]
-    if notes or verdict is None:
+    if notes or (verdict is None and not live):
         notes.append("the matrix is rebuilt from tally.json (no Stage-4 decisions)")
     return rebuilt, notes
 
@@ -173,3 +176,12 @@ def ranking_panel(verdict: Mapping[str, Any], labels: Mapping[str, str]) -> list
              "withSelf": r.with_self, "perJudge": [{"judge": j, "place": p} for j, p in zip(question.judges, r.per_judge)],
              "claims": r.claims, "answer": r.answer, "confidence": r.confidence, "assumptions": list(r.assumptions)}
             for r in question.ranked]
+
+
+def dissent_panel(verdict: Mapping[str, Any]) -> dict[str, Any]:
+    """A question council's dissent, as the report gives it: the chair's dissent item by item,
+    then the claims the council put in the Disputed tier."""
+    question = build_model(verdict).question
+    if question is None:
+        return {"chair": [], "disputed": []}
+    return {"chair": list(question.dissent), "disputed": [row.id for row in question.disputed]}

@@ -16,14 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from ..documents.run import RunManifest, SeatRecord
-from ..engine.run_dir import RunDir
+from ..engine.run_dir import TALLY_PROVISIONAL, RunDir
 from ..engine.store import SessionStore
 from ..errors import AmicusError
 from ..vocabulary import QUESTION
 from . import DEFAULT_STALL_S
 from .fold import FOLD_FILE
 from .identities import CLAUDE, masks, seat_labels, stage1_prefix
-from .matrix import decisions, matrix_panel, ranking_panel, revote_index, street_cred, verdict_source, voters
+from .matrix import (decisions, dissent_panel, matrix_panel, ranking_panel, revote_index, street_cred, verdict_source,
+                     voters)
 from .panels import chair_panel, cost_panel, last_activity, obj, run_total, seat_rows, stage_rail, stage_status
 from .rundir import (SUPPORTED_RUN_SCHEMA, Manifest, is_live, locate_run, observed, read_manifest,
                      read_optional_json, read_prose, run_ids, seat_files, seat_list)
@@ -70,13 +71,19 @@ def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall
     labels, label_notes = seat_labels(run_dir, doc, seats)
     live = is_live(doc)
     tally, tally_error = read_optional_json(run_dir / "tally.json", "tally record")
+    provisional = False
+    if tally is None and tally_error is None and live:  # a debate round is on: its first tally is on disk
+        early, _ = read_optional_json(run_dir / TALLY_PROVISIONAL, "provisional tally")
+        tally, provisional = (early, True) if isinstance(early, dict) else (None, False)
     verdict_doc, verdict_error = read_optional_json(run_dir / "verdict.json", "verdict")
-    verdict, verdict_notes = verdict_source(verdict_doc, verdict_error, tally)
+    verdict, verdict_notes = verdict_source(verdict_doc, verdict_error, tally, live=live)
     debate, debate_error = read_optional_json(run_dir / "debate.json", "debate record")
     rows = seat_rows(run_dir, doc, seats, labels, now=now, stall_after_s=stall_after_s, live=live,
                      voters=voters(verdict) if verdict else None)
     prose, collisions = _prose(run_dir, seats, labels, texts, stage1_prefix(doc))
     matrix = matrix_panel(verdict, tally, seats, _judges(doc), revote_index(debate)) if verdict else None
+    if matrix is not None:
+        matrix["provisional"] = provisional  # the tiers before the debate round, which may move them
     problems = [*label_notes, *collisions, *verdict_notes,
                 *(f"tally.json could not be read ({e})" for e in [tally_error] if e),
                 *(f"debate.json could not be read ({e})" for e in [debate_error] if e)]
@@ -84,7 +91,8 @@ def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall
     return {
         "live": live,
         "header": _header(doc, crashed),
-        **({"ranking": ranking_panel(verdict, labels) if verdict else []} if question else {}),
+        **({"ranking": ranking_panel(verdict, labels) if verdict else [],
+            "dissent": dissent_panel(verdict) if verdict else None} if question else {}),
         "stages": stage_rail(doc),
         "seats": rows,
         **prose,
@@ -95,8 +103,8 @@ def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall
         "decisions": decisions(verdict) if verdict else [],
         "cost": cost_panel(doc, rows),
         "stall": _stall(doc, now, stall_after_s, live),
-        "banners": {"degrades": _degrades(doc), "notices": list(doc.notices), "integrity": problems},
-        "masks": masks(doc, seats, labels, _tally_models(tally)),
+        "banners": {"degrades": _degrades(doc), "notices": _notices(doc), "integrity": problems},
+        "masks": masks(doc, seats, labels, _tally_models(tally), unmasked={r["key"] for r in rows if r.get("dead")}),
         "fold": {"folded": (run_dir / FOLD_FILE).is_file(), "available": not live},
         "debate": doc.debate.to_doc() if doc.debate is not None else None,
         "resume": _resume_hint(run_dir, doc, live),
@@ -177,6 +185,13 @@ def _stall(doc: RunManifest, now: datetime, stall_after_s: float, live: bool) ->
 
 def _degrades(doc: RunManifest) -> list[dict[str, str]]:
     return [{"channel": d.channel, "what": d.what, "why": d.why} for d in doc.degrades]
+
+
+def _notices(doc: RunManifest) -> list[str]:
+    """The run's notices bar the ones that repeat a degrade (the engine notes each loss as a
+    notice too; the page shows it once, as the loss)."""
+    lost = {f"{d.what}: {d.why}" for d in doc.degrades}
+    return [n for n in doc.notices if n not in lost]
 
 
 def _strings(value: Any) -> list[str]:

@@ -21,6 +21,9 @@ const GLYPH = { agree: '\u2713', dispute: '\u2717', neutral: '\u2013', unknown: 
 const STAGE_GLYPH = { complete: '\u2713', running: '\u25CF', error: '\u2717', aborted: '\u2717', skipped: '\u2192', pending: '\u00B7' };
 
 const source = globalThis.amicusSource || httpSource();
+// The cost ceiling as the reader sets it: inline the view only ever runs in an MCP host, where
+// it is the tool's `maxCost` argument; a browser tab serves `amicus watch --ui` too.
+const MAX_COST = source.inline ? 'maxCost' : '--max-cost';
 const state = {
   runId: source.runId,
   snap: null, // the last good snapshot
@@ -46,8 +49,21 @@ function isBlind() {
   return Boolean(state.snap && state.snap.live);
 }
 
-function isWave() {
-  return Boolean(state.snap && state.snap.type === 'workspace-wave');
+function isWave() { // a fanout wave, or (inline, with no server access) a tool result: status, legs, cost
+  return Boolean(state.snap && (state.snap.type === 'workspace-wave' || state.snap.type === 'workspace-result'));
+}
+
+function isResult() {
+  return Boolean(state.snap && state.snap.type === 'workspace-result');
+}
+
+const FENCE_OPEN = /^<untrusted_model_output purpose="data_only">\n(?:[^\n]*\n)*?\n/;
+const FENCE_CLOSE = /\n<\/untrusted_model_output>$/;
+
+/** A tool result's fenced string as its body: the fence tells the calling model the text is
+ * data; the page sets every string as text anyway, and a person reads the body. */
+function unfenced(text) {
+  return FENCE_OPEN.test(text) && FENCE_CLOSE.test(text) ? text.replace(FENCE_OPEN, '').replace(FENCE_CLOSE, '') : text;
 }
 
 function escapeRe(text) {
@@ -65,7 +81,7 @@ function setMasks(masks) {
 
 /** What the page shows for a string: in blind mode every model name becomes its label. */
 function show(text) {
-  const value = text === null || text === undefined ? '' : String(text);
+  const value = text === null || text === undefined ? '' : unfenced(String(text));
   if (!isBlind() || !state.maskRe) return value;
   return value.replace(state.maskRe, (name) => state.maskMap.get(name) || name);
 }
@@ -183,7 +199,7 @@ function pollDelay() {
 }
 
 function wantsPolling() {
-  if (state.fatal) return false;
+  if (state.fatal || isResult()) return false; // a tool result does not change: nothing to ask again
   if (state.fetchError || (!state.snap && !state.problem)) return true;
   return Boolean(state.snap && state.snap.live);
 }
@@ -230,12 +246,14 @@ function render() {
   }
   const snap = state.snap;
   const wave = isWave();
-  $('run-title').textContent = (wave ? (snap.kind === 'leg' ? 'Leg ' : 'Wave ') : 'Run ') + state.runId;
+  const kind = snap && snap.kind ? snap.kind : (wave ? 'wave' : 'council-run');
+  $('run-title').textContent = ({ leg: 'Leg ', wave: 'Wave ', 'eval-run': 'Eval ' }[kind] || 'Run ') + state.runId;
   document.title = 'Council Workspace \u2014 ' + state.runId;
   $('run-view').hidden = !snap || wave;
   $('wave-view').hidden = !wave;
   if (!snap) return;
   if (wave) {
+    $('wave-title').textContent = kind === 'council-run' ? 'Legs' : kind === 'eval-run' ? 'Cases' : 'Fanout legs';
     renderPanel('chips', snap, waveChips);
     renderPanel('wave', snap.legs, waveLegs);
     return;
@@ -245,11 +263,13 @@ function render() {
   $('matrix-title').textContent = question ? 'Claim matrix' : 'Adjudication matrix';
   $('reviews-title').textContent = question ? 'Stage-1 answers' : 'Stage-1 reviews';
   $('ranking-panel').hidden = !question;
+  $('dissent-panel').hidden = !question;
   if (question) renderPanel('ranking', snap.ranking, rankingPanel);
+  if (question) renderPanel('dissent', { d: snap.dissent, m: snap.matrix, live: snap.live }, dissentPanel);
   renderPanel('chips', { h: snap.header, live: snap.live }, headerChips);
   renderPanel('stage-rail', snap.stages, stageRail);
   renderPanel('seats', snap.seats, seatsTable);
-  renderPanel('matrix', { m: snap.matrix, note: snap.matrixNote }, matrixPanel);
+  renderPanel('matrix', { m: snap.matrix, note: snap.matrixNote, question, live: snap.live }, matrixPanel);
   renderPanel('drill', { d: state.drill, m: snap.matrix, j: snap.judges, r: snap.revotes }, drillPanel);
   renderPanel('chair', snap.chair, chairPanel);
   renderPanel('street-cred', snap.streetCred, streetCred);
@@ -292,7 +312,7 @@ function renderBanners() {
       + ', this workspace reads ' + p.expectedSchemaVersion + '); it is not rendered. Run directory: ' + p.runDir));
   }
   const snap = state.runId ? state.snap : null;
-  if (snap && snap.type === 'workspace-wave') items.push(...waveBanners(snap));
+  if (snap && isWave()) items.push(...waveBanners(snap));
   else if (snap) items.push(...runBanners(snap));
   renderPanel('banners', items.map((n) => n.textContent + '|' + n.className), () => items);
 }
@@ -322,26 +342,54 @@ function runBanners(snap) {
 
 function waveBanners(snap) {
   const items = [];
-  if (snap.error) items.push(banner('error', 'Error: ' + snap.error));
-  for (const n of snap.notices || []) items.push(banner('info', 'Notice: ' + n));
+  if (isResult()) items.push(banner('info follow', followText(snap)));
+  if (snap.error) items.push(banner('error', 'Error: ' + unfenced(snap.error)));
+  const degrades = (snap.degrades || []).map(unfenced);
+  for (const d of degrades) items.push(banner('degrade', 'Degraded (' + d.replace(': ', '): ')));
+  // A degrade ("channel: what — why") is also among the notices ("what: why"): shown once, as the loss.
+  const lost = new Set(degrades.map((d) => d.slice(d.indexOf(': ') + 2).replace(' \u2014 ', ': ')));
+  for (const n of (snap.notices || []).map(unfenced)) if (!lost.has(n)) items.push(banner('info', 'Notice: ' + n));
   return items;
 }
 
+/** Inline with no server access: what the view shows and how to follow the work in the chat. */
+function followText(snap) {
+  const what = { leg: 'leg', wave: 'wave', 'eval-run': 'eval' }[snap.kind] || 'run';
+  const shown = 'This host gives the view no access to the server, so it shows the tool result as it arrived ('
+    + clock(snap.receivedAt) + ') and does not update. ';
+  if (snap.resumable) return shown + 'The ' + what + ' stopped before it finished: ask Claude to resume ' + what + ' ' + snap.id + ' (amicus_council_resume).';
+  if (snap.live) return shown + 'To follow it, ask Claude to wait on ' + what + ' ' + snap.id + ' (amicus_wait): each result it gets shows here.';
+  return shown + 'It has finished: ask Claude to read ' + what + ' ' + snap.id + ' (amicus_read).';
+}
+
+function money(cost) {
+  if (!cost) return 'cost not reported';
+  const amount = cost.amount === null || cost.amount === undefined ? 'cost unknown' : '$' + cost.amount.toFixed(4);
+  return amount + (cost.unpricedLegs ? ' (+' + cost.unpricedLegs + ' unpriced)' : '');
+}
+
 function waveChips(snap) {
-  const cost = snap.cost.amount === null ? 'cost unknown' : '$' + snap.cost.amount.toFixed(4);
-  const unpriced = snap.cost.unpricedLegs ? ' (+' + snap.cost.unpricedLegs + ' unpriced)' : '';
-  return [chip(snap.status, 'status-' + slug(snap.status)),
-    el('span', { cls: 'note', text: snap.legsDone + '/' + snap.legsTotal + ' legs done \u00B7 ' + cost + unpriced + (snap.live ? ' so far' : '') })];
+  const nodes = [chip(snap.status + (snap.live && snap.stage ? ' \u00B7 ' + snap.stage : ''), 'status-' + slug(snap.status))];
+  if (snap.intent === 'question') nodes.push(chip('question', 'intent'));
+  const line = snap.intent === 'question' ? 'ANSWER: ' : 'VERDICT: ';
+  if (snap.overallVerdict) nodes.push(chip(line + snap.overallVerdict, 'verdict verdict-' + slug(snap.overallVerdict)));
+  const unit = snap.kind === 'eval-run' ? ' cases done' : ' legs done';
+  const done = snap.legsTotal === null || snap.legsTotal === undefined ? 'no legs reported yet'
+    : snap.legsDone + '/' + snap.legsTotal + unit;
+  nodes.push(el('span', { cls: 'note', text: done + ' \u00B7 ' + money(snap.cost) + (snap.live && snap.cost ? ' so far' : '') }));
+  if (snap.answer) nodes.push(el('span', { cls: 'note answer', text: snap.answer }));
+  return nodes;
 }
 
 function waveLegs(legs) {
-  if (!legs.length) return [el('p', { cls: 'note', text: 'No legs recorded yet.' })];
+  if (!legs.length) return [el('p', { cls: 'note', text: isResult() ? 'The tool result lists no legs yet.' : 'No legs recorded yet.' })];
+  const staged = legs.some((leg) => leg.stage);
   const rows = legs.map((leg) => el('tr', { data: { row: 'leg' } }, [
-    cell(leg.model || '\u2014'), cell(leg.status, 'status-' + slug(leg.status)),
-    cell(leg.durationMs === undefined ? '\u2014' : (leg.durationMs / 1000).toFixed(1) + ' s'),
-    cell(leg.cost === undefined ? '\u2014' : '$' + leg.cost.toFixed(4)), cell(leg.error || '', 'flag'),
+    cell(leg.model || '\u2014', 'model'), ...(staged ? [cell(leg.stage || '\u2014')] : []), cell(leg.status, 'status-' + slug(leg.status)),
+    cell(leg.durationMs === undefined || leg.durationMs === null ? '\u2014' : (leg.durationMs / 1000).toFixed(1) + ' s'),
+    cell(leg.cost === undefined || leg.cost === null ? '\u2014' : '$' + leg.cost.toFixed(4)), cell(leg.error || '', 'flag'),
   ]));
-  return [table(['Model', 'Status', 'Duration', 'Cost', 'Error'], rows, 'legs')];
+  return [table(['Model', ...(staged ? ['Stage'] : []), 'Status', 'Duration', 'Cost', 'Error'], rows, 'legs' + (staged ? ' staged' : ''))];
 }
 
 function headerChips(data) {
@@ -373,12 +421,28 @@ function seatsTable(seats) {
     if (!s.dead && s.error) flags.push(s.error.code);
     const model = el('td', {}, [el('span', { text: s.name })]);
     if (s.resolvedModels.length && !isBlind()) model.append(el('span', { cls: 'sub', text: ' \u2192 ' + s.resolvedModels.join(', ') }));
+    model.className = 'model';
     return el('tr', { cls: s.dead ? 'muted dead' : '', data: { row: 'seat' } }, [
-      model, cell(s.role), cell(s.status, 'status-' + slug(s.status)), cell(s.stage || '\u2014'),
-      cell(String(s.calls)), cell(s.tokens.text), cell(s.cost.text), cell(clock(s.lastActivity)), cell(flags.join(' \u00B7 '), 'flag'),
+      model, cell(s.role, 'role'), cell(s.status, 'status status-' + slug(s.status)), cell(s.stage || '\u2014', 'stage'),
+      cell(String(s.calls), 'calls'), cell(s.tokens.text, 'tokens'), cell(s.cost.text, 'cost'), cell(clock(s.lastActivity), 'when'),
+      cell(flags.join(' \u00B7 '), 'flag'),
     ]);
   });
   return [table(['Model', 'Role', 'Status', 'Stage', 'Calls', 'Tokens', 'Cost', 'Last activity', 'Flag'], rows, 'seats')];
+}
+
+/** A question council's dissent, as its report gives it: the chair's, then the Disputed claims. */
+function dissentPanel(data) {
+  const d = data.d;
+  if (!d) return [el('p', { cls: 'note', text: 'The dissent appears once the run is tallied.' })];
+  const nodes = [];
+  if (d.chair.length) nodes.push(el('ul', { cls: 'dissent' }, d.chair.map((item) => el('li', { text: item }))));
+  else nodes.push(el('p', { cls: 'note', text: data.live ? 'The chair\u2019s dissent comes with its answer.' : 'The chair recorded no dissent.' }));
+  const rows = data.m ? data.m.rows.filter((r) => d.disputed.includes(r.id)) : [];
+  nodes.push(el('p', { cls: 'sub', text: 'Disputed claims:' }));
+  if (!rows.length) nodes.push(el('p', { cls: 'note', text: 'No claim was disputed.' }));
+  else nodes.push(el('ul', { cls: 'disputed' }, rows.map((r) => el('li', { text: r.id + ' \u2014 ' + (r.claim || '') }))));
+  return nodes;
 }
 
 function matrixPanel(data) {
@@ -389,16 +453,27 @@ function matrixPanel(data) {
     nodes.push(el('p', { cls: 'banner warn peers-reduced', text: 'The tally is peers-reduced: only ' + m.judges
       + ' judge(s) completed, so these tiers rest on fewer peers than a full council.' }));
   }
-  if (m.total > m.shown) nodes.push(el('p', { cls: 'note cap', text: 'Showing ' + m.shown + ' of ' + m.total + ' findings.' }));
-  if (!m.total) nodes.push(el('p', { cls: 'note', text: 'No findings were raised.' }));
-  const headers = ['Finding', 'Sev', 'Tier', 'Basis', ...m.columns.map((c) => c.key), 'Claim'];
-  const rows = m.rows.map((row) => matrixRow(row, m.columns));
-  nodes.push(table(headers, rows, 'matrix'));
+  const noun = data.question ? 'claims' : 'findings';
+  if (m.provisional) {
+    nodes.push(el('p', { cls: 'banner warn provisional', text: 'Provisional: the tally before the debate round, which may still move '
+      + (data.question ? 'claims' : 'findings') + ' between tiers.' }));
+  } else if (data.live) {
+    nodes.push(el('p', { cls: 'note provisional', text: 'The tally is in; the chair has not given its '
+      + (data.question ? 'answer' : 'verdict') + ' yet.' }));
+  }
+  if (m.total > m.shown) nodes.push(el('p', { cls: 'note cap', text: 'Showing ' + m.shown + ' of ' + m.total + ' ' + noun + '.' }));
+  if (!m.total) nodes.push(el('p', { cls: 'note', text: 'No ' + noun + ' were raised.' }));
+  // A question council's claims carry no severity: no Sev column (the report has none either).
+  const headers = [data.question ? 'Id' : 'Finding', ...(data.question ? [] : ['Sev']), 'Tier', 'Basis', ...m.columns.map((c) => c.key), 'Claim'];
+  const rows = m.rows.map((row) => matrixRow(row, m.columns, data.question));
+  const grid = table(headers, rows, 'matrix ' + (data.question ? 'no-sev' : 'with-sev'));
+  grid.style.setProperty('--votes', String(Math.max(1, m.columns.length))); // CSSOM, not an inline style attribute
+  nodes.push(grid);
   nodes.push(el('p', { cls: 'note legend', text: '\u2713 agree \u00B7 \u2717 dispute \u00B7 \u2013 neutral \u00B7 ? unknown \u00B7 * raiser \u00B7 \u21BA re-voted \u00B7 click a \u2717 to read that judge\u2019s reasoning' }));
   return nodes;
 }
 
-function matrixRow(row, columns) {
+function matrixRow(row, columns, question) {
   const tier = el('td', {}, [el('span', { text: row.tier })]);
   if (row.thin) tier.append(chip('thin', 'badge thin'));
   if (row.override) tier.append(chip('override ' + row.override.from + ' \u2192 ' + row.override.to, 'badge override'));
@@ -406,8 +481,9 @@ function matrixRow(row, columns) {
   const votes = row.votes.map((vote, index) => voteCell(row, vote, columns[index]));
   const claim = el('td', { cls: 'claim' }, [el('span', { text: row.claim || '' })]);
   if (row.location) claim.append(el('span', { cls: 'sub', text: ' \u2014 ' + row.location }));
+  tier.className = 'tier';
   return el('tr', { cls: 'tier-' + slug(row.tier) }, [
-    cell(row.id, 'fid'), cell(row.severity), tier, cell(row.basis, 'basis'), ...votes, claim,
+    cell(row.id, 'fid'), question ? null : cell(row.severity, 'sev'), tier, cell(row.basis, 'basis'), ...votes, claim,
   ]);
 }
 
@@ -507,12 +583,13 @@ function streetCred(rows) {
   if (!rows.length) return [el('p', { cls: 'note', text: 'Street-cred appears once the run is tallied.' })];
   return [table(['Reviewer', 'Peers only', 'With self'], rows.map((r) => el('tr', {}, [
     cell(r.name), cell(r.peersOnly), cell(r.withSelf),
-  ])), 'cred')];
+  ])), 'cred'), el('p', { cls: 'note legend', text: 'The mean place the judges gave each review: lower is better (1 = ranked first). Peers only leaves out the reviewer\u2019s ranking of its own review; with self counts it.' })];
 }
 
 function decisionsPanel(rows) {
   if (!rows.length) {
-    return [el('p', { cls: 'note', text: 'No Stage-4 decisions recorded: Stage 4 stays human (amicus council verdict \u2026 --decisions).' })];
+    return [el('p', { cls: 'note', text: 'No Stage-4 decisions recorded: Stage 4 stays human ('
+      + (source.inline ? 'ask Claude to record your decisions with the amicus_verdict tool, its decisions argument' : 'amicus council verdict \u2026 --decisions') + ').' })];
   }
   return [table(['Finding', 'Decision', 'Applied', 'Duplicate of', 'Tier override'], rows.map((r) => el('tr', {}, [
     cell(r.id), cell(r.decision), cell(r.applied ? 'yes' : 'no'), cell(r.duplicateOf || '\u2014'),
@@ -532,9 +609,10 @@ function costPanel(cost) {
     meter.max = 1;
     meter.value = cost.fraction === null ? 0 : cost.fraction;
     const share = cost.fraction === null ? 'unknown share' : Math.round(cost.fraction * 100) + '%';
-    nodes.push(el('p', { cls: 'gauge-line' }, [meter, el('span', { text: ' ' + cost.total.text + ' of the ' + cost.maxCostText + ' --max-cost ceiling (' + share + ')' })]));
+    nodes.push(el('p', { cls: 'gauge-line' }, [meter, el('span', { text: ' ' + cost.total.text + ' of the ' + cost.maxCostText + ' ' + MAX_COST + ' ceiling (' + share + ')' })]));
   } else {
-    nodes.push(el('p', { cls: 'note', text: 'No --max-cost ceiling on this run.' }));
+    nodes.push(el('p', { cls: 'note', text: 'No ' + MAX_COST + ' ceiling on this run'
+      + (source.inline ? ' (amicus_council_run\u2019s maxCost argument sets one).' : '.') }));
   }
   if (cost.refusals) nodes.push(el('p', { cls: 'note', text: cost.refusals + ' launch(es) refused by the ceiling.' }));
   return nodes;

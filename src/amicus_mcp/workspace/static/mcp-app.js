@@ -25,6 +25,7 @@
     notice: 'Waiting for the tool result from the host\u2026',
     serverTools: false, // whether the host lets this view call the server
     closed: false,
+    result: null, // without serverTools: the tool result, the only snapshot there is
     poll: null,
     show: null,
   };
@@ -107,13 +108,38 @@
       say('This result names no council run or wave to follow.');
       return;
     }
-    if (!view.serverTools) {
-      say('This host does not let the view ask the server for updates; the tool result is all there is.');
-      return;
-    }
     view.id = id;
     view.notice = null;
+    // A host that gives the view no server access (no `serverTools`): the tool result is the
+    // only snapshot there will be, so the view shows what it holds and how to follow the run.
+    if (!view.serverTools) view.result = resultSnapshot(id, doc);
     if (view.poll) view.poll();
+  }
+
+  /** The tool result as the page's one snapshot: a status projection (amicus_wait,
+   * amicus_status) carries status, legs and cost; a start result (amicus_council_run,
+   * amicus_fanout) only its id and `running`. Unknown stays unknown. */
+  function resultSnapshot(id, doc) {
+    const kind = doc.kind || (doc.waveId ? 'wave' : 'council-run');
+    const legs = Array.isArray(doc.legs) ? doc.legs : [];
+    return {
+      type: 'workspace-result', snapshotVersion: 1, id, kind,
+      status: String(doc.status || 'unknown'),
+      live: doc.terminal === undefined ? doc.status === 'running' : !doc.terminal,
+      stage: doc.stage || null,
+      legs,
+      legsDone: typeof doc.legsDone === 'number' ? doc.legsDone : null,
+      legsTotal: typeof doc.legsTotal === 'number' ? doc.legsTotal : null,
+      cost: doc.cost && typeof doc.cost === 'object' ? doc.cost : null,
+      overallVerdict: doc.overallVerdict || null,
+      intent: doc.intent || null,
+      answer: doc.answer || null,
+      error: doc.error || null,
+      degrades: doc.degrades || [],
+      notices: doc.notices || [],
+      resumable: Boolean(doc.resumable),
+      receivedAt: new Date().toISOString(),
+    };
   }
 
   function say(text) {
@@ -174,8 +200,9 @@
     inline: true, // polled while visible, focused or not
     prose: false, // the inline view shows no prose; amicus_read pages through it
     list: false,
-    actions: ['abort'],
+    get actions() { return view.serverTools ? ['abort'] : []; }, // abort is a server call too
     async snapshot() {
+      if (view.result) return view.result;
       const result = await callTool(SNAPSHOT_TOOL);
       if (result.isError) throw toolError(result);
       return result.structuredContent;

@@ -73,8 +73,10 @@ const host = {
     return { tools: this.tools, capabilities: this.client.getServerCapabilities() };
   },
 
-  /** Call a tool as a chat host does; render its view when it has one. */
-  async run(name, args) {
+  /** Call a tool as a chat host does; render its view when it has one. With
+   * `{serverTools: false}` the host gives the view no server access (as some hosts do). */
+  async run(name, args, options = {}) {
+    const serverTools = options.serverTools !== false;
     const tool = this.tools.find((t) => t.name === name);
     const uri = tool ? getToolUiResourceUri(tool) : undefined;
     const call = this.client.callTool({ name, arguments: args });
@@ -88,7 +90,7 @@ const host = {
     frame.setAttribute('title', name);
     document.getElementById('views').append(frame);
     const bridge = new AppBridge(this.client, { name: 'amicus-test-host', version: '1.0.0' },
-      { serverTools: {}, serverResources: {}, logging: {} },
+      serverTools ? { serverTools: {}, serverResources: {}, logging: {} } : { logging: {} },
       { hostContext: { theme: 'light', displayMode: 'inline', platform: 'desktop' } });
     bridge.addEventListener('sizechange', ({ height }) => {
       if (height) frame.style.height = height + 'px';
