@@ -18,7 +18,7 @@ from typing import Any
 
 from ..envvars import setting
 from ..errors import BadArgs
-from .options import RunOptions
+from .options import RunOptions, parse_dollars
 
 BENCH_ENV = "AMICUS_DEFAULT_BENCH"
 CHAIR_ENV = "AMICUS_DEFAULT_CHAIR"
@@ -45,12 +45,11 @@ def apply_env_defaults(options: RunOptions, env: Mapping[str, str] | None = None
 
 
 def _dollars(text: str) -> float | None:
+    """The setting's ceiling: `options.parse_dollars`'s plain decimal; a literal zero is "no ceiling"."""
     try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0 or value == float("inf"):
-        raise BadArgs(f"{MAX_COST_ENV} must be a number of dollars, got {text!r}",
+        value = parse_dollars(text)
+    except ValueError as exc:
+        raise BadArgs(f"{MAX_COST_ENV} {exc}",
                       hint="set it to e.g. 2.00 (0 for no ceiling), or unset it; in Claude Desktop it is the "
-                           "amicus extension's spend ceiling setting")
+                           "amicus extension's spend ceiling setting") from None
     return value or None

@@ -31,7 +31,7 @@ from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic.fields import FieldInfo
 
@@ -120,7 +120,8 @@ class Declared(NamedTuple):
 
     @property
     def is_number(self) -> bool:
-        return self.info.annotation is float or float in get_args(self.info.annotation)
+        kinds = (self.info.annotation, *get_args(self.info.annotation))
+        return any(k is float or (get_origin(k) is Annotated and get_args(k)[0] is float) for k in kinds)
 
     @property
     def key(self) -> str:
@@ -149,6 +150,44 @@ def _pairs(raw: list[str] | None) -> dict[str, str] | None:
 
     return parse_var_args(raw) or None
 
+
+# A sum of dollars as typed: a plain decimal of ASCII digits. Python's float() also reads
+# `1_000`, `-0`, `inf`, `1e-400` (which underflows to 0: no ceiling) and non-ASCII digits.
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
+DOLLARS_RULE = "a plain decimal number of dollars like 2 or 0.50"
+
+
+def parse_dollars(text: str) -> float:
+    """The one reader of a dollar amount typed as text (the --max-cost flag, the
+    AMICUS_DEFAULT_MAX_COST setting, a string tool argument). ValueError unless `text` is a
+    plain decimal; a non-zero literal too small (or too large) for a float is an error, so
+    only a literal zero is ever 0."""
+    raw = text.strip()
+    if not _DECIMAL.fullmatch(raw):
+        raise ValueError(f"must be {DOLLARS_RULE}, got {text!r}")
+    value = float(raw)
+    if value == float("inf") or (value == 0 and raw.strip("0.")):
+        raise ValueError(f"{text!r} is out of range for a number of dollars")
+    return value
+
+
+def _dollars_value(value: Any) -> Any:
+    """A typed amount: text goes through `parse_dollars`; a number must be finite."""
+    if isinstance(value, str):
+        return parse_dollars(value)
+    if isinstance(value, float) and not abs(value) < float("inf"):  # inf, -inf and nan
+        raise ValueError("must be a finite number of dollars")
+    return value
+
+
+def _dollars_flag(raw: str) -> float:
+    try:
+        return parse_dollars(raw)
+    except ValueError as exc:
+        raise BadArgs(f"--max-cost {exc}", hint="e.g. --max-cost 2.00") from None
+
+
+Dollars = Annotated[float, BeforeValidator(_dollars_value)]
 
 # The arguments both models share, declared once.
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -246,10 +285,10 @@ class RunOptions(_Options):
                 "briefing's question — each seat answers, the judges rank the answers and vote on their key "
                 "claims, and the chair ends with an ANSWER line"),
         pack="intent", when_set=True, omitted=("review",), briefing=True)] = None  # an eval's cases are reviews
-    max_cost: Annotated[float | None, Option(  # whole-run ceiling on known spend, USD
-        flag=Flag("--max-cost", "whole-run ceiling on known spend, USD"),
+    max_cost: Annotated[Dollars | None, Option(  # whole-run ceiling on known spend, USD
+        flag=Flag("--max-cost", "whole-run ceiling on known spend, USD", parse=_dollars_flag),
         arg=Arg("maxCost", "Cost ceiling (USD)", "Whole-run ceiling on known spend, USD"),
-        pack="maxCost", pack_type=Positive | None)] = None
+        pack="maxCost", pack_type=Annotated[Positive, BeforeValidator(_dollars_value)] | None)] = None
     timeout_min: Annotated[float | None, Option(  # per leg; default DEFAULT_TIMEOUT_MIN
         flag=Flag("--timeout", "per-leg timeout in minutes (default 15)"),
         arg=Arg("timeoutMinutes", "Per-leg timeout (minutes)", "Per-leg timeout in minutes (default 15)"),
