@@ -16,7 +16,7 @@ from amicus_mcp.engine.defaults import apply_env_defaults
 from amicus_mcp.engine.options import RunOptions
 from amicus_mcp.envvars import scrub_placeholders, setting
 from amicus_mcp.errors import BadArgs
-from amicus_mcp.mcp.desktop import SETTING_NAMES
+from amicus_mcp.desktop import SETTING_NAMES
 from amicus_mcp.providers.keys import set_key_hint
 
 UNSET = ["", "   ", "${user_config.default_bench}", " ${user_config.max_cost} "]

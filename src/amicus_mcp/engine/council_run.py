@@ -88,6 +88,8 @@ class CouncilRun:
             self.hold_interrupted(lost)
         if prep.dropped:
             self.ctx.notice(dropped_notice(prep.dropped))
+        if prep.chair_notice:
+            self.ctx.notice(prep.chair_notice)
         if prep.offline_chair:
             self.ctx.notice("the chair runs on the same embedded model as the bench: offline there is no "
                             "independent model, so this verdict is not independent of the reviews")

@@ -2,7 +2,8 @@
 
     AMICUS_DEFAULT_BENCH     a saved council or built-in bench (`budget`), or models separated
                              by commas (`gemini,gpt,deepseek`): the bench when none is given
-    AMICUS_DEFAULT_CHAIR     the chair when none is given
+    AMICUS_DEFAULT_CHAIR     the chair when none is given (pre-flight takes the next independent
+                             one, with a notice, when it sits on the bench: `preflight.pick_chair`)
     AMICUS_DEFAULT_MAX_COST  the whole-run ceiling in USD when none is given (0: no ceiling)
 
 Claude Desktop's bundle sets them from its settings form; a shell can too. They fill only
@@ -35,13 +36,16 @@ def apply_env_defaults(options: RunOptions, env: Mapping[str, str] | None = None
             changes["models"] = members
         else:
             changes["council"] = bench
-    chair = setting(CHAIR_ENV, env)
-    if chair and options.chair is None:
-        changes["chair"] = chair
     ceiling = setting(MAX_COST_ENV, env)
     if ceiling and options.max_cost is None:
         changes["max_cost"] = _dollars(ceiling)
     return options.model_copy(update=changes) if changes else options
+
+
+def default_chair(env: Mapping[str, str] | None = None) -> str | None:
+    """The installation's chair for a run that names none (pre-flight decides whether it can
+    chair this bench)."""
+    return setting(CHAIR_ENV, env)
 
 
 def _dollars(text: str) -> float | None:

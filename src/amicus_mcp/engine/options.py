@@ -271,9 +271,11 @@ class RunOptions(_Options):
     type: Literal["council-run-options"] = "council-run-options"
     schema_version: Literal[2] = Field(2, alias="schemaVersion")
     chair: Annotated[str | None, Option(  # default: DEFAULT_CHAIR, or the embedded model for an all-local bench
-        flag=Flag("--chair", "the chair model; must not be a bench seat "
-                             "(default deepseek; the embedded model for the local bench)"),
-        arg=Arg("chair", "Chair model", "Chair model; must not be a bench seat (default deepseek)"),
+        flag=Flag("--chair", "the chair model; must not be a bench seat (default: $AMICUS_DEFAULT_CHAIR, else "
+                             "deepseek; one on the bench gives way to the first of gemini, gpt, kimi, glm, mistral "
+                             "that is not; the embedded model for the local bench)"),
+        arg=Arg("chair", "Chair model", "Chair model; must not be a bench seat (default: the installation's, else "
+                                        "deepseek; a default on the bench gives way to the next independent chair)"),
         pack="chair", pack_type=NonEmpty | None)] = None
     # review (the default) or question; None until pre-flight resolves it (typed, pack, template).
     # options.json writes it only for a question, so every review's document is unchanged.

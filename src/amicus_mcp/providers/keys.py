@@ -58,7 +58,9 @@ class Secret:
 def set_key_hint(name: str) -> str:
     """The one hint for a key that is not set: the command that stores it, or the shell way —
     or, for a server Claude Desktop started from the bundle, the extension's settings form."""
-    if os.environ.get("AMICUS_INSTALL") == "claude-desktop-bundle":  # mcp/desktop.py
+    from ..front import desktop
+
+    if desktop():
         return f"paste the key into the amicus extension's settings in Claude Desktop (it sets {name})"
     return f"amicus keys set {name}  (it is kept in {env_file_path()}), or export {name}=… in your shell"
 
