@@ -36,6 +36,7 @@ from pydantic.alias_generators import to_camel
 from pydantic.fields import FieldInfo
 
 from ..errors import BadArgs, BadSession
+from ..places import PROJECT_DEFAULT
 from ..vocabulary import MODEL_PATTERN, QUESTION, TAG_PATTERN, Intent
 
 DEFAULT_TIMEOUT_MIN = 15.0
@@ -238,7 +239,8 @@ class _Options(BaseModel):
     validate_models: ValidateModelsOption = Field(True, alias="validateModels")
     # Whose sessions dir indexes the run (None: cwd).
     project: Annotated[str | None, Option(
-        flag=Flag("--project", "the project whose sessions dir indexes the run (default: cwd)"),
+        flag=Flag("--project", f"the project whose sessions dir indexes the run, and where its run directory goes "
+                               f"({PROJECT_DEFAULT})"),
         arg=_PROJECT_ARG)] = None
     # The briefing as the caller named it.
     prompt_file: Annotated[str | None, Option(
@@ -350,7 +352,7 @@ class RunOptions(_Options):
     pack_fields: tuple[str, ...] = Field((), exclude=True)
     # The run's identity, chosen by the front that starts it; never written to options.json.
     out_dir: Annotated[str | None, Option(
-        flag=Flag("--out-dir", "the run directory (default ./council-<runId>)"),
+        flag=Flag("--out-dir", "the run directory (default: council-<runId> inside the project)"),
         arg=Arg("outDir", "Run directory", "Run directory inside the project (default council-<runId>)"),
         one_run=True)] = Field(None, exclude=True)
     run_id: Annotated[str | None, Option(flag=Flag("--run-id", "", hidden=True), one_run=True)] = Field(None, exclude=True)
@@ -376,7 +378,7 @@ class WaveOptions(_Options):
         flag=Flag("--council", "a saved council or a built-in bench (free, budget, frontier)", group="bench"),
         arg=_COUNCIL_ARG)] = None
     project: Annotated[str | None, Option(
-        flag=Flag("--project", "the project whose sessions dir holds the wave (default: cwd)"),
+        flag=Flag("--project", f"the project whose sessions dir holds the wave ({PROJECT_DEFAULT})"),
         arg=_PROJECT_ARG)] = None
     prompt_file: Annotated[str | None, Option(
         flag=Flag("--prompt-file", "the prompt (required; prompts are never inline)"),

@@ -412,7 +412,8 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     store = SessionStore(resolve_project(options.project))
     run_id = options.run_id or new_task_id()
     store.task_dir(run_id)  # validates a caller-supplied id
-    run_dir = Path(options.out_dir or f"council-{run_id}").resolve()
+    # A run directory no one named goes inside the project, where its index is (store.py).
+    run_dir = Path(options.out_dir).expanduser().resolve() if options.out_dir else store.project / f"council-{run_id}"
     check_run_dir(RunDir(run_dir), run_id)
     return Prepared(
         options=options, run_id=run_id, run_dir=run_dir, store=store, briefing=briefing,
