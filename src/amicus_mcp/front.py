@@ -18,6 +18,7 @@ anything else is the CLI.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -61,15 +62,15 @@ def setting(name: str) -> str:
     return name
 
 
-def command(cli: str, tool: str | None = None, arguments: str | None = None) -> str | None:
-    """A command worth suggesting: `'amicus council list'` on the CLI, the MCP tool that does
-    the same over MCP (`amicus_list` with `arguments`), None when no tool does — the hint must
-    then say what the command would have shown."""
+def command(cli: str, tool: str | None = None, **arguments: str) -> str | None:
+    """A command worth suggesting: `'amicus list'` on the CLI, the MCP tool that does the same
+    over MCP (`the amicus_wait tool with {"id": "3f9a1c07"}`), None when no tool does — the
+    hint must then say itself what the command would have shown."""
     if current() == "cli":
         return f"'{cli}'"
     if tool is None:
         return None
-    return f"the {tool} tool" + (f" ({arguments})" if arguments else "")
+    return f"the {tool} tool" + (f" with {json.dumps(arguments)}" if arguments else "")
 
 
 def desktop() -> bool:

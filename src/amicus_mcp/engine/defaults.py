@@ -19,6 +19,7 @@ from typing import Any
 
 from ..envvars import setting
 from ..errors import BadArgs
+from ..front import setting as setting_name
 from .options import RunOptions, parse_dollars
 
 BENCH_ENV = "AMICUS_DEFAULT_BENCH"
@@ -53,7 +54,6 @@ def _dollars(text: str) -> float | None:
     try:
         value = parse_dollars(text)
     except ValueError as exc:
-        raise BadArgs(f"{MAX_COST_ENV} {exc}",
-                      hint="set it to e.g. 2.00 (0 for no ceiling), or unset it; in Claude Desktop it is the "
-                           "amicus extension's spend ceiling setting") from None
+        raise BadArgs(f"{setting_name(MAX_COST_ENV)} {exc}",
+                      hint=f"set {setting_name(MAX_COST_ENV)} to e.g. 2.00 (0 for no ceiling), or clear it") from None
     return value or None

@@ -89,11 +89,15 @@ def members_of(models: Sequence[str] | None, council: str | None, *, minimum: in
     if models and council:
         raise BadArgs("pass exactly one of --models / --council, not both", hint="--models a,b,c or --council NAME")
     if not models and not council:
-        raise BadArgs("provide --models or --council", hint="e.g. --models deepseek,gpt or --council budget")
+        from ..front import setting
+        from .defaults import BENCH_ENV
+
+        raise BadArgs("provide --models or --council",
+                      hint=f"e.g. --models deepseek,gpt or --council budget; or set a default bench in {setting(BENCH_ENV)}")
     if council:
         shown = show_council(council)
         members, dropped = shown["resolved"], shown["dropped"]
-        check_council_size(council, members, minimum)
+        check_council_size(council, members, minimum, dropped)
     else:
         members, dropped = list(models or []), []
     if len(members) < minimum:
@@ -147,7 +151,7 @@ def price_bench(routed: Routed, catalog: Catalog, *, minimum: int = 1, cost_gate
     if routed.council:
         members, routes, stale = split_catalogued(members, routes, catalog if validate else Catalog())
         dropped = [*dropped, *stale]
-        check_council_size(routed.council, members, minimum)
+        check_council_size(routed.council, members, minimum, dropped)
     check_listed(list(zip(members, routes)), catalog, validate=validate,
                  threshold=gate_threshold(cost_gate, load_config() if cfg is None else cfg))
     return Bench(models=members, routes=routes, dropped=dropped, council=routed.council, catalog=catalog)
@@ -201,11 +205,19 @@ def check_listed(members: Sequence[tuple[str, Route]], catalog: Catalog, *, vali
         check_cost_gate(member, route_pricing(route, catalog), threshold=threshold)
 
 
-def check_council_size(council: str, members: Sequence[str], minimum: int) -> None:
+def check_council_size(council: str, members: Sequence[str], minimum: int,
+                       dropped: Sequence[dict[str, str]] = ()) -> None:
+    """A council left with fewer than two seats is refused, saying what dropped and why (a
+    Desktop user has no `council show` to ask)."""
+    from ..front import command
+
     if len(members) < max(minimum, 2):
+        why = f": {dropped_notice(dropped).removeprefix('dropped unavailable council member(s): ')}" if dropped else ""
+        show = command(f"amicus council show {council}")
         raise BadArgs(
-            f"council '{council}' has fewer than 2 usable members",
-            hint="'amicus council show " + council + "' lists what dropped and why",
+            f"council '{council}' has fewer than 2 usable members" + (f" (dropped{why})" if dropped else ""),
+            hint=(f"{show} lists what dropped and why; " if show else "")
+                 + "fix or replace the dropped members, or name the bench with --models",
         )
 
 
