@@ -134,3 +134,16 @@ def test_the_cli_keeps_its_commands(config_dir: Path, capsys, monkeypatch: pytes
     monkeypatch.delenv("AMICUS_INSTALL", raising=False)
     assert cli_main(["council", "show", "nope", "--json"]) == 1
     assert "'amicus council list'" in json.loads(capsys.readouterr().out)["error"]["hint"]
+
+
+def test_template_and_pack_hints_say_what_the_list_commands_would(where: str, config_dir: Path) -> None:
+    from amicus_mcp.engine.briefing_inputs import check_briefing_source, load_template
+    from amicus_mcp.engine.packs import load_pack
+
+    unknown = refused(lambda: load_template("nope")).hint
+    assert "design-doc" in unknown and ("'amicus council template list'" in unknown) == (where == "cli")
+    lone = refused(lambda: check_briefing_source(RunOptions(artifact="a.md"))).hint
+    assert lone.startswith("templates: ") and "design-doc" in lone
+    assert ("'amicus council template list'" in lone) == (where == "cli")
+    pack = refused(lambda: load_pack("nope")).hint
+    assert pack.startswith("the saved packs: none") and ("'amicus council pack list'" in pack) == (where == "cli")
