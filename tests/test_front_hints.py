@@ -147,3 +147,19 @@ def test_template_and_pack_hints_say_what_the_list_commands_would(where: str, co
     assert ("'amicus council template list'" in lone) == (where == "cli")
     pack = refused(lambda: load_pack("nope")).hint
     assert pack.startswith("the saved packs: none") and ("'amicus council pack list'" in pack) == (where == "cli")
+
+
+def test_a_missing_key_says_how_this_user_sets_it(where: str) -> None:
+    from amicus_mcp.providers.keys import set_key_hint
+
+    form = set_key_hint("OPENROUTER_API_KEY")
+    custom = set_key_hint("MY_SERVER_KEY")  # a key the bundle's form has no field for
+    if where == "desktop":
+        assert form == ("paste the key into the amicus extension's settings in Claude Desktop (it sets "
+                        "OPENROUTER_API_KEY)")
+        assert custom.startswith("amicus keys set MY_SERVER_KEY in a terminal") and "settings in Claude" not in custom
+    elif where == "mcp":
+        assert form.endswith("or add OPENROUTER_API_KEY to the server's env in your MCP client's configuration")
+        assert "in your shell" not in form
+    else:
+        assert form.startswith("amicus keys set OPENROUTER_API_KEY  (it is kept in ") and form.endswith("in your shell")

@@ -56,12 +56,18 @@ class Secret:
 
 
 def set_key_hint(name: str) -> str:
-    """The one hint for a key that is not set: the command that stores it, or the shell way —
-    or, for a server Claude Desktop started from the bundle, the extension's settings form."""
-    from ..front import desktop
+    """The one hint for a key that is not set, as the user it reaches can set it (`front.py`):
+    the command that stores it, or the shell way, on the CLI; the server's environment or the
+    keys file (which the server reads too) over MCP; the extension's settings form for a server
+    Claude Desktop started from the bundle, when the form has a field for it."""
+    from ..front import current, form_field
 
-    if desktop():
+    where = current()
+    if where == "desktop" and form_field(name) is not None:
         return f"paste the key into the amicus extension's settings in Claude Desktop (it sets {name})"
+    stored = f"amicus keys set {name} in a terminal (it is kept in {env_file_path()}, which the server reads)"
+    if where != "cli":
+        return f"{stored}, or add {name} to the server's env in your MCP client's configuration"
     return f"amicus keys set {name}  (it is kept in {env_file_path()}), or export {name}=… in your shell"
 
 
