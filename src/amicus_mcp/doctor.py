@@ -37,10 +37,15 @@ class Check:
 def check_keys() -> Check:
     from .providers.endpoints import DIRECT_VENDORS, OPENROUTER_KEY_ENV
     from .places import env_file_path
-    from .providers.keys import get_key
+    from .providers.keys import get_key, placeholder_source
 
     names = [OPENROUTER_KEY_ENV, *(n for v in DIRECT_VENDORS.values() for n in v.key_names)]
     found = [name for name in names if get_key(name) is not None]
+    unfilled = [name for name in names if name not in found and placeholder_source(name) is not None]
+    if unfilled:  # never sent as a key: say which variables hold a placeholder (never its value)
+        return Check("keys", "warn", f"{', '.join(unfilled)} holds a template placeholder, not a key (it is never sent)"
+                     + (f"; set: {', '.join(found)}" if found else ""),
+                     f"put the key itself in {unfilled[0]}, or unset it")
     if not found:
         return Check("keys", "warn", "no provider key is set: only the local bench and your own servers can run",
                      f"export {OPENROUTER_KEY_ENV}=… (one key reaches every cloud model), or add it to {env_file_path()}")

@@ -5,6 +5,11 @@ fill in — `${user_config.NAME}`, which Claude Desktop's bundle runtime leaves 
 optional field the user never set — is not set. `setting` reads a variable that way;
 `scrub_placeholders` removes the unfilled ones from an environment once, at start-up, so
 nothing downstream (the engine, the processes it starts) ever sees one.
+
+A key is held to more: any value shaped like a template placeholder (`looks_like_placeholder`:
+`${…}` in any case, with or without its closing brace, `{{…}}`, `$NAME`, `%NAME%`, `<…>`) is
+something an installer or a config file failed to fill in — no provider's key looks like that —
+so it is never sent as one (`providers.keys.get_key`), on any front.
 """
 
 from __future__ import annotations
@@ -14,6 +19,14 @@ import re
 from collections.abc import Mapping, MutableMapping
 
 PLACEHOLDER = re.compile(r"^\$\{user_config\.[^}]*\}$")
+# What an unfilled template leaves: no API key starts with `${`, `{{` or `$(`, or is a bare
+# `$NAME`, `%NAME%` or `<…>`.
+TEMPLATE_SHAPED = re.compile(r"^(?:\$\{|\{\{|\$\(|\$[A-Za-z_][A-Za-z0-9_]*$|%[A-Za-z_][A-Za-z0-9_]*%$|<[^<>]*>$)")
+
+
+def looks_like_placeholder(value: str) -> bool:
+    """Whether `value` is an unfilled template placeholder rather than a real value."""
+    return bool(TEMPLATE_SHAPED.match(value.strip()))
 
 
 def is_unset(value: str | None) -> bool:

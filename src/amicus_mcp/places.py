@@ -2,6 +2,8 @@
 
 The config dir is `$AMICUS_CONFIG_DIR`, else `~/.config/amicus` (what it holds: `config`).
 The keys file is `.env` in `$AMICUS_ENV_DIR` when that is set, else in the config dir.
+A project — where a run is indexed and its run directory goes — is `--project`, else
+`$AMICUS_PROJECT_DIR`, else the current directory (`engine.store.resolve_project`).
 
 Standard library only, at the ground floor: `secrets` finds the keys file through it on
 every redaction, beneath the errors, file writes and config reads that mask through it.
@@ -13,6 +15,9 @@ import os
 from pathlib import Path
 
 ENV_FILE = ".env"
+PROJECT_ENV = "AMICUS_PROJECT_DIR"
+# Every --project help says the one rule.
+PROJECT_DEFAULT = f"default: ${PROJECT_ENV}, else the current directory"
 
 
 def config_dir() -> Path:

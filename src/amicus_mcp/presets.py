@@ -103,7 +103,12 @@ def show_council(name: str) -> dict[str, Any]:
     elif name in BUILTIN_COUNCILS:
         members, builtin = builtin_members(name), True
     else:
-        raise BadArgs(f"unknown council '{name}'", hint="'amicus council list' shows the councils you can use")
+        from .front import command
+
+        known = ", ".join([*saved, *(n for n in BUILTIN_COUNCILS if n not in saved)])
+        listing = command("amicus council list")
+        raise BadArgs(f"unknown council '{name}'",
+                      hint=f"the councils: {known}" + (f" ({listing} shows their members)" if listing else ""))
     res = resolve_members(members, effective_aliases(cfg))
     return {
         "schemaVersion": 2,

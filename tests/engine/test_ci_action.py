@@ -207,5 +207,6 @@ def test_a_bad_input_is_named_as_the_action_names_it(tmp_path, project, config_d
                                              ARTIFACT="design.md", MAX_COST="lots", OUT_DIR="out")
     assert code == 1, log
     assert outputs["gate"] == "error"
-    assert ("**The council run failed** (exit 1): BAD_ARGS: max-cost 'lots' is not allowed: Input should be a "
-            "valid number") in summary.read_text(encoding="utf-8")
+    # (issue 27 item 25: the one strict reader of a sum of dollars words the refusal)
+    assert ("**The council run failed** (exit 1): BAD_ARGS: max-cost must be a plain decimal number of dollars "
+            "like 2 or 0.50, got 'lots'") in summary.read_text(encoding="utf-8")

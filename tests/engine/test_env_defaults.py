@@ -16,7 +16,7 @@ from amicus_mcp.engine.defaults import apply_env_defaults
 from amicus_mcp.engine.options import RunOptions
 from amicus_mcp.envvars import scrub_placeholders, setting
 from amicus_mcp.errors import BadArgs
-from amicus_mcp.mcp.desktop import SETTING_NAMES
+from amicus_mcp.desktop import SETTING_NAMES
 from amicus_mcp.providers.keys import set_key_hint
 
 UNSET = ["", "   ", "${user_config.default_bench}", " ${user_config.max_cost} "]
@@ -68,7 +68,7 @@ def test_typed_values_and_the_pack_beat_the_installation() -> None:
 def test_a_bad_ceiling_is_refused_by_its_variables_name(value: str) -> None:
     with pytest.raises(BadArgs) as refused:
         apply_env_defaults(RunOptions(), {"AMICUS_DEFAULT_MAX_COST": value})
-    assert refused.value.message.startswith("AMICUS_DEFAULT_MAX_COST must be a number of dollars")
+    assert refused.value.message.startswith("AMICUS_DEFAULT_MAX_COST must be a plain decimal number of dollars")
 
 
 def test_start_up_scrubs_what_desktop_left_unfilled() -> None:

@@ -158,7 +158,7 @@ def test_the_error_names_are_the_fields_own() -> None:
 
 
 def test_a_value_the_model_refuses_is_bad_args_naming_the_flag() -> None:
-    with pytest.raises(BadArgs, match=r"^--max-cost 'lots' is not allowed: Input should be a valid number"):
+    with pytest.raises(BadArgs, match=r"^--max-cost 'lots' is not allowed: .*must be a plain decimal number of dollars"):
         RunOptions.given(max_cost="lots")
 
 

@@ -400,8 +400,9 @@ def test_edited_or_damaged_options_are_refused(gateway, brief, tmp_path, project
         err, rid = json.loads(out)["error"], load(run_dir, "run.json")["runId"]
         assert code == 1 and err["message"] == f"council run {rid} cannot be resumed: it is still running"
         # Issue 19 item 15: a run still going is not one to start anew: wait for it, or abort it.
-        assert err["hint"] == (f"wait for it to finish (amicus wait {rid}, or amicus_wait over MCP), or stop it "
-                               f"(amicus abort {rid}) and resume it after")
+        # Issue 27 item 2: on the CLI the commands; over MCP the tools (tests/test_front_hints.py).
+        assert err["hint"] == (f"wait for it to finish ('amicus wait {rid}'), or stop it "
+                               f"('amicus abort {rid}') and resume it after")
     finally:
         proc.kill()
         proc.communicate(timeout=30)

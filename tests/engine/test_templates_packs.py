@@ -194,7 +194,7 @@ def test_pack_save_bumps_the_version_and_list_show_report_it(config_dir, capsys)
     (["council", "pack", "save", "Bad Name", "--chair", "x"], "pack name 'Bad Name' is not allowed"),
     (["council", "pack", "save", "p"], "at least one setting"),
     (["council", "pack", "save", "p", "--template", "plan", "--var", "gaol=x"], "has no variable(s) gaol"),
-    (["council", "pack", "save", "p", "--models", "a,b", "--max-cost", "-1"], "maxCost"),
+    (["council", "pack", "save", "p", "--models", "a,b", "--max-cost", "-1"], "--max-cost must be a plain decimal"),
     (["council", "pack", "show", "nope"], "no saved pack 'nope'"),
 ])
 def test_pack_mistakes_are_bad_args(config_dir, capsys, argv, message):

@@ -13,7 +13,7 @@ from mcp_helpers import REPO, in_process
 
 from amicus_mcp import __version__
 from amicus_mcp.mcp import bundle
-from amicus_mcp.mcp.desktop import SETTINGS
+from amicus_mcp.desktop import SETTINGS
 
 MANIFEST = json.loads((REPO / "manifest.json").read_text(encoding="utf-8"))
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
+from ..places import PROJECT_DEFAULT
 from ..vocabulary import ANSWERING_INTENTS, CHAIR_LINES, INTENTS, QUESTION, TIER_DISPLAY_ORDER
 from .option_flags import RUN
 from .output import say
@@ -30,7 +31,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("resume", help="continue a crashed, killed or aborted run; nothing it finished is sent again")
     p.add_argument("run", metavar="RUN_ID_OR_DIR", help="the run's id (amicus list) or its run directory")
-    p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
+    p.add_argument("--project", help="the project whose sessions dir indexes the run (" + PROJECT_DEFAULT + ")")
     p.add_argument("--max-cost", type=float, metavar="USD",
                    help="raise the run's --max-cost ceiling (a run its ceiling stopped resumes with a higher one)")
     p.add_argument("--json", action="store_true", help="print run.json (or the error envelope)")

@@ -90,7 +90,7 @@ def _how(d: Declared) -> dict[str, Any]:
         how["metavar"] = flag.metavar or flag.name.removeprefix("--").upper().replace("-", "_")
         if flag.repeat:
             how["action"] = "append"
-        elif d.is_number:
+        elif d.is_number and flag.parse is None:  # a flag with its own reader gets the text
             how["type"] = float
     return how
 

@@ -11,6 +11,7 @@ import anyio
 from ..engine.store import SessionStore, resolve_project
 from ..errors import EXIT_OK, BadArgs
 from ..fsio import dumps_json
+from ..places import PROJECT_DEFAULT
 from ..vocabulary import QUESTION
 from .fanout import render_leg, render_wave
 from .output import say
@@ -48,7 +49,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--project", help="the project the work ran in (default: cwd)")
+    p.add_argument("--project", help="the project the work ran in (" + PROJECT_DEFAULT + ")")
     p.add_argument("--json", action="store_true")
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_OK, BadArgs, BadSession
+from ..places import PROJECT_DEFAULT
 from ..workspace import DEFAULT_IDLE_EXIT_S, DEFAULT_STALL_S
 from .output import say
 
@@ -33,7 +34,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("id", nargs="?", metavar="RUN_ID",
                    help="the council run (with --ui, omit it for this project's run list)")
     p.add_argument("--ui", action="store_true", help="open the Council Workspace page in your browser")
-    p.add_argument("--project", help="the project the run belongs to (default: cwd)")
+    p.add_argument("--project", help="the project the run belongs to (" + PROJECT_DEFAULT + ")")
     p.add_argument("--json", action="store_true", help="print the run's current snapshot once (not with --ui)")
     p.add_argument("--no-open", action="store_true", help="with --ui: print the URL without opening a browser")
     p.add_argument("--interval", type=float, default=1.0, help="terminal view: seconds between reads (default 1)")

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from ..config import config_dir
 from ..council.templates import BriefingTemplate, check_known_values, compose, parse_template, resolve_values
 from ..errors import AmicusError, BadArgs, MissingPrompt
+from ..front import command
 from ..fsio import read_bytes_bounded, read_text
 from .packs import LoadedPack, load_pack, sha256_of
 from ..vocabulary import QUESTION, REVIEW, TASK
@@ -80,6 +81,11 @@ def _builtin_names() -> list[str]:
     return sorted(entry.name[:-3] for entry in folder.iterdir() if entry.name.endswith(".md"))
 
 
+def known_templates() -> str:
+    """Every template a run can name, for a hint (a Desktop user has no `template list`)."""
+    return ", ".join(sorted({*_builtin_names(), *_user_names()}))
+
+
 def _user_names() -> list[str]:
     folder = user_templates_dir()
     return sorted(p.stem for p in folder.glob("*.md")) if folder.is_dir() else []
@@ -106,8 +112,9 @@ def load_template(ref: str) -> LoadedTemplate:
         return _load_file(user_templates_dir() / f"{ref}.md", ref, "user")
     if ref in _builtin_names():
         return _load_builtin(ref)
-    known = ", ".join(sorted({*_builtin_names(), *_user_names()}))
-    raise BadArgs(f"unknown template '{ref}'", hint=f"templates: {known}; or pass a template file path ('amicus council template list')")
+    listing = command("amicus council template list")
+    raise BadArgs(f"unknown template '{ref}'", hint=f"templates: {known_templates()}; or pass a template file path"
+                                                    + (f" ({listing} describes each)" if listing else ""))
 
 
 def list_templates() -> dict[str, Any]:
@@ -190,7 +197,9 @@ def check_briefing_source(options: RunOptions) -> None:
     if options.template and not options.artifact:
         raise BadArgs(f"--template {options.template} needs --artifact FILE", hint="the artifact is what the council reviews")
     if options.artifact and not options.template:
-        raise BadArgs("--artifact needs --template NAME", hint="'amicus council template list' shows the templates")
+        listing = command("amicus council template list")
+        raise BadArgs("--artifact needs --template NAME", hint=f"templates: {known_templates()}"
+                                                                + (f" ({listing} describes each)" if listing else ""))
     if options.vars and not options.template:
         raise BadArgs("--var is for a template", hint="pass --template NAME (or a pack with a template)")
 
@@ -293,8 +302,10 @@ def resolve_intent(options: RunOptions, template_intent: str | None) -> str:
         with blame_pack(options, "intent", "template"):
             framed = "a question" if template_intent == QUESTION else "a review"
             raise BadArgs(f"--intent {intent} does not fit template '{options.template}', which frames {framed}",
-                          hint="pick a template of this intent ('amicus council template list' shows each one's), "
-                               "or drop --intent to follow the template")
+                          hint="pick a template of this intent"
+                               + (f" ({listing} shows each one's)" if (listing := command("amicus council template list"))
+                                  else "")
+                               + ", or drop --intent to follow the template")
     return intent
 
 

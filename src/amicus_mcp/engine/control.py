@@ -27,6 +27,7 @@ from ..documents.run import RunManifest, RunStatusView
 from ..documents.usage import RunUsage
 from ..documents.wave import Wave
 from ..errors import EXIT_DEGRADED, EXIT_ERROR, EXIT_OK, EXIT_WAIT_TIMEOUT, AmicusError, BadArgs, BadSession
+from ..front import command
 from ..fsio import sweep_temp_files
 from ..vocabulary import RESUMABLE_RUN_STATUSES, TERMINAL_RUN_STATUSES, TERMINAL_WAVE_STATUSES
 from . import jobs
@@ -132,9 +133,11 @@ def _not_found(target: str) -> AmicusError:
     path = Path(target).expanduser()
     if path.is_dir():
         return BadArgs(f"'{target}' is a directory but not a council run directory (it holds no {MANIFEST})",
-                       hint=f"pass the run directory itself (the one holding {MANIFEST}), or the run id from 'amicus list'")
+                       hint=f"pass the run directory itself (the one holding {MANIFEST}), or the run id from "
+                            f"{command('amicus list', 'amicus_list')}")
     return BadSession(f"no council run directory '{target}', and it is not a run, wave or leg id",
-                      hint="pass a run id, wave id or leg id (amicus list), or a run directory")
+                      hint=f"pass a run id, wave id or leg id ({command('amicus list', 'amicus_list')} shows them), "
+                           "or a run directory")
 
 
 def observe_run(run_dir: RunDir) -> RunManifest:
@@ -262,7 +265,8 @@ def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
         return {"id": task_id, "aborted": True, "signalled": _terminate(job.get("pid"))}
     wave = wave_or_leg_status(store, task_id)
     if not isinstance(wave, Wave):
-        raise BadSession(f"'{task_id}' is a leg; abort its wave ({wave.wave_id}) instead", hint="amicus abort WAVE_ID")
+        raise BadSession(f"'{task_id}' is a leg; abort its wave ({wave.wave_id}) instead",
+                         hint=f"{command(f'amicus abort {wave.wave_id}', 'amicus_abort', id=wave.wave_id)} aborts the wave")
     if wave.status in TERMINAL_WAVE_STATUSES:
         return {"id": task_id, "alreadyTerminal": True, "status": wave.status}
     return {"id": task_id, "aborted": True, "signalled": _terminate(wave.pid)}

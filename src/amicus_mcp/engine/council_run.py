@@ -91,6 +91,8 @@ class CouncilRun:
             self.ctx.notice(dropped_notice(prep.dropped))
         for said in prep.plan.notices() if prep.plan is not None else []:  # a lowered cap, an unchecked window
             self.ctx.notice(said)
+        if prep.chair_notice:
+            self.ctx.notice(prep.chair_notice)
         if prep.offline_chair:
             self.ctx.notice("the chair runs on the same embedded model as the bench: offline there is no "
                             "independent model, so this verdict is not independent of the reviews")

@@ -2,7 +2,8 @@
 
     AMICUS_DEFAULT_BENCH     a saved council or built-in bench (`budget`), or models separated
                              by commas (`gemini,gpt,deepseek`): the bench when none is given
-    AMICUS_DEFAULT_CHAIR     the chair when none is given
+    AMICUS_DEFAULT_CHAIR     the chair when none is given (pre-flight takes the next independent
+                             one, with a notice, when it sits on the bench: `preflight.pick_chair`)
     AMICUS_DEFAULT_MAX_COST  the whole-run ceiling in USD when none is given (0: no ceiling)
 
 Claude Desktop's bundle sets them from its settings form; a shell can too. They fill only
@@ -18,7 +19,8 @@ from typing import Any
 
 from ..envvars import setting
 from ..errors import BadArgs
-from .options import RunOptions
+from ..front import setting as setting_name
+from .options import RunOptions, parse_dollars
 
 BENCH_ENV = "AMICUS_DEFAULT_BENCH"
 CHAIR_ENV = "AMICUS_DEFAULT_CHAIR"
@@ -35,22 +37,23 @@ def apply_env_defaults(options: RunOptions, env: Mapping[str, str] | None = None
             changes["models"] = members
         else:
             changes["council"] = bench
-    chair = setting(CHAIR_ENV, env)
-    if chair and options.chair is None:
-        changes["chair"] = chair
     ceiling = setting(MAX_COST_ENV, env)
     if ceiling and options.max_cost is None:
         changes["max_cost"] = _dollars(ceiling)
     return options.model_copy(update=changes) if changes else options
 
 
+def default_chair(env: Mapping[str, str] | None = None) -> str | None:
+    """The installation's chair for a run that names none (pre-flight decides whether it can
+    chair this bench)."""
+    return setting(CHAIR_ENV, env)
+
+
 def _dollars(text: str) -> float | None:
+    """The setting's ceiling: `options.parse_dollars`'s plain decimal; a literal zero is "no ceiling"."""
     try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0 or value == float("inf"):
-        raise BadArgs(f"{MAX_COST_ENV} must be a number of dollars, got {text!r}",
-                      hint="set it to e.g. 2.00 (0 for no ceiling), or unset it; in Claude Desktop it is the "
-                           "amicus extension's spend ceiling setting")
+        value = parse_dollars(text)
+    except ValueError as exc:
+        raise BadArgs(f"{setting_name(MAX_COST_ENV)} {exc}",
+                      hint=f"set {setting_name(MAX_COST_ENV)} to e.g. 2.00 (0 for no ceiling), or clear it") from None
     return value or None

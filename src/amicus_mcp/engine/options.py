@@ -31,11 +31,12 @@ from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic.fields import FieldInfo
 
 from ..errors import BadArgs, BadSession
+from ..places import PROJECT_DEFAULT
 from ..vocabulary import ANSWERING_INTENTS, MODEL_PATTERN, QUESTION, TAG_PATTERN, TASK, Intent
 
 DEFAULT_TIMEOUT_MIN = 15.0
@@ -122,7 +123,8 @@ class Declared(NamedTuple):
 
     @property
     def is_number(self) -> bool:
-        return self.info.annotation is float or float in get_args(self.info.annotation)
+        kinds = (self.info.annotation, *get_args(self.info.annotation))
+        return any(k is float or (get_origin(k) is Annotated and get_args(k)[0] is float) for k in kinds)
 
     @property
     def key(self) -> str:
@@ -151,6 +153,44 @@ def _pairs(raw: list[str] | None) -> dict[str, str] | None:
 
     return parse_var_args(raw) or None
 
+
+# A sum of dollars as typed: a plain decimal of ASCII digits. Python's float() also reads
+# `1_000`, `-0`, `inf`, `1e-400` (which underflows to 0: no ceiling) and non-ASCII digits.
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
+DOLLARS_RULE = "a plain decimal number of dollars like 2 or 0.50"
+
+
+def parse_dollars(text: str) -> float:
+    """The one reader of a dollar amount typed as text (the --max-cost flag, the
+    AMICUS_DEFAULT_MAX_COST setting, a string tool argument). ValueError unless `text` is a
+    plain decimal; a non-zero literal too small (or too large) for a float is an error, so
+    only a literal zero is ever 0."""
+    raw = text.strip()
+    if not _DECIMAL.fullmatch(raw):
+        raise ValueError(f"must be {DOLLARS_RULE}, got {text!r}")
+    value = float(raw)
+    if value == float("inf") or (value == 0 and raw.strip("0.")):
+        raise ValueError(f"{text!r} is out of range for a number of dollars")
+    return value
+
+
+def _dollars_value(value: Any) -> Any:
+    """A typed amount: text goes through `parse_dollars`; a number must be finite."""
+    if isinstance(value, str):
+        return parse_dollars(value)
+    if isinstance(value, float) and not abs(value) < float("inf"):  # inf, -inf and nan
+        raise ValueError("must be a finite number of dollars")
+    return value
+
+
+def _dollars_flag(raw: str) -> float:
+    try:
+        return parse_dollars(raw)
+    except ValueError as exc:
+        raise BadArgs(f"--max-cost {exc}", hint="e.g. --max-cost 2.00") from None
+
+
+Dollars = Annotated[float, BeforeValidator(_dollars_value)]
 
 # The arguments both models share, declared once.
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -201,7 +241,8 @@ class _Options(BaseModel):
     validate_models: ValidateModelsOption = Field(True, alias="validateModels")
     # Whose sessions dir indexes the run (None: cwd).
     project: Annotated[str | None, Option(
-        flag=Flag("--project", "the project whose sessions dir indexes the run (default: cwd)"),
+        flag=Flag("--project", f"the project whose sessions dir indexes the run, and where its run directory goes "
+                               f"({PROJECT_DEFAULT})"),
         arg=_PROJECT_ARG)] = None
     # The briefing as the caller named it.
     prompt_file: Annotated[str | None, Option(
@@ -234,9 +275,11 @@ class RunOptions(_Options):
     type: Literal["council-run-options"] = "council-run-options"
     schema_version: Literal[2] = Field(2, alias="schemaVersion")
     chair: Annotated[str | None, Option(  # default: DEFAULT_CHAIR, or the embedded model for an all-local bench
-        flag=Flag("--chair", "the chair model; must not be a bench seat "
-                             "(default deepseek; the embedded model for the local bench)"),
-        arg=Arg("chair", "Chair model", "Chair model; must not be a bench seat (default deepseek)"),
+        flag=Flag("--chair", "the chair model; must not be a bench seat (default: $AMICUS_DEFAULT_CHAIR, else "
+                             "deepseek; one on the bench gives way to the first of gemini, gpt, kimi, glm, mistral "
+                             "that is not; the embedded model for the local bench)"),
+        arg=Arg("chair", "Chair model", "Chair model; must not be a bench seat (default: the installation's, else "
+                                        "deepseek; a default on the bench gives way to the next independent chair)"),
         pack="chair", pack_type=NonEmpty | None)] = None
     # review (the default), question or task; None until pre-flight resolves it (typed, pack,
     # template). options.json writes it only when not a review, so every review's document is unchanged.
@@ -251,10 +294,10 @@ class RunOptions(_Options):
                 "asks — seats review and raise findings as for a review, the chair ends with an ANSWER line, "
                 "and the run writes no reliability rows"),
         pack="intent", when_set=True, omitted=("review",), briefing=True)] = None  # an eval's cases are reviews
-    max_cost: Annotated[float | None, Option(  # whole-run ceiling on known spend, USD
-        flag=Flag("--max-cost", "whole-run ceiling on known spend, USD"),
+    max_cost: Annotated[Dollars | None, Option(  # whole-run ceiling on known spend, USD
+        flag=Flag("--max-cost", "whole-run ceiling on known spend, USD", parse=_dollars_flag),
         arg=Arg("maxCost", "Cost ceiling (USD)", "Whole-run ceiling on known spend, USD"),
-        pack="maxCost", pack_type=Positive | None)] = None
+        pack="maxCost", pack_type=Annotated[Positive, BeforeValidator(_dollars_value)] | None)] = None
     timeout_min: Annotated[float | None, Option(  # per leg; default DEFAULT_TIMEOUT_MIN
         flag=Flag("--timeout", "per-leg timeout in minutes (default 15)"),
         arg=Arg("timeoutMinutes", "Per-leg timeout (minutes)", "Per-leg timeout in minutes (default 15)"),
@@ -314,7 +357,7 @@ class RunOptions(_Options):
     pack_fields: tuple[str, ...] = Field((), exclude=True)
     # The run's identity, chosen by the front that starts it; never written to options.json.
     out_dir: Annotated[str | None, Option(
-        flag=Flag("--out-dir", "the run directory (default ./council-<runId>)"),
+        flag=Flag("--out-dir", "the run directory (default: council-<runId> inside the project)"),
         arg=Arg("outDir", "Run directory", "Run directory inside the project (default council-<runId>)"),
         one_run=True)] = Field(None, exclude=True)
     run_id: Annotated[str | None, Option(flag=Flag("--run-id", "", hidden=True), one_run=True)] = Field(None, exclude=True)
@@ -349,7 +392,7 @@ class WaveOptions(_Options):
         flag=Flag("--council", "a saved council or a built-in bench (free, budget, frontier)", group="bench"),
         arg=_COUNCIL_ARG)] = None
     project: Annotated[str | None, Option(
-        flag=Flag("--project", "the project whose sessions dir holds the wave (default: cwd)"),
+        flag=Flag("--project", f"the project whose sessions dir holds the wave ({PROJECT_DEFAULT})"),
         arg=_PROJECT_ARG)] = None
     prompt_file: Annotated[str | None, Option(
         flag=Flag("--prompt-file", "the prompt (required; prompts are never inline)"),

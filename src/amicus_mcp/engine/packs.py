@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ..config import config_dir
 from ..errors import BadArgs
+from ..front import command
 from ..fsio import atomic_write_json, dumps_json, loads_json, read_bytes_bounded
 
 PACKS_DIR = "packs"
@@ -129,7 +130,8 @@ def parse_pack(raw: bytes, *, where: str) -> PackDocument:
     try:
         doc = loads_json(raw, what=f"pack {where}")
     except BadArgs as err:
-        raise BadArgs(err.message, hint="a pack is one JSON object; see 'amicus council pack show'") from None
+        show = command("amicus council pack show NAME")
+        raise BadArgs(err.message, hint="a pack is one JSON object" + (f"; see {show}" if show else "")) from None
     try:
         return pack_model().model_validate(doc)
     except ValidationError as exc:
@@ -147,7 +149,12 @@ def load_pack(ref: str) -> LoadedPack:
         check_pack_name(ref)
         path, source = packs_dir() / f"{ref}.json", "saved"
         if not path.exists():
-            raise BadArgs(f"no saved pack '{ref}'", hint="'amicus council pack list' shows the saved packs; a file needs a path like ./ci/pack.json")
+            saved = sorted(p.stem for p in packs_dir().glob("*.json")) if packs_dir().is_dir() else []
+            listing = command("amicus council pack list")
+            raise BadArgs(f"no saved pack '{ref}'",
+                          hint=f"the saved packs: {', '.join(saved) or 'none'}"
+                               + (f" ({listing} describes them)" if listing else "")
+                               + "; a file needs a path like ./ci/pack.json")
     raw = _read_bounded(path)
     pack = parse_pack(raw, where=f"'{ref}'")
     if source == "saved" and pack.name != ref:

@@ -89,11 +89,15 @@ def members_of(models: Sequence[str] | None, council: str | None, *, minimum: in
     if models and council:
         raise BadArgs("pass exactly one of --models / --council, not both", hint="--models a,b,c or --council NAME")
     if not models and not council:
-        raise BadArgs("provide --models or --council", hint="e.g. --models deepseek,gpt or --council budget")
+        from ..front import setting
+        from .defaults import BENCH_ENV
+
+        raise BadArgs("provide --models or --council",
+                      hint=f"e.g. --models deepseek,gpt or --council budget; or set a default bench in {setting(BENCH_ENV)}")
     if council:
         shown = show_council(council)
         members, dropped = shown["resolved"], shown["dropped"]
-        check_council_size(council, members, minimum)
+        check_council_size(council, members, minimum, dropped)
     else:
         members, dropped = list(models or []), []
     if len(members) < minimum:
@@ -147,7 +151,7 @@ def price_bench(routed: Routed, catalog: Catalog, *, minimum: int = 1, cost_gate
     if routed.council:
         members, routes, stale = split_catalogued(members, routes, catalog if validate else Catalog())
         dropped = [*dropped, *stale]
-        check_council_size(routed.council, members, minimum)
+        check_council_size(routed.council, members, minimum, dropped)
     check_listed(list(zip(members, routes)), catalog, validate=validate,
                  threshold=gate_threshold(cost_gate, load_config() if cfg is None else cfg))
     return Bench(models=members, routes=routes, dropped=dropped, council=routed.council, catalog=catalog)
@@ -201,11 +205,19 @@ def check_listed(members: Sequence[tuple[str, Route]], catalog: Catalog, *, vali
         check_cost_gate(member, route_pricing(route, catalog), threshold=threshold)
 
 
-def check_council_size(council: str, members: Sequence[str], minimum: int) -> None:
+def check_council_size(council: str, members: Sequence[str], minimum: int,
+                       dropped: Sequence[dict[str, str]] = ()) -> None:
+    """A council left with fewer than two seats is refused, saying what dropped and why (a
+    Desktop user has no `council show` to ask)."""
+    from ..front import command
+
     if len(members) < max(minimum, 2):
+        why = f": {dropped_notice(dropped).removeprefix('dropped unavailable council member(s): ')}" if dropped else ""
+        show = command(f"amicus council show {council}")
         raise BadArgs(
-            f"council '{council}' has fewer than 2 usable members",
-            hint="'amicus council show " + council + "' lists what dropped and why",
+            f"council '{council}' has fewer than 2 usable members" + (f" (dropped{why})" if dropped else ""),
+            hint=(f"{show} lists what dropped and why; " if show else "")
+                 + "fix or replace the dropped members, or name the bench with --models",
         )
 
 
@@ -285,6 +297,10 @@ def catalog_check(catalog: Catalog, *, looked_up: bool, offline: bool) -> dict[s
 # --------------------------------------------------------------------------- a council run's pre-flight
 
 DEFAULT_CHAIR = "deepseek"
+# A default chair must never sit on the bench it judges: when it does, the first of these
+# that is not a bench seat (and whose key is set) chairs instead, and the run says so. The
+# order is fixed, so the front's pre-flight and the worker's pick the same chair.
+CHAIR_ORDER: tuple[str, ...] = (DEFAULT_CHAIR, "gemini", "gpt", "kimi", "glm", "mistral")
 # Offline there is no independent model: a bench made only of the embedded model is chaired
 # by that same model under its explicit name, and the run says so.
 LOCAL_CHAIR = "local/gemma3-270m-q4_k_m"
@@ -311,6 +327,7 @@ class Prepared:
     # run.json's records of where the briefing came from (`template`, `artifact`, `pack`), in order
     records: dict[str, Document] = field(default_factory=dict)
     plan: RunPlan | None = None  # the waves' windows and floors (limits.py); None: nothing planned
+    chair_notice: str | None = None  # the default chair sat on the bench: which chair was taken instead
 
     @property
     def dir(self) -> RunDir:
@@ -339,7 +356,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     front made of it: the caller's files may have changed since, and are not read again."""
     from ..documents.run import TemplateRecord
     from .briefing_inputs import apply_pack, blame_pack, is_template_file, resolve_intent
-    from .defaults import apply_env_defaults
+    from .defaults import apply_env_defaults, default_chair
     from .limits import check_ceiling, plan_run
     from .options import DEFAULT_TIMEOUT_MIN
     from .store import SessionStore, new_task_id, resolve_project
@@ -361,17 +378,22 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         gateway = check_gateway(options.gateway)
     with blame_pack(options, "timeout_min"):
         timeout_s = check_timeout_minutes(options.timeout_min)
-    if options.max_cost is not None and not options.max_cost > 0:
+    if options.max_cost is not None and not 0 < options.max_cost < float("inf"):
         raise BadArgs(f"--max-cost must be a positive number of dollars, got {options.max_cost}", hint="e.g. --max-cost 2.00")
     # The chair is held to every check a seat is (its key, the catalog, the cost gate), before
     # anything is spent: a typo'd or over-priced chair never lets the run pay for two stages first.
     cfg = load_config()
     with blame_pack(options, "bench", "gateway"):
         routed = route_bench(options.models, options.council, gateway=gateway, minimum=2, cfg=cfg)
-    chair = options.chair or (LOCAL_CHAIR if all(traits(r).local for r in routed.routes) else DEFAULT_CHAIR)
-    with blame_pack(options, "chair", "bench"), naming("--chair"):
-        chair_route = resolve_model(chair, gateway=gateway, cfg=cfg)
-        check_ready(chair, chair_route, cfg)
+    if options.chair is not None:  # typed, or the pack's: a clash is the caller's to fix
+        chair, chair_notice = options.chair, None
+        with blame_pack(options, "chair", "bench"), naming("--chair"):
+            chair_route = resolve_model(chair, gateway=gateway, cfg=cfg)
+            check_ready(chair, chair_route, cfg)
+    else:
+        chair, chair_route, chair_notice = pick_chair(routed, default_chair(), gateway=gateway, cfg=cfg)
+        if chair_notice is None and chair == default_chair():  # recorded as the run's, as before
+            options = options.model_copy(update={"chair": chair})
     catalog = await read_catalog([*routed.routes, chair_route])
     with blame_pack(options, "bench", "gateway"):
         bench = price_bench(routed, catalog, minimum=2, cost_gate=options.cost_gate,
@@ -402,14 +424,71 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     store = SessionStore(resolve_project(options.project))
     run_id = options.run_id or new_task_id()
     store.task_dir(run_id)  # validates a caller-supplied id
-    run_dir = Path(options.out_dir or f"council-{run_id}").resolve()
+    # A run directory no one named goes inside the project, where its index is (store.py).
+    run_dir = Path(options.out_dir).expanduser().resolve() if options.out_dir else store.project / f"council-{run_id}"
     check_run_dir(RunDir(run_dir), run_id)
     return Prepared(
         options=options, run_id=run_id, run_dir=run_dir, store=store, briefing=briefing,
         seats=seats, routes=bench.routes, chair=chair, chair_route=chair_route,
         dropped=bench.dropped, catalog=bench.catalog, timeout_s=timeout_s, claude_review=claude_review,
-        records=dict(records or {}), plan=plan,
+        records=dict(records or {}), plan=plan, chair_notice=chair_notice,
     )
+
+
+def _seat_ids(routed: Routed) -> set[str]:
+    return set(routed.members) | {r.canonical for r in routed.routes}
+
+
+def pick_chair(routed: Routed, preferred: str | None, *, gateway: GatewayMode | None,
+               cfg: dict[str, Any]) -> tuple[str, Route, str | None]:
+    """The chair of a run that names none: `preferred` (AMICUS_DEFAULT_CHAIR, the bundle's
+    "Default chair"), else DEFAULT_CHAIR — unless it sits on the bench, when the first of
+    CHAIR_ORDER that is no bench seat and whose key is set chairs instead, with a notice saying
+    which and why. An all-local bench keeps the embedded model (offline there is no other)."""
+    from ..front import setting
+    from .defaults import CHAIR_ENV
+
+    if preferred is None and all(traits(r).local for r in routed.routes):
+        chair_route = resolve_model(LOCAL_CHAIR, gateway=gateway, cfg=cfg)
+        with naming("--chair"):
+            check_ready(LOCAL_CHAIR, chair_route, cfg)
+        return LOCAL_CHAIR, chair_route, None
+    first = preferred or DEFAULT_CHAIR
+    source = f" ({setting(CHAIR_ENV)})" if preferred else ""
+    with naming(setting(CHAIR_ENV) if preferred else "--chair"):
+        first_route = resolve_model(first, gateway=gateway, cfg=cfg)
+    seats = _seat_ids(routed)
+    if first not in seats and first_route.canonical not in seats:
+        with naming(setting(CHAIR_ENV) if preferred else "--chair"):
+            check_ready(first, first_route, cfg)
+        return first, first_route, None
+    independent: list[tuple[str, Route]] = []
+    for candidate in CHAIR_ORDER:
+        try:
+            route = resolve_model(candidate, gateway=gateway, cfg=cfg)
+        except AmicusError:  # an alias config.json took away
+            continue
+        if candidate not in seats and route.canonical not in seats:
+            independent.append((candidate, route))
+    if not independent:
+        raise BadArgs(f"the default chair '{first}'{source} is a bench seat, and so is every other default chair "
+                      f"({', '.join(CHAIR_ORDER)})",
+                      hint="the chair must be independent of the bench: name one with --chair"
+                           + (f", or change {setting(CHAIR_ENV)}" if preferred else ""))
+    chosen, route = next(((c, r) for c, r in independent if _is_ready(c, r, cfg)), independent[0])
+    with naming("--chair"):
+        check_ready(chosen, route, cfg)  # none is ready: the first independent one's missing key
+    notice = (f"the default chair '{first}'{source} is a bench seat, and the chair must be independent of the "
+              f"bench: '{chosen}' chairs instead (the first of {', '.join(CHAIR_ORDER)} that is not a bench seat)")
+    return chosen, route, notice
+
+
+def _is_ready(member: str, route: Route, cfg: dict[str, Any]) -> bool:
+    try:
+        check_ready(member, route, cfg)
+    except AmicusError:
+        return False
+    return True
 
 
 def compose_or_read(options: RunOptions) -> tuple[str, dict[str, Document]]:

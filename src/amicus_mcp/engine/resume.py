@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..documents.run import RunManifest
 from ..errors import AmicusError, BadArgs
+from ..front import command
 from ..fsio import read_text
 from ..vocabulary import RESUMABLE_RUN_STATUSES
 from .options import RunOptions, read_options
@@ -67,9 +68,10 @@ def find_resumable(run_dir: RunDir, manifest: RunManifest, *, max_cost: float | 
     if status == "running":
         if engine_alive(run_dir, manifest):
             run_id = manifest.run_id
+            wait = command(f"amicus wait {run_id}", "amicus_wait", id=run_id)
+            abort = command(f"amicus abort {run_id}", "amicus_abort", id=run_id)
             return Verdict(False, "it is still running", status,
-                           hint=f"wait for it to finish (amicus wait {run_id}, or amicus_wait over MCP), or stop it "
-                                f"(amicus abort {run_id}) and resume it after")
+                           hint=f"wait for it to finish ({wait}), or stop it ({abort}) and resume it after")
         return Verdict(True, "its process is gone", status)
     if status in ("complete", "partial"):
         return Verdict(False, f"it finished ({status}); a finished run is not resumed — start a new one", status)
@@ -121,7 +123,7 @@ def check_resumable(run_dir: RunDir, *, reopened: bool = False, max_cost: float 
         status = manifest.resumes[-1].from_status
     else:
         raise BadArgs(f"council run {run_id} was not reopened for a resume",
-                      hint="resume it with 'amicus council resume' or amicus_council_resume")
+                      hint=f"resume it with {command(f'amicus council resume {run_id}', 'amicus_council_resume', id=run_id)}")
     try:
         options = read_options(run_dir.path)
     except AmicusError as err:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadArgs, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, checked_name, pid_alive, read_json, sweep_temp_files
+from ..places import PROJECT_ENV
 from .run_dir import BRIEFING
 from .run_dir import MANIFEST as LEG_RUN  # a wave's leg keeps its run document under the manifest's name
 
@@ -55,13 +56,22 @@ def new_task_id() -> str:
 
 
 def resolve_project(project: str | os.PathLike[str] | None = None) -> Path:
-    """The project a command works in: the argument, else $AMICUS_PROJECT_DIR, else cwd."""
+    """The project a command works in — its sessions dir indexes the run, and a run directory
+    no one named goes inside it: the argument (`--project`), else $AMICUS_PROJECT_DIR, else the
+    current directory. The MCP server's tools follow the same order, with the client's root
+    before the server's directory (mcp/paths.py), so a run either front starts the other finds."""
+    from ..envvars import setting
+    from ..front import setting as named
+
     if project:
         checked_name(os.fspath(project), "--project")
-    raw = project or os.environ.get("AMICUS_PROJECT_DIR") or os.getcwd()
+    from_env = None if project else setting(PROJECT_ENV)
+    raw = project or from_env or os.getcwd()
     path = Path(raw).expanduser().resolve()
     if not path.is_dir():
-        raise BadArgs(f"project '{raw}' is not a directory", hint="pass --project DIR with an existing folder")
+        hint = (f"set {named(PROJECT_ENV)} to an existing folder" if from_env
+                else "pass --project DIR with an existing folder")
+        raise BadArgs(f"project '{raw}'{f' ({named(PROJECT_ENV)})' if from_env else ''} is not a directory", hint=hint)
     return path
 
 

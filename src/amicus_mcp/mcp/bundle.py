@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from .desktop import DESKTOP_BUNDLE, INSTALL_ENV, SETTINGS
+from ..desktop import DESKTOP_BUNDLE, INSTALL_ENV, SETTINGS
 
 REPO = Path(__file__).resolve().parents[3]
 MANIFEST = REPO / "manifest.json"

@@ -19,9 +19,18 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from ..errors import BadArgs
+from ..front import desktop, setting
 from ..fsio import checked_name
+from ..places import PROJECT_ENV
 
-ROOTS_HINT = "work inside the project, or add the folder to AMICUS_PROJECT_ROOTS (os.pathsep-separated)"
+
+
+def roots_hint() -> str:
+    """What to do about a path outside the allowed roots, as this server's user can do it."""
+    if desktop():  # the bundle's form sets the project folder; it has no AMICUS_PROJECT_ROOTS
+        return f"move the file into the project folder, or change {setting(PROJECT_ENV)}"
+    return ("work inside the project, or add the folder to AMICUS_PROJECT_ROOTS (os.pathsep-separated) in the "
+            "server's environment")
 
 
 def file_roots(uris: Sequence[str]) -> list[Path]:
@@ -46,7 +55,7 @@ def resolve_project(arg: str | None, *, client_roots: Sequence[Path], env: Mappi
         allowed = project_roots(client_roots=client_roots, env=env, cwd=cwd)
         if not any(_within(project, root) for root in allowed):
             raise BadArgs(f"project '{project}' is outside the allowed project roots "
-                          f"({', '.join(str(r) for r in allowed)})", hint=ROOTS_HINT)
+                          f"({', '.join(str(r) for r in allowed)})", hint=roots_hint())
         return project
     if env.get("AMICUS_PROJECT_DIR"):
         return _existing_dir(Path(env["AMICUS_PROJECT_DIR"]).expanduser(), cwd, what="AMICUS_PROJECT_DIR")
@@ -72,14 +81,17 @@ def contained(path: str, *, project: Path, client_roots: Sequence[Path], env: Ma
     allowed = _unique([project, *client_roots, *env_roots(env)])
     if not any(_within(resolved, root) for root in allowed):
         raise BadArgs(f"{what} '{resolved}' is outside the allowed project roots "
-                      f"({', '.join(str(r) for r in allowed)})", hint=ROOTS_HINT)
+                      f"({', '.join(str(r) for r in allowed)})", hint=roots_hint())
     return resolved
 
 
 def _existing_dir(path: Path, cwd: Path, *, what: str) -> Path:
     resolved = (path if path.is_absolute() else cwd / path).resolve()
     if not resolved.is_dir():
-        raise BadArgs(f"{what} '{path}' is not an existing directory", hint="pass the project's folder")
+        hint = (f"set {setting(PROJECT_ENV)} to an existing folder" if what == PROJECT_ENV
+                else "pass an existing folder as --project")
+        shown = f"{what} ({setting(PROJECT_ENV)})" if what == PROJECT_ENV and desktop() else what
+        raise BadArgs(f"{shown} '{path}' is not an existing directory", hint=hint)
     return resolved
 
 

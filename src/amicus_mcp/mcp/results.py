@@ -35,6 +35,7 @@ from mcp.types import CallToolResult, ContentBlock, TextContent
 from pydantic import BaseModel
 
 from ..errors import AmicusError, BadArgs, InternalError, rename_arguments
+from ..front import serving
 from .params import argument_names
 
 log = logging.getLogger("amicus_mcp.mcp")
@@ -82,7 +83,8 @@ def structured_errors(tool: str) -> Callable[[Callable[P, Awaitable[CallToolResu
         @functools.wraps(handler)
         async def run(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
             try:
-                return await handler(*args, **kwargs)
+                with serving():  # hints raised inside are written for an MCP client (front.py)
+                    return await handler(*args, **kwargs)
             except anyio.get_cancelled_exc_class():
                 raise
             except AmicusError as err:

@@ -186,7 +186,7 @@ def main() -> None:
     import os
 
     from ..envvars import scrub_placeholders
-    from .desktop import SETTING_NAMES
+    from ..desktop import SETTING_NAMES
 
     scrub_placeholders(os.environ, SETTING_NAMES)  # a Desktop setting left empty is not set (desktop.py)
     build_server().run()

@@ -18,6 +18,7 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from ..envvars import looks_like_placeholder
 from ..errors import BadArgs
 from ..fsio import atomic_write_text
 from ..keysfile import KEY_NAME, load_env_file, parse_env_line
@@ -55,28 +56,62 @@ class Secret:
 
 
 def set_key_hint(name: str) -> str:
-    """The one hint for a key that is not set: the command that stores it, or the shell way —
-    or, for a server Claude Desktop started from the bundle, the extension's settings form."""
-    if os.environ.get("AMICUS_INSTALL") == "claude-desktop-bundle":  # mcp/desktop.py
+    """The one hint for a key that is not set, as the user it reaches can set it (`front.py`):
+    the command that stores it, or the shell way, on the CLI; the server's environment or the
+    keys file (which the server reads too) over MCP; the extension's settings form for a server
+    Claude Desktop started from the bundle, when the form has a field for it."""
+    from ..front import current, form_field
+
+    where = current()
+    if where == "desktop" and form_field(name) is not None:
         return f"paste the key into the amicus extension's settings in Claude Desktop (it sets {name})"
+    stored = f"amicus keys set {name} in a terminal (it is kept in {env_file_path()}, which the server reads)"
+    if where != "cli":
+        return f"{stored}, or add {name} to the server's env in your MCP client's configuration"
     return f"amicus keys set {name}  (it is kept in {env_file_path()}), or export {name}=… in your shell"
 
 
 def get_key(
     *names: str, environ: Mapping[str, str] | None = None, env_file: Mapping[str, str] | None = None
 ) -> Secret | None:
-    """The first non-empty value among `names`: process env first, then the keys file."""
+    """The first real value among `names`: process env first, then the keys file. An empty
+    value or one shaped like a template placeholder (`${user_config.…}` an installer left
+    unfilled) is not a key: it is never sent (`not_set` says which variable holds it)."""
     env = os.environ if environ is None else environ
     for name in names:
         value = env.get(name, "").strip()
-        if value:
+        if value and not looks_like_placeholder(value):
             return Secret(value)
     file_values = load_env_file() if env_file is None else env_file
     for name in names:
         value = file_values.get(name, "").strip()
-        if value:
+        if value and not looks_like_placeholder(value):
             return Secret(value)
     return None
+
+
+def placeholder_source(name: str, *, environ: Mapping[str, str] | None = None,
+                       env_file: Mapping[str, str] | None = None) -> str | None:
+    """Where `name` holds a placeholder instead of a key ("the environment", the keys file's
+    path), or None. Never the value."""
+    env = os.environ if environ is None else environ
+    if looks_like_placeholder(env.get(name, "")):
+        return "the environment"
+    if not env.get(name, "").strip():
+        file_values = load_env_file() if env_file is None else env_file
+        if looks_like_placeholder(file_values.get(name, "")):
+            return str(env_file_path()) if env_file is None else "the keys file"
+    return None
+
+
+def not_set(*names: str) -> str:
+    """How a missing-key message says why: "X is not set", or that X holds an unfilled
+    placeholder (a template an installer or config left as it was), which is never sent."""
+    for name in names:
+        where = placeholder_source(name)
+        if where is not None:
+            return f"{name} holds a template placeholder in {where}, not a key (it is never sent)"
+    return f"{' or '.join(names)} is not set"
 
 
 def redact(text: str, secrets: Iterable[Secret | str | None]) -> str:

@@ -29,7 +29,7 @@ import httpx
 from ..errors import MissingKey
 from .endpoints import OPENROUTER, OPENROUTER_KEY_ENV, openrouter_base_url
 from .base import CompletionRequest
-from .keys import Secret, get_key, set_key_hint
+from .keys import Secret, get_key, not_set, set_key_hint
 from .openai_compat import OpenAICompatibleProvider, PriceLookup
 from .retry import RetryPolicy
 
@@ -43,7 +43,7 @@ def attribution_headers(app_url: str = APP_URL, app_title: str = APP_TITLE) -> d
 
 def missing_openrouter_key() -> MissingKey:
     return MissingKey(
-        f"OpenRouter needs an API key and {OPENROUTER_KEY_ENV} is not set",
+        f"OpenRouter needs an API key and {not_set(OPENROUTER_KEY_ENV)}",
         hint=set_key_hint(OPENROUTER_KEY_ENV),
     )
 

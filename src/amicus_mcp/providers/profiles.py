@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 from ..errors import BadModel, MissingKey
 from .catalog import Catalog
 from .endpoints import DIRECT_VENDORS, OPENROUTER_KEY_ENV, provider_settings
-from .keys import get_key, set_key_hint
+from .keys import get_key, not_set, set_key_hint
 from .route import Route
 
 # OpenRouter's names for "this model can be held to a JSON Schema".
@@ -90,7 +90,7 @@ def check_ready(member: str, route: Route, cfg: Mapping[str, Any]) -> None:
 
 
 def missing_key(member: str, how: str, env_name: str) -> MissingKey:
-    return MissingKey(f"'{member}' {how}, which needs {env_name}, and {env_name} is not set",
+    return MissingKey(f"'{member}' {how}, which needs {env_name}, and {not_set(env_name)}",
                       hint=set_key_hint(env_name))
 
 

@@ -54,7 +54,7 @@ from .endpoints import (
     local_servers,
     provider_settings,
 )
-from .keys import Secret, get_key, set_key_hint
+from .keys import Secret, get_key, not_set, set_key_hint
 from .openai_compat import CostMode, OpenAICompatibleProvider, make_client
 from .errors import ContextTooLong, ModelNotFound, ProviderError, ProviderRejected
 from .openrouter import OpenRouterProvider
@@ -165,9 +165,8 @@ def _check_parts(model_id: str, typed: str) -> tuple[str, str]:
 
 
 def missing_direct_key(direct: DirectVendor) -> MissingKey:
-    names = " or ".join(direct.key_names)
     return MissingKey(
-        f"The {direct.vendor} API needs a key and {names} is not set",
+        f"The {direct.vendor} API needs a key and {not_set(*direct.key_names)}",
         hint=f"{set_key_hint(direct.key_names[0])}, or use --gateway auto/openrouter",
     )
 
@@ -324,7 +323,7 @@ def _server_key(name: str, settings: Mapping[str, Any]) -> Secret | None:
     key = get_key(env_name)
     if not key:
         raise MissingKey(
-            f"Provider '{name}' needs a key and {env_name} is not set",
+            f"Provider '{name}' needs a key and {not_set(env_name)}",
             hint=set_key_hint(env_name),
         )
     return key

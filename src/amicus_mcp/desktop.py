@@ -2,7 +2,8 @@
 
 Desktop shows each `user_config` field in the extension's settings form, keeps the values
 (the `sensitive` ones in the OS keychain) and starts the server with them in its environment,
-as the manifest's `mcp_config.env` maps them (`bundle.manifest` builds both from `SETTINGS`).
+as the manifest's `mcp_config.env` maps them (`mcp/bundle.py` builds both from `SETTINGS`; `front.py`
+names each setting by its field when a hint is written for a Desktop user).
 An optional field left empty arrives as an empty string, one never set as the placeholder
 itself (`${user_config.max_cost}`): both mean "not set", and `main` scrubs them from the
 environment before anything reads it (`envvars.scrub_placeholders`).
@@ -57,7 +58,8 @@ SETTINGS: tuple[Setting, ...] = (
             "Optional. The bench when Claude names none: a saved council or built-in bench (e.g. budget), or "
             "models separated by commas (e.g. gemini,gpt,deepseek)."),
     Setting("default_chair", "AMICUS_DEFAULT_CHAIR", "string", "Default chair",
-            "Optional. The chair when Claude names none (it must not sit on the bench). Empty: deepseek."),
+            "Optional. The chair when Claude names none. Empty: deepseek. When it sits on the bench, the next "
+            "of deepseek, gemini, gpt, kimi, glm, mistral that does not chairs instead, and the run says so."),
     Setting("max_cost", "AMICUS_DEFAULT_MAX_COST", "number", "Spend ceiling per run (USD)",
             "Optional. The most a council run may spend when Claude sets no ceiling. Empty or 0: no ceiling.",
             min=0),
