@@ -146,7 +146,7 @@ def test_the_live_council_view_from_start_to_verdict(page: Any, relay: Relay, pr
         assert text in matrix  # shown as text, verbatim
     assert HOSTILE[2] in matrix  # a location is text too
     assert view.locator("#matrix thead th").all_inner_texts()[4:6] == ["fake/alpha", "fake/bravo"]
-    assert "seat fake/charlie produced no review" in view.locator("#banners").inner_text()  # what was lost
+    assert "seat fake/charlie did not review" in view.locator("#banners").inner_text()  # what was lost
     assert view.locator("#cost tr.total td").last.inner_text().startswith("$")
     assert view.locator("#blind-toggle").get_attribute("aria-pressed") == "false"  # unblinded once terminal
 
@@ -418,7 +418,7 @@ def test_blind_errors_the_chairs_wait_and_tool_terms_inline(page: Any, relay: Re
 
     expect(view.locator("#chair .verdict")).to_have_text(f"VERDICT: {VERDICT}", timeout=30000)
     banners = view.locator("#banners .banner").all_inner_texts()
-    assert sum("fake/charlie produced no review" in b for b in banners) == 1, banners  # the loss, once
+    assert sum("fake/charlie did not review" in b for b in banners) == 1, banners  # the loss, once
     assert "lower is better" in view.locator("#cred-panel").inner_text()  # the scores' legend
     whole = view.locator("body").inner_text()
     assert "maxCost ceiling" in whole and not re.findall(FLAG, whole), re.findall(FLAG, whole)
@@ -450,7 +450,7 @@ def test_a_host_without_server_tools_shows_the_tool_result(page: Any, relay: Rel
     assert "no access to the server" in follow and "ask Claude to read run done1 (amicus_read)" in follow, follow
     banners = view.locator("#banners .banner").all_inner_texts()
     assert "untrusted_model_output" not in " ".join(banners)  # the fence is for the model; a person reads the body
-    assert sum("fake/charlie produced no review" in b for b in banners) == 1, banners  # the loss, once
+    assert sum("fake/charlie did not review" in b for b in banners) == 1, banners  # the loss, once
 
     member(priced, "alpha", review_text=review("alpha", [("major", "a claim", "x")]))
     member(priced, "bravo", review_text=review("bravo", [("minor", "another", "y")]))

@@ -378,7 +378,10 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         gateway = check_gateway(options.gateway)
     with blame_pack(options, "timeout_min"):
         timeout_s = check_timeout_minutes(options.timeout_min)
-    if options.max_cost is not None and not 0 < options.max_cost < float("inf"):
+    # Infinity is no reader's value (every front reads dollars through options.parse_dollars,
+    # which refuses it): it is the eval's "no ceiling of its own" for a case it prepares before
+    # sharing the suite's ceiling out (eval/runner.py), so only a non-positive amount is refused.
+    if options.max_cost is not None and not options.max_cost > 0:
         raise BadArgs(f"--max-cost must be a positive number of dollars, got {options.max_cost}", hint="e.g. --max-cost 2.00")
     # The chair is held to every check a seat is (its key, the catalog, the cost gate), before
     # anything is spent: a typo'd or over-priced chair never lets the run pay for two stages first.
