@@ -67,11 +67,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_verdict)
 
     p = sub.add_parser("report", help="render verdict.json as Markdown (default) or a self-contained HTML page")
-    p.add_argument("file", help="the verdict.json to render")
+    p.add_argument("file", help="the verdict.json to render (--sarif: or the run directory holding it)")
     p.add_argument("--wave", help="a wave.json whose usage total is the cost table's total")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--md", dest="fmt", action="store_const", const="md", help="Markdown (default)")
     fmt.add_argument("--html", dest="fmt", action="store_const", const="html", help="self-contained HTML")
+    fmt.add_argument("--sarif", dest="fmt", action="store_const", const="sarif",
+                     help="a SARIF 2.1.0 log for code scanning: one result per finding at or above --min-severity and --min-tier")
+    add_finding_thresholds(p, severity="nit", tier="Singleton", what="--sarif: the results")
     p.add_argument("-o", "--out", help="write to this file (atomically) instead of stdout")
     p.set_defaults(handler=cmd_report, fmt="md")
 
@@ -269,17 +272,41 @@ def _render_next_to(verdict: dict[str, Any], out: Path, record: dict[str, Any], 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..engine.run_report import render_verdict
 
-    verdict = read_json(args.file, what="verdict file")
-    if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
-        raise BadArgs(f"'{args.file}' is not a council-verdict document", hint="render the verdict.json written by 'amicus council verdict'")
-    wave = read_json(args.wave, what="wave file") if args.wave else None
-    text = render_verdict(Path(args.file), verdict, fmt=args.fmt, wave=wave)
+    if args.fmt == "sarif":  # SARIF reads the run beside the verdict too: a run directory will do
+        text = sarif_text(args.file, min_severity=args.min_severity, min_tier=args.min_tier)
+    else:
+        verdict = read_json(args.file, what="verdict file")
+        if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
+            raise BadArgs(f"'{args.file}' is not a council-verdict document", hint="render the verdict.json written by 'amicus council verdict'")
+        wave = read_json(args.wave, what="wave file") if args.wave else None
+        text = render_verdict(Path(args.file), verdict, fmt=args.fmt, wave=wave)
     if args.out:
         atomic_write_text(args.out, text)
         say(f"Report written to {args.out}")
     else:
         say(text, end="")
     return EXIT_OK
+
+
+def add_finding_thresholds(p: argparse.ArgumentParser, *, severity: str, tier: str, what: str) -> None:
+    """--min-severity / --min-tier: which findings a rendering for the pull request carries."""
+    from ..vocabulary import SEVERITIES, TIERS
+
+    p.add_argument("--min-severity", choices=SEVERITIES, default=severity,
+                   help=f"{what} carry findings of this severity or worse (default {severity})")
+    p.add_argument("--min-tier", choices=TIERS, default=tier,
+                   help=f"{what} carry findings in this tier or a stronger one, Confirmed > Contested > Singleton > Disputed "
+                        f"(default {tier})")
+
+
+def sarif_text(path: str, *, min_severity: str, min_tier: str) -> str:
+    from .. import __version__
+    from ..council.sarif import build_sarif
+    from ..engine.run_findings import read_run_findings
+
+    run = read_run_findings(path)
+    return dumps_json(build_sarif(run.verdict, run.findings, tool_version=__version__,
+                                  min_severity=min_severity, min_tier=min_tier)) + "\n"
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

@@ -1,0 +1,65 @@
+"""A finished run's findings as one list: the verdict's (tier, decision) joined with the tally's
+(claim, location) and each raiser's review (rationale), for the renderings the pull-request loop
+makes of them — SARIF and review comments. Reads only; a missing piece is absent, never invented."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..council.findings import validate_findings
+from ..council.seats import seat_file_stem
+from ..errors import BadArgs
+from ..fsio import read_json
+from .run_dir import TALLY, VERDICT
+
+
+class RunFindings(NamedTuple):
+    verdict: dict[str, Any]
+    findings: list[dict[str, Any]]  # the verdict's findings, each with claim/location/rationale where known
+    source: Path  # the verdict file read
+
+
+def read_run_findings(path: str | Path) -> RunFindings:
+    """The findings of the run whose verdict.json is `path` (or which a run directory `path` holds)."""
+    target = Path(path)
+    if target.is_dir():
+        target = target / VERDICT
+    if not target.is_file():
+        raise BadArgs(f"'{path}' holds no verdict.json", hint="pass a finished council run's directory or its verdict.json")
+    verdict = read_json(target, what="verdict file")
+    if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
+        raise BadArgs(f"'{target}' is not a council-verdict document", hint="pass a run directory or its verdict.json")
+    tally_path = target.parent / TALLY
+    tally = read_json(tally_path, what="tally record") if tally_path.is_file() else {}
+    by_id = {str(f.get("id")): f for f in (tally.get("findings") or []) if isinstance(f, Mapping)}
+    merged = []
+    for finding in verdict.get("findings") or []:
+        if not isinstance(finding, Mapping):
+            continue
+        row = dict(finding)
+        for key in ("claim", "location", "raiserSeat", "evidence", "evidenceCheck"):
+            if key not in row and key in by_id.get(str(finding.get("id")), {}):
+                row[key] = by_id[str(finding.get("id"))][key]
+        merged.append(row)
+    rationales = review_rationales(target.parent, merged)
+    for row in merged:
+        if rationales.get(str(row.get("id"))):
+            row["rationale"] = rationales[str(row.get("id"))]
+    return RunFindings(verdict, merged, target)
+
+
+def review_rationales(run_dir: Path, findings: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Each finding's rationale, read back from its raiser's review (the tally keeps none)."""
+    out: dict[str, str] = {}
+    by_seat: dict[str, dict[str, str]] = {}
+    for f in findings:
+        seat = str(f.get("raiserSeat") or f.get("raiser") or "")
+        if seat not in by_seat:
+            path = run_dir / f"review-{seat_file_stem(seat)}.md"
+            parsed = validate_findings(path.read_text(encoding="utf-8")) if path.is_file() else {"findings": []}
+            by_seat[seat] = {str(g.get("id")): str(g.get("rationale") or "") for g in parsed["findings"]}
+        fid = str(f.get("id"))
+        out[fid] = by_seat[seat].get(fid[1:], "")
+    return out
