@@ -28,6 +28,7 @@ SCHEMA_NAMES = (
     "council-packs",
     "council-templates",
     "council-gate",
+    "council-pr-review",
     "council-run-options",
     "wave-options",
     "council-leg",

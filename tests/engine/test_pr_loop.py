@@ -111,3 +111,151 @@ def test_sarif_of_the_held_worked_example_validates(capsys):
     log = sarif_of(capsys, example.parent)
     assert sarif_errors(log) == []
     assert log["runs"][0]["results"], "the worked example has findings at or above nit/Singleton"
+
+
+# --------------------------------------------------------------------------- pr-review
+
+TOKEN = "ghs_FAKEtoken0123456789abcdefABCDEF0123"
+REPO, PR = "octo-org/widgets", 7
+CACHE_PATCH = "@@ -10,5 +10,11 @@ class Cache:\n" + "".join(f"{'+' if i % 2 else ' '}line {i}\n" for i in range(10, 21)) + "-gone\n"
+STORE_PATCH = "@@ -1,3 +1,4 @@\n import io\n+import os\n \n def open_store():\n"
+
+
+@pytest.fixture
+def github(monkeypatch: pytest.MonkeyPatch) -> Any:
+    from fakegithub import FakeGitHub
+
+    with FakeGitHub(token=TOKEN) as gh:
+        gh.add_pr(REPO, PR, files=[{"filename": "src/cache.py", "patch": CACHE_PATCH},
+                                   {"filename": "src/store.py", "patch": STORE_PATCH},
+                                   {"filename": "logo.png"}])  # a binary file: no patch
+        monkeypatch.setenv("GITHUB_API_URL", gh.base_url)
+        monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+        yield gh
+
+
+@pytest.fixture
+def reviewed_run(fake, brief, project, tmp_path, capsys) -> Path:
+    bench(fake)
+    run_dir = tmp_path / "run"
+    council_run(brief, project, run_dir, capsys)
+    return run_dir
+
+
+def pr_review(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli_main(["council", "pr-review", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_pr_review_previews_without_posting_and_posts_one_review_with_post(github, reviewed_run, capsys, monkeypatch):
+    code, out, err = pr_review(capsys, str(reviewed_run), "--repo", REPO, "--pr", str(PR))
+    assert code == 0, err
+    assert out.startswith(f"# Review preview for {REPO}#{PR} (event COMMENT; not posted")
+    assert "### src/cache.py:12" in out and "Every write evicts the whole cache." in out
+    assert "### Findings not on the diff's lines" in out and "The store never closes its file." in out
+    assert github.posts() == [] and github.reviews(REPO, PR) == []
+    # without a token a preview still reads the PR; nothing carried an Authorization header
+    assert all("authorization" not in r.headers for r in github.requests)
+
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    code, out, err = pr_review(capsys, str(reviewed_run), "--repo", REPO, "--pr", str(PR), "--post", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    from amicus_mcp.schemas import schema_errors
+
+    assert schema_errors(doc, "council-pr-review") == []
+    assert doc["posted"] is True and doc["reviewId"] == 1
+    (posted,) = github.reviews(REPO, PR)
+    assert len(github.posts()) == 1
+    assert posted["event"] == "COMMENT" and posted["commit_id"] == "a" * 40
+    assert [(c["path"], c["line"], c["side"]) for c in posted["comments"]] == [("src/cache.py", 12, "RIGHT")]
+    assert posted["comments"][0]["body"].startswith("**blocker** · Confirmed (1 agree / 0 dispute / 0 neutral) — "
+                                                    "Every write evicts the whole cache.")
+    # outside the diff (store.py:7) and without a file (section 2): in the body, not lost; the nit is under --min-severity
+    assert "The store never closes its file. (src/store.py:7)" in posted["body"]
+    assert "The eviction policy is not named. (section 2)" in posted["body"]
+    assert "typo" not in posted["body"] + json.dumps(posted["comments"])
+    assert github.posts()[0].headers["authorization"] == f"Bearer {TOKEN}"
+    for text in (out, err, json.dumps(doc)):
+        assert TOKEN not in text
+
+
+def test_pr_review_thresholds_and_event(github, reviewed_run, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    code, out, err = pr_review(capsys, str(reviewed_run), "--repo", REPO, "--pr", str(PR), "--post",
+                               "--min-severity", "nit", "--event", "REQUEST_CHANGES")
+    assert code == 0, err
+    assert out.startswith(f"Posted a REQUEST_CHANGES review on {REPO}#{PR}: 1 inline comment(s), 3 finding(s) in the body")
+    (posted,) = github.reviews(REPO, PR)
+    assert posted["event"] == "REQUEST_CHANGES" and "A typo in the docstring. (src/cache.py line 40)" in posted["body"]
+    assert TOKEN not in out + err
+
+
+@pytest.mark.parametrize(("refuse", "status", "needle"), [
+    ("POST reviews", 403, "the token lacks 'pull-requests: write'"),
+    ("GET files", 403, "the token lacks 'pull-requests: read'"),
+    ("GET pulls", 404, "GitHub found no octo-org/widgets pull request #7 (404: Not Found), or the token cannot see it"),
+    ("POST reviews", 422, "as unprocessable (422: Unprocessable Entity)"),
+])
+def test_github_refusals_are_clear_errors_that_never_show_the_token(github, reviewed_run, capsys, monkeypatch,
+                                                                   refuse, status, needle):
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    github.refuse[refuse] = status
+    code, out, err = pr_review(capsys, str(reviewed_run), "--repo", REPO, "--pr", str(PR), "--post", "--json")
+    assert code == 1
+    envelope = json.loads(out)
+    assert envelope["error"]["code"] == "GITHUB_REFUSED", envelope
+    assert needle in envelope["error"]["message"], envelope
+    assert TOKEN not in out + err
+    assert github.reviews(REPO, PR) == []
+
+
+def test_post_needs_a_token_from_the_environment_and_bad_repo_or_pr_is_bad_args(github, reviewed_run, capsys):
+    code, out, err = pr_review(capsys, str(reviewed_run), "--repo", REPO, "--pr", str(PR), "--post", "--json")
+    assert code == 1 and json.loads(out)["error"]["code"] == "BAD_ARGS"
+    assert "GITHUB_TOKEN" in json.loads(out)["error"]["message"]
+    assert github.requests == []
+    code, out, _ = pr_review(capsys, str(reviewed_run), "--repo", "not a repo", "--pr", str(PR), "--json")
+    assert code == 1 and "is not OWNER/NAME" in json.loads(out)["error"]["message"]
+    code, out, _ = pr_review(capsys, str(reviewed_run), "--repo", REPO, "--pr", "0", "--json")
+    assert code == 1 and "is not a pull request number" in json.loads(out)["error"]["message"]
+    assert github.requests == []
+
+
+# --------------------------------------------------------------------------- the Action
+
+
+def test_the_action_writes_sarif_previews_the_review_and_posts_it_only_when_asked(fake, github, project, tmp_path):
+    from test_ci_action import run_action
+
+    bench(fake)
+    (project / "design.md").write_text("# Widget cache\n\nThe cache evicts every entry on every write.\n", encoding="utf-8")
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": PR}}), encoding="utf-8")
+    inputs = {"MODELS": "fake/a,fake/b", "CHAIR": "fake/chair", "TEMPLATE": "design-doc", "ARTIFACT": "design.md",
+              "VARS": "audience=the platform team\nconstraints=p99 under 5 ms\n", "FAIL_ON": "never",
+              "SARIF_FILE": "council.sarif", "GITHUB_API_URL": github.base_url, "GITHUB_REPOSITORY": REPO,
+              "GITHUB_EVENT_PATH": str(event), "GITHUB_TOKEN": TOKEN}
+    code, summary, outputs, log = run_action(tmp_path, project, **inputs, OUT_DIR="ci-1")
+    assert code == 0, log
+    assert outputs["sarif-file"] == str(project / "council.sarif") and outputs["review"] == "preview"
+    assert sarif_errors(json.loads((project / "council.sarif").read_text(encoding="utf-8"))) == []
+    text = summary.read_text(encoding="utf-8")
+    assert "## Pull-request review: preview (post-review is off; nothing was posted)" in text
+    assert "### src/cache.py:12" in text
+    assert github.posts() == []
+
+    code, summary, outputs, log = run_action(tmp_path, project, **inputs, OUT_DIR="ci-2", POST_REVIEW="true")
+    assert code == 0, log
+    assert outputs["review"] == "posted"
+    (posted,) = github.reviews(REPO, PR)
+    assert posted["event"] == "COMMENT" and [c["line"] for c in posted["comments"]] == [12]
+    assert TOKEN not in log + summary.read_text(encoding="utf-8")
+
+    github.refuse["POST reviews"] = 403
+    code, summary, outputs, log = run_action(tmp_path, project, **inputs, OUT_DIR="ci-3", POST_REVIEW="true")
+    assert code == 1 and outputs["review"] == "error" and outputs["gate"] == "pass"
+    assert "the token lacks 'pull-requests: write'" in summary.read_text(encoding="utf-8")
+    assert len(github.reviews(REPO, PR)) == 1
+    assert TOKEN not in log + summary.read_text(encoding="utf-8")

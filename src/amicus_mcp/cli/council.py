@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    council = commands.add_parser("council", help="council runs and documents: run, resume, validate, tally, verdict, report, stats, presets, templates, packs, gate")
+    from ..vocabulary import REVIEW_EVENTS, REVIEW_MIN_SEVERITY, REVIEW_MIN_TIER, SARIF_MIN_SEVERITY, SARIF_MIN_TIER
+
+    council = commands.add_parser("council", help="council runs and documents: run, resume, validate, tally, verdict, report, pr-review, stats, presets, templates, packs, gate")
     sub = council.add_subparsers(dest="council_command", metavar="SUBCOMMAND", parser_class=type(council))
     sub.required = True
 
@@ -74,7 +76,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     fmt.add_argument("--html", dest="fmt", action="store_const", const="html", help="self-contained HTML")
     fmt.add_argument("--sarif", dest="fmt", action="store_const", const="sarif",
                      help="a SARIF 2.1.0 log for code scanning: one result per finding at or above --min-severity and --min-tier")
-    add_finding_thresholds(p, severity="nit", tier="Singleton", what="--sarif: the results")
+    add_finding_thresholds(p, severity=SARIF_MIN_SEVERITY, tier=SARIF_MIN_TIER, what="--sarif: the results")
     p.add_argument("-o", "--out", help="write to this file (atomically) instead of stdout")
     p.set_defaults(handler=cmd_report, fmt="md")
 
@@ -99,6 +101,21 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="check against the cached model catalog only (never fetch it); says when none is cached")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_show)
+
+    p = sub.add_parser("pr-review", help="a run's findings as one pull-request review: a preview, posted only with --post")
+    p.add_argument("run", metavar="RUN_ID_OR_DIR", help="the run's id (amicus list), its run directory or its verdict.json")
+    p.add_argument("--repo", required=True, help="the repository, OWNER/NAME")
+    p.add_argument("--pr", required=True, type=int, help="the pull request's number")
+    add_finding_thresholds(p, severity=REVIEW_MIN_SEVERITY, tier=REVIEW_MIN_TIER,
+                           what="the review's comments and body")
+    p.add_argument("--event", choices=REVIEW_EVENTS, default="COMMENT",
+                   help="the review's event (default COMMENT: the review never approves or blocks unless told to)")
+    p.add_argument("--post", action="store_true",
+                   help="post the review through GitHub's REST API (token: GITHUB_TOKEN from the environment; "
+                        "API: GITHUB_API_URL, default https://api.github.com); without it nothing is posted")
+    p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
+    p.add_argument("--json", action="store_true", help="print the council-pr-review document")
+    p.set_defaults(handler=cmd_pr_review)
 
     from .council_ci import register_ci
 
@@ -285,6 +302,25 @@ def cmd_report(args: argparse.Namespace) -> int:
         say(f"Report written to {args.out}")
     else:
         say(text, end="")
+    return EXIT_OK
+
+
+def cmd_pr_review(args: argparse.Namespace) -> int:
+    import os
+
+    from ..engine.pr_loop import pr_review
+
+    doc = pr_review(args.run, repo=args.repo, pr=args.pr, env=os.environ, min_severity=args.min_severity,
+                    min_tier=args.min_tier, event=args.event, post=args.post, project=args.project)
+    if args.json:
+        _print_json(doc)
+        return EXIT_OK
+    if doc["posted"]:
+        where = f" → {doc['reviewUrl']}" if doc["reviewUrl"] else ""
+        say(f"Posted a {doc['review']['event']} review on {doc['repo']}#{doc['pr']}: "
+            f"{len(doc['inline'])} inline comment(s), {len(doc['inBody'])} finding(s) in the body{where}")
+    else:
+        say(doc["preview"], end="")
     return EXIT_OK
 
 

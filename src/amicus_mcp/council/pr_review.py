@@ -16,13 +16,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..errors import BadArgs
+from ..vocabulary import REVIEW_EVENTS, REVIEW_MIN_SEVERITY, REVIEW_MIN_TIER
 from .locations import physical_location
 from .report_md import _prose
 from .sarif import select_findings
 
-REVIEW_EVENTS = ("COMMENT", "APPROVE", "REQUEST_CHANGES")
-DEFAULT_MIN_SEVERITY = "minor"
-DEFAULT_MIN_TIER = "Contested"
+DEFAULT_MIN_SEVERITY = REVIEW_MIN_SEVERITY
+DEFAULT_MIN_TIER = REVIEW_MIN_TIER
 MAX_BODY = 60_000  # GitHub refuses a review body over 65,536 characters
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -83,6 +84,8 @@ def build_review(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any
                  event: str = "COMMENT", commit_id: str | None = None) -> dict[str, Any]:
     """The review to post: {event, body, comments[{path, line, side, body}]}, plus (for the
     preview only, never posted) which findings went inline and which into the body."""
+    if event not in REVIEW_EVENTS:
+        raise BadArgs(f"--event '{event}' is not a review event", hint=f"one of: {', '.join(REVIEW_EVENTS)}")
     run_id = verdict.get("runId")
     comments: list[dict[str, Any]] = []
     inline: list[str] = []
@@ -120,10 +123,11 @@ def review_body(verdict: Mapping[str, Any], outside: Sequence[Mapping[str, Any]]
     return body if len(body) <= MAX_BODY else body[:MAX_BODY] + "\n\n… (cut: the review body's limit)"
 
 
-def render_preview(built: Mapping[str, Any], *, repo: str, pr: int) -> str:
-    """What `pr-review` would post, as Markdown (the terminal and the Action's step summary)."""
+def render_preview(built: Mapping[str, Any], *, repo: str, pr: int, posted: bool = False) -> str:
+    """What `pr-review` posts (or would post), as Markdown (the terminal and the Action's step summary)."""
     review = built["review"]
-    lines = [f"# Review preview for {repo}#{pr} (event {review['event']}; not posted — --post posts it)", "",
+    state = "posted" if posted else "not posted — --post posts it"
+    lines = [f"# Review {'posted' if posted else 'preview'} for {repo}#{pr} (event {review['event']}; {state})", "",
              review["body"], ""]
     if review["comments"]:
         lines += ["## Inline comments", ""]

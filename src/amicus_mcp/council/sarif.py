@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..vocabulary import SEVERITIES, TIERS
+from ..vocabulary import SARIF_MIN_SEVERITY, SARIF_MIN_TIER, SEVERITIES, TIERS
 from .locations import physical_location
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -33,8 +33,8 @@ FINGERPRINT_KEY = "amicusFinding/v1"
 # run of the council lands in one category and its alerts are matched across runs.
 AUTOMATION_CATEGORY = "amicus-council/"
 
-DEFAULT_MIN_SEVERITY = "nit"
-DEFAULT_MIN_TIER = "Singleton"
+DEFAULT_MIN_SEVERITY = SARIF_MIN_SEVERITY
+DEFAULT_MIN_TIER = SARIF_MIN_TIER
 
 # SARIF's levels, by the finding's severity.
 LEVELS = {"blocker": "error", "major": "error", "minor": "warning", "nit": "note"}
