@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import BadArgs
-from ..vocabulary import REVIEW_EVENTS, REVIEW_MIN_SEVERITY, REVIEW_MIN_TIER
+from ..vocabulary import REVIEW_EVENTS, REVIEW_MIN_SEVERITY, REVIEW_MIN_TIER, TIERS
 from .locations import physical_location
 from .report_md import _prose
 from .sarif import select_findings
@@ -111,7 +111,7 @@ def review_body(verdict: Mapping[str, Any], outside: Sequence[Mapping[str, Any]]
     lines = [f"## Council review: {text(overall) if overall else 'no chair verdict'}", "",
              f"Run {text(verdict.get('runId'))} · bench {text(', '.join(map(str, verdict.get('council') or [])))} · "
              f"chair {text(verdict.get('chair'))}",
-             "Tiers: " + ", ".join(f"{tier} {counts.get(tier, 0)}" for tier in ("Confirmed", "Contested", "Singleton", "Disputed")),
+             "Tiers: " + ", ".join(f"{tier} {counts.get(tier, 0)}" for tier in TIERS),
              "", f"{inline_count} finding(s) at or above {min_severity} / {min_tier} commented on the diff's lines."]
     if outside:
         lines += ["", "### Findings not on the diff's lines", ""]
