@@ -29,6 +29,7 @@ SCHEMA_NAMES = (
     "council-templates",
     "council-gate",
     "council-pr-review",
+    "council-rereview",
     "council-run-options",
     "wave-options",
     "council-leg",

@@ -259,3 +259,79 @@ def test_the_action_writes_sarif_previews_the_review_and_posts_it_only_when_aske
     assert "the token lacks 'pull-requests: write'" in summary.read_text(encoding="utf-8")
     assert len(github.reviews(REPO, PR)) == 1
     assert TOKEN not in log + summary.read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- re-review
+
+
+def test_a_re_review_reports_new_still_open_and_resolved_and_gates_on_new(fake, brief, project, tmp_path, capsys):
+    from amicus_mcp.schemas import schema_errors
+
+    bench(fake, north=[finding(1, "north", severity="blocker", location="src/cache.py:12-14",
+                               claim="Every write evicts the whole cache.")],
+          south=[finding(1, "south", severity="major", location="src/store.py:7", claim="The store never closes its file.")])
+    baseline = tmp_path / "baseline"
+    council_run(brief, project, baseline, capsys)
+    # after new commits: the eviction is still there (reworded, moved a line), the store is fixed, a new finding
+    bench(fake, north=[finding(1, "north", severity="blocker", location="src/cache.py:13",
+                               claim="Each write still evicts the whole cache.")],
+          south=[finding(1, "south", severity="major", location="src/lock.py:3", claim="The lock is never released on error.")])
+    again = tmp_path / "again"
+    run = council_run(brief, project, again, capsys, "--baseline", str(baseline))
+    doc = json.loads((again / "rereview.json").read_text(encoding="utf-8"))
+    assert schema_errors(doc, "council-rereview") == []
+    assert doc["baselineRunId"] != run["runId"] and doc["counts"] == {"new": 1, "still-open": 1, "resolved": 1}
+    by_id = {d["id"]: d for d in doc["decisions"]}
+    assert by_id["A1"]["status"] == "still-open" and by_id["A1"]["baselineId"] == "A1" and by_id["A1"]["by"] == "location"
+    assert by_id["B1"]["status"] == "new" and by_id["B1"]["baselineId"] is None
+    assert [r["claim"] for r in doc["resolved"]] == ["The store never closes its file."]
+    assert "Re-review against run " in " ".join(run["notices"]) and "1 new, 1 still open, 1 resolved" in " ".join(run["notices"])
+    # options.json records the baseline as the verdict it resolved to
+    options = json.loads((again / "options.json").read_text(encoding="utf-8"))
+    assert options["baseline"] == str((baseline / "verdict.json").resolve())
+
+    # SARIF carries each result's status and the resolved ones as the run's properties
+    log = sarif_of(capsys, again)
+    assert sarif_errors(log) == []
+    statuses = {r["properties"]["findingId"]: r["properties"]["reReview"] for r in log["runs"][0]["results"]}
+    assert statuses == {"A1": "still-open", "B1": "new"}
+    assert log["runs"][0]["properties"]["reReview"]["counts"] == {"new": 1, "still-open": 1, "resolved": 1}
+
+    # the gate: the still-open blocker fails the plain gate; --gate-on new counts only what is new
+    assert cli_main(["council", "gate", str(again), "--fail-on", "confirmed-blocker"]) == 4
+    capsys.readouterr()
+    assert cli_main(["council", "gate", str(again), "--fail-on", "confirmed-blocker", "--gate-on", "new", "--json"]) == 0
+    gate = json.loads(capsys.readouterr().out)
+    assert schema_errors(gate, "council-gate") == []
+    assert gate["gateOn"] == "new" and gate["blockers"] == [{"id": "A1", "tier": "Confirmed", "raiser": "fake/a",
+                                                              "reReview": "still-open"}]
+    assert gate["reason"].endswith("--gate-on new: 1 still-open blocker(s) not counted")
+    # --gate-on new on a run that is no re-review is a clear error
+    assert cli_main(["council", "gate", str(baseline), "--fail-on", "confirmed-blocker", "--gate-on", "new", "--json"]) == 1
+    assert "holds no rereview.json" in json.loads(capsys.readouterr().out)["error"]["message"]
+
+
+def test_a_baseline_that_is_no_finished_run_is_refused_before_any_spend(fake, brief, project, tmp_path, capsys):
+    bench(fake)
+    code = cli_main(["council", "run", "--prompt-file", str(brief), "--models", "fake/a,fake/b", "--chair", "fake/chair",
+                     "--out-dir", str(tmp_path / "r"), "--project", str(project), "--json", "--baseline", "no-such-run"])
+    assert code == 1
+    assert "no council run 'no-such-run'" in json.loads(capsys.readouterr().out)["error"]["message"]
+    assert fake.requests == [] or all("chat" not in r.path for r in fake.requests)
+
+
+def test_the_action_re_reviews_against_the_previous_runs_directory(fake, project, tmp_path):
+    from test_ci_action import run_action
+
+    (project / "design.md").write_text("# Widget cache\n\nThe cache evicts every entry on every write.\n", encoding="utf-8")
+    inputs = {"MODELS": "fake/a,fake/b", "CHAIR": "fake/chair", "TEMPLATE": "design-doc", "ARTIFACT": "design.md",
+              "VARS": "audience=the platform team\nconstraints=p99 under 5 ms\n", "FAIL_ON": "confirmed-blocker"}
+    bench(fake, south=[finding(1, "south", severity="major", location="src/store.py:7", claim="The store never closes its file.")])
+    code, _, _, log = run_action(tmp_path, project, **inputs, OUT_DIR="prev")
+    assert code == 4, log  # the blocker
+    bench(fake, south=[finding(1, "south", severity="major", location="src/lock.py:3", claim="The lock is never released on error.")])
+    code, summary, outputs, log = run_action(tmp_path, project, **inputs, OUT_DIR="next", BASELINE="prev", GATE_ON="new")
+    assert code == 0, log
+    text = summary.read_text(encoding="utf-8")
+    assert "still-open blocker(s) not counted" in text
+    assert "## Re-review against run " in text and "- resolved: 1\n  - **B1** major — The store never closes its file. (src/store.py:7)" in text

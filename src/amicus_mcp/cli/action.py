@@ -20,6 +20,8 @@ and `GITHUB_OUTPUT` at files — to see exactly what CI will do:
     INPUT_FAIL_ON, INPUT_ALLOW_NO_VERDICT,    the gate (`amicus council gate`)
     INPUT_ALLOW_UNJUDGED
     INPUT_OUT_DIR                             the run directory (default council-ci-<run id>)
+    INPUT_BASELINE, INPUT_GATE_ON             a re-review: the previous run's directory (its artifact),
+                                              and gate-on new to gate only what is new since it
     INPUT_SARIF_FILE                          write the findings as SARIF 2.1.0 here (output sarif-file)
     INPUT_POST_REVIEW, INPUT_MIN_SEVERITY,    on a pull request: the review's preview in the summary,
     INPUT_MIN_TIER                            posted (as one COMMENT review) only when post-review is
@@ -51,10 +53,11 @@ if TYPE_CHECKING:
 PR_TEMPLATE = "pr-diff"
 # The inputs that are run options: INPUT_<NAME> → the RunOptions field (engine/options.py).
 OPTION_INPUTS = {"PACK": "pack", "MODELS": "models", "CHAIR": "chair", "TEMPLATE": "template", "ARTIFACT": "artifact",
-                 "VARS": "vars", "MAX_COST": "max_cost", "TIMEOUT": "timeout_min", "OUT_DIR": "out_dir"}
+                 "VARS": "vars", "MAX_COST": "max_cost", "TIMEOUT": "timeout_min", "OUT_DIR": "out_dir",
+                 "BASELINE": "baseline"}
 # Every input the script reads, as INPUT_<NAME> (action.yml passes exactly these).
 INPUTS = (*OPTION_INPUTS, "PATHS", "FAIL_ON", "ALLOW_NO_VERDICT", "ALLOW_UNJUDGED",
-          "SARIF_FILE", "POST_REVIEW", "MIN_SEVERITY", "MIN_TIER")
+          "SARIF_FILE", "POST_REVIEW", "MIN_SEVERITY", "MIN_TIER", "GATE_ON")
 NARROW_HINT = "narrow the diff with the action's 'paths' input (e.g. paths: src/ docs/), or review one file with 'artifact'"
 
 
@@ -185,7 +188,10 @@ def main(env: Mapping[str, str] | None = None) -> int:
 
 def _run(env: Mapping[str, str]) -> int:
     from ..council.gate import evaluate_gate
+    from ..council.rereview import rereview_summary
+    from ..engine.rereview import read_rereview
     from ..engine.run_dir import RunDir
+    from .council_ci import gate_rereview
     from ..engine.run_report import render_verdict
     from ..fsio import read_json
 
@@ -209,11 +215,17 @@ def _run(env: Mapping[str, str]) -> int:
         return code or EXIT_ERROR
     run = RunDir(out_dir).read()
     verdict = read_json(out_dir / "verdict.json", what="verdict file")
+    gate_on = _input(env, "GATE_ON") or "all"
+    if gate_on not in ("all", "new"):
+        raise BadArgs(f"gate-on '{gate_on}' is not all or new", hint="gate-on: new counts only blockers new since the baseline")
     gate = evaluate_gate(verdict, fail_on, allow_no_verdict=allow_no_verdict, allow_unjudged=allow_unjudged,
-                         source=str(out_dir / "verdict.json"))
+                         source=str(out_dir / "verdict.json"), rereview=gate_rereview(out_dir, gate_on))
     print(gate["reason"], flush=True)
     degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.notices) or 'see run.json degrades'}" if code == 2 else ""
     append_summary(summary, f"## Council review: {'passed' if gate['passed'] else 'FAILED'}\n\n{gate['reason']}{degraded}")
+    rereview = read_rereview(out_dir)
+    if rereview is not None:
+        append_summary(summary, rereview_summary(rereview))
     append_summary(summary, render_verdict(out_dir / "verdict.json", verdict))
     extra: dict[str, str] = {}
     sarif = _input(env, "SARIF_FILE")

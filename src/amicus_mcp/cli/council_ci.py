@@ -48,6 +48,8 @@ def register_ci(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-no-verdict", action="store_true", help="pass a chair-verdict level when the run has no chair verdict")
     p.add_argument("--allow-unjudged", action="store_true",
                    help="gate a run that was never cross-reviewed (judged: false) instead of failing it")
+    p.add_argument("--gate-on", choices=("all", "new"), default="all",
+                   help="new: a re-review (council run --baseline) counts only the blockers new since its baseline")
 
 
 def _command(sub: argparse._SubParsersAction, command: str, help_text: str, handler: Callable[[argparse.Namespace], int],
@@ -198,11 +200,25 @@ def _why_no_verdict(run_dir: Path) -> str:
     return f"the run's status is {status}{detail}"
 
 
+def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, str] | None:
+    """--gate-on new: each finding's re-review status (rereview.json beside the verdict)."""
+    if gate_on != "new":
+        return None
+    from ..engine.rereview import REREVIEW, read_rereview
+
+    doc = read_rereview(run_dir)
+    if doc is None:
+        raise BadArgs(f"--gate-on new needs a re-review, and {run_dir} holds no {REREVIEW}",
+                      hint="run the council with --baseline RUN (the run it re-reviews), then gate that run")
+    return {str(d["id"]): str(d["status"]) for d in doc.get("decisions") or []}
+
+
 def cmd_gate(args: argparse.Namespace) -> int:
     from ..council.gate import evaluate_gate
 
     verdict, source = read_verdict_for_gate(args.path)
     doc = evaluate_gate(verdict, args.fail_on, allow_no_verdict=args.allow_no_verdict,
-                        allow_unjudged=args.allow_unjudged, source=source)
+                        allow_unjudged=args.allow_unjudged, source=source,
+                        rereview=gate_rereview(Path(source).parent, args.gate_on))
     print(dumps_json(doc) if args.json else doc["reason"])
     return int(doc["exitCode"])

@@ -59,7 +59,10 @@ def _agreement(finding: Mapping[str, Any]) -> str:
 
 
 def comment_body(finding: Mapping[str, Any], run_id: Any) -> str:
-    lines = [f"**{finding.get('severity')}** · {finding.get('tier')} ({_agreement(finding)}) — {text(finding.get('claim'))}"]
+    status = {"new": " · new since the last run", "still-open": " · still open since the last run"}.get(
+        str(finding.get("reReview")), "")
+    lines = [f"**{finding.get('severity')}** · {finding.get('tier')} ({_agreement(finding)}){status} — "
+             f"{text(finding.get('claim'))}"]
     if finding.get("rationale"):
         lines += ["", text(finding["rationale"])]
     if finding.get("evidenceCheck"):

@@ -69,7 +69,8 @@ def message_text(finding: Mapping[str, Any]) -> str:
 
 
 def build_sarif(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]], *, tool_version: str,
-                min_severity: str = DEFAULT_MIN_SEVERITY, min_tier: str = DEFAULT_MIN_TIER) -> dict[str, Any]:
+                min_severity: str = DEFAULT_MIN_SEVERITY, min_tier: str = DEFAULT_MIN_TIER,
+                rereview: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The SARIF log for a run's `findings` (engine/run_findings.py joins them) under its `verdict`."""
     chosen = select_findings(findings, min_severity, min_tier)
     used = [s for s in SEVERITIES if any(f.get("severity") == s for f in chosen)]
@@ -89,8 +90,9 @@ def build_sarif(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]
     run_properties: dict[str, Any] = {"runId": verdict.get("runId"), "bench": list(verdict.get("council") or []),
                                       "chair": verdict.get("chair"), "overallVerdict": verdict.get("overallVerdict"),
                                       "minSeverity": min_severity, "minTier": min_tier}
-    if "baseline" in verdict:
-        run_properties["baseline"] = verdict["baseline"]
+    if rereview is not None:  # a re-review: what the baseline had that this run no longer finds
+        run_properties["reReview"] = {"baselineRunId": rereview.get("baselineRunId"), "counts": rereview.get("counts"),
+                                      "resolved": list(rereview.get("resolved") or [])}
     return {
         "$schema": SARIF_SCHEMA_URI,
         "version": "2.1.0",

@@ -19,6 +19,7 @@ class RunFindings(NamedTuple):
     verdict: dict[str, Any]
     findings: list[dict[str, Any]]  # the verdict's findings, each with claim/location/rationale where known
     source: Path  # the verdict file read
+    rereview: dict[str, Any] | None = None  # rereview.json beside it (a run with --baseline)
 
 
 def read_run_findings(path: str | Path) -> RunFindings:
@@ -47,7 +48,14 @@ def read_run_findings(path: str | Path) -> RunFindings:
     for row in merged:
         if rationales.get(str(row.get("id"))):
             row["rationale"] = rationales[str(row.get("id"))]
-    return RunFindings(verdict, merged, target)
+    from .rereview import read_rereview
+
+    rereview = read_rereview(target.parent) if target.name == VERDICT else None
+    statuses = {d["id"]: d["status"] for d in (rereview or {}).get("decisions") or []}
+    for row in merged:
+        if str(row.get("id")) in statuses:
+            row["reReview"] = statuses[str(row.get("id"))]
+    return RunFindings(verdict, merged, target, rereview)
 
 
 def review_rationales(run_dir: Path, findings: Sequence[Mapping[str, Any]]) -> dict[str, str]:
