@@ -30,6 +30,8 @@ SCHEMA_NAMES = (
     "council-gate",
     "council-pr-review",
     "council-rereview",
+    "council-decisions",
+    "council-dismissed",
     "council-run-options",
     "wave-options",
     "council-leg",

@@ -335,3 +335,82 @@ def test_the_action_re_reviews_against_the_previous_runs_directory(fake, project
     text = summary.read_text(encoding="utf-8")
     assert "still-open blocker(s) not counted" in text
     assert "## Re-review against run " in text and "- resolved: 1\n  - **B1** major — The store never closes its file. (src/store.py:7)" in text
+
+
+# --------------------------------------------------------------------------- dismissed findings
+
+
+def test_a_denied_finding_comes_back_marked_and_does_not_fail_the_gate(fake, brief, project, tmp_path, capsys):
+    from amicus_mcp.schemas import schema_errors
+
+    bench(fake)
+    first = tmp_path / "first"
+    run = council_run(brief, project, first, capsys)
+    decisions = tmp_path / "decisions.json"
+    decisions.write_text(json.dumps([{"id": "A1", "decision": "denied", "reason": "the cache is write-through by design"},
+                                     {"id": "B1", "decision": "accepted", "applied": True}]), encoding="utf-8")
+    assert cli_main(["council", "verdict", str(first / "tally.json"), "--decisions", str(decisions),
+                     "-o", str(first / "verdict.json"), "--project", str(project)]) == 0
+    assert "Remembered 1 dismissed finding(s)" in capsys.readouterr().err
+    assert cli_main(["decisions", "list", "--project", str(project), "--json"]) == 0
+    memory = json.loads(capsys.readouterr().out)
+    assert schema_errors(memory, "council-decisions") == []
+    assert [(e["findingId"], e["decision"], e["reason"]) for e in memory["decisions"]] == [
+        ("A1", "denied", "the cache is write-through by design"), ("B1", "accepted", None)]
+    denied = memory["decisions"][0]
+    # the plain gate fails the first run on its Confirmed blocker
+    assert cli_main(["council", "gate", str(first), "--fail-on", "confirmed-blocker"]) == 4
+    capsys.readouterr()
+
+    second = tmp_path / "second"
+    council_run(brief, project, second, capsys)
+    dismissed = json.loads((second / "dismissed.json").read_text(encoding="utf-8"))
+    assert schema_errors(dismissed, "council-dismissed") == []
+    assert [(m["id"], m["decisionId"], m["dismissedIn"], m["reason"]) for m in dismissed["findings"]] == [
+        ("A1", denied["id"], run["runId"], "the cache is write-through by design")]
+    bundle = (second / "bundle-stage2.md").read_text(encoding="utf-8")
+    assert (f"  - previously dismissed by the user: in run {run['runId']}, reason: the cache is write-through by design"
+            in bundle)
+    assert bundle.count("previously dismissed by the user") == 1
+    assert cli_main(["council", "gate", str(second), "--fail-on", "confirmed-blocker", "--json"]) == 0
+    gate = json.loads(capsys.readouterr().out)
+    assert schema_errors(gate, "council-gate") == []
+    assert gate["passed"] and gate["blockers"][0]["previouslyDismissed"] is True
+    assert gate["reason"].endswith("1 previously dismissed blocker(s) not counted: A1")
+    log = sarif_of(capsys, second)
+    assert sarif_errors(log) == []
+    (a1,) = [r for r in log["runs"][0]["results"] if r["properties"]["findingId"] == "A1"]
+    assert a1["properties"]["dismissed"] == {"decisionId": denied["id"], "dismissedIn": run["runId"],
+                                             "reason": "the cache is write-through by design"}
+
+    # forgotten, the finding is raised and gated as new again
+    assert cli_main(["decisions", "forget", denied["id"]]) == 0
+    assert f"Forgot {denied['id']}" in capsys.readouterr().out
+    third = tmp_path / "third"
+    council_run(brief, project, third, capsys)
+    assert not (third / "dismissed.json").exists()
+    assert "previously dismissed" not in (third / "bundle-stage2.md").read_text(encoding="utf-8")
+    assert cli_main(["council", "gate", str(third), "--fail-on", "confirmed-blocker"]) == 4
+    capsys.readouterr()
+    assert cli_main(["decisions", "forget", denied["id"], "--json"]) == 1
+    assert "no remembered decision" in json.loads(capsys.readouterr().out)["error"]["message"]
+
+
+def test_a_dismissed_finding_goes_into_the_review_body_not_on_a_line(fake, github, brief, project, tmp_path, capsys):
+    bench(fake)
+    first = tmp_path / "first"
+    council_run(brief, project, first, capsys)
+    decisions = tmp_path / "decisions.json"
+    decisions.write_text(json.dumps([{"id": "A1", "decision": "denied", "reason": "by design"}]), encoding="utf-8")
+    assert cli_main(["council", "verdict", str(first / "tally.json"), "--decisions", str(decisions),
+                     "-o", str(first / "verdict.json"), "--project", str(project)]) == 0
+    capsys.readouterr()
+    second = tmp_path / "second"
+    run = council_run(brief, project, second, capsys)
+    assert any("match one dismissed before" in n for n in run["notices"])
+    code, out, err = pr_review(capsys, str(second), "--repo", REPO, "--pr", str(PR), "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["review"]["comments"] == [] and "A1" in doc["inBody"]
+    assert "Every write evicts the whole cache. (src/cache.py:12-14) — previously dismissed in run " in doc["review"]["body"]
+    assert doc["review"]["body"].count(": by design") == 1

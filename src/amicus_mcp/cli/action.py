@@ -189,9 +189,9 @@ def main(env: Mapping[str, str] | None = None) -> int:
 def _run(env: Mapping[str, str]) -> int:
     from ..council.gate import evaluate_gate
     from ..council.rereview import rereview_summary
-    from ..engine.rereview import read_rereview
+    from ..engine.run_findings import read_rereview
     from ..engine.run_dir import RunDir
-    from .council_ci import gate_rereview
+    from .council_ci import gate_dismissed, gate_rereview
     from ..engine.run_report import render_verdict
     from ..fsio import read_json
 
@@ -219,7 +219,8 @@ def _run(env: Mapping[str, str]) -> int:
     if gate_on not in ("all", "new"):
         raise BadArgs(f"gate-on '{gate_on}' is not all or new", hint="gate-on: new counts only blockers new since the baseline")
     gate = evaluate_gate(verdict, fail_on, allow_no_verdict=allow_no_verdict, allow_unjudged=allow_unjudged,
-                         source=str(out_dir / "verdict.json"), rereview=gate_rereview(out_dir, gate_on))
+                         source=str(out_dir / "verdict.json"), rereview=gate_rereview(out_dir, gate_on),
+                         dismissed=gate_dismissed(out_dir))
     print(gate["reason"], flush=True)
     degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.notices) or 'see run.json degrades'}" if code == 2 else ""
     append_summary(summary, f"## Council review: {'passed' if gate['passed'] else 'FAILED'}\n\n{gate['reason']}{degraded}")

@@ -52,7 +52,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("verdict", help="merge a tally record with Stage-4 decisions into verdict.json")
     p.add_argument("file", help="the tally record (tally.json from 'council tally --json')")
-    p.add_argument("--decisions", help="JSON array of {id, decision, applied?, duplicateOf?, tierOverride?}")
+    p.add_argument("--decisions", help="JSON array of {id, decision, applied?, duplicateOf?, tierOverride?, reason?}")
     p.add_argument("-o", "--out", default="verdict.json", help="where to write the verdict (default ./verdict.json)")
     chair = p.add_mutually_exclusive_group()
     chair.add_argument("--overall-verdict", choices=CHAIR_LINES,
@@ -65,6 +65,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--render", action="store_true",
                    help="also refresh report.html next to the verdict (in a run directory, a verdict other than "
                         "its verdict.json gets its own NAME.html: the run's report stays the run's)")
+    p.add_argument("--project", help="the project whose decisions memory keeps the accept / deny decisions and their "
+                                      "reasons (default: cwd; 'amicus decisions list')")
     p.add_argument("--json", action="store_true", help="print the verdict document")
     p.set_defaults(handler=cmd_verdict)
 
@@ -261,6 +263,7 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     verdict = redecide(record, decisions, previous_verdict(run_id, out, run_dir),
                        overall_verdict=args.overall_verdict, keep_verdict=not args.no_overall_verdict, answer=args.answer)
     atomic_write_json(out, verdict)
+    remember_decisions(verdict, record, decisions, args.project)
     target = report_target(out, run_dir) if args.render else None
     if target is not None:
         _render_next_to(verdict, out, record, target)
@@ -271,6 +274,18 @@ def cmd_verdict(args: argparse.Namespace) -> int:
         if target is not None:
             say(f"  report → {target}")
     return EXIT_OK
+
+
+def remember_decisions(verdict: dict[str, Any], record: Any, decisions: Any, project: str | None) -> None:
+    """Keep the accept / deny decisions (and reasons) in the project's decisions memory; a note says so."""
+    from ..engine.decisions import remember
+    from ..engine.store import resolve_project
+
+    kept = remember(verdict, record, decisions, resolve_project(project))
+    denied = sum(e["decision"] == "denied" for e in kept)
+    if denied:
+        say(f"Remembered {denied} dismissed finding(s): a later run marks a match as previously dismissed "
+            "('amicus decisions list')", err=True)
 
 
 def _render_next_to(verdict: dict[str, Any], out: Path, record: dict[str, Any], target: Path) -> None:

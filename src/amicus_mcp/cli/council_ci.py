@@ -204,7 +204,8 @@ def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, str] | None:
     """--gate-on new: each finding's re-review status (rereview.json beside the verdict)."""
     if gate_on != "new":
         return None
-    from ..engine.rereview import REREVIEW, read_rereview
+    from ..engine.run_dir import REREVIEW
+    from ..engine.run_findings import read_rereview
 
     doc = read_rereview(run_dir)
     if doc is None:
@@ -213,12 +214,21 @@ def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, str] | None:
     return {str(d["id"]): str(d["status"]) for d in doc.get("decisions") or []}
 
 
+def gate_dismissed(run_dir: Path) -> dict[str, dict[str, Any]] | None:
+    """The run's findings that match one the user dismissed before (dismissed.json beside the verdict)."""
+    from ..engine.run_findings import read_dismissed
+
+    doc = read_dismissed(run_dir)
+    return {str(m["id"]): m for m in doc["findings"]} if doc is not None else None
+
+
 def cmd_gate(args: argparse.Namespace) -> int:
     from ..council.gate import evaluate_gate
 
     verdict, source = read_verdict_for_gate(args.path)
     doc = evaluate_gate(verdict, args.fail_on, allow_no_verdict=args.allow_no_verdict,
                         allow_unjudged=args.allow_unjudged, source=source,
-                        rereview=gate_rereview(Path(source).parent, args.gate_on))
+                        rereview=gate_rereview(Path(source).parent, args.gate_on),
+                        dismissed=gate_dismissed(Path(source).parent))
     print(dumps_json(doc) if args.json else doc["reason"])
     return int(doc["exitCode"])

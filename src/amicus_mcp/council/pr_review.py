@@ -67,8 +67,25 @@ def comment_body(finding: Mapping[str, Any], run_id: Any) -> str:
         lines += ["", text(finding["rationale"])]
     if finding.get("evidenceCheck"):
         lines += ["", f"Evidence check: {text(finding['evidenceCheck'])}"]
+    if finding.get("dismissed"):
+        lines += ["", f"Raised again{_dismissed_note(finding)}"]
     lines += ["", f"<sub>amicus council run {text(run_id)}, finding {text(finding.get('id'))}</sub>"]
     return "\n".join(lines)
+
+
+def held_back(finding: Mapping[str, Any]) -> bool:
+    """A finding the user dismissed before goes in the body, not on a line, unless it came back
+    Confirmed with verified evidence."""
+    return bool(finding.get("dismissed")) and not (finding.get("tier") == "Confirmed"
+                                                    and finding.get("evidenceCheck") == "verified")
+
+
+def _dismissed_note(finding: Mapping[str, Any]) -> str:
+    dismissed = finding.get("dismissed")
+    if not isinstance(dismissed, Mapping):
+        return ""
+    reason = f": {text(dismissed.get('reason'))}" if dismissed.get("reason") else ""
+    return f" — previously dismissed in run {text(dismissed.get('dismissedIn'))}{reason}"
 
 
 def _placed(finding: Mapping[str, Any], files: Mapping[str, set[int]]) -> tuple[str, int] | None:
@@ -94,7 +111,7 @@ def build_review(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any
     inline: list[str] = []
     outside: list[Mapping[str, Any]] = []
     for finding in select_findings(findings, min_severity, min_tier):
-        placed = _placed(finding, files)
+        placed = None if held_back(finding) else _placed(finding, files)
         if placed is None:
             outside.append(finding)
             continue
@@ -121,7 +138,7 @@ def review_body(verdict: Mapping[str, Any], outside: Sequence[Mapping[str, Any]]
         for finding in outside:
             where = f" ({text(finding.get('location'))})" if finding.get("location") else ""
             lines.append(f"- **{text(finding.get('id'))}** {finding.get('severity')} · {finding.get('tier')} "
-                         f"({_agreement(finding)}) — {text(finding.get('claim'))}{where}")
+                         f"({_agreement(finding)}) — {text(finding.get('claim'))}{where}{_dismissed_note(finding)}")
     body = "\n".join(lines)
     return body if len(body) <= MAX_BODY else body[:MAX_BODY] + "\n\n… (cut: the review body's limit)"
 

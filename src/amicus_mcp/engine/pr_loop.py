@@ -8,26 +8,10 @@ comment never sits on a line GitHub would refuse; findings on other lines go int
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from ..errors import BadArgs
-from .run_findings import RunFindings, read_run_findings
-
-
-def run_findings_of(target: str, project: str | None) -> RunFindings:
-    """A run's findings, by its run directory, its verdict.json or its id (in `project`'s sessions)."""
-    if Path(target).exists():
-        return read_run_findings(target)
-    from .run_dir import find_run
-    from .store import SessionStore, resolve_project
-
-    store = SessionStore(resolve_project(project))
-    run_dir = find_run(store, target)
-    if run_dir is None:
-        raise BadArgs(f"no council run '{target}' in {store.root} and no run directory there",
-                      hint="pass the run id (amicus list) with the project it ran in, or its run directory")
-    return read_run_findings(run_dir.path)
+from .run_findings import run_findings_of
 
 
 def pr_review(target: str, *, repo: str, pr: int, env: Mapping[str, str], min_severity: str, min_tier: str,

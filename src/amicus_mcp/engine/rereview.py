@@ -7,17 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadArgs
-from ..fsio import read_json
-from .run_dir import VERDICT
-
-REREVIEW = "rereview.json"
+from .run_dir import REREVIEW, VERDICT
+from .run_findings import read_run_findings, run_findings_of
 
 
 def resolve_baseline(target: str, project: str | None) -> str:
     """The baseline's verdict.json, absolute (a run directory, its verdict.json, or a run id in `project`)."""
-    from .pr_loop import run_findings_of
-
     run = run_findings_of(target, project)
     return str(run.source.resolve())
 
@@ -26,21 +21,10 @@ def write_rereview(run_dir: Path, baseline: str) -> dict[str, Any]:
     """Match the finished run in `run_dir` to `baseline` (a verdict.json) and write rereview.json."""
     from ..council.rereview import match_baseline
     from ..fsio import atomic_write_json
-    from .run_findings import read_run_findings
 
     new, old = read_run_findings(run_dir / VERDICT), read_run_findings(baseline)
     doc = {"schemaVersion": 1, "type": "council-rereview", "runId": new.verdict.get("runId"),
            "baselineRunId": old.verdict.get("runId"), "baseline": str(baseline),
            **match_baseline(new.findings, old.findings)}
     atomic_write_json(run_dir / REREVIEW, doc)
-    return doc
-
-
-def read_rereview(run_dir: Path) -> dict[str, Any] | None:
-    path = run_dir / REREVIEW
-    if not path.is_file():
-        return None
-    doc = read_json(path, what="re-review file")
-    if not isinstance(doc, dict) or doc.get("type") != "council-rereview":
-        raise BadArgs(f"'{path}' is not a council-rereview document", hint="re-run the council with --baseline")
     return doc

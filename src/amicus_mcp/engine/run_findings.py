@@ -12,7 +12,7 @@ from ..council.findings import validate_findings
 from ..council.seats import seat_file_stem
 from ..errors import BadArgs
 from ..fsio import read_json
-from .run_dir import TALLY, VERDICT
+from .run_dir import DISMISSED, REREVIEW, TALLY, VERDICT
 
 
 class RunFindings(NamedTuple):
@@ -48,13 +48,18 @@ def read_run_findings(path: str | Path) -> RunFindings:
     for row in merged:
         if rationales.get(str(row.get("id"))):
             row["rationale"] = rationales[str(row.get("id"))]
-    from .rereview import read_rereview
-
     rereview = read_rereview(target.parent) if target.name == VERDICT else None
     statuses = {d["id"]: d["status"] for d in (rereview or {}).get("decisions") or []}
     for row in merged:
         if str(row.get("id")) in statuses:
             row["reReview"] = statuses[str(row.get("id"))]
+    dismissed = read_dismissed(target.parent) if target.name == VERDICT else None
+    matches = {str(m["id"]): m for m in (dismissed or {}).get("findings") or []}
+    for row in merged:
+        match = matches.get(str(row.get("id")))
+        if match is not None:
+            row["dismissed"] = {"decisionId": match.get("decisionId"), "dismissedIn": match.get("dismissedIn"),
+                                "reason": match.get("reason")}
     return RunFindings(verdict, merged, target, rereview)
 
 
@@ -71,3 +76,38 @@ def review_rationales(run_dir: Path, findings: Sequence[Mapping[str, Any]]) -> d
         fid = str(f.get("id"))
         out[fid] = by_seat[seat].get(fid[1:], "")
     return out
+
+
+def run_findings_of(target: str, project: str | None) -> RunFindings:
+    """A run's findings, by its run directory, its verdict.json or its id (in `project`'s sessions)."""
+    if Path(target).exists():
+        return read_run_findings(target)
+    from .run_dir import find_run
+    from .store import SessionStore, resolve_project
+
+    store = SessionStore(resolve_project(project))
+    run_dir = find_run(store, target)
+    if run_dir is None:
+        raise BadArgs(f"no council run '{target}' in {store.root} and no run directory there",
+                      hint="pass the run id (amicus list) with the project it ran in, or its run directory")
+    return read_run_findings(run_dir.path)
+
+
+def read_rereview(run_dir: Path) -> dict[str, Any] | None:
+    """rereview.json in `run_dir` (a run with --baseline), or None."""
+    return _read_beside(run_dir / REREVIEW, "council-rereview", what="re-review file",
+                        hint="re-run the council with --baseline")
+
+
+def read_dismissed(run_dir: Path) -> dict[str, Any] | None:
+    """dismissed.json in `run_dir` (findings matching one denied before), or None."""
+    return _read_beside(run_dir / DISMISSED, "council-dismissed", what="dismissed file", hint="re-run the council")
+
+
+def _read_beside(path: Path, kind: str, *, what: str, hint: str) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    doc = read_json(path, what=what)
+    if not isinstance(doc, dict) or doc.get("type") != kind:
+        raise BadArgs(f"'{path}' is not a {kind} document", hint=hint)
+    return doc
