@@ -116,6 +116,9 @@ def mark_dismissed(run_dir: Path, verdict: Mapping[str, Any], findings: Sequence
            "findings": [{"id": d["id"], "decisionId": d["baselineId"], "dismissedIn": by_id[d["baselineId"]].get("runId"),
                          "reason": by_id[d["baselineId"]].get("reason"), "by": d["by"], "score": d["score"]}
                         for d in matched]}
+    from ..documents.pr_loop import DismissedDocument
+
+    doc = DismissedDocument.parse(doc, what="dismissed findings").to_doc()
     atomic_write_json(run_dir / DISMISSED, doc)
     return doc
 

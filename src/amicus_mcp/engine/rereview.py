@@ -26,5 +26,8 @@ def write_rereview(run_dir: Path, baseline: str) -> dict[str, Any]:
     doc = {"schemaVersion": 1, "type": "council-rereview", "runId": new.verdict.get("runId"),
            "baselineRunId": old.verdict.get("runId"), "baseline": str(baseline),
            **match_baseline(new.findings, old.findings)}
+    from ..documents.pr_loop import RereviewDocument
+
+    doc = RereviewDocument.parse(doc, what="re-review").to_doc()  # checked against its model before it is written
     atomic_write_json(run_dir / REREVIEW, doc)
     return doc
