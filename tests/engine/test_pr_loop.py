@@ -290,6 +290,11 @@ def test_a_re_review_reports_new_still_open_and_resolved_and_gates_on_new(fake, 
     options = json.loads((again / "options.json").read_text(encoding="utf-8"))
     assert options["baseline"] == str((baseline / "verdict.json").resolve())
 
+    # the Markdown report (council report; amicus_read's default) says what is new, still open and resolved
+    assert cli_main(["council", "report", str(again / "verdict.json")]) == 0
+    report = capsys.readouterr().out
+    assert f"## Re-review against run {doc['baselineRunId']}: 1 new, 1 still open, 1 resolved" in report
+    assert "- new: B1\n- still open: A1\n- resolved: 1\n  - **B1** major — The store never closes its file. (src/store.py:7)" in report
     # SARIF carries each result's status and the resolved ones as the run's properties
     log = sarif_of(capsys, again)
     assert sarif_errors(log) == []
@@ -377,6 +382,10 @@ def test_a_denied_finding_comes_back_marked_and_does_not_fail_the_gate(fake, bri
     assert schema_errors(gate, "council-gate") == []
     assert gate["passed"] and gate["blockers"][0]["previouslyDismissed"] is True
     assert gate["reason"].endswith("1 previously dismissed blocker(s) not counted: A1")
+    assert cli_main(["council", "report", str(second / "verdict.json")]) == 0
+    assert (f"## Previously dismissed\n\nThese findings match one the user denied in an earlier run; the gate does not "
+            f"count them unless they come back Confirmed with verified evidence.\n\n- **A1** — dismissed in run "
+            f"{run['runId']}: the cache is write-through by design") in capsys.readouterr().out
     log = sarif_of(capsys, second)
     assert sarif_errors(log) == []
     (a1,) = [r for r in log["runs"][0]["results"] if r["properties"]["findingId"] == "A1"]

@@ -36,3 +36,28 @@ async def test_amicus_verdict_remembers_a_denied_finding_with_its_reason(project
     assert (entry["findingId"], entry["decision"], entry["reason"]) == ("A1", "denied", "a toggle is out of scope for v1")
     assert entry["claim"] == "The three-tier pricing table omits a monthly/annual toggle."
     assert entry["runId"] == "pricing-page-council"
+
+
+@pytest.mark.anyio
+async def test_a_finding_denied_through_mcp_reads_as_previously_dismissed_in_the_next_run(
+        fake: Any, project: Path, briefing: Path) -> None:  # noqa: F811 - the fixtures
+    from council_script import council
+    from mcp_helpers import unfenced, wait_until_terminal
+
+    async with in_process("auto") as client:
+        first = body(await client.call_tool("amicus_council_run", {
+            "briefingFile": "briefing.md", "project": str(project), "ui": False, **council(fake)}))["runId"]
+        done, _ = await wait_until_terminal(client, first, project=str(project), slice_s=1.0)
+        run_dir = Path(done["report"]).parent
+        record = load(run_dir / "tally.json")
+        await client.call_tool("amicus_verdict", {
+            "record": record, "decisions": [{"id": "A1", "decision": "denied", "reason": "not a bug: by design"}],
+            "project": str(project)})
+        second = body(await client.call_tool("amicus_council_run", {
+            "briefingFile": "briefing.md", "project": str(project), "ui": False, **council(fake)}))["runId"]
+        await wait_until_terminal(client, second, project=str(project), slice_s=1.0)
+        report = unfenced(body(await client.call_tool("amicus_read", {"id": second, "project": str(project)}))["text"])
+        dismissed = unfenced(body(await client.call_tool("amicus_read", {
+            "id": second, "file": "dismissed.json", "project": str(project)}))["text"])
+    assert f"- **A1** — dismissed in run {first}: not a bug: by design" in report
+    assert json.loads(dismissed)["findings"][0]["dismissedIn"] == first

@@ -188,8 +188,6 @@ def main(env: Mapping[str, str] | None = None) -> int:
 
 def _run(env: Mapping[str, str]) -> int:
     from ..council.gate import evaluate_gate
-    from ..council.rereview import rereview_summary
-    from ..engine.run_findings import read_rereview
     from ..engine.run_dir import RunDir
     from .council_ci import gate_dismissed, gate_rereview
     from ..engine.run_report import render_verdict
@@ -224,9 +222,6 @@ def _run(env: Mapping[str, str]) -> int:
     print(gate["reason"], flush=True)
     degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.notices) or 'see run.json degrades'}" if code == 2 else ""
     append_summary(summary, f"## Council review: {'passed' if gate['passed'] else 'FAILED'}\n\n{gate['reason']}{degraded}")
-    rereview = read_rereview(out_dir)
-    if rereview is not None:
-        append_summary(summary, rereview_summary(rereview))
     append_summary(summary, render_verdict(out_dir / "verdict.json", verdict))
     extra: dict[str, str] = {}
     sarif = _input(env, "SARIF_FILE")

@@ -106,3 +106,16 @@ def rereview_summary(doc: Mapping[str, Any]) -> str:
         where = f" ({_prose(str(r.get('location')))})" if r.get("location") else ""
         lines.append(f"  - **{_prose(str(r.get('baselineId')))}** {r.get('severity')} — {_prose(str(r.get('claim') or ''))}{where}")
     return "\n".join(lines)
+
+
+def dismissed_summary(doc: Mapping[str, Any]) -> str:
+    """The run's findings that match one the user dismissed before, as Markdown."""
+    from .report_md import _prose
+
+    lines = ["## Previously dismissed", "",
+             "These findings match one the user denied in an earlier run; the gate does not count them "
+             "unless they come back Confirmed with verified evidence.", ""]
+    for m in doc.get("findings") or []:
+        reason = _prose(str(m.get("reason"))) if m.get("reason") else "no reason given"
+        lines.append(f"- **{_prose(str(m.get('id')))}** — dismissed in run {_prose(str(m.get('dismissedIn')))}: {reason}")
+    return "\n".join(lines)
