@@ -423,3 +423,26 @@ def test_a_dismissed_finding_goes_into_the_review_body_not_on_a_line(fake, githu
     assert doc["review"]["comments"] == [] and "A1" in doc["inBody"]
     assert "Every write evicts the whole cache. (src/cache.py:12-14) — previously dismissed in run " in doc["review"]["body"]
     assert doc["review"]["body"].count(": by design") == 1
+
+
+
+def test_a_dismissed_blocker_counts_again_only_when_confirmed_with_verified_evidence():
+    from amicus_mcp.council.gate import evaluate_gate
+
+    def verdict(tier: str, evidence: str | None) -> dict[str, Any]:
+        f = {"id": "A1", "raiser": "a", "severity": "blocker", "tier": tier}
+        if evidence is not None:
+            f["evidenceCheck"] = evidence
+        return {"type": "council-verdict", "runId": "r", "overallVerdict": "Ship it", "findings": [f],
+                "tierCounts": {}}
+
+    held = {"A1": {"id": "A1", "decisionId": "D0123456789", "dismissedIn": "r0", "reason": "by design"}}
+    assert evaluate_gate(verdict("Confirmed", None), "confirmed-blocker")["passed"] is False
+    assert evaluate_gate(verdict("Confirmed", None), "confirmed-blocker", dismissed=held)["passed"] is True
+    assert evaluate_gate(verdict("Confirmed", "not-found"), "confirmed-blocker", dismissed=held)["passed"] is True
+    assert evaluate_gate(verdict("Contested", "verified"), "disputed-blocker", dismissed=held)["passed"] is True
+    back = evaluate_gate(verdict("Confirmed", "verified"), "confirmed-blocker", dismissed=held)
+    assert back["passed"] is False and "previously dismissed" not in back["reason"]
+    # the evidence check may come from the run's tally rather than the verdict
+    from_tally = {"A1": {**held["A1"], "evidenceCheck": "verified"}}
+    assert evaluate_gate(verdict("Confirmed", None), "confirmed-blocker", dismissed=from_tally)["passed"] is False

@@ -216,10 +216,15 @@ def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, str] | None:
 
 def gate_dismissed(run_dir: Path) -> dict[str, dict[str, Any]] | None:
     """The run's findings that match one the user dismissed before (dismissed.json beside the verdict)."""
+    from ..engine.run_dir import TALLY
     from ..engine.run_findings import read_dismissed
 
     doc = read_dismissed(run_dir)
-    return {str(m["id"]): m for m in doc["findings"]} if doc is not None else None
+    if doc is None:
+        return None
+    tally = read_json(run_dir / TALLY, what="tally record") if (run_dir / TALLY).is_file() else {}
+    checks = {str(f.get("id")): f.get("evidenceCheck") for f in tally.get("findings") or [] if isinstance(f, dict)}
+    return {str(m["id"]): {**m, "evidenceCheck": checks.get(str(m["id"]))} for m in doc["findings"]}
 
 
 def cmd_gate(args: argparse.Namespace) -> int:

@@ -90,7 +90,10 @@ def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: b
             row["reReview"] = rereview.get(str(row["id"]), "new")  # a finding the re-review never saw counts
         counted = [b for b in blockers if b["reReview"] == "new"]
     if dismissed:
+        # The evidence check where the verdict carries it, else where the caller found it (the run's tally).
         evidence = {str(f.get("id")): f.get("evidenceCheck") for f in verdict.get("findings") or [] if isinstance(f, Mapping)}
+        evidence.update({fid: m["evidenceCheck"] for fid, m in dismissed.items()
+                         if isinstance(m, Mapping) and not evidence.get(fid) and m.get("evidenceCheck")})
         for row in blockers:
             if str(row["id"]) in dismissed:
                 row["previouslyDismissed"] = True
