@@ -48,7 +48,7 @@ def test_action_yml_is_a_composite_action_with_described_inputs_and_outputs() ->
     for name, spec in doc["outputs"].items():
         assert spec["description"] and spec["value"] == f"${{{{ steps.council.outputs.{name} }}}}", name
     assert "council" in ids
-    assert set(doc["outputs"]) == {"run-dir", "verdict", "tier-counts", "cost", "gate"}
+    assert set(doc["outputs"]) == {"run-dir", "verdict", "tier-counts", "cost", "gate", "sarif-file", "review"}
     for step in doc["runs"]["steps"]:
         if "run" in step:
             assert step["shell"] == "bash"
@@ -63,7 +63,9 @@ def test_every_input_is_declared_used_and_read_by_the_script() -> None:
     council = next(s for s in doc["runs"]["steps"] if s.get("id") == "council")
     passed = {k: v for k, v in council["env"].items() if k.startswith("INPUT_")}
     assert passed == {f"INPUT_{n.upper().replace('-', '_')}": f"${{{{ inputs.{n} }}}}" for n in doc["inputs"]
-                      if n not in ("python-version", "package")}
+                      if n not in ("python-version", "package", "github-token")}
+    # the token travels as GITHUB_TOKEN, the one name amicus reads it by (engine/github.py)
+    assert council["env"]["GITHUB_TOKEN"] == "${{ inputs.github-token }}"
     from amicus_mcp.cli.action import INPUTS
 
     assert {f"INPUT_{n}" for n in INPUTS} == set(passed)

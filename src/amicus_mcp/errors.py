@@ -22,6 +22,7 @@ twice and no front shows another front's names.
     ├── ContextLengthExceeded CONTEXT_LENGTH_EXCEEDED — a prompt exceeds a model's window (pre-flight)
     ├── SecretInMaterial   SECRET_IN_MATERIAL — the briefing holds what looks like a secret
     ├── ClaudeReviewInvalid COUNCIL_CLAUDE_REVIEW_INVALID
+    ├── GitHubRefused      GITHUB_REFUSED — GitHub's REST API refused or failed a pull-request read or review
     └── InternalError      INTERNAL       — a bug; the message says what was being done
 """
 
@@ -156,6 +157,12 @@ class ClaudeReviewInvalid(AmicusError):
     code = "COUNCIL_CLAUDE_REVIEW_INVALID"
 
 
+class GitHubRefused(AmicusError):
+    """GitHub's REST API answered a pull-request read or review with an error (the message names the permission)."""
+
+    code = "GITHUB_REFUSED"
+
+
 class InternalError(AmicusError):
     code = "INTERNAL"
 
@@ -174,4 +181,5 @@ ERROR_CODES = (
     "SECRET_IN_MATERIAL",
     "COST_CEILING_TOO_LOW",
     "CONTEXT_LENGTH_EXCEEDED",
+    "GITHUB_REFUSED",
 )

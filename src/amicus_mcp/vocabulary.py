@@ -104,6 +104,18 @@ CONFORMANCES: tuple[Conformance, ...] = get_args(Conformance)  # worst last
 GateLevel = Literal["never", "fundamental-rethink", "fix-these-first", "disputed-blocker", "confirmed-blocker"]
 GATE_LEVELS: tuple[GateLevel, ...] = get_args(GateLevel)
 
+# --- the pull-request loop (SARIF, review comments) ---------------------------------------
+
+# A pull-request review's event: COMMENT unless the user says otherwise (never approve or block by default).
+ReviewEvent = Literal["COMMENT", "APPROVE", "REQUEST_CHANGES"]
+REVIEW_EVENTS: tuple[ReviewEvent, ...] = get_args(ReviewEvent)
+# Which findings each rendering carries by default: SARIF every one the bench did not dispute
+# (code scanning filters by level itself); review comments only what is worth a reviewer's line.
+SARIF_MIN_SEVERITY: Severity = "nit"
+SARIF_MIN_TIER: Tier = "Singleton"
+REVIEW_MIN_SEVERITY: Severity = "minor"
+REVIEW_MIN_TIER: Tier = "Contested"
+
 # --- statuses -----------------------------------------------------------------------------
 
 # A council run (run.json), and an eval run (eval-run.json, eval.json).

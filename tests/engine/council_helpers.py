@@ -32,6 +32,8 @@ RUN_DOCS = {
     "tally-provisional.json": "council-tally",  # a debate run's audit copy of the provisional tally
     "debate.json": "council-debate",
     "options.json": "council-run-options",
+    "rereview.json": "council-rereview",  # a re-review's matches to its baseline (--baseline)
+    "dismissed.json": "council-dismissed",  # findings matching one the user denied before
 }
 # `legs/` holds every leg the provider answered (what `council resume` reuses): any run that sent one.
 ALWAYS = ("run.json", "options.json", "briefing.md", "briefing-stage1.md", "legs")

@@ -73,7 +73,7 @@ class ArgParser(argparse.ArgumentParser):
 COMMANDS: dict[str, str] = {
     "council": "council", "eval": "eval", "fanout": "fanout",
     "status": "sessions", "list": "sessions", "abort": "sessions", "wait": "sessions",
-    "watch": "watch", "doctor": "doctor", "keys": "keys",
+    "watch": "watch", "doctor": "doctor", "keys": "keys", "decisions": "decisions",
 }
 
 

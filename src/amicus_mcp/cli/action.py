@@ -20,10 +20,18 @@ and `GITHUB_OUTPUT` at files — to see exactly what CI will do:
     INPUT_FAIL_ON, INPUT_ALLOW_NO_VERDICT,    the gate (`amicus council gate`)
     INPUT_ALLOW_UNJUDGED
     INPUT_OUT_DIR                             the run directory (default council-ci-<run id>)
+    INPUT_BASELINE, INPUT_GATE_ON             a re-review: the previous run's directory (its artifact),
+                                              and gate-on new to gate only what is new since it
+    INPUT_SARIF_FILE                          write the findings as SARIF 2.1.0 here (output sarif-file)
+    INPUT_POST_REVIEW, INPUT_MIN_SEVERITY,    on a pull request: the review's preview in the summary,
+    INPUT_MIN_TIER                            posted (as one COMMENT review) only when post-review is
+                                              true; GITHUB_TOKEN (action input github-token) and
+                                              GITHUB_API_URL from the environment
 
 It appends the Markdown report to `$GITHUB_STEP_SUMMARY`, writes the outputs `run-dir`,
-`verdict`, `tier-counts`, `cost` and `gate` to `$GITHUB_OUTPUT`, and exits with the gate's
-code: 0 pass, 4 fail — or 1 when the run itself failed (no verdict to gate).
+`verdict`, `tier-counts`, `cost` and `gate` (and `sarif-file`, `review` when asked for) to
+`$GITHUB_OUTPUT`, and exits with the gate's code: 0 pass, 4 fail — or 1 when the run itself
+failed (no verdict to gate), or when post-review was asked for and GitHub refused it.
 """
 
 from __future__ import annotations
@@ -45,9 +53,11 @@ if TYPE_CHECKING:
 PR_TEMPLATE = "pr-diff"
 # The inputs that are run options: INPUT_<NAME> → the RunOptions field (engine/options.py).
 OPTION_INPUTS = {"PACK": "pack", "MODELS": "models", "CHAIR": "chair", "TEMPLATE": "template", "ARTIFACT": "artifact",
-                 "VARS": "vars", "MAX_COST": "max_cost", "TIMEOUT": "timeout_min", "OUT_DIR": "out_dir"}
+                 "VARS": "vars", "MAX_COST": "max_cost", "TIMEOUT": "timeout_min", "OUT_DIR": "out_dir",
+                 "BASELINE": "baseline"}
 # Every input the script reads, as INPUT_<NAME> (action.yml passes exactly these).
-INPUTS = (*OPTION_INPUTS, "PATHS", "FAIL_ON", "ALLOW_NO_VERDICT", "ALLOW_UNJUDGED")
+INPUTS = (*OPTION_INPUTS, "PATHS", "FAIL_ON", "ALLOW_NO_VERDICT", "ALLOW_UNJUDGED",
+          "SARIF_FILE", "POST_REVIEW", "MIN_SEVERITY", "MIN_TIER", "GATE_ON")
 NARROW_HINT = "narrow the diff with the action's 'paths' input (e.g. paths: src/ docs/), or review one file with 'artifact'"
 
 
@@ -179,6 +189,7 @@ def main(env: Mapping[str, str] | None = None) -> int:
 def _run(env: Mapping[str, str]) -> int:
     from ..council.gate import evaluate_gate
     from ..engine.run_dir import RunDir
+    from .council_ci import gate_dismissed, gate_rereview
     from ..engine.run_report import render_verdict
     from ..fsio import read_json
 
@@ -202,20 +213,106 @@ def _run(env: Mapping[str, str]) -> int:
         return code or EXIT_ERROR
     run = RunDir(out_dir).read()
     verdict = read_json(out_dir / "verdict.json", what="verdict file")
+    gate_on = _input(env, "GATE_ON") or "all"
+    if gate_on not in ("all", "new"):
+        raise BadArgs(f"gate-on '{gate_on}' is not all or new", hint="gate-on: new counts only blockers new since the baseline")
     gate = evaluate_gate(verdict, fail_on, allow_no_verdict=allow_no_verdict, allow_unjudged=allow_unjudged,
-                         source=str(out_dir / "verdict.json"))
+                         source=str(out_dir / "verdict.json"), rereview=gate_rereview(out_dir, gate_on),
+                         dismissed=gate_dismissed(out_dir))
     print(gate["reason"], flush=True)
     degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.notices) or 'see run.json degrades'}" if code == 2 else ""
     append_summary(summary, f"## Council review: {'passed' if gate['passed'] else 'FAILED'}\n\n{gate['reason']}{degraded}")
     append_summary(summary, render_verdict(out_dir / "verdict.json", verdict))
+    extra: dict[str, str] = {}
+    sarif = _input(env, "SARIF_FILE")
+    if sarif:
+        extra["sarif-file"] = _write_sarif(out_dir, Path(sarif).resolve(), env)
+    review_state, review_failed = _pr_review(env, out_dir, summary)
+    if review_state:
+        extra["review"] = review_state
     write_outputs(outputs, {
         "run-dir": str(out_dir),
         "verdict": verdict.get("overallVerdict") or "",
         "tier-counts": json.dumps(verdict.get("tierCounts") or {}, separators=(",", ":"), sort_keys=True),
         "cost": _cost(run),
         "gate": "pass" if gate["passed"] else "fail",
+        **extra,
     })
+    if review_failed and gate["passed"]:
+        return EXIT_ERROR
     return int(gate["exitCode"])
+
+
+def _thresholds(env: Mapping[str, str], *, severity: str, tier: str) -> tuple[str, str]:
+    from ..vocabulary import SEVERITIES, TIERS
+
+    min_severity, min_tier = _input(env, "MIN_SEVERITY") or severity, _input(env, "MIN_TIER") or tier
+    if min_severity not in SEVERITIES:
+        raise BadArgs(f"min-severity '{min_severity}' is not a severity", hint=f"one of: {', '.join(SEVERITIES)}")
+    if min_tier not in TIERS:
+        raise BadArgs(f"min-tier '{min_tier}' is not a tier", hint=f"one of: {', '.join(TIERS)}")
+    return min_severity, min_tier
+
+
+def _write_sarif(out_dir: Path, target: Path, env: Mapping[str, str]) -> str:
+    from ..council.sarif import DEFAULT_MIN_SEVERITY, DEFAULT_MIN_TIER
+    from ..fsio import atomic_write_text
+    from .council import sarif_text
+
+    min_severity, min_tier = _thresholds(env, severity=DEFAULT_MIN_SEVERITY, tier=DEFAULT_MIN_TIER)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(target, sarif_text(str(out_dir), min_severity=min_severity, min_tier=min_tier))
+    print(f"SARIF → {target}", flush=True)
+    return str(target)
+
+
+def pull_request_number(env: Mapping[str, str]) -> int | None:
+    """The pull request this workflow runs for: the event payload's, else refs/pull/N/…."""
+    event = env.get("GITHUB_EVENT_PATH", "")
+    if event and Path(event).is_file():
+        from ..fsio import read_json
+
+        try:
+            doc = read_json(event, what="the workflow's event payload")
+        except AmicusError:
+            doc = None
+        number = doc.get("pull_request", {}).get("number") if isinstance(doc, dict) else None
+        if isinstance(number, int) and number > 0:
+            return number
+    import re
+
+    ref = re.fullmatch(r"refs/pull/(\d+)/(?:merge|head)", env.get("GITHUB_REF", ""))
+    return int(ref.group(1)) if ref else None
+
+
+def _pr_review(env: Mapping[str, str], out_dir: Path, summary: str | None) -> tuple[str, bool]:
+    """On a pull request: (the review output — preview, posted or error — and whether a requested post failed)."""
+    from ..council.pr_review import DEFAULT_MIN_SEVERITY, DEFAULT_MIN_TIER
+    from ..engine.pr_loop import pr_review
+
+    post = _input(env, "POST_REVIEW").lower() == "true"
+    number, repo = pull_request_number(env), env.get("GITHUB_REPOSITORY", "")
+    if number is None or not repo:
+        if post:
+            print("post-review: this is not a pull request run (no pull_request number), so nothing is posted",
+                  file=sys.stderr)
+        return "", False
+    min_severity, min_tier = _thresholds(env, severity=DEFAULT_MIN_SEVERITY, tier=DEFAULT_MIN_TIER)
+    try:
+        doc = pr_review(str(out_dir), repo=repo, pr=number, env=env, min_severity=min_severity, min_tier=min_tier,
+                        event="COMMENT", post=post)
+    except AmicusError as err:
+        hint = f"\n\n→ {err.hint}" if err.hint else ""
+        print(f"Review {'not posted' if post else 'preview unavailable'}: {err.message}", file=sys.stderr)
+        append_summary(summary, f"## Pull-request review\n\n**{'Not posted' if post else 'No preview'}** "
+                                f"({err.code}): {err.message}{hint}")
+        return "error", post
+    state = "posted" if doc["posted"] else "preview"
+    title = (f"## Pull-request review: posted ({len(doc['inline'])} inline comment(s))" if doc["posted"]
+             else "## Pull-request review: preview (post-review is off; nothing was posted)")
+    append_summary(summary, f"{title}\n\n{doc['preview']}")
+    print(f"pull-request review: {state}", flush=True)
+    return state, False
 
 
 def _council(env: Mapping[str, str], *, artifact: str, out_dir: Path, template: str | None) -> tuple[int, dict[str, Any]]:

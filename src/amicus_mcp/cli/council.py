@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    council = commands.add_parser("council", help="council runs and documents: run, resume, validate, tally, verdict, report, stats, presets, templates, packs, gate")
+    from ..vocabulary import REVIEW_EVENTS, REVIEW_MIN_SEVERITY, REVIEW_MIN_TIER, SARIF_MIN_SEVERITY, SARIF_MIN_TIER
+
+    council = commands.add_parser("council", help="council runs and documents: run, resume, validate, tally, verdict, report, pr-review, stats, presets, templates, packs, gate")
     sub = council.add_subparsers(dest="council_command", metavar="SUBCOMMAND", parser_class=type(council))
     sub.required = True
 
@@ -53,7 +55,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("verdict", help="merge a tally record with Stage-4 decisions into verdict.json")
     p.add_argument("file", help="the tally record (tally.json from 'council tally --json')")
-    p.add_argument("--decisions", help="JSON array of {id, decision, applied?, duplicateOf?, tierOverride?}")
+    p.add_argument("--decisions", help="JSON array of {id, decision, applied?, duplicateOf?, tierOverride?, reason?}")
     p.add_argument("-o", "--out", default="verdict.json", help="where to write the verdict (default ./verdict.json)")
     chair = p.add_mutually_exclusive_group()
     chair.add_argument("--overall-verdict", choices=CHAIR_LINES,
@@ -66,15 +68,20 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--render", action="store_true",
                    help="also refresh report.html next to the verdict (in a run directory, a verdict other than "
                         "its verdict.json gets its own NAME.html: the run's report stays the run's)")
+    p.add_argument("--project", help="the project whose decisions memory keeps the accept / deny decisions and their "
+                                      "reasons (default: cwd; 'amicus decisions list')")
     p.add_argument("--json", action="store_true", help="print the verdict document")
     p.set_defaults(handler=cmd_verdict)
 
     p = sub.add_parser("report", help="render verdict.json as Markdown (default) or a self-contained HTML page")
-    p.add_argument("file", help="the verdict.json to render")
+    p.add_argument("file", help="the verdict.json to render (--sarif: or the run directory holding it)")
     p.add_argument("--wave", help="a wave.json whose usage total is the cost table's total")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--md", dest="fmt", action="store_const", const="md", help="Markdown (default)")
     fmt.add_argument("--html", dest="fmt", action="store_const", const="html", help="self-contained HTML")
+    fmt.add_argument("--sarif", dest="fmt", action="store_const", const="sarif",
+                     help="a SARIF 2.1.0 log for code scanning: one result per finding at or above --min-severity and --min-tier")
+    add_finding_thresholds(p, severity=SARIF_MIN_SEVERITY, tier=SARIF_MIN_TIER, what="--sarif: the results")
     p.add_argument("-o", "--out", help="write to this file (atomically) instead of stdout")
     p.set_defaults(handler=cmd_report, fmt="md")
 
@@ -99,6 +106,21 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="check against the cached model catalog only (never fetch it); says when none is cached")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_show)
+
+    p = sub.add_parser("pr-review", help="a run's findings as one pull-request review: a preview, posted only with --post")
+    p.add_argument("run", metavar="RUN_ID_OR_DIR", help="the run's id (amicus list), its run directory or its verdict.json")
+    p.add_argument("--repo", required=True, help="the repository, OWNER/NAME")
+    p.add_argument("--pr", required=True, type=int, help="the pull request's number")
+    add_finding_thresholds(p, severity=REVIEW_MIN_SEVERITY, tier=REVIEW_MIN_TIER,
+                           what="the review's comments and body")
+    p.add_argument("--event", choices=REVIEW_EVENTS, default="COMMENT",
+                   help="the review's event (default COMMENT: the review never approves or blocks unless told to)")
+    p.add_argument("--post", action="store_true",
+                   help="post the review through GitHub's REST API (token: GITHUB_TOKEN from the environment; "
+                        "API: GITHUB_API_URL, default https://api.github.com); without it nothing is posted")
+    p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
+    p.add_argument("--json", action="store_true", help="print the council-pr-review document")
+    p.set_defaults(handler=cmd_pr_review)
 
     from .council_ci import register_ci
 
@@ -270,6 +292,7 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     verdict = redecide(record, decisions, previous_verdict(run_id, out, run_dir),
                        overall_verdict=args.overall_verdict, keep_verdict=not args.no_overall_verdict, answer=args.answer)
     atomic_write_json(out, verdict)
+    remember_decisions(verdict, record, decisions, args.project)
     target = report_target(out, run_dir) if args.render else None
     if target is not None:
         _render_next_to(verdict, out, record, target)
@@ -280,6 +303,18 @@ def cmd_verdict(args: argparse.Namespace) -> int:
         if target is not None:
             say(f"  report → {target}")
     return EXIT_OK
+
+
+def remember_decisions(verdict: dict[str, Any], record: Any, decisions: Any, project: str | None) -> None:
+    """Keep the accept / deny decisions (and reasons) in the project's decisions memory; a note says so."""
+    from ..engine.decisions import remember
+    from ..engine.store import resolve_project
+
+    kept = remember(verdict, record, decisions, resolve_project(project))
+    denied = sum(e["decision"] == "denied" for e in kept)
+    if denied:
+        say(f"Remembered {denied} dismissed finding(s): a later run marks a match as previously dismissed "
+            "('amicus decisions list')", err=True)
 
 
 def _render_next_to(verdict: dict[str, Any], out: Path, record: dict[str, Any], target: Path) -> None:
@@ -298,17 +333,60 @@ def _render_next_to(verdict: dict[str, Any], out: Path, record: dict[str, Any], 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..engine.run_report import render_verdict
 
-    verdict = read_json(args.file, what="verdict file")
-    if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
-        raise BadArgs(f"'{args.file}' is not a council-verdict document", hint="render the verdict.json written by 'amicus council verdict'")
-    wave = read_json(args.wave, what="wave file") if args.wave else None
-    text = render_verdict(Path(args.file), verdict, fmt=args.fmt, wave=wave)
+    if args.fmt == "sarif":  # SARIF reads the run beside the verdict too: a run directory will do
+        text = sarif_text(args.file, min_severity=args.min_severity, min_tier=args.min_tier)
+    else:
+        verdict = read_json(args.file, what="verdict file")
+        if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
+            raise BadArgs(f"'{args.file}' is not a council-verdict document", hint="render the verdict.json written by 'amicus council verdict'")
+        wave = read_json(args.wave, what="wave file") if args.wave else None
+        text = render_verdict(Path(args.file), verdict, fmt=args.fmt, wave=wave)
     if args.out:
         atomic_write_text(args.out, text)
         say(f"Report written to {args.out}")
     else:
         say(text, end="")
     return EXIT_OK
+
+
+def cmd_pr_review(args: argparse.Namespace) -> int:
+    import os
+
+    from ..engine.pr_loop import pr_review
+
+    doc = pr_review(args.run, repo=args.repo, pr=args.pr, env=os.environ, min_severity=args.min_severity,
+                    min_tier=args.min_tier, event=args.event, post=args.post, project=args.project)
+    if args.json:
+        _print_json(doc)
+        return EXIT_OK
+    if doc["posted"]:
+        where = f" → {doc['reviewUrl']}" if doc["reviewUrl"] else ""
+        say(f"Posted a {doc['review']['event']} review on {doc['repo']}#{doc['pr']}: "
+            f"{len(doc['inline'])} inline comment(s), {len(doc['inBody'])} finding(s) in the body{where}")
+    else:
+        say(doc["preview"], end="")
+    return EXIT_OK
+
+
+def add_finding_thresholds(p: argparse.ArgumentParser, *, severity: str, tier: str, what: str) -> None:
+    """--min-severity / --min-tier: which findings a rendering for the pull request carries."""
+    from ..vocabulary import SEVERITIES, TIERS
+
+    p.add_argument("--min-severity", choices=SEVERITIES, default=severity,
+                   help=f"{what} carry findings of this severity or worse (default {severity})")
+    p.add_argument("--min-tier", choices=TIERS, default=tier,
+                   help=f"{what} carry findings in this tier or a stronger one, Confirmed > Contested > Singleton > Disputed "
+                        f"(default {tier})")
+
+
+def sarif_text(path: str, *, min_severity: str, min_tier: str) -> str:
+    from .. import __version__
+    from ..council.sarif import build_sarif
+    from ..engine.run_findings import read_run_findings
+
+    run = read_run_findings(path)
+    return dumps_json(build_sarif(run.verdict, run.findings, tool_version=__version__,
+                                  min_severity=min_severity, min_tier=min_tier, rereview=run.rereview)) + "\n"
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

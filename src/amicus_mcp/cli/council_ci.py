@@ -49,6 +49,8 @@ def register_ci(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-no-verdict", action="store_true", help="pass a chair-verdict level when the run has no chair verdict")
     p.add_argument("--allow-unjudged", action="store_true",
                    help="gate a run that was never cross-reviewed (judged: false) instead of failing it")
+    p.add_argument("--gate-on", choices=("all", "new"), default="all",
+                   help="new: a re-review (council run --baseline) counts only the blockers new since its baseline")
 
 
 def _command(sub: argparse._SubParsersAction, command: str, help_text: str, handler: Callable[[argparse.Namespace], int],
@@ -228,11 +230,40 @@ def _why_no_verdict(run_dir: Path) -> str:
     return f"the run's status is {status}{detail}"
 
 
+def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, str] | None:
+    """--gate-on new: each finding's re-review status (rereview.json beside the verdict)."""
+    if gate_on != "new":
+        return None
+    from ..engine.run_dir import REREVIEW
+    from ..engine.run_findings import read_rereview
+
+    doc = read_rereview(run_dir)
+    if doc is None:
+        raise BadArgs(f"--gate-on new needs a re-review, and {run_dir} holds no {REREVIEW}",
+                      hint="run the council with --baseline RUN (the run it re-reviews), then gate that run")
+    return {str(d["id"]): str(d["status"]) for d in doc.get("decisions") or []}
+
+
+def gate_dismissed(run_dir: Path) -> dict[str, dict[str, Any]] | None:
+    """The run's findings that match one the user dismissed before (dismissed.json beside the verdict)."""
+    from ..engine.run_dir import TALLY
+    from ..engine.run_findings import read_dismissed
+
+    doc = read_dismissed(run_dir)
+    if doc is None:
+        return None
+    tally = read_json(run_dir / TALLY, what="tally record") if (run_dir / TALLY).is_file() else {}
+    checks = {str(f.get("id")): f.get("evidenceCheck") for f in tally.get("findings") or [] if isinstance(f, dict)}
+    return {str(m["id"]): {**m, "evidenceCheck": checks.get(str(m["id"]))} for m in doc["findings"]}
+
+
 def cmd_gate(args: argparse.Namespace) -> int:
     from ..council.gate import evaluate_gate
 
     verdict, source = read_verdict_for_gate(args.path, args.project)
     doc = evaluate_gate(verdict, args.fail_on, allow_no_verdict=args.allow_no_verdict,
-                        allow_unjudged=args.allow_unjudged, source=source)
+                        allow_unjudged=args.allow_unjudged, source=source,
+                        rereview=gate_rereview(Path(source).parent, args.gate_on),
+                        dismissed=gate_dismissed(Path(source).parent))
     print(dumps_json(doc) if args.json else doc["reason"])
     return int(doc["exitCode"])

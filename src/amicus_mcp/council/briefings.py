@@ -114,9 +114,11 @@ def judge_bundle(
     date: str,
     reviews: Sequence[tuple[str, str]],
     findings: Sequence[Mapping[str, Any]],
+    dismissed: Mapping[str, str] | None = None,
 ) -> str:
     """The ONE anonymized bundle every judge receives. `reviews` are (label, prose) pairs;
-    `findings` carry run-global ids and never a model name."""
+    `findings` carry run-global ids and never a model name. `dismissed` (finding id → a note)
+    marks the findings that match one the user dismissed in an earlier run."""
     labels = [label for label, _ in reviews]
     if findings:
         index = "\n".join(_index_line(f) for f in findings)
@@ -127,7 +129,8 @@ def judge_bundle(
     blocks = []
     for label, prose in reviews:
         own = [f for f in findings if f["label"] == label]
-        listing = "\n".join(_finding_block(f) for f in own) if own else "_This review raised no findings._"
+        listing = "\n".join(_finding_block(f, (dismissed or {}).get(str(f["id"]))) for f in own) if own \
+            else "_This review raised no findings._"
         blocks.append(f"### {label}\n\n{prose.strip() or '_(no prose)_'}\n\n#### Findings of {label}\n\n{listing}")
     return render(
         "stage2-judge",
@@ -146,12 +149,15 @@ def _index_line(f: Mapping[str, Any]) -> str:
     return f"- **{f['id']}** ({f['severity']}) — {one_line(f['claim'])}"
 
 
-def _finding_block(f: Mapping[str, Any]) -> str:
-    return (
+def _finding_block(f: Mapping[str, Any], dismissed: str | None = None) -> str:
+    block = (
         f"- **{f['id']}** ({f['severity']}) {one_line(f['claim'])}\n"
         f"  - location: {one_line(f['location'])}\n"
         f"  - rationale: {one_line(f['rationale'])}"
     )
+    if dismissed is not None:  # the user's earlier decision is evidence too: judge whether it still holds
+        block += f"\n  - previously dismissed by the user: {one_line(dismissed)}"
+    return block
 
 
 def one_line(text: Any) -> str:

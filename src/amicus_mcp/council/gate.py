@@ -53,8 +53,16 @@ BLOCKER_SCOPE = {"confirmed-blocker": "the Confirmed tier", "disputed-blocker": 
 
 
 def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: bool = False,
-                  allow_unjudged: bool = False, source: str | None = None) -> dict[str, Any]:
-    """The council-gate document for `verdict` at `level` (`passed`, `exitCode`, `reason`)."""
+                  allow_unjudged: bool = False, source: str | None = None,
+                  rereview: Mapping[str, str] | None = None,
+                  dismissed: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The council-gate document for `verdict` at `level` (`passed`, `exitCode`, `reason`).
+
+    `rereview` (finding id → new | still-open, from a re-review's rereview.json) is `--gate-on
+    new`: the blocker levels then count only the blockers that are new since the baseline.
+    `dismissed` (finding id → its match in dismissed.json) are the findings that match one the
+    user denied before: such a blocker is not counted unless it is Confirmed again with verified
+    evidence (its `evidenceCheck`)."""
     from .verdict import verdict_scale  # here, not at import: the CLI builds its parser from GATE_LEVELS
 
     if level not in GATE_LEVELS:
@@ -76,11 +84,26 @@ def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: b
         raise BadArgs(f"overallVerdict '{overall}' is not one of: {', '.join(scale)}",
                       hint="the verdict document is damaged: re-run 'amicus council verdict'")
     blockers = [_blocker(f) for f in verdict.get("findings") or [] if isinstance(f, Mapping) and f.get("severity") == "blocker"]
+    counted = blockers
+    if rereview is not None:
+        for row in blockers:
+            row["reReview"] = rereview.get(str(row["id"]), "new")  # a finding the re-review never saw counts
+        counted = [b for b in blockers if b["reReview"] == "new"]
+    if dismissed:
+        # The evidence check where the verdict carries it, else where the caller found it (the run's tally).
+        evidence = {str(f.get("id")): f.get("evidenceCheck") for f in verdict.get("findings") or [] if isinstance(f, Mapping)}
+        evidence.update({fid: m["evidenceCheck"] for fid, m in dismissed.items()
+                         if isinstance(m, Mapping) and not evidence.get(fid) and m.get("evidenceCheck")})
+        for row in blockers:
+            if str(row["id"]) in dismissed:
+                row["previouslyDismissed"] = True
+        counted = [b for b in counted if not b.get("previouslyDismissed")
+                   or (b["tier"] == "Confirmed" and evidence.get(str(b["id"])) == "verified")]
     judged = verdict.get("judged") is not False
     if judged or level == "never":
-        failed, reason = _decide(level, overall, blockers, allow_no_verdict)
+        failed, reason = _decide(level, overall, counted, allow_no_verdict)
     elif allow_unjudged:
-        failed, reason = _decide(level, overall, blockers, allow_no_verdict)
+        failed, reason = _decide(level, overall, counted, allow_no_verdict)
         reason += "; the run was never cross-reviewed (judged: false), allowed by --allow-unjudged"
     else:
         failed, reason = True, (f"gate fails: the run was never cross-reviewed (judged: false — fewer than two judges "
@@ -101,6 +124,15 @@ def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: b
         "tierCounts": dict(verdict.get("tierCounts") or {}),
         "blockers": blockers,
     }
+    if rereview is not None:
+        doc["gateOn"] = "new"
+        still_open = sum(b.get("reReview") == "still-open" for b in blockers)
+        if level in BLOCKER_LEVELS and still_open:
+            doc["reason"] += f"; --gate-on new: {still_open} still-open blocker(s) not counted"
+    held = [b for b in blockers if b.get("previouslyDismissed") and b not in counted]
+    if held and level in BLOCKER_LEVELS:
+        doc["reason"] += (f"; {len(held)} previously dismissed blocker(s) not counted: "
+                          + ", ".join(str(b["id"]) for b in held))
     if source is not None:
         doc["source"] = source
     return doc

@@ -100,6 +100,7 @@ class Decision(TypedDict):
     applied: NotRequired[bool]
     duplicateOf: NotRequired[str | None]
     tierOverride: NotRequired[TierOverride | None]
+    reason: NotRequired[str | None]  # the user's why: kept with an accept / deny in the decisions memory
 
 
 _TALLY_INPUT = TypeAdapter(TallyInput)

@@ -44,6 +44,7 @@ from ..council.findings import validate_findings
 from ..council.ledger import TASK_NO_LEDGER, append_ledger, read_ledger
 from ..council.parse import chair_dissent, chair_sections
 from ..council.report import build_report
+from ..council.rereview import rereview_line
 from ..council.seats import repeats_alias
 from ..council.tally import tally
 from ..council.verdict import merge_verdict, question_fact
@@ -244,6 +245,10 @@ class CouncilRun:
         verdict = merge_verdict(record, decisions, overall_verdict=verdict_line, run=self.run_facts(chair.text))
         ctx.write_json(VERDICT, verdict)
         ctx.write(REPORT, build_report(verdict, fmt="html", record=record))
+        if p.options.baseline:
+            from .rereview import write_rereview
+
+            ctx.notice(rereview_line(write_rereview(ctx.prep.run_dir, p.options.baseline)))
         ctx.stage("verdict", "complete")
         return self.finish(record, verdict)
 

@@ -350,6 +350,12 @@ class RunOptions(_Options):
         arg=Arg("tag", "Run tag", "A short label for the run (1-64 letters, digits, '.', '_' or '-'), recorded in "
                                   "run.json and the ledger: amicus_list and amicus_council_stats filter by it"),
         pack="tag", when_set=True, hint=TAG_HINT, shape=TAG_SHAPE)] = None
+    # A re-review: the run whose findings this run's are matched to (new / still open / resolved).
+    baseline: Annotated[str | None, Option(
+        flag=Flag("--baseline", "re-review: match this run's findings to an earlier run's (its id, run directory or "
+                                "verdict.json) and report each as new, still open or resolved (rereview.json)",
+                  metavar="RUN"),
+        one_run=True, when_set=True)] = None
     pack_record: dict[str, Any] | None = None  # set by apply_pack: run.json `pack`
     # False for a council an eval runs: its results go to the eval ledger, not the reliability ledger.
     ledger: Annotated[bool, Option(when_set=True)] = True

@@ -365,6 +365,10 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     options = options.model_copy(update={
         "timeout_min": DEFAULT_TIMEOUT_MIN if options.timeout_min is None else options.timeout_min,
         "debate": bool(options.debate)})
+    if options.baseline:  # resolved before any spend; the worker reads the verdict file it names
+        from .rereview import resolve_baseline
+
+        options = options.model_copy(update={"baseline": resolve_baseline(options.baseline, options.project)})
     if options.template and is_template_file(options.template):  # the worker runs elsewhere
         options = options.model_copy(update={"template": str(Path(options.template).expanduser().resolve())})
     if briefing is None:

@@ -52,6 +52,8 @@ VERDICT = "verdict.json"
 REPORT = "report.html"
 CHAIR_PACKET = "chair-packet.md"
 CHAIR_OUTPUT = "chair-output.md"
+REREVIEW = "rereview.json"  # a re-review's matches to its baseline (council run --baseline)
+DISMISSED = "dismissed.json"  # the findings that match one the user denied before
 
 
 class RunDir(NamedTuple):

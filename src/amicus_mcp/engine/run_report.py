@@ -46,7 +46,24 @@ def render_verdict(verdict_path: Path, verdict: Mapping[str, Any], *, fmt: Liter
     """The report of a verdict file, with its run's claims and locations when it is a run's."""
     from ..council.report import build_report
 
-    return build_report(dict(verdict), fmt=fmt, wave=wave, record=run_record(verdict_path, verdict))
+    text = build_report(dict(verdict), fmt=fmt, wave=wave, record=run_record(verdict_path, verdict))
+    if fmt == "md" and verdict_path.name == VERDICT:
+        text += pr_loop_sections(verdict_path.parent)
+    return text
+
+
+def pr_loop_sections(run_dir: Path) -> str:
+    """The Markdown report's re-review and previously-dismissed sections, when the run has them."""
+    from ..council.rereview import dismissed_summary, rereview_summary
+    from .run_findings import read_dismissed, read_rereview
+
+    parts = []
+    rereview, dismissed = read_rereview(run_dir), read_dismissed(run_dir)
+    if rereview is not None:
+        parts.append(rereview_summary(rereview))
+    if dismissed is not None:
+        parts.append(dismissed_summary(dismissed))
+    return "".join(f"\n{part.rstrip()}\n" for part in parts)
 
 
 def previous_verdict(run_id: Any, out: Path | None, run_dir: Path | None) -> dict[str, Any] | None:

@@ -34,13 +34,28 @@ class CrossReview:
     prose: dict[str, str] = field(default_factory=dict)  # seat id → the judge's final text
 
 
+def dismissed_notes(ctx: RunContext, anon: Anonymized) -> dict[str, str] | None:
+    """The findings that match one the user denied in this project before (dismissed.json), as
+    the bundle's notes. An eval's case (no ledger) never reads the project's decisions."""
+    from .decisions import dismissed_note, mark_dismissed
+
+    if not ctx.prep.options.ledger:
+        return None
+    doc = mark_dismissed(ctx.prep.run_dir, {"runId": ctx.run_id}, anon.findings, ctx.prep.store.project)
+    if doc is None:
+        return None
+    ctx.notice(f"{len(doc['findings'])} finding(s) match one dismissed before: "
+               + ", ".join(f"{m['id']} (run {m['dismissedIn']})" for m in doc["findings"]))
+    return {m["id"]: dismissed_note(m) for m in doc["findings"]}
+
+
 async def run_stage2(ctx: RunContext, anon: Anonymized, usable: list[SeatOutcome]) -> CrossReview:
     if ctx.prep.options.question:
         bundle = question_briefings.answers_bundle(briefing=ctx.prep.briefing, date=ctx.date, answers=anon.prose,
                                                    details=anon.details, claims=anon.findings)
     else:
         bundle = briefings.judge_bundle(briefing=ctx.prep.briefing, date=ctx.date, reviews=anon.prose,
-                                        findings=anon.findings)
+                                        findings=anon.findings, dismissed=dismissed_notes(ctx, anon))
     ctx.write(BUNDLE, bundle)
     ctx.plan(len(usable), wave="stage2")
     ctx.stage("stage2", "running", wave_id=f"{ctx.run_id}-s2")

@@ -32,8 +32,6 @@ from typing import Any
 import anyio
 
 from ..council import briefings
-from ..council.findings import validate_findings
-from ..council.seats import seat_file_stem
 from ..errors import AmicusError, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, read_json
 from ..providers.base import Message
@@ -516,17 +514,9 @@ class Matcher:
 
     def rationales(self, council: Path, findings: Sequence[dict[str, Any]]) -> dict[str, str]:
         """Each finding's rationale, read back from its raiser's review (the tally keeps none)."""
-        out: dict[str, str] = {}
-        by_seat: dict[str, dict[str, str]] = {}
-        for f in findings:
-            seat = str(f.get("raiserSeat") or f.get("raiser") or "")
-            if seat not in by_seat:
-                path = council / f"review-{seat_file_stem(seat)}.md"
-                parsed = validate_findings(path.read_text(encoding="utf-8")) if path.is_file() else {"findings": []}
-                by_seat[seat] = {str(g.get("id")): str(g.get("rationale") or "") for g in parsed["findings"]}
-            fid = str(f.get("id"))
-            out[fid] = by_seat[seat].get(fid[1:], "")
-        return out
+        from ..engine.run_findings import review_rationales
+
+        return review_rationales(council, findings)
 
     async def ask(self, questions: list[Question]) -> dict[str, tuple[str | None, str]]:
         answers: dict[str, tuple[str | None, str]] = {}

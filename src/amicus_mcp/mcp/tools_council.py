@@ -115,7 +115,8 @@ class CouncilTools:
         ctx: Context,
         record: Annotated[dict[str, Any], arg("Tally record", "The tally record amicus_council_tally returned")],
         decisions: Annotated[list[dict[str, Any]] | None, arg(
-            "Stage-4 decisions", "Stage-4 decisions: [{id, decision, applied?, duplicateOf?, tierOverride?}]")] = None,
+            "Stage-4 decisions", "Stage-4 decisions: [{id, decision, applied?, duplicateOf?, tierOverride?, reason?}]; "
+            "accept / deny decisions and their reasons are remembered for the project")] = None,
         overallVerdict: Annotated[Verdict | None, arg(
             "Overall verdict", "The chair's VERDICT line (a question council: its ANSWER standing), verbatim; never invented")] = None,
         answer: Annotated[str | None, arg(
@@ -141,6 +142,10 @@ class CouncilTools:
         run_dir = run_dir_near(run_id, folder) if folder is not None else None
         verdict = redecide(record, decisions or [], previous_verdict(run_id, None, run_dir), overall_verdict=overallVerdict,
                            answer=answer)
+        from ..engine.decisions import remember
+
+        caller = await self.state.caller(ctx)
+        remember(verdict, record, decisions or [], caller.project(project))  # a later run marks a denied one
         result = VerdictResult(verdict=verdict)
         if render:
             result.markdown = build_report(verdict, fmt="md", record=record)

@@ -1,0 +1,113 @@
+"""A finished run's findings as one list: the verdict's (tier, decision) joined with the tally's
+(claim, location) and each raiser's review (rationale), for the renderings the pull-request loop
+makes of them — SARIF and review comments. Reads only; a missing piece is absent, never invented."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..council.findings import validate_findings
+from ..council.seats import seat_file_stem
+from ..errors import BadArgs
+from ..fsio import read_json
+from .run_dir import DISMISSED, REREVIEW, TALLY, VERDICT
+
+
+class RunFindings(NamedTuple):
+    verdict: dict[str, Any]
+    findings: list[dict[str, Any]]  # the verdict's findings, each with claim/location/rationale where known
+    source: Path  # the verdict file read
+    rereview: dict[str, Any] | None = None  # rereview.json beside it (a run with --baseline)
+
+
+def read_run_findings(path: str | Path) -> RunFindings:
+    """The findings of the run whose verdict.json is `path` (or which a run directory `path` holds)."""
+    target = Path(path)
+    if target.is_dir():
+        target = target / VERDICT
+    if not target.is_file():
+        raise BadArgs(f"'{path}' holds no verdict.json", hint="pass a finished council run's directory or its verdict.json")
+    verdict = read_json(target, what="verdict file")
+    if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
+        raise BadArgs(f"'{target}' is not a council-verdict document", hint="pass a run directory or its verdict.json")
+    tally_path = target.parent / TALLY
+    tally = read_json(tally_path, what="tally record") if tally_path.is_file() else {}
+    by_id = {str(f.get("id")): f for f in (tally.get("findings") or []) if isinstance(f, Mapping)}
+    merged = []
+    for finding in verdict.get("findings") or []:
+        if not isinstance(finding, Mapping):
+            continue
+        row = dict(finding)
+        for key in ("claim", "location", "raiserSeat", "evidence", "evidenceCheck"):
+            if key not in row and key in by_id.get(str(finding.get("id")), {}):
+                row[key] = by_id[str(finding.get("id"))][key]
+        merged.append(row)
+    rationales = review_rationales(target.parent, merged)
+    for row in merged:
+        if rationales.get(str(row.get("id"))):
+            row["rationale"] = rationales[str(row.get("id"))]
+    rereview = read_rereview(target.parent) if target.name == VERDICT else None
+    statuses = {d["id"]: d["status"] for d in (rereview or {}).get("decisions") or []}
+    for row in merged:
+        if str(row.get("id")) in statuses:
+            row["reReview"] = statuses[str(row.get("id"))]
+    dismissed = read_dismissed(target.parent) if target.name == VERDICT else None
+    matches = {str(m["id"]): m for m in (dismissed or {}).get("findings") or []}
+    for row in merged:
+        match = matches.get(str(row.get("id")))
+        if match is not None:
+            row["dismissed"] = {"decisionId": match.get("decisionId"), "dismissedIn": match.get("dismissedIn"),
+                                "reason": match.get("reason")}
+    return RunFindings(verdict, merged, target, rereview)
+
+
+def review_rationales(run_dir: Path, findings: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Each finding's rationale, read back from its raiser's review (the tally keeps none)."""
+    out: dict[str, str] = {}
+    by_seat: dict[str, dict[str, str]] = {}
+    for f in findings:
+        seat = str(f.get("raiserSeat") or f.get("raiser") or "")
+        if seat not in by_seat:
+            path = run_dir / f"review-{seat_file_stem(seat)}.md"
+            parsed = validate_findings(path.read_text(encoding="utf-8")) if path.is_file() else {"findings": []}
+            by_seat[seat] = {str(g.get("id")): str(g.get("rationale") or "") for g in parsed["findings"]}
+        fid = str(f.get("id"))
+        out[fid] = by_seat[seat].get(fid[1:], "")
+    return out
+
+
+def run_findings_of(target: str, project: str | None) -> RunFindings:
+    """A run's findings, by its run directory, its verdict.json or its id (in `project`'s sessions)."""
+    if Path(target).exists():
+        return read_run_findings(target)
+    from .run_dir import find_run
+    from .store import SessionStore, resolve_project
+
+    store = SessionStore(resolve_project(project))
+    run_dir = find_run(store, target)
+    if run_dir is None:
+        raise BadArgs(f"no council run '{target}' in {store.root} and no run directory there",
+                      hint="pass the run id (amicus list) with the project it ran in, or its run directory")
+    return read_run_findings(run_dir.path)
+
+
+def read_rereview(run_dir: Path) -> dict[str, Any] | None:
+    """rereview.json in `run_dir` (a run with --baseline), or None."""
+    return _read_beside(run_dir / REREVIEW, "council-rereview", what="re-review file",
+                        hint="re-run the council with --baseline")
+
+
+def read_dismissed(run_dir: Path) -> dict[str, Any] | None:
+    """dismissed.json in `run_dir` (findings matching one denied before), or None."""
+    return _read_beside(run_dir / DISMISSED, "council-dismissed", what="dismissed file", hint="re-run the council")
+
+
+def _read_beside(path: Path, kind: str, *, what: str, hint: str) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    doc = read_json(path, what=what)
+    if not isinstance(doc, dict) or doc.get("type") != kind:
+        raise BadArgs(f"'{path}' is not a {kind} document", hint=hint)
+    return doc
