@@ -24,6 +24,7 @@ from council_script import VERDICT, council
 from fake_anthropic import FakeAnthropic, ToolResult, ToolUse
 from fakeprovider import FakeProvider, error
 
+from amicus_mcp import __version__
 from amicus_mcp.mcp.fence import CLOSE, OPEN
 
 TOOL = "mcp__amicus__"
@@ -177,6 +178,27 @@ def test_the_plugin_validates(tmp_path: Path) -> None:
                           timeout=120, env=isolated_env(tmp_path, "http://127.0.0.1:9"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Validation passed" in done.stdout and "mcpServers: amicus" in done.stdout
+
+
+def test_the_marketplace_validates_and_installs_the_plugin(tmp_path: Path) -> None:
+    """`claude plugin marketplace add` on this repository, then the install it offers — in an
+    isolated home, from the checkout's folder (what `marketplace add <owner>/<repo>` clones)."""
+    claude = client_binary("claude")
+    env = isolated_env(tmp_path, "http://127.0.0.1:9")
+
+    def run(*args: str) -> str:
+        done = subprocess.run([str(claude), "plugin", *args], cwd=REPO, capture_output=True, text=True,
+                              timeout=120, env=env)
+        assert done.returncode == 0, f"claude plugin {' '.join(args)}:\n{done.stdout}{done.stderr}"
+        return done.stdout
+
+    assert "Validation passed" in run("validate", ".claude-plugin/marketplace.json")
+    assert "Successfully added marketplace: amicus" in run("marketplace", "add", str(REPO))
+    assert "Successfully installed plugin: amicus@amicus" in run("install", "amicus@amicus")
+    listed = run("list")
+    assert "amicus@amicus" in listed and f"Version: {__version__}" in listed
+    validated = run("validate", ".")
+    assert "ICON_MISSING" not in validated and "Validation passed" in validated
 
 
 def test_the_clients_are_the_pinned_versions() -> None:

@@ -17,13 +17,14 @@ from pathlib import Path
 import pytest
 from council_script import council
 from fakeprovider import FakeProvider
+from mcp import Client
 from mcp.types import ResourceLink, ToolAnnotations
-from mcp_helpers import REPO, body, in_process, unfenced, wait_until_terminal
+from mcp_helpers import REPO, body, in_process, info, stdio_params, unfenced, wait_until_terminal
 
 from amicus_mcp import HOMEPAGE
 from amicus_mcp.mcp.app_view import bind
 from amicus_mcp.mcp.sdk import DeferredTool
-from amicus_mcp.mcp.server import ICON_FILES, MAX_RESULT_META, SERVER_TITLE, build_tools, make_tool
+from amicus_mcp.mcp.server import ICON_FILES, MAX_RESULT_META, SERVER_TITLE, build_server, build_tools, make_tool
 from amicus_mcp.mcp.state import ServerState
 
 pytestmark = pytest.mark.anyio
@@ -140,3 +141,27 @@ async def test_a_read_links_the_report_file_beside_its_text(fake: FakeProvider, 
     assert [(b.name, str(b.uri)) for b in run_json.content if isinstance(b, ResourceLink)] == [
         ("run.json", (run_dir / "run.json").resolve().as_uri())]
     assert not [b for b in wave_less.content if isinstance(b, ResourceLink)]
+
+
+# --------------------------------------------------------------------------- both protocol eras
+
+ERAS = pytest.mark.parametrize(("mode", "negotiated"), [("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28")])
+
+
+@ERAS
+@pytest.mark.parametrize("transport", ["in-process", "stdio"])
+async def test_each_protocol_era_lists_the_tools_and_finishes_a_council(
+        mode: str, negotiated: str, transport: str, fake: FakeProvider, project: Path, briefing: Path) -> None:
+    """The SDK's own client, pinned to one era: the 2025-11-25 handshake (what Claude Code's CLI
+    speaks) or the stateless 2026-07-28 revision (what the desktop app's Code tab speaks)."""
+    target = stdio_params(project) if transport == "stdio" else build_server()
+    async with Client(target, mode=mode, client_info=info("claude-code")) as client:  # type: ignore[arg-type]
+        assert client.protocol_version == negotiated
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        run_id = body(await client.call_tool("amicus_council_run", {
+            "briefingFile": "briefing.md", "project": str(project), "ui": False, **council(fake)}))["runId"]
+        done, _ = await wait_until_terminal(client, run_id, project=str(project), slice_s=1.0)
+        report = body(await client.call_tool("amicus_read", {"id": run_id, "project": str(project)}))
+    assert PROVIDER_CALLERS | {"amicus_wait", "amicus_read", "amicus_abort"} <= names
+    assert done["status"] == "complete" and done["overallVerdict"]
+    assert unfenced(report["text"]).startswith("# Council Report")
