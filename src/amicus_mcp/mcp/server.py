@@ -53,6 +53,7 @@ from .app_view import RESOURCE_METHODS, AppsGate, bind, extension
 from .results import ErrorShaping, structured_errors
 from .sdk import deferred, publish, withdraw
 from .state import ServerState
+from .tasks import Tasks
 from .tools_council import CouncilTools
 from .tools_eval import EvalTools
 from .tools_sessions import SessionTools
@@ -191,11 +192,13 @@ def build_server(state: ServerState | None = None, *, views: bool = True) -> MCP
     if views:
         tools = bind(tools, state, make_tool)
     arguments = {tool.name: frozenset(tool.parameters.get("properties", {})) for tool in tools}
+    tasks = Tasks()  # the long tools as tasks, for a 2026-07-28 client that declares the extension (tasks.py)
     server = MCPServer(SERVER_NAME, title=SERVER_TITLE, version=__version__, instructions=INSTRUCTIONS,
                        website_url=HOMEPAGE, icons=icons(), log_level="WARNING",
-                       tools=tools, extensions=[extension()] if views else None,
+                       tools=tools, extensions=[extension(), tasks] if views else [tasks],
                        middleware=[*([AppsGate()] if views else []), ErrorShaping(arguments)])
     withdraw(server, [m for m in UNOFFERED if not (views and m in RESOURCE_METHODS)])
+    tasks.server = server
     return server
 
 

@@ -1,0 +1,168 @@
+"""The Tasks extension (`io.modelcontextprotocol/tasks`): long tools as tasks, for a client that asks.
+
+When a 2026-07-28 client declares the extension, a call to one of the long tools
+(`TASK_TOOLS`: a council run, its resume, a fanout wave, an eval) is answered with a task
+(`resultType: "task"`) instead of the start result, and the client follows it with
+
+    tasks/get     {taskId}  the task: the run's own status mapped onto the task's
+    tasks/result  {taskId}  blocks until the run is terminal; then the tool's own result (the
+                            start document, as its output schema says) with the terminal status and
+                            `next` pointing at amicus_read, and amicus_wait's terminal snapshot
+                            (verdict, tiers, cost, report path) as a second text block
+    tasks/cancel  {taskId}  aborts the run (amicus_abort): it records `aborted` and stays resumable
+
+The task id is the run's (wave's, eval's) own id, so amicus_status / amicus_read / amicus_council_resume
+work on it too. Every other client — one that does not declare the extension, and every
+handshake-era client, whose wire cannot carry an extension's result shape — gets the start
+result and keeps start → amicus_wait → amicus_read. A call that fails its checks is answered
+with its error at once, never as a task.
+
+The SDK 2.3 ships the extension machinery (result claims, extension methods) but no Tasks
+types of the 2026 revision: the task object and the method parameters here are the SDK's own
+task types (`mcp.types.Task`, `GetTaskRequestParams`, …, from 2025-11-25, where Tasks began),
+which the extension carried forward. Every answer is read from the run's records on disk, by
+the server's own tools, so a task's status is the run's status and nothing is kept beside it
+but which project each task belongs to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.extension import Extension, MethodBinding
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolRequestParams,
+    CallToolResult,
+    CancelTaskRequestParams,
+    GetTaskPayloadRequestParams,
+    GetTaskRequestParams,
+    Task,
+    TextContent,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+
+EXTENSION_ID = "io.modelcontextprotocol/tasks"
+TASK_TOOLS = ("amicus_council_run", "amicus_council_resume", "amicus_fanout", "amicus_eval")
+TASK_RESULT = "task"  # the resultType of a tools/call answered with a task
+POLL_MS = 2000
+_STARTED_IDS = ("runId", "waveId", "evalId")
+# The run's status → the task's. "running" is working; a run that finished, whole or degraded,
+# completed; one that stopped on an error failed; an aborted one was cancelled.
+_STATUS = {"running": "working", "complete": "completed", "partial": "completed", "error": "failed",
+           "aborted": "cancelled"}
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def negotiated(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """The request is 2026-07-28 and its client declared the Tasks extension."""
+    if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        return False
+    capabilities = ctx.session.client_params.capabilities if ctx.session.client_params is not None else None
+    extensions = capabilities.extensions if capabilities is not None else None
+    return bool(extensions) and EXTENSION_ID in extensions
+
+
+class Tasks(Extension):
+    identifier = EXTENSION_ID
+
+    def __init__(self) -> None:
+        self.server: MCPServer | None = None  # set by build_server: the tools the methods call
+        self.projects: dict[str, str | None] = {}  # task id → the `project` its start call named
+        self.created: dict[str, str] = {}
+        self.started: dict[str, dict[str, Any]] = {}  # task id → the start document tools/call made
+
+    def methods(self) -> Sequence[MethodBinding]:
+        versions = frozenset(MODERN_PROTOCOL_VERSIONS)
+        return (MethodBinding("tasks/get", GetTaskRequestParams, self._get, versions),
+                MethodBinding("tasks/result", GetTaskPayloadRequestParams, self._result, versions),
+                MethodBinding("tasks/cancel", CancelTaskRequestParams, self._cancel, versions))
+
+    async def intercept_tool_call(self, params: CallToolRequestParams, ctx: ServerRequestContext[Any, Any],
+                                  call_next: CallNext) -> HandlerResult:
+        if params.name not in TASK_TOOLS or not negotiated(ctx):
+            return await call_next(ctx)
+        started = await call_next(ctx)
+        body = started.structured_content if isinstance(started, CallToolResult) and not started.is_error else None
+        task_id = next((body[k] for k in _STARTED_IDS if isinstance(body, dict) and isinstance(body.get(k), str)), None)
+        if task_id is None:  # an error, or an eval's estimate (nothing started): answered as it is
+            return started
+        self.projects[task_id] = (params.arguments or {}).get("project")
+        self.created[task_id] = _now()
+        self.started[task_id] = dict(body)
+        task = await self._task(ctx, task_id)
+        return {"resultType": TASK_RESULT, "task": task.model_dump(by_alias=True, mode="json")}
+
+    # ------------------------------------------------------------------ the methods
+
+    async def _get(self, ctx: ServerRequestContext[Any, Any], params: GetTaskRequestParams) -> HandlerResult:
+        return (await self._task(ctx, params.task_id)).model_dump(by_alias=True, mode="json")
+
+    async def _result(self, ctx: ServerRequestContext[Any, Any], params: GetTaskPayloadRequestParams) -> HandlerResult:
+        from ..fsio import dumps_json
+
+        while True:  # each amicus_wait blocks one slice; the run lives in its own process meanwhile
+            waited = await self._tool(ctx, "amicus_wait", params.task_id)
+            snap = waited.structured_content or {}
+            if waited.is_error:
+                return waited
+            if snap.get("terminal"):
+                break
+        # The result tools/call would have given, as the tool's output schema says: the start
+        # document, now with the terminal status; then the terminal snapshot as amicus_wait gives it.
+        doc = {**self.started[params.task_id], "status": snap.get("status"), "next": snap.get("next")}
+        return CallToolResult(content=[TextContent(type="text", text=dumps_json(doc, mask_keys=False)),
+                                       TextContent(type="text", text=dumps_json(snap, mask_keys=False))],
+                              structured_content=doc)
+
+    async def _cancel(self, ctx: ServerRequestContext[Any, Any], params: CancelTaskRequestParams) -> HandlerResult:
+        aborted = await self._tool(ctx, "amicus_abort", params.task_id)
+        if aborted.is_error:
+            raise MCPError(code=INVALID_PARAMS, message=_text(aborted))
+        return (await self._task(ctx, params.task_id)).model_dump(by_alias=True, mode="json")
+
+    # ------------------------------------------------------------------ reading the run
+
+    async def _task(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> Task:
+        status = await self._tool(ctx, "amicus_status", task_id)
+        if status.is_error:
+            raise MCPError(code=INVALID_PARAMS, message=_text(status))
+        snap = status.structured_content or {}
+        done, total = snap.get("legsDone"), snap.get("legsTotal")
+        stage = snap.get("stage")
+        message = ", ".join(part for part in (
+            str(snap.get("status")), f"stage {stage}" if stage else None,
+            f"{done}/{total} legs done" if done is not None and total else None) if part)
+        return Task(task_id=task_id, status=_STATUS.get(str(snap.get("status")), "working"),  # type: ignore[arg-type]
+                    status_message=message, created_at=self.created.get(task_id) or _now(), last_updated_at=_now(),
+                    ttl=None, poll_interval=POLL_MS)
+
+    async def _tool(self, ctx: ServerRequestContext[Any, Any], name: str, task_id: str) -> CallToolResult:
+        """One of the server's own tools on the task's run, as the client would call it."""
+        from mcp.server.mcpserver import Context
+
+        if task_id not in self.projects:
+            raise MCPError(code=INVALID_PARAMS, message=f"no task '{task_id}' was started on this connection's server",
+                           data={"hint": "amicus_status and amicus_read take a run id from any server"})
+        assert self.server is not None
+        arguments: dict[str, Any] = {"id": task_id}
+        if self.projects[task_id] is not None:
+            arguments["project"] = self.projects[task_id]
+        result = await self.server.call_tool(name, arguments, Context(request_context=ctx, mcp_server=self.server))
+        assert isinstance(result, CallToolResult)
+        return result
+
+
+def _text(result: CallToolResult) -> str:
+    first = result.content[0] if result.content else None
+    return getattr(first, "text", "") or "the run could not be read"
