@@ -57,11 +57,13 @@ def mcp_config(tmp_path: Path, project: Path) -> Path:
 
 
 def seen(result: ToolResult) -> Any:
-    """What the model read: the JSON document when the result is one, else the text."""
+    """What the model read: the JSON document when the result is one, else the text. A resource
+    link to the file a read came from (issue 33) comes first, on its own: the document follows it."""
+    texts = result.texts[1:] if result.texts and result.texts[0].startswith("[Resource link: ") else result.texts
     try:
-        return json.loads(result.text)
+        return json.loads("\n".join(texts))
     except ValueError:
-        return result.text
+        return "\n".join(texts)
 
 
 def strings(node: Any) -> Iterator[str]:
@@ -136,7 +138,11 @@ def test_claude_code_reads_fenced_values_guidance_and_errors(fake: FakeProvider,
     finished = next(w for w in waits if w["id"] == started["runId"] and w["terminal"])
     assert (finished["status"], finished["overallVerdict"]) == ("complete", VERDICT)
     assert "amicus_read" in finished["next"]
-    report, review = [seen(r) for name, r in by_tool if name == "amicus_read"]
+    reads = [r for name, r in by_tool if name == "amicus_read"]
+    # Claude Code hands the model the resource link to the file read (issue 33), then the document.
+    assert [r.texts[0].split("] ")[0] for r in reads] == ["[Resource link: report.html", "[Resource link: review-fake-a.md"]
+    assert all(r.texts[0].endswith(f"/council-{started['runId']}/{name}") for r, name in zip(reads, ("report.html", "review-fake-a.md")))
+    report, review = [seen(r) for r in reads]
     assert report["text"].startswith(OPEN) and "# Council Report" in report["text"]
     assert review["text"].startswith(OPEN) and "reviewer finds the cache evicts too eagerly" in review["text"]
 
