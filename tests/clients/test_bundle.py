@@ -113,6 +113,7 @@ def test_the_bundle_holds_what_it_runs_from(bundle: Path) -> None:
     assert not [n for n in names if "__pycache__" in n or n.startswith((".venv", "tests/", ".git"))]
     shipped = json.loads(zipfile.ZipFile(bundle).read("manifest.json"))
     assert shipped == json.loads((REPO / "manifest.json").read_text(encoding="utf-8"))
+    assert shipped["icon"] in names and {icon["src"] for icon in shipped["icons"]} <= names  # what Desktop shows
 
 
 def test_the_unpacked_bundle_runs_a_council_with_the_key_from_the_form_only(

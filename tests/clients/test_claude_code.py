@@ -24,6 +24,7 @@ from council_script import VERDICT, council
 from fake_anthropic import FakeAnthropic, ToolResult, ToolUse
 from fakeprovider import FakeProvider, error
 
+from amicus_mcp import __version__
 from amicus_mcp.mcp.fence import CLOSE, OPEN
 
 TOOL = "mcp__amicus__"
@@ -56,11 +57,13 @@ def mcp_config(tmp_path: Path, project: Path) -> Path:
 
 
 def seen(result: ToolResult) -> Any:
-    """What the model read: the JSON document when the result is one, else the text."""
+    """What the model read: the JSON document when the result is one, else the text. A resource
+    link to the file a read came from (issue 33) comes first, on its own: the document follows it."""
+    texts = result.texts[1:] if result.texts and result.texts[0].startswith("[Resource link: ") else result.texts
     try:
-        return json.loads(result.text)
+        return json.loads("\n".join(texts))
     except ValueError:
-        return result.text
+        return "\n".join(texts)
 
 
 def strings(node: Any) -> Iterator[str]:
@@ -135,7 +138,11 @@ def test_claude_code_reads_fenced_values_guidance_and_errors(fake: FakeProvider,
     finished = next(w for w in waits if w["id"] == started["runId"] and w["terminal"])
     assert (finished["status"], finished["overallVerdict"]) == ("complete", VERDICT)
     assert "amicus_read" in finished["next"]
-    report, review = [seen(r) for name, r in by_tool if name == "amicus_read"]
+    reads = [r for name, r in by_tool if name == "amicus_read"]
+    # Claude Code hands the model the resource link to the file read (issue 33), then the document.
+    assert [r.texts[0].split("] ")[0] for r in reads] == ["[Resource link: report.html", "[Resource link: review-fake-a.md"]
+    assert all(r.texts[0].endswith(f"/council-{started['runId']}/{name}") for r, name in zip(reads, ("report.html", "review-fake-a.md")))
+    report, review = [seen(r) for r in reads]
     assert report["text"].startswith(OPEN) and "# Council Report" in report["text"]
     assert review["text"].startswith(OPEN) and "reviewer finds the cache evicts too eagerly" in review["text"]
 
@@ -177,6 +184,27 @@ def test_the_plugin_validates(tmp_path: Path) -> None:
                           timeout=120, env=isolated_env(tmp_path, "http://127.0.0.1:9"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Validation passed" in done.stdout and "mcpServers: amicus" in done.stdout
+
+
+def test_the_marketplace_validates_and_installs_the_plugin(tmp_path: Path) -> None:
+    """`claude plugin marketplace add` on this repository, then the install it offers — in an
+    isolated home, from the checkout's folder (what `marketplace add <owner>/<repo>` clones)."""
+    claude = client_binary("claude")
+    env = isolated_env(tmp_path, "http://127.0.0.1:9")
+
+    def run(*args: str) -> str:
+        done = subprocess.run([str(claude), "plugin", *args], cwd=REPO, capture_output=True, text=True,
+                              timeout=120, env=env)
+        assert done.returncode == 0, f"claude plugin {' '.join(args)}:\n{done.stdout}{done.stderr}"
+        return done.stdout
+
+    assert "Validation passed" in run("validate", ".claude-plugin/marketplace.json")
+    assert "Successfully added marketplace: amicus" in run("marketplace", "add", str(REPO))
+    assert "Successfully installed plugin: amicus@amicus" in run("install", "amicus@amicus")
+    listed = run("list")
+    assert "amicus@amicus" in listed and f"Version: {__version__}" in listed
+    validated = run("validate", ".")
+    assert "ICON_MISSING" not in validated and "Validation passed" in validated
 
 
 def test_the_clients_are_the_pinned_versions() -> None:

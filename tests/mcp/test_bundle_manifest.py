@@ -29,7 +29,7 @@ async def test_its_tools_version_and_description_are_the_servers(project: Path) 
     async with in_process("legacy", name="claude-ai") as client:  # a client without MCP Apps: what a model sees
         tools = (await client.list_tools()).tools
     assert MANIFEST["tools"] == [{"name": t.name, "description": t.description} for t in tools]
-    assert MANIFEST["version"] == PROJECT["version"] == __version__
+    assert MANIFEST["version"] == __version__ and PROJECT["dynamic"] == ["version"]  # one source: tests/test_release.py
     assert MANIFEST["description"] == PROJECT["description"]
     assert MANIFEST["compatibility"]["runtimes"]["python"] == PROJECT["requires-python"]
 
@@ -45,6 +45,21 @@ def test_the_form_keeps_keys_secret_and_every_setting_reaches_the_server() -> No
     assert form["max_cost"]["type"] == "number" and form["max_cost"]["min"] == 0
     assert MANIFEST["server"]["type"] == "uv" and MANIFEST["manifest_version"] == "0.4"
     assert "${__dirname}" in MANIFEST["server"]["mcp_config"]["args"]  # nothing for the user to type
+
+
+def test_what_a_directory_listing_reads_is_there() -> None:
+    """The Claude directory's asks of a bundle: a privacy policy, a homepage, support, keywords
+    and an icon (a PNG file inside the bundle, which carries src/)."""
+    from amicus_mcp import HOMEPAGE
+
+    urls = PROJECT["urls"]
+    assert MANIFEST["homepage"] == urls["Homepage"] == HOMEPAGE
+    assert MANIFEST["support"] == urls["Issues"] and MANIFEST["privacy_policies"] == [urls["Privacy"]]
+    assert urls["Privacy"].endswith("/docs/privacy.md") and (REPO / "docs" / "privacy.md").is_file()
+    assert set(MANIFEST["keywords"]) >= {"mcp", "council", "review"}
+    icon = REPO / MANIFEST["icon"]
+    assert MANIFEST["icon"].startswith("src/") and icon.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert MANIFEST["icons"] == [{"src": MANIFEST["icon"], "size": "128x128"}]
 
 
 def test_a_stale_manifest_fails_the_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -44,9 +44,15 @@ def pyproject() -> dict:  # type: ignore[type-arg]
 def test_the_manifest_describes_this_package() -> None:
     manifest = json.loads(read(PLUGIN))
     assert re.fullmatch(r"[a-z][a-z0-9-]*", manifest["name"])
-    assert manifest["version"] == pyproject()["project"]["version"]
+    from amicus_mcp import HOMEPAGE, __version__
+
+    assert manifest["version"] == __version__  # the one version source (tests/test_release.py)
     assert manifest["description"]
     assert manifest["license"] == pyproject()["project"]["license"]
+    assert manifest["homepage"] == manifest["repository"] == HOMEPAGE
+    # the listing icon: a square PNG of 512–2048 px (what `claude plugin validate` asks of the directory)
+    icon = (REPO / manifest["icon"]).read_bytes()
+    assert icon[:8] == b"\x89PNG\r\n\x1a\n" and icon[16:24] == (512).to_bytes(4, "big") * 2
 
 
 def test_the_plugins_mcp_json_starts_this_packages_server_from_the_plugin_itself() -> None:
@@ -63,7 +69,7 @@ def test_the_plugins_mcp_json_starts_this_packages_server_from_the_plugin_itself
 
 
 def test_components_sit_at_the_plugin_root() -> None:
-    assert sorted(p.name for p in PLUGIN.parent.iterdir()) == ["plugin.json"]
+    assert sorted(p.name for p in PLUGIN.parent.iterdir()) == ["marketplace.json", "plugin.json"]
     assert (REPO / "skills" / "second-opinion" / "SKILL.md").is_file()
     assert (REPO / "commands" / "council.md").is_file()
     assert PLUGIN_MCP.is_file()

@@ -178,7 +178,9 @@ def bind(tools: Sequence[Tool], state: ServerState, make_tool: Callable[..., Too
     helper = make_tool(ViewTools(state).view_snapshot, name=SNAPSHOT_TOOL, title="Live view snapshot",
                        description="For the inline council view only: the live snapshot of a council run, "
                                    "wave or leg (seats, stages, matrix, cost, verdict).",
-                       annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True), output=Document)
+                       annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                                   idempotent_hint=True, open_world_hint=False),
+                       output=Document)
     helper.meta = {"ui": {"resourceUri": VIEW_URI, "visibility": ["app"]}}
     state.views = True
     return [*tools, helper]

@@ -21,12 +21,12 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .. import HOMEPAGE, __version__
 from ..desktop import DESKTOP_BUNDLE, INSTALL_ENV, SETTINGS
 
 REPO = Path(__file__).resolve().parents[3]
 MANIFEST = REPO / "manifest.json"
-DISPLAY_NAME = "amicus — a council of LLMs"
+ICON = "src/amicus_mcp/mcp/icons/amicus.png"  # relative to the bundle root, which carries src/ (scripts/build-mcpb.sh)
 LONG_DESCRIPTION = (
     "Ask a council of other LLMs for an independent second opinion on a design, a PR or a document. Each "
     "model reviews on its own; every model then ranks and votes on every review without knowing who wrote "
@@ -48,23 +48,31 @@ def project_metadata(pyproject: Path = REPO / "pyproject.toml") -> dict[str, Any
 
 
 def manifest() -> dict[str, Any]:
-    from .server import build_tools
+    from .server import SERVER_TITLE, build_tools
     from .state import ServerState
 
     project = project_metadata()
-    if project["version"] != __version__:
-        raise SystemExit(f"pyproject.toml says {project['version']}, amicus_mcp.__version__ {__version__}")
+    urls = project["urls"]
+    if urls["Homepage"] != HOMEPAGE:
+        raise SystemExit(f"pyproject.toml's Homepage is {urls['Homepage']}, amicus_mcp.HOMEPAGE {HOMEPAGE}")
     env = {s.env: f"${{user_config.{s.key}}}" for s in SETTINGS}
     return {
         "manifest_version": "0.4",
         "name": "amicus-mcp",
-        "display_name": DISPLAY_NAME,
-        "version": project["version"],
+        "display_name": SERVER_TITLE,
+        "version": __version__,
         "description": project["description"],
         "long_description": LONG_DESCRIPTION,
-        "author": {"name": "amicus-mcp maintainers"},
+        "author": {"name": "amicus-mcp maintainers", "url": HOMEPAGE},
+        "repository": {"type": "git", "url": f"{HOMEPAGE}.git"},
+        "homepage": HOMEPAGE,
+        "documentation": f"{HOMEPAGE}#readme",
+        "support": urls["Issues"],
+        "icon": ICON,
+        "icons": [{"src": ICON, "size": "128x128"}],
         "license": project["license"],
         "keywords": KEYWORDS,
+        "privacy_policies": [urls["Privacy"]],
         "server": {**SERVER, "mcp_config": {**SERVER["mcp_config"], "env": {**env, INSTALL_ENV: DESKTOP_BUNDLE}}},
         "tools": [{"name": t.name, "description": t.description} for t in build_tools(ServerState())],
         "tools_generated": False,

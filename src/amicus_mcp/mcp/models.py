@@ -21,7 +21,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.alias_generators import to_camel
 
-from ..vocabulary import AnsweringIntent
+from ..vocabulary import AnsweringIntent, RunStatus, WaveStatus
 from .fence import FENCED_PATTERN
 
 NEXT_WAIT = "still in progress: call amicus_wait again with the same id"
@@ -50,10 +50,12 @@ class Out(BaseModel):
         return {key: value for key, value in data.items() if value is not None or key in self.KEEP_NULL}
 
 
+# A start tool answers `running`; as a task (the Tasks extension, mcp/tasks.py) its result is the
+# same document once the work is terminal, with the terminal status.
 class RunStarted(Out):
     run_id: str
     run_dir: str
-    status: Literal["running"] = "running"
+    status: RunStatus = "running"
     workspace_opened: bool
     workspace_open_reason: str | None = None
     dropped_members: list[dict[str, str]] | None = None
@@ -63,7 +65,7 @@ class RunStarted(Out):
 class WaveStarted(Out):
     wave_id: str
     task_ids: list[str]
-    status: Literal["running"] = "running"
+    status: WaveStatus = "running"
     notices: list[str] | None = None
     next: Next = None
 
@@ -75,7 +77,7 @@ class EvalStarted(Out):
 
     eval_id: str | None = Field(description="null when only the estimate was asked for")
     eval_dir: str | None = None
-    status: Literal["running", "estimated"]
+    status: Literal[RunStatus, "estimated"]
     estimate: dict[str, Any] = Field(description="the whole suite's estimate (eval-estimate): amount, legs, basis")
     cases: int
     notices: list[str] | None = None

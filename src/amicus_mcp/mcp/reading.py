@@ -38,6 +38,7 @@ class Source(NamedTuple):
     name: str
     text: str
     files: list[str] | None = None
+    path: Path | None = None  # the file the text is (or, for a run's report, is rendered in), for a resource link
 
 
 class Page(NamedTuple):
@@ -104,7 +105,7 @@ def _run_source(run_dir: Path, run_id: str, file: str | None) -> Source:
     if file is not None:
         if file not in files:
             raise BadArgs(f"run {run_id} has no file '{file}'", hint=f"name one of: {', '.join(files)}")
-        return Source("council-run", file, read_text(run_dir / file, what="run file"), files)
+        return Source("council-run", file, read_text(run_dir / file, what="run file"), files, run_dir / file)
     if "verdict.json" not in files:
         raise BadArgs(f"run {run_id} has no verdict.json yet, so there is no report to read",
                       hint=f"wait for the run to finish, or name one of its files with `file`: {', '.join(files)}")
@@ -114,7 +115,10 @@ def _run_source(run_dir: Path, run_id: str, file: str | None) -> Source:
     if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
         raise BadArgs(f"run {run_id}'s verdict.json is not a council-verdict document",
                       hint=f"name one of its files with `file`: {', '.join(files)}")
-    return Source("council-run", "report", render_verdict(run_dir / "verdict.json", verdict), files)
+    from ..engine.run_dir import REPORT
+
+    html = run_dir / REPORT if REPORT in files else None
+    return Source("council-run", "report", render_verdict(run_dir / "verdict.json", verdict), files, html)
 
 
 def _eval_source(eval_dir: Path, eval_id: str, file: str | None) -> Source:
@@ -128,7 +132,7 @@ def _eval_source(eval_dir: Path, eval_id: str, file: str | None) -> Source:
             raise BadArgs(f"eval {eval_id} has no file '{file}'", hint=f"name one of: {', '.join(present)}")
         raise BadArgs(f"eval {eval_id} has no eval.md yet, so there are no scores to read",
                       hint="wait for it to finish (amicus_wait); `file` can read eval-run.json meanwhile")
-    return Source("eval-run", name, read_text(eval_dir / name, what="eval file"), present)
+    return Source("eval-run", name, read_text(eval_dir / name, what="eval file"), present, eval_dir / name)
 
 
 def _leg_text(leg: LegRun) -> str:

@@ -26,12 +26,13 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import Any, ParamSpec
 
 import anyio
 from mcp.server import ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
-from mcp.types import CallToolResult, ContentBlock, TextContent
+from mcp.types import CallToolResult, ContentBlock, ResourceLink, TextContent
 from pydantic import BaseModel
 
 from ..errors import AmicusError, BadArgs, InternalError, rename_arguments
@@ -50,8 +51,10 @@ def dump(model: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
     return dict(model)
 
 
-def ok(doc: BaseModel | Mapping[str, Any], *, notes: tuple[str, ...] = ()) -> CallToolResult:
-    """A success: the document as structured content, and as the JSON the CLI's --json prints."""
+def ok(doc: BaseModel | Mapping[str, Any], *, notes: tuple[str, ...] = (),
+       links: tuple[ContentBlock, ...] = ()) -> CallToolResult:
+    """A success: the document as structured content, and as the JSON the CLI's --json prints
+    (then the notes, then `links`: resource links to the files the document comes from)."""
     from ..fsio import dumps_json
     from ..secrets import redact_tree
 
@@ -59,7 +62,17 @@ def ok(doc: BaseModel | Mapping[str, Any], *, notes: tuple[str, ...] = ()) -> Ca
     # the text is that masked data serialized, so it is not masked a second time.
     blocks: list[ContentBlock] = [TextContent(type="text", text=dumps_json(data, mask_keys=False))]
     blocks += [TextContent(type="text", text=note) for note in notes if note]
+    blocks += links
     return CallToolResult(content=blocks, structured_content=data)
+
+
+_MIME = {".md": "text/markdown", ".json": "application/json", ".html": "text/html", ".log": "text/plain"}
+
+
+def file_link(path: Path) -> ResourceLink:
+    """A resource link to a file on this machine (a host may open it; the text is in the result too)."""
+    return ResourceLink(type="resource_link", uri=path.resolve().as_uri(), name=path.name,
+                        mime_type=_MIME.get(path.suffix, "text/plain"), size=path.stat().st_size)
 
 
 def error_text(code: str, message: str, hint: str | None) -> str:

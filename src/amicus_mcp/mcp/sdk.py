@@ -68,11 +68,11 @@ class DeferredTool(Tool):
 
 def deferred(make: Callable[[], Tool], *, name: str, title: str | None, description: str,
              annotations: ToolAnnotations | None, input_schema: dict[str, Any],
-             output_schema: dict[str, Any] | None) -> DeferredTool:
+             output_schema: dict[str, Any] | None, meta: dict[str, Any] | None = None) -> DeferredTool:
     """A tool `make()` builds at its first call, published meanwhile with the given schemas."""
     return DeferredTool.model_construct(
         fn=make, name=name, title=title, description=description, parameters=input_schema, fn_metadata=None,
-        is_async=True, context_kwarg=None, annotations=annotations, icons=None, meta=None, make=make,
+        is_async=True, context_kwarg=None, annotations=annotations, icons=None, meta=meta, make=make,
         published_output=output_schema)
 
 

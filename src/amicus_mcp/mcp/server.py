@@ -21,6 +21,7 @@ tool is called. Logs go to stderr; stdout belongs to the protocol.
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 from collections.abc import Awaitable, Callable
@@ -29,10 +30,10 @@ from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.tools import Tool
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import CallToolResult, Icon, ToolAnnotations
 from pydantic import BaseModel
 
-from .. import __version__
+from .. import HOMEPAGE, __version__
 from .models import (
     AbortResult,
     Document,
@@ -52,11 +53,13 @@ from .app_view import RESOURCE_METHODS, AppsGate, bind, extension
 from .results import ErrorShaping, structured_errors
 from .sdk import deferred, publish, withdraw
 from .state import ServerState
+from .tasks import Tasks
 from .tools_council import CouncilTools
 from .tools_eval import EvalTools
 from .tools_sessions import SessionTools
 
 SERVER_NAME = "amicus"
+SERVER_TITLE = "amicus — a council of LLMs"
 INSTRUCTIONS = (
     "Convene a council of other LLMs to review an artifact. Long work is asynchronous: "
     "amicus_council_run and amicus_fanout return an id at once; call amicus_wait with it until the result "
@@ -70,6 +73,12 @@ UNOFFERED = ("prompts/list", "prompts/get", "resources/list", "resources/read", 
 
 Handler = Callable[..., Awaitable[CallToolResult]]
 PUBLISHED_FILE = "published.json"  # the tools' schemas computed ahead (written by mcp/published.py)
+# The server's icon (scripts/make-icons.py draws both): SVG for any size, PNG for hosts that want a bitmap.
+ICON_FILES = (("amicus.svg", "image/svg+xml", "any"), ("amicus.png", "image/png", "128x128"))
+# Claude Code saves a result over 50,000 characters to a file instead of showing it; a page of
+# amicus_read (up to READ_CAP characters of text, JSON-escaped, plus its envelope) and a rendered
+# verdict can pass that, so these tools raise their own limit (500,000 is the most it honours).
+MAX_RESULT_META = {"anthropic/maxResultSizeChars": 200_000}
 
 
 @functools.cache
@@ -81,13 +90,21 @@ def published() -> dict[str, dict[str, Any]]:
         return {}
 
 
+def icons() -> list[Icon]:
+    """The server's icons as `data:` URIs (a stdio server has no URL to serve them from)."""
+    folder = files(__package__).joinpath("icons")
+    return [Icon(src=f"data:{mime};base64,{base64.b64encode(folder.joinpath(name).read_bytes()).decode('ascii')}",
+                 mime_type=mime, sizes=[size]) for name, mime, size in ICON_FILES]
+
+
 def _hints(*, read_only: bool, destructive: bool = False, idempotent: bool = False, open_world: bool = False) -> ToolAnnotations:
     return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive, idempotent_hint=idempotent,
                            open_world_hint=open_world)
 
 
 def make_tool(handler: Handler, *, name: str, title: str, description: str, annotations: ToolAnnotations,
-              output: type[BaseModel], schema: Callable[[], dict[str, Any]] | None = None) -> Tool:
+              output: type[BaseModel], schema: Callable[[], dict[str, Any]] | None = None,
+              meta: dict[str, Any] | None = None) -> Tool:
     """A tool whose errors are structured, whose arguments are closed (an unknown one is refused)
     and whose outputSchema is `schema()` or `output`'s, in its portable spelling.
 
@@ -100,14 +117,15 @@ def make_tool(handler: Handler, *, name: str, title: str, description: str, anno
 
     def build() -> Tool:
         tool = Tool.from_function(structured_errors(name)(handler), name=name, title=title, description=description,
-                                  annotations=annotations)
+                                  annotations=annotations, meta=dict(meta) if meta else None)
         return publish(tool, portable(schema() if schema is not None else output.model_json_schema(by_alias=True)))
 
     ahead = published().get(name)
     if ahead is None:
         return build()
     return deferred(build, name=name, title=title, description=description, annotations=annotations,
-                    input_schema=ahead["inputSchema"], output_schema=ahead["outputSchema"])
+                    input_schema=ahead["inputSchema"], output_schema=ahead["outputSchema"],
+                    meta=dict(meta) if meta else None)
 
 
 def build_tools(state: ServerState) -> list[Tool]:
@@ -137,7 +155,7 @@ def build_tools(state: ServerState) -> list[Tool]:
                   annotations=_hints(read_only=False, idempotent=True), output=Snapshot),
         make_tool(sessions.read, name="amicus_read", title="Read outputs",
                   description="Page through a council run's report or run-dir files, a wave's outputs or a leg's output.",
-                  annotations=_hints(read_only=True, idempotent=True), output=ReadResult),
+                  annotations=_hints(read_only=True, idempotent=True), output=ReadResult, meta=MAX_RESULT_META),
         make_tool(sessions.abort, name="amicus_abort", title="Abort a run or wave",
                   description="Stop a running council run or fanout wave; it records status aborted.",
                   annotations=_hints(read_only=False, destructive=True, idempotent=True), output=AbortResult),
@@ -152,7 +170,7 @@ def build_tools(state: ServerState) -> list[Tool]:
                   description="Merge a tally record with Stage-4 decisions into a verdict; with render, also the Markdown "
                               "report, and with render + outDir, refresh report.html there.",
                   annotations=_hints(read_only=False, idempotent=True), output=VerdictResult,
-                  schema=verdict_result_schema),
+                  schema=verdict_result_schema, meta=MAX_RESULT_META),
         make_tool(council.council_stats, name="amicus_council_stats", title="Reviewer reliability",
                   description="Per-model reliability across all past council runs, from the ledger.",
                   annotations=_hints(read_only=True, idempotent=True), output=Document,
@@ -174,10 +192,13 @@ def build_server(state: ServerState | None = None, *, views: bool = True) -> MCP
     if views:
         tools = bind(tools, state, make_tool)
     arguments = {tool.name: frozenset(tool.parameters.get("properties", {})) for tool in tools}
-    server = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
-                       tools=tools, extensions=[extension()] if views else None,
+    tasks = Tasks()  # the long tools as tasks, for a 2026-07-28 client that declares the extension (tasks.py)
+    server = MCPServer(SERVER_NAME, title=SERVER_TITLE, version=__version__, instructions=INSTRUCTIONS,
+                       website_url=HOMEPAGE, icons=icons(), log_level="WARNING",
+                       tools=tools, extensions=[extension(), tasks] if views else [tasks],
                        middleware=[*([AppsGate()] if views else []), ErrorShaping(arguments)])
     withdraw(server, [m for m in UNOFFERED if not (views and m in RESOURCE_METHODS)])
+    tasks.server = server
     return server
 
 

@@ -16,7 +16,7 @@ from .models import AbortResult, ListItem, ListResult, ReadResult, WaveStarted
 from .option_args import WAVE, Given, takes
 from .params import Project, RunRef, TagFilter, arg
 from .reading import READ_CAP, page, read_source
-from .results import ok
+from .results import file_link, ok
 from .snapshot import snapshot
 from .state import Caller, ServerState
 from .waiting import wait_with_progress
@@ -104,7 +104,7 @@ class SessionTools:
         part = page(source.text, offset=offset, limit=limit, tail=tail)
         result = ReadResult(id=id, kind=source.kind, source=source.name, text=fence(part.text), offset=part.offset,
                             total_chars=part.total, next_offset=part.next_offset, files=source.files)
-        return ok(result)
+        return ok(result, links=(file_link(source.path),) if source.path is not None and source.path.is_file() else ())
 
     async def abort(self, ctx: Context, id: RunRef, project: Project = None) -> CallToolResult:
         from ..engine.control import abort
