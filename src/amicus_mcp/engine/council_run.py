@@ -326,7 +326,7 @@ async def run_prepared(prep: Prepared, *, registry: ProviderRegistry | None = No
     from .signals import run_until_signal
 
     own = registry is None
-    active = registry or ProviderRegistry()
+    active = registry or ProviderRegistry(project=prep.store.project)
     engine = CouncilRun(prep, active, resumed=resumed)
     try:
         result, signal_exit = await run_until_signal(engine.run)
