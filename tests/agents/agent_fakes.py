@@ -10,6 +10,7 @@ can see what the CLI let through.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -65,8 +66,9 @@ def seat_text(name: str) -> Callable[[str], str]:
 
 
 class SeatAnthropic(FakeAnthropic):
-    def __init__(self, name: str, *, tools_first: Sequence[ToolUse] = ()) -> None:
+    def __init__(self, name: str, *, tools_first: Sequence[ToolUse] = (), hang_s: float = 0.0) -> None:
         super().__init__(script=lambda _results: "")
+        self.hang_s = hang_s  # a model that never answers: the CLI hangs on it
         self.text = seat_text(name)
         self.tools_first = list(tools_first)
         self.prompts: list[str] = []
@@ -74,6 +76,8 @@ class SeatAnthropic(FakeAnthropic):
     def answer(self, body: dict[str, Any]) -> dict[str, Any]:
         if not body.get("tools"):
             return super().answer(body)
+        if self.hang_s:
+            time.sleep(self.hang_s)
         with self._lock:
             self.transcript.main_requests += 1
             self.transcript.requests.append(body)

@@ -330,6 +330,7 @@ class AgentProvider:
         self.cwd = cwd
         self._slots = anyio.Semaphore(max(1, concurrency))
         self.active: set[int] = set()  # pids of CLIs running now (tests check none outlives its leg)
+        self.on_start: Callable[[int], None] | None = None  # told each CLI's pid as it starts
 
     async def complete(self, request: CompletionRequest) -> Completion:
         async with self._slots:
@@ -354,6 +355,8 @@ class AgentProvider:
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             start_new_session=True, preexec_fn=_die_with_parent)
         self.active.add(proc.pid)
+        if self.on_start is not None:
+            self.on_start(proc.pid)
         try:
             stdout, stderr = await proc.communicate(transcript(request.messages).encode())
             return stdout, stderr, proc.returncode or 0
