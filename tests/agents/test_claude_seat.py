@@ -54,6 +54,27 @@ async def test_a_mixed_bench_with_a_claude_code_seat_ends_complete(fake, claude,
     # The seat reviewed and judged through Claude Code: the fake saw the amicus prompts.
     assert any(p.startswith("# Council review briefing") for p in seat.prompts)
     assert any(p.startswith("# Cross-review") for p in seat.prompts)
+    # A subscription leg: tokens where Claude Code reports them, its cost unknown (never $0).
+    claude_legs = [leg for leg in run["legs"] if leg["model"] == "cli:claude"]
+    assert {leg["stage"] for leg in claude_legs} == {"stage1", "stage2"}
+    for leg in claude_legs:
+        assert leg["resolvedModel"].startswith("cli:claude/")  # the model Claude Code said served it
+        assert leg["usage"]["cost"] == {"amount": None, "currency": "USD", "source": "unknown"}
+        assert leg["usage"]["tokens"]["input"] is not None
+    assert "notices" not in run or not any("--max-cost cannot bound" in n for n in run["notices"])
+
+
+async def test_a_ceiling_with_an_agent_seat_says_it_cannot_bound_it(fake, claude, council, run_dir):
+    member(fake, "a")
+    member(fake, "b")
+    member(fake, "chair")
+    claude("c")
+    run, code = await council(["fake/a", "fake/b", "cli:claude"], max_cost=5.0)
+    assert run["status"] == "partial", run.get("degrades")
+    assert any(n.startswith("--max-cost cannot bound cli:claude: an agent CLI bills its own subscription")
+               for n in run["notices"])
+    # Its legs have no known cost: the total is a floor, as for any unpriced leg under a ceiling.
+    assert "no known cost under a --max-cost ceiling" in json.dumps(run["degrades"]), run["degrades"]
 
 
 def briefing_messages(text: str = "# Council review briefing\n\nReview the cache module.") -> tuple[Message, ...]:

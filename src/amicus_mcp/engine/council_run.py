@@ -88,6 +88,9 @@ class CouncilRun:
             self.hold_interrupted(lost)
         if prep.dropped:
             self.ctx.notice(dropped_notice(prep.dropped))
+        if prep.options.max_cost is not None and prep.subscription_seats:
+            self.ctx.notice(f"--max-cost cannot bound {', '.join(prep.subscription_seats)}: an agent CLI bills its "
+                            "own subscription or quota, and amicus sees no price for its legs")
         if prep.offline_chair:
             self.ctx.notice("the chair runs on the same embedded model as the bench: offline there is no "
                             "independent model, so this verdict is not independent of the reviews")
