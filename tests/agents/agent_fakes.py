@@ -9,15 +9,18 @@ can see what the CLI let through.
 
 from __future__ import annotations
 
+import json
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from council_helpers import member_responder
+from council_helpers import kind, member_responder
 from fake_anthropic import FakeAnthropic, ToolUse
 
 NODE_BIN = Path(__file__).resolve().parent.parent / "clients" / "node" / "node_modules" / ".bin"
@@ -34,17 +37,25 @@ def need_cli(name: str) -> Path:
 
 
 
+def amicus_prompt(texts: Sequence[str]) -> str:
+    """The amicus prompt among the texts a CLI sends (it adds context of its own around it): the
+    first one whose wording names a council prompt, else the last."""
+    texts = [t for t in texts if t.strip()]
+    return next((t for t in texts if kind(t) != "other"), texts[-1] if texts else "")
+
+
 def first_user_text(body: dict[str, Any]) -> str:
+    texts: list[str] = []
     for message in body.get("messages") or []:
         if message.get("role") != "user":
             continue
         content = message.get("content")
         if isinstance(content, str):
-            return content
-        texts = [b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"]
-        texts = [t for t in texts if not t.lstrip().startswith("<system-reminder>")]
-        return texts[-1] if texts else ""
-    return ""
+            texts.append(content)
+        else:
+            texts += [b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"]
+        break
+    return amicus_prompt(texts)
 
 
 def has_tool_results(body: dict[str, Any]) -> bool:
@@ -92,3 +103,112 @@ class SeatAnthropic(FakeAnthropic):
                     blocks.append({"type": "tool_use", "id": use_id, "name": use.name, "input": use.input})
                 return self._message(blocks, "tool_use")
             return self._message([{"type": "text", "text": self.text(prompt)}], "end_turn")
+
+
+# ----------------------------------------------------------------------------- a generic loopback server
+
+
+class _Server:
+    """A threaded loopback HTTP server whose POSTs go to `self.post(path, body) → (status, headers, bytes)`."""
+
+    def __init__(self) -> None:
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+                pass
+
+            def do_GET(self) -> None:
+                owner.requests.append(("GET", self.path, None))
+                self._send(200, {"Content-Type": "application/json"}, b'{"models": [], "data": []}')
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {}
+                owner.requests.append(("POST", self.path, body))
+                status, headers, payload = owner.post(self.path, body)
+                self._send(status, headers, payload)
+
+            def _send(self, status: int, headers: dict[str, str], payload: bytes) -> None:
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.requests: list[tuple[str, str, Any]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def __enter__(self) -> _Server:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def post(self, path: str, body: Any) -> tuple[int, dict[str, str], bytes]:
+        raise NotImplementedError
+
+
+# ----------------------------------------------------------------------------- Gemini API
+
+
+class SeatGemini(_Server):
+    """The Gemini API (generateContent / streamGenerateContent) playing a seat, for the Gemini CLI
+    (`GOOGLE_GEMINI_BASE_URL` pointed here). `tools_first` are function calls asked for before the
+    seat's reply (the CLI's own tool names: write_file, run_shell_command, read_file…)."""
+
+    def __init__(self, name: str, *, tools_first: Sequence[tuple[str, dict[str, Any]]] = (),
+                 hang_s: float = 0.0) -> None:
+        super().__init__()
+        self.text = seat_text(name)
+        self.tools_first = list(tools_first)
+        self.hang_s = hang_s
+        self.prompts: list[str] = []
+        self.function_responses: list[dict[str, Any]] = []  # what the CLI sent back for each call
+
+    def post(self, path: str, body: Any) -> tuple[int, dict[str, str], bytes]:
+        if ":countTokens" in path:
+            return 200, {"Content-Type": "application/json"}, b'{"totalTokens": 100}'
+        contents = body.get("contents") or []
+        if not body.get("tools"):  # a side request (routing, next-speaker, a summary): a short answer
+            reply = _gemini_reply([{"text": '{"reasoning": "simple", "model_choice": "flash", "next_speaker": "user"}'}])
+        else:
+            if self.hang_s:
+                time.sleep(self.hang_s)
+            texts = [p.get("text", "") for c in contents if c.get("role") == "user" for p in c.get("parts") or []
+                     if isinstance(p, dict) and "text" in p]
+            responses = [p["functionResponse"] for c in contents for p in c.get("parts") or []
+                         if isinstance(p, dict) and "functionResponse" in p]
+            with self._lock:
+                prompt = amicus_prompt(texts)
+                self.prompts.append(prompt)
+                if self.tools_first and not responses:
+                    reply = _gemini_reply([{"functionCall": {"name": n, "args": a}} for n, a in self.tools_first])
+                else:
+                    self.function_responses.extend(r for r in responses if r not in self.function_responses)
+                    reply = _gemini_reply([{"text": self.text(prompt)}])
+        if "alt=sse" in path or ":streamGenerateContent" in path:
+            return 200, {"Content-Type": "text/event-stream"}, f"data: {json.dumps(reply)}\r\n\r\n".encode()
+        return 200, {"Content-Type": "application/json"}, json.dumps(reply).encode()
+
+
+def _gemini_reply(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 10, "totalTokenCount": 20},
+            "modelVersion": "gemini-fake"}

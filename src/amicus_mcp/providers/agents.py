@@ -168,7 +168,7 @@ def _codex_logged_in(binary: str, env: Mapping[str, str]) -> bool:
 
 def _gemini_argv(binary: str, model: str) -> list[str]:
     # The prompt arrives on stdin; -p switches to headless mode and is appended to it.
-    argv = [binary, "--output-format", "json", "--approval-mode", "plan", "--allowed-mcp-server-names", "none",
+    argv = [binary, "--output-format", "json", "--approval-mode", "plan", "--skip-trust", "--allowed-mcp-server-names", "none",
             "-e", "none", "-p", " "]
     return argv + (["-m", model] if model else [])
 
