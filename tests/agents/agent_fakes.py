@@ -9,6 +9,7 @@ can see what the CLI let through.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import threading
@@ -212,3 +213,62 @@ def _gemini_reply(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
             "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 10, "totalTokenCount": 20},
             "modelVersion": "gemini-fake"}
+
+
+# ----------------------------------------------------------------------------- OpenAI Responses API
+
+
+class SeatResponses(_Server):
+    """The OpenAI Responses API (`POST /v1/responses`, streamed) playing a seat, for the Codex CLI
+    (a model provider in `$CODEX_HOME/config.toml` pointed here). `tools_first` are function calls
+    (name, arguments) asked for before the seat's reply."""
+
+    def __init__(self, name: str, *, tools_first: Sequence[tuple[str, dict[str, Any]]] = (),
+                 hang_s: float = 0.0) -> None:
+        super().__init__()
+        self.text = seat_text(name)
+        self.tools_first = list(tools_first)
+        self.hang_s = hang_s
+        self.prompts: list[str] = []
+        self.outputs: list[dict[str, Any]] = []  # the function_call_output items the CLI sent back
+        self._ids = itertools.count(1)
+
+    def post(self, path: str, body: Any) -> tuple[int, dict[str, str], bytes]:
+        if not path.rstrip("/").endswith("/responses"):
+            return 404, {"Content-Type": "application/json"}, b'{"error": {"message": "not here"}}'
+        if self.hang_s:
+            time.sleep(self.hang_s)
+        items = body.get("input") or []
+        texts = [c.get("text", "") for i in items if isinstance(i, dict) and i.get("role") == "user"
+                 for c in i.get("content") or [] if isinstance(c, dict) and c.get("type") == "input_text"]
+        outputs = [i for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
+        with self._lock:
+            prompt = amicus_prompt(texts)
+            self.prompts.append(prompt)
+            if self.tools_first and not outputs:
+                out = [{"type": "function_call", "id": f"fc_{next(self._ids)}", "call_id": f"call_{next(self._ids)}",
+                        "name": n, "arguments": json.dumps(a), "status": "completed"} for n, a in self.tools_first]
+            else:
+                self.outputs.extend(o for o in outputs if o not in self.outputs)
+                out = [{"type": "message", "id": f"msg_{next(self._ids)}", "role": "assistant", "status": "completed",
+                        "content": [{"type": "output_text", "text": self.text(prompt), "annotations": []}]}]
+        rid = f"resp_{next(self._ids)}"
+        events = [("response.created", {"type": "response.created", "response": {"id": rid}})]
+        for item in out:
+            events.append(("response.output_item.done", {"type": "response.output_item.done", "item": item}))
+        events.append(("response.completed", {"type": "response.completed", "response": {
+            "id": rid, "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+                                 "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0},
+                                 "total_tokens": 20}}}))
+        payload = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
+        return 200, {"Content-Type": "text/event-stream"}, payload.encode()
+
+
+def codex_home(home: Path, base_url: str) -> Path:
+    """A CODEX_HOME whose model provider is the fake (an API key in its env_key, nothing else)."""
+    folder = home / ".codex"
+    folder.mkdir(exist_ok=True)
+    (folder / "config.toml").write_text(
+        'model = "gpt-fake"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+        f'base_url = "{base_url}/v1"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n', encoding="utf-8")
+    return folder

@@ -127,7 +127,7 @@ def _claude_logged_in(binary: str, env: Mapping[str, str]) -> bool:
 
 def _codex_argv(binary: str, model: str) -> list[str]:
     argv = [binary, "exec", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral", "--json",
-            "--color", "never", "-c", "mcp_servers={}"]
+            "--color", "never", "-c", "mcp_servers={}", "-c", "web_search=\"disabled\""]
     return argv + (["-m", model] if model else []) + ["-"]
 
 
