@@ -7,7 +7,9 @@ missing CLI skips its tests; under CI it fails them (as tests/clients does).
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +22,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "clients"))  # fake_anthropic
 sys.path.insert(0, str(HERE.parent / "engine"))  # council_helpers (the fake seats' replies)
 
-from agent_fakes import NODE_BIN  # noqa: E402
+from agent_fakes import NODE_BIN, SeatAnthropic, SeatGemini, SeatResponses, codex_home, need_cli  # noqa: E402,F401
 
 from council_helpers import BRIEF  # noqa: E402
 
@@ -64,3 +66,71 @@ def council(brief: Path, run_dir: Path, project: Path) -> Callable[..., Any]:
         return manifest.to_doc(), code
 
     return go
+
+
+def gemini_home(home: Path) -> None:
+    """The API-key login the fake answers to, with no usage statistics sent anywhere."""
+    (home / ".gemini").mkdir(exist_ok=True)
+    settings = {"security": {"auth": {"selectedType": "gemini-api-key"}},
+                "privacy": {"usageStatisticsEnabled": False}, "general": {"disableAutoUpdate": True}}
+    (home / ".gemini" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+
+
+
+@pytest.fixture
+def claude(agent_path: Path, monkeypatch: pytest.MonkeyPatch):
+    need_cli("claude")
+
+    def start(name: str, **kw):
+        seat = SeatAnthropic(name, **kw)
+        seat.__enter__()
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", seat.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-key")
+        started.append(seat)
+        return seat
+
+    started: list[SeatAnthropic] = []
+    yield start
+    for seat in started:
+        seat.__exit__(None, None, None)
+
+
+
+@pytest.fixture
+def gemini(agent_path: Path, monkeypatch: pytest.MonkeyPatch):
+    need_cli("gemini")
+    gemini_home(agent_path)
+    started: list[SeatGemini] = []
+
+    def start(name: str, **kw):
+        seat = SeatGemini(name, **kw).__enter__()
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", seat.base_url)
+        monkeypatch.setenv("GEMINI_API_KEY", "test-not-a-key")
+        started.append(seat)
+        return seat
+
+    yield start
+    for seat in started:
+        seat.__exit__(None, None, None)
+
+
+
+@pytest.fixture
+def codex(agent_path: Path, monkeypatch: pytest.MonkeyPatch):
+    binary = need_cli("codex")
+    started: list[SeatResponses] = []
+
+    def start(name: str, **kw):
+        seat = SeatResponses(name, **kw).__enter__()
+        monkeypatch.setenv("CODEX_HOME", str(codex_home(agent_path, seat.base_url)))
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+        # Log in as a user with a key would (`codex login status` is the pre-flight's check).
+        subprocess.run([str(binary), "login", "--with-api-key"], input="sk-test-not-a-key", text=True,
+                       capture_output=True, check=True)
+        started.append(seat)
+        return seat
+
+    yield start
+    for seat in started:
+        seat.__exit__(None, None, None)
+

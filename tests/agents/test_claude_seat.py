@@ -23,24 +23,6 @@ from amicus_mcp.providers.errors import ProviderTimeout
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def claude(agent_path: Path, monkeypatch: pytest.MonkeyPatch):
-    need_cli("claude")
-
-    def start(name: str, **kw):
-        seat = SeatAnthropic(name, **kw)
-        seat.__enter__()
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", seat.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-key")
-        started.append(seat)
-        return seat
-
-    started: list[SeatAnthropic] = []
-    yield start
-    for seat in started:
-        seat.__exit__(None, None, None)
-
-
 async def test_a_mixed_bench_with_a_claude_code_seat_ends_complete(fake, claude, council, run_dir, project):
     member(fake, "a", tag="north")
     member(fake, "b", tag="south")

@@ -16,26 +16,6 @@ from amicus_mcp.providers.base import CompletionRequest, Message
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def codex(agent_path: Path, monkeypatch: pytest.MonkeyPatch):
-    binary = need_cli("codex")
-    started: list[SeatResponses] = []
-
-    def start(name: str, **kw):
-        seat = SeatResponses(name, **kw).__enter__()
-        monkeypatch.setenv("CODEX_HOME", str(codex_home(agent_path, seat.base_url)))
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
-        # Log in as a user with a key would (`codex login status` is the pre-flight's check).
-        subprocess.run([str(binary), "login", "--with-api-key"], input="sk-test-not-a-key", text=True,
-                       capture_output=True, check=True)
-        started.append(seat)
-        return seat
-
-    yield start
-    for seat in started:
-        seat.__exit__(None, None, None)
-
-
 async def test_a_mixed_bench_with_a_codex_seat_ends_complete(fake, codex, council, run_dir):
     member(fake, "a", tag="north")
     member(fake, "b", tag="south")

@@ -16,32 +16,6 @@ from amicus_mcp.providers.base import CompletionRequest, Message
 pytestmark = pytest.mark.anyio
 
 
-def gemini_home(home: Path) -> None:
-    """The API-key login the fake answers to, with no usage statistics sent anywhere."""
-    (home / ".gemini").mkdir(exist_ok=True)
-    settings = {"security": {"auth": {"selectedType": "gemini-api-key"}},
-                "privacy": {"usageStatisticsEnabled": False}, "general": {"disableAutoUpdate": True}}
-    (home / ".gemini" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-
-
-@pytest.fixture
-def gemini(agent_path: Path, monkeypatch: pytest.MonkeyPatch):
-    need_cli("gemini")
-    gemini_home(agent_path)
-    started: list[SeatGemini] = []
-
-    def start(name: str, **kw):
-        seat = SeatGemini(name, **kw).__enter__()
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", seat.base_url)
-        monkeypatch.setenv("GEMINI_API_KEY", "test-not-a-key")
-        started.append(seat)
-        return seat
-
-    yield start
-    for seat in started:
-        seat.__exit__(None, None, None)
-
-
 async def test_a_mixed_bench_with_a_gemini_cli_seat_ends_complete(fake, gemini, council, run_dir):
     member(fake, "a", tag="north")
     member(fake, "b", tag="south")
