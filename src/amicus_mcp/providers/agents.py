@@ -83,6 +83,7 @@ class AgentCli:
     argv: Callable[[str, str], list[str]]  # (binary path, model or "") → the command line
     parse: Callable[[str], Reply]
     logged_in: Callable[[str, Mapping[str, str]], bool]
+    extra_env: tuple[tuple[str, str], ...] = ()  # set for every call (unless the user set them)
 
     @property
     def install_hint(self) -> str:
@@ -207,7 +208,9 @@ AGENT_CLIS: dict[str, AgentCli] = {
                       _codex_argv, _codex_parse, _codex_logged_in),
     "gemini": AgentCli("gemini", "Gemini CLI", "gemini", "@google/gemini-cli", (0, 40, 0),
                        ("GEMINI_", "GOOGLE_"), "run `gemini` once and sign in with Google (or set GEMINI_API_KEY)",
-                       _gemini_argv, _gemini_parse, _gemini_logged_in),
+                       _gemini_argv, _gemini_parse, _gemini_logged_in,
+                       # It re-executes itself with a larger heap by default: a second node start-up per leg.
+                       extra_env=(("GEMINI_CLI_NO_RELAUNCH", "true"),)),
 }
 
 
@@ -233,6 +236,8 @@ def agent_env(cli: AgentCli, environ: Mapping[str, str] | None = None) -> dict[s
     source = os.environ if environ is None else environ
     keep = {k: v for k, v in source.items()
             if k in _BASE_ENV or k.startswith(_BASE_PREFIXES) or k.startswith(cli.env_prefixes)}
+    for name, value in cli.extra_env:
+        keep.setdefault(name, value)
     keep["NO_COLOR"] = "1"
     keep.setdefault("CI", "1")  # no interactive first-run screens
     return keep
