@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from agent_fakes import SeatAnthropic, need_cli
-from council_helpers import member
+from council_helpers import kind, member
 from fake_anthropic import ToolUse
 
 from amicus_mcp.providers.agents import AGENT_CLIS, agent_env, make_agent_provider
@@ -148,3 +148,14 @@ def test_a_run_killed_mid_leg_leaves_no_claude_process(claude, project, signum):
             run.wait()
         run.stdout.close()
     assert_group_gone(pid)
+
+
+async def test_claude_code_as_the_chair(fake, claude, council, run_dir):
+    for name in ("a", "b", "c"):
+        member(fake, name)
+    seat = claude("chair")
+    run, code = await council(["fake/a", "fake/b", "fake/c"], chair="cli:claude")
+    assert (code, run["status"]) == (0, "complete"), run.get("degrades")
+    assert [kind(p) for p in seat.prompts] == ["chair"]  # the chair packet went to Claude Code
+    verdict = json.loads((run_dir / "verdict.json").read_text(encoding="utf-8"))
+    assert verdict["overallVerdict"] == "Fix these first"
