@@ -15,7 +15,8 @@ Limits. `request.timeout_s` bounds the leg; at the deadline, or when the leg is 
 (abort), the CLI's whole process group is killed (it runs in a session of its own). The CLI
 also gets SIGKILL when the amicus process itself dies (Linux: PR_SET_PDEATHSIG), so a run
 killed mid-leg leaves no orphan. A per-CLI semaphore bounds concurrent legs
-(config `agents.<name>.concurrency`, default 1); the rest wait their turn.
+(config `agents.<name>.concurrency`, default 2); the rest wait their turn (and the wait counts
+against the leg's timeout, which the engine starts when the leg is launched).
 
 Cost. An agent CLI bills a subscription (or its own key), not amicus: a leg's cost is unknown
 (null, never $0), and `--max-cost` cannot bound it — pre-flight says so. Tokens are reported
@@ -51,7 +52,7 @@ from .errors import AuthError, MalformedReply, ProviderError, ProviderRejected, 
 
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024  # a reply (with the CLI's JSON envelope) larger than this is refused
 PROBE_TIMEOUT_S = 20.0  # `--version` and the login check: a node CLI starts in ~1 s
-DEFAULT_CONCURRENCY = 1
+DEFAULT_CONCURRENCY = 2  # agent legs are heavy (a node process each); twin seats of one CLI still run together
 KILL_GRACE_S = 2.0
 
 # Always passed through: what any program needs to run, resolve hosts and reach its API.
