@@ -43,6 +43,10 @@ async def test_a_mixed_bench_with_a_claude_code_seat_ends_complete(fake, claude,
         assert leg["resolvedModel"].startswith("cli:claude/")  # the model Claude Code said served it
         assert leg["usage"]["cost"] == {"amount": None, "currency": "USD", "source": "unknown"}
         assert leg["usage"]["tokens"]["input"] is not None
+    # The report says "subscription" for its legs where a model's show a dollar figure.
+    report = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert '<tr><td>cli:claude (judge)</td><td>complete</td>' in report
+    assert report.count('<td class="num cost unknown">subscription</td>') == 2
     assert "notices" not in run or not any("--max-cost cannot bound" in n for n in run["notices"])
 
 

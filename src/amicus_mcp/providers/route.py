@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-AGENT_PREFIX = "cli:"  # an agent seat: `cli:<agent>[/<model>]` (providers/agents.py)
+from ..vocabulary import AGENT_PREFIX  # noqa: F401 - an agent seat: `cli:<agent>[/<model>]` (providers/agents.py)
+
 RouteKind = Literal["gateway", "direct", "server", "embedded", "agent"]
 
 
