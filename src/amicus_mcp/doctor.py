@@ -2,12 +2,13 @@
 and, when something is off, how to fix it.
 
 Checks: provider keys (names only — a value is never read out), the OpenRouter catalog, the
-embedded local model, a browser for the workspace, and the config dir (writable; the keys
-file private). A check is `ok`, `warn` (works, but something is missing or weaker than it
-should be) or `fail` (something amicus needs is broken). A check only reads: without `--fix`
-nothing is written (the catalog is fetched, not cached; no directory is created). `--fix`
-repairs what is safe to repair: it creates the config dir, makes the keys file private and
-caches the catalog it fetched.
+embedded local model, each supported agent CLI (`cli:claude`, `cli:codex`, `cli:gemini`: found
+or not, its version, logged in or not; the report's `agents` list says it all), a browser for
+the workspace, and the config dir (writable; the keys file private). A check is `ok`, `warn`
+(works, but something is missing or weaker than it should be) or `fail` (something amicus needs
+is broken). A check only reads: without `--fix` nothing is written (the catalog is fetched, not
+cached; no directory is created). `--fix` repairs what is safe to repair: it creates the config
+dir, makes the keys file private and caches the catalog it fetched.
 """
 
 from __future__ import annotations
@@ -85,6 +86,37 @@ def check_local_model() -> Check:
     return Check("local model", "ok", f"{model.file_name} installed; assembled into {target.parent} on first use")
 
 
+def agent_report() -> list[dict[str, Any]]:
+    """Every supported agent CLI, found or not, with its version and readiness (probed in parallel:
+    each probe starts the CLI, ~1 s)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .providers.agents import AGENT_CLIS, AGENT_PREFIX, agent_status
+
+    with ThreadPoolExecutor(max_workers=len(AGENT_CLIS)) as pool:
+        statuses = list(pool.map(agent_status, AGENT_CLIS.values()))
+    report = []
+    for status in statuses:
+        problem = status.problem()
+        report.append({"name": AGENT_PREFIX + status.cli.name, "title": status.cli.title,
+                       "binary": status.cli.binary, "package": status.cli.package, "found": status.path is not None,
+                       "path": status.path, "version": status.version, "supported": status.supported,
+                       "loggedIn": status.logged_in, "ready": status.ready,
+                       "problem": problem[0] if problem else None, "fix": problem[1] if problem else None})
+    return report
+
+
+def agent_checks(report: list[dict[str, Any]]) -> list[Check]:
+    """One check per agent CLI: ok when it can sit on a bench; a warning otherwise (none is required)."""
+    checks = []
+    for agent in report:
+        if agent["ready"]:
+            checks.append(Check(agent["name"], "ok", f"{agent['title']} {agent['version']} ({agent['path']}): ready"))
+        else:
+            checks.append(Check(agent["name"], "warn", agent["problem"], agent["fix"]))
+    return checks
+
+
 def check_browser() -> Check:
     import webbrowser
 
@@ -137,9 +169,10 @@ def run_checks(*, fix: bool = False, offline: bool = False) -> dict[str, Any]:
     checks = [check_keys()]
     if not offline:
         checks.append(check_catalog(fix=fix))
-    checks += [check_local_model(), check_browser(), check_config_dir(fix=fix)]
+    agents = agent_report()
+    checks += [check_local_model(), *agent_checks(agents), check_browser(), check_config_dir(fix=fix)]
     return {"schemaVersion": 2, "type": "doctor", "ok": all(c.status != "fail" for c in checks),
-            "checks": [asdict(c) for c in checks]}
+            "checks": [asdict(c) for c in checks], "agents": agents}
 
 
 MARK = {"ok": "✓", "warn": "!", "fail": "✗"}

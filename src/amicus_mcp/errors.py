@@ -14,6 +14,7 @@ twice and no front shows another front's names.
     ├── MissingPrompt      MISSING_PROMPT — the briefing file is missing or empty
     ├── BadModel           BAD_MODEL      — a model id or alias does not resolve
     ├── MissingKey         MISSING_KEY    — a provider needs a key that is not set
+    ├── AgentNotReady      AGENT_NOT_READY — an agent seat's CLI is missing, too old or logged out
     ├── BadSession         BAD_SESSION    — an unknown or malformed run/wave/leg id
     ├── BudgetExceeded     BUDGET_EXCEEDED
     ├── CouncilQuorum      COUNCIL_QUORUM
@@ -121,6 +122,12 @@ class MissingKey(AmicusError):
     code = "MISSING_KEY"
 
 
+class AgentNotReady(AmicusError):
+    """A `cli:` seat's agent CLI is not on PATH, is older than supported, or is not logged in."""
+
+    code = "AGENT_NOT_READY"
+
+
 class BadSession(AmicusError):
     code = "BAD_SESSION"
 
@@ -182,4 +189,5 @@ ERROR_CODES = (
     "COST_CEILING_TOO_LOW",
     "CONTEXT_LENGTH_EXCEEDED",
     "GITHUB_REFUSED",
+    "AGENT_NOT_READY",
 )

@@ -154,5 +154,7 @@ CASE_STATUSES: tuple[CaseStatus, ...] = get_args(CaseStatus)
 # The options model checks these, and the MCP tools publish them as argument patterns without
 # importing the options model at start-up.
 
+AGENT_PREFIX = "cli:"  # an agent seat's model id: `cli:<agent>[/<model>]`, a local agent CLI on its own subscription
+SUBSCRIPTION = "subscription"  # what a report shows for an agent seat's leg instead of a dollar figure
 MODEL_PATTERN = r"^[A-Za-z0-9_/.@:][A-Za-z0-9_/.@:-]{0,199}$"  # a model id or alias as a tool argument
 TAG_PATTERN = r"^[A-Za-z0-9._-]{1,64}$"  # a run tag

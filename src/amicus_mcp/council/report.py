@@ -83,7 +83,7 @@ from amicus_mcp.council.report_model import (
     VoteKind,
     WAVE_TOTAL,
 )
-from amicus_mcp.vocabulary import ANSWERING_INTENTS, QUESTION, TASK, TIER_DISPLAY_ORDER, VOTES
+from amicus_mcp.vocabulary import AGENT_PREFIX, ANSWERING_INTENTS, QUESTION, SUBSCRIPTION, TASK, TIER_DISPLAY_ORDER, VOTES
 
 
 # --------------------------------------------------------------------------- public API
@@ -552,7 +552,10 @@ def _cost_row(row: Mapping[str, Any]) -> CostRow:
     status, duration = _text(row.get("status"), "—"), format_duration(row.get("durationMs"))
     amount, estimated = _known_cost(row)
     if amount is None:
-        return CostRow(label, status, duration, "?", "unknown")
+        # An agent seat bills its own subscription: no dollar figure, and not a mystery either.
+        model = row.get("model")
+        agent = isinstance(model, str) and model.startswith(AGENT_PREFIX)
+        return CostRow(label, status, duration, SUBSCRIPTION if agent else "?", "unknown")
     if estimated:
         return CostRow(label, status, duration, "~" + format_money(amount), "estimated")
     return CostRow(label, status, duration, format_money(amount), "reported")

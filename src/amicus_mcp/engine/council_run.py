@@ -94,6 +94,9 @@ class CouncilRun:
             self.ctx.notice(said)
         if prep.chair_notice:
             self.ctx.notice(prep.chair_notice)
+        if prep.options.max_cost is not None and prep.subscription_seats:
+            self.ctx.notice(f"--max-cost cannot bound {', '.join(prep.subscription_seats)}: an agent CLI bills its "
+                            "own subscription or quota, and amicus sees no price for its legs")
         if prep.offline_chair:
             self.ctx.notice("the chair runs on the same embedded model as the bench: offline there is no "
                             "independent model, so this verdict is not independent of the reviews")
@@ -352,7 +355,7 @@ async def run_prepared(prep: Prepared, *, registry: ProviderRegistry | None = No
     from .signals import run_until_signal
 
     own = registry is None
-    active = registry or ProviderRegistry()
+    active = registry or ProviderRegistry(project=prep.store.project)
     engine = CouncilRun(prep, active, resumed=resumed)
     try:
         result, signal_exit = await run_until_signal(engine.run)

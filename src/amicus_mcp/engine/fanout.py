@@ -59,7 +59,7 @@ async def fanout(options: WaveOptions, *, briefing: str | None = None,
         pid=os.getpid(),
     )
     own_registry = registry is None
-    active = registry or ProviderRegistry()
+    active = registry or ProviderRegistry(project=store.project)
     try:
         wave, signal_exit = await run_until_signal(lambda: run_wave(plan, store, active))
     finally:

@@ -198,7 +198,8 @@ Positive = Annotated[float, Field(gt=0)]
 _COUNCIL_ARG = Arg("council", "Saved council or bench",
                    "A saved council or a built-in bench (free, budget, frontier, local). XOR models")
 _MODELS_ARG = Arg("models", "Bench models",
-                  "Bench models: aliases or vendor/model ids (repeats make twin seats). XOR council",
+                  "Bench models: aliases, vendor/model ids or agent CLIs (cli:codex, cli:gemini, cli:claude; "
+                  "a model after a slash) (repeats make twin seats). XOR council",
                   type=Annotated[list[Annotated[str, Field(pattern=MODEL_PATTERN)]] | None, Field(max_length=10)])
 GatewayOption = Annotated[str | None, Option(
     flag=Flag("--gateway", "auto (default) | direct | openrouter"),

@@ -338,6 +338,11 @@ class Prepared:
         return any(seat["role"].startswith("lens:") for seat in self.seats)
 
     @property
+    def subscription_seats(self) -> list[str]:
+        """The bench and chair legs billed by an agent CLI's own subscription: no price amicus can see."""
+        return list(dict.fromkeys(r.canonical for r in [*self.routes, self.chair_route] if traits(r).subscription))
+
+    @property
     def offline_chair(self) -> bool:
         """The chair runs on the embedded model, as the bench does: the verdict is not independent."""
         return traits(self.chair_route).local and any(traits(route).local for route in self.routes)

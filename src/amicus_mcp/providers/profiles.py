@@ -11,6 +11,7 @@ tests a route's kind to decide.
     gateway    no     no                 yes         OPENROUTER_API_KEY is set
     direct     no     no                 no          (resolution already required its key)
     server     no     yes                no          its `apiKeyEnv`, when config names one, is set
+    agent      no     no (subscription)  no          its CLI is on PATH, supported and logged in
 
 Structured output (a JSON-schema `response_format`, or the embedded model's grammar):
 
@@ -45,6 +46,7 @@ class Profile(NamedTuple):
     local: bool = False  # the embedded model: runs in this process, with no key and no network
     own_hardware: bool = False  # the embedded model or a server of your own: priced at $0
     catalogued: bool = False  # an OpenRouter route: listed, priced and validated by its catalog
+    subscription: bool = False  # an agent CLI: billed by its own plan, so no price and no --max-cost bound
 
 
 def traits(route: Route) -> Profile:
@@ -56,6 +58,8 @@ def traits(route: Route) -> Profile:
         return Profile(catalogued=True)
     if route.kind == "server":
         return Profile(own_hardware=True)
+    if route.kind == "agent":
+        return Profile(subscription=True)
     return Profile()
 
 
@@ -68,6 +72,8 @@ def profile_for(route: Route, *, cfg: Mapping[str, Any], catalog: Catalog | None
         info = catalog.get(route.model) if catalog is not None else None
         params = info.supported_parameters if info is not None else None
         return known._replace(structured_outputs=bool(params and STRUCTURED_PARAMETERS & set(params)))
+    if route.kind == "agent":
+        return known  # the reply's fenced block carries the structure (the CLIs' schema modes are not used yet)
     if route.kind == "direct":
         vendor = DIRECT_VENDORS.get(route.provider)
         return known._replace(structured_outputs=bool(vendor and vendor.structured_outputs))
@@ -78,7 +84,8 @@ def profile_for(route: Route, *, cfg: Mapping[str, Any], catalog: Catalog | None
 
 def check_ready(member: str, route: Route, cfg: Mapping[str, Any]) -> None:
     """MissingKey for a route whose key is not set; the local model's own error when the
-    `local` extra or its model package is not installed. Cheap: nothing is imported."""
+    `local` extra or its model package is not installed; AgentNotReady for an agent CLI that
+    is missing, too old or logged out (that check runs the CLI twice, ~1-2 s)."""
     if route.kind == "gateway" and not get_key(OPENROUTER_KEY_ENV):
         raise missing_key(member, "runs through OpenRouter", OPENROUTER_KEY_ENV)
     if route.kind == "server":
@@ -87,6 +94,10 @@ def check_ready(member: str, route: Route, cfg: Mapping[str, Any]) -> None:
             raise missing_key(member, f"runs on provider '{route.provider}'", env_name)
     if route.kind == "embedded":
         check_local_ready(member, route)
+    if route.kind == "agent":
+        from .agents import check_agent_ready
+
+        check_agent_ready(member, route.canonical)
 
 
 def missing_key(member: str, how: str, env_name: str) -> MissingKey:

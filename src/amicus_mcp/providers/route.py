@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-RouteKind = Literal["gateway", "direct", "server", "embedded"]
+from ..vocabulary import AGENT_PREFIX  # noqa: F401 - an agent seat: `cli:<agent>[/<model>]` (providers/agents.py)
+
+RouteKind = Literal["gateway", "direct", "server", "embedded", "agent"]
 
 
 class Route(NamedTuple):
-    provider: str  # "openrouter", a direct vendor, "embedded", or a configured server's name
+    provider: str  # "openrouter", a direct vendor, "embedded", "cli:<name>" (an agent CLI), or a configured server's name
     model: str  # the id sent to that provider
-    canonical: str  # vendor/model with no gateway prefix ("local…" for the embedded model)
+    canonical: str  # vendor/model with no gateway prefix ("local…" for the embedded model, "cli:…" for an agent)
     kind: RouteKind
     alias: str | None = None  # the alias typed, when one was
 

@@ -3,6 +3,8 @@
 `resolve_model(spec)` follows the model-string grammar:
 
     local | local/<name>           the embedded GGUF model (provider "embedded")
+    cli:<agent>[/<model>]          an agent CLI run as a subprocess (providers/agents.py):
+                                   cli:claude, cli:codex, cli:gemini (provider "cli:<agent>")
     <alias>                        a slash-free token: must be a known alias
                                    (config.effective_aliases), else BadModel
     openrouter/<vendor>/<model>    always OpenRouter
@@ -34,8 +36,10 @@ provider is built from the cached catalog only: neither waits on the network.
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
@@ -59,7 +63,7 @@ from .openai_compat import CostMode, OpenAICompatibleProvider, make_client
 from .errors import ContextTooLong, ModelNotFound, ProviderError, ProviderRejected
 from .openrouter import OpenRouterProvider
 from .profiles import Profile, ProfileBook
-from .route import Route
+from .route import AGENT_PREFIX, Route
 from .retry import RetryPolicy
 
 GatewayMode = Literal["auto", "direct", "openrouter"]
@@ -106,7 +110,7 @@ def expand_alias(text: str, aliases: Mapping[str, str]) -> tuple[str, str | None
     """(model id, the alias typed or None). Aliases may name other aliases."""
     current = text
     for _ in range(_MAX_ALIAS_HOPS):
-        if "/" in current:
+        if "/" in current or current.startswith(AGENT_PREFIX):
             return current, (text if current != text else None)
         target = aliases.get(current)
         if target is None or target.strip() == current:
@@ -124,6 +128,12 @@ def expand_alias(text: str, aliases: Mapping[str, str]) -> tuple[str, str | None
 
 
 def _route_id(model_id: str, alias: str | None, mode: GatewayMode, cfg: Mapping[str, Any]) -> Route:
+    if model_id.startswith(AGENT_PREFIX):
+        from .agents import split_agent_id  # lazily: subprocess machinery, needed only by agent seats
+
+        cli, model = split_agent_id(model_id)
+        canonical = f"{AGENT_PREFIX}{cli.name}" + (f"/{model}" if model else "")
+        return Route(AGENT_PREFIX + cli.name, model, canonical, "agent", alias)
     if model_id == LOCAL_ALIAS or model_id.startswith(LOCAL_ALIAS + "/"):
         return Route(EMBEDDED, model_id, model_id, "embedded", alias)
     if model_id.startswith(_OPENROUTER_PREFIX):
@@ -197,8 +207,10 @@ class ProviderRegistry:
         transport: httpx.AsyncBaseTransport | None = None,
         catalog: Catalog | None = None,
         retry: RetryPolicy | None = None,
+        project: Path | None = None,
     ) -> None:
         self._cfg = dict(load_config() if cfg is None else cfg)
+        self._project = project  # where an agent seat's CLI runs: the repository the council reviews
         self._given_client = client
         self._transport = transport
         self._own_client: httpx.AsyncClient | None = None
@@ -272,6 +284,8 @@ class ProviderRegistry:
     def _build(self, route: Route) -> Provider:
         if route.kind == "embedded":
             return _embedded_provider(self._cfg)
+        if route.kind == "agent":
+            return _agent_provider(route.provider, self._cfg, self._project)
         if route.provider == OPENROUTER:
             return OpenRouterProvider(cfg=self._cfg, pricing=self.price, client=self._client(), retry=self._retry)
         if route.kind == "direct":
@@ -354,3 +368,10 @@ def _embedded_provider(cfg: Mapping[str, Any]) -> Provider:
     from .embedded import make_embedded_provider
 
     return make_embedded_provider(dict(cfg))
+
+
+def _agent_provider(provider: str, cfg: Mapping[str, Any], project: Path | None) -> Provider:
+    """An agent CLI, run in the project the council reviews (the repository at hand)."""
+    from .agents import make_agent_provider
+
+    return make_agent_provider(provider, cfg, project or Path(os.environ.get("AMICUS_PROJECT_DIR") or os.getcwd()))
