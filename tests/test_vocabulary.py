@@ -43,6 +43,8 @@ FAMILIES: dict[str, tuple[tuple[str, ...], ...]] = {
     "debate action": (v.DEBATE_ACTIONS, v.REVOTED_ACTIONS),
     "conformance": (v.CONFORMANCES,),
     "gate level": (v.GATE_LEVELS,),
+    "evidence check": (v.EVIDENCE_CHECKS, v.UNVERIFIED_CHECKS),
+    "verification": (v.VERIFICATIONS,),
     "status": STATUS_SETS,
 }
 # Words common enough to appear in other sets ("error" is also a chair attempt's outcome, "clean" an

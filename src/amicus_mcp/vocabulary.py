@@ -73,6 +73,20 @@ ANSWER_CONFIDENCES: tuple[AnswerConfidence, ...] = get_args(AnswerConfidence)
 Severity = Literal["blocker", "major", "minor", "nit"]
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)  # most severe first
 
+# What the deterministic evidence check found for a finding's `evidence` quote (council/evidence.py):
+# found at the stated location (or where the location was too vague to say otherwise); found, but
+# elsewhere (the location is corrected); not in the material the run read; no quote given.
+EvidenceCheck = Literal["verified", "moved", "not-found", "absent"]
+EVIDENCE_CHECKS: tuple[EvidenceCheck, ...] = get_args(EvidenceCheck)
+VERIFIED, MOVED, NOT_FOUND, ABSENT = EVIDENCE_CHECKS
+# The checks a finding is "unverified" under: `council gate --require-evidence` does not let it block.
+UNVERIFIED_CHECKS: tuple[EvidenceCheck, ...] = (NOT_FOUND, ABSENT)
+
+# What a verifier (`--verify`) answered on a finding it checked against the source.
+Verification = Literal["holds", "refuted", "unsure"]
+VERIFICATIONS: tuple[Verification, ...] = get_args(Verification)
+HOLDS, REFUTED, UNSURE = VERIFICATIONS
+
 # A judge's vote on one finding (Stage 2 and the debate's re-vote).
 VoteVerdict = Literal["agree", "dispute", "neutral"]  # a vote's `verdict`
 VOTES: tuple[VoteVerdict, ...] = get_args(VoteVerdict)

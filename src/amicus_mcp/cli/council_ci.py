@@ -48,6 +48,9 @@ def register_ci(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-no-verdict", action="store_true", help="pass a chair-verdict level when the run has no chair verdict")
     p.add_argument("--allow-unjudged", action="store_true",
                    help="gate a run that was never cross-reviewed (judged: false) instead of failing it")
+    p.add_argument("--require-evidence", action="store_true",
+                   help="a blocker whose quoted evidence is not in the material (not-found) or was never given "
+                        "(absent) does not fail a blocker level on its own; it is still reported")
 
 
 def _command(sub: argparse._SubParsersAction, command: str, help_text: str, handler: Callable[[argparse.Namespace], int],
@@ -203,6 +206,6 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
     verdict, source = read_verdict_for_gate(args.path)
     doc = evaluate_gate(verdict, args.fail_on, allow_no_verdict=args.allow_no_verdict,
-                        allow_unjudged=args.allow_unjudged, source=source)
+                        allow_unjudged=args.allow_unjudged, require_evidence=args.require_evidence, source=source)
     print(dumps_json(doc) if args.json else doc["reason"])
     return int(doc["exitCode"])

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -176,6 +177,7 @@ class CouncilRun:
             reviews.append(self.claude_entry())
         anon = anonymize(reviews, ANSWER_NOUN if p.options.question else REVIEW_NOUN)
         ctx.state.set_label_map(anon.label_map)
+        self.check_evidence(anon)
         cross = await run_stage2(ctx, anon, usable)
 
         # A debated run's first tally is provisional; its `tally` stage is stamped after the round.
@@ -225,6 +227,18 @@ class CouncilRun:
         ctx.write(REPORT, build_report(verdict, fmt="html", record=record))
         ctx.stage("verdict", "complete")
         return self.finish(record, verdict)
+
+    def check_evidence(self, anon: Anonymized) -> None:
+        """Each finding's quote looked up in the material the run read (no model call), before
+        the judges see the findings, so a vote is cast knowing the check. A question council's
+        key claims are checked only when they quote something."""
+        from ..council.evidence import annotate
+        from .sources import SourceReader, run_material
+
+        p = self.prep
+        reader = SourceReader([p.store.project])
+        artifact = Path(p.options.artifact) if p.options.artifact else None
+        annotate(anon.findings, run_material(p.briefing, reader, artifact=artifact), only_quoted=p.options.question)
 
     def authors(self, usable: Sequence[SeatOutcome]) -> list[str]:
         return [o.seat["id"] for o in usable] + (["claude"] if self.prep.claude_review is not None else [])

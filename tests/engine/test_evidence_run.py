@@ -1,0 +1,100 @@
+"""Grounded findings end to end (issue 30): a council whose seat fabricates its quote, over the
+loopback fake. The check runs after Stage 1 against the material the run read (the briefing and
+the project file it names); the fabricated finding reads `not-found` in the tally input,
+tally.json, verdict.json, the judges' bundle, the chair's packet and both reports; and the gate
+with `--require-evidence` does not let it block."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_harness import run_cli
+from council_helpers import check_documents, finding, load, member, review
+from fakeprovider import chat
+
+from amicus_mcp.council.report import build_report
+from amicus_mcp.engine.council_run import RunOptions, run_council
+
+pytestmark = pytest.mark.anyio
+
+CACHE = ("class Cache:\n"
+         "    def put(self, key, value):\n"
+         "        self.entries.clear()  # evict everything on write\n"
+         "        self.entries[key] = value\n")
+BRIEF = "Review the widget cache in src/cache.py: it evicts every entry on every write.\n"
+REAL = "self.entries.clear()  # evict everything on write"
+FAKE = "self.entries.evict_all(force=True)"
+
+
+def seat(tag: str, **fields: Any) -> str:
+    return review(tag, block={"overall": f"{tag} take", "findings": [finding(1, tag, **fields)]})
+
+
+async def grounded_run(fake: Any, project: Path, run_dir: Path) -> tuple[dict[str, Any], int]:
+    (project / "src").mkdir()
+    (project / "src" / "cache.py").write_text(CACHE, encoding="utf-8")
+    brief = project / "briefing.md"
+    brief.write_text(BRIEF, encoding="utf-8")
+    # a quotes the file at the right line; b fabricates its quote (the only blocker); c quotes a real
+    # line at the wrong place; d gives no quote at all.
+    member(fake, "a", stage1=chat(seat("seat-a", severity="major", location="src/cache.py:3", evidence=REAL)))
+    member(fake, "b", stage1=chat(seat("seat-b", severity="blocker", location="src/cache.py:3", evidence=FAKE)))
+    member(fake, "c", stage1=chat(seat("seat-c", severity="minor", location="src/cache.py:40",
+                                       evidence="self.entries[key] = value")))
+    member(fake, "d", stage1=chat(seat("seat-d", severity="minor")))
+    member(fake, "chair")
+    options = RunOptions(prompt_file=str(brief), models=["fake/a", "fake/b", "fake/c", "fake/d"], chair="fake/chair",
+                         project=str(project), out_dir=str(run_dir))
+    manifest, code = await run_council(options)
+    return manifest.to_doc(), code
+
+
+async def test_a_fabricated_quote_reads_not_found_everywhere_and_does_not_block_with_require_evidence(
+        fake, project, run_dir):
+    run, code = await grounded_run(fake, project, run_dir)
+    assert (code, run["status"]) == (0, "complete")
+    check_documents(run_dir, run)
+    expected = {"A1": ("verified", "src/cache.py:3"), "B1": ("not-found", None),
+                "C1": ("moved", "src/cache.py:4"), "D1": ("absent", None)}
+
+    for name in ("tally-input.json", "tally.json"):
+        found = {f["id"]: (f.get("evidenceCheck"), f.get("evidenceLocation")) for f in load(run_dir, name)["findings"]}
+        assert found == expected, name
+    assert load(run_dir, "tally.json")["findings"][1]["evidence"] == FAKE
+    verdict = load(run_dir, "verdict.json")
+    assert {f["id"]: f.get("evidenceCheck") for f in verdict["findings"]} == {k: v[0] for k, v in expected.items()}
+    assert {f["id"]: f["tier"] for f in verdict["findings"]}["B1"] == "Confirmed"  # the votes alone confirm it
+
+    # The judges voted knowing the check; the chair read it too, marked.
+    bundle = (run_dir / "bundle-stage2.md").read_text(encoding="utf-8")
+    b1 = bundle.split("- **B1** (blocker)", 2)[2]  # its block under Review B (the first is the index line)
+    assert f"  - evidence: “{FAKE}”\n  - evidence check: evidence not found in the material\n" in b1
+    assert "  - evidence check: evidence verified in the material (at src/cache.py:3)" in bundle
+    assert "  - evidence check: no evidence given" in bundle
+    packet = (run_dir / "chair-packet.md").read_text(encoding="utf-8")
+    assert "evidence check: evidence not found in the material — UNVERIFIED" in packet
+    assert "evidence check: no evidence given — UNVERIFIED" in packet
+    assert "found elsewhere in the material (at src/cache.py:4)\n" in packet  # moved: not marked unverified
+
+    # Both reports show it beside the finding.
+    record = load(run_dir, "tally.json")
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert 'evidence check: <strong>not-found</strong> — evidence not found in the material' in html
+    assert f"evidence: <q>{FAKE}</q>" in html
+    md = build_report(verdict, fmt="md", record=record)
+    assert "  - evidence check: **not-found** — evidence not found in the material" in md
+    assert "  - evidence check: **moved** — evidence found elsewhere in the material (at src/cache.py:4)" in md
+
+    # The gate: the fabricated blocker fails confirmed-blocker on votes alone, and does not block
+    # on its own with --require-evidence (it is still reported).
+    plain = run_cli("council", "gate", str(run_dir), "--fail-on", "confirmed-blocker", "--json")
+    assert plain.code == 4, plain
+    held = run_cli("council", "gate", str(run_dir), "--fail-on", "confirmed-blocker", "--require-evidence", "--json")
+    doc = json.loads(held.out)
+    assert held.code == 0 and doc["passed"] is True, held
+    assert doc["requireEvidence"] is True and doc["heldBack"] == ["B1"]
+    assert doc["blockers"] == [{"id": "B1", "tier": "Confirmed", "raiser": "fake/b", "evidenceCheck": "not-found"}]
+    assert "B1 (evidence not-found)" in doc["reason"]
