@@ -88,6 +88,18 @@ async def test_a_fabricated_quote_reads_not_found_everywhere_and_does_not_block_
     assert "  - evidence check: **not-found** — evidence not found in the material" in md
     assert "  - evidence check: **moved** — evidence found elsewhere in the material (at src/cache.py:4)" in md
 
+    # amicus_read's report (the run's Markdown rendered with its record) and the workspace / inline
+    # view's snapshot (both render the matrix rows through app.js) carry it too.
+    from amicus_mcp.mcp.reading import _run_source
+    from amicus_mcp.workspace.snapshot import snapshot_of
+
+    read = _run_source(run_dir, run["runId"], None).text
+    assert "  - evidence check: **not-found** — evidence not found in the material" in read
+    rows = {r["id"]: r for r in snapshot_of(run_dir, run["runId"])["matrix"]["rows"]}
+    assert (rows["B1"]["evidenceCheck"], rows["B1"]["evidence"]) == ("not-found", FAKE)
+    assert rows["B1"]["evidenceText"] == "evidence not found in the material"
+    assert rows["C1"]["evidenceText"] == "evidence found elsewhere in the material (at src/cache.py:4)"
+
     # The gate: the fabricated blocker fails confirmed-blocker on votes alone, and does not block
     # on its own with --require-evidence (it is still reported).
     plain = run_cli("council", "gate", str(run_dir), "--fail-on", "confirmed-blocker", "--json")
