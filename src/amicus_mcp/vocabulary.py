@@ -99,6 +99,9 @@ TIERS: tuple[Tier, ...] = get_args(Tier)
 TIER_DISPLAY_ORDER: tuple[Tier, ...] = ("Disputed", "Contested", "Confirmed", "Singleton")
 # The tiers a debate round takes back to the raiser.
 DEBATED_TIERS: tuple[Tier, ...] = ("Contested", "Disputed")
+# What `--verify` checks: the findings the votes would act on, where being wrong costs most.
+VERIFIED_TIERS: tuple[Tier, ...] = ("Confirmed", "Contested")
+VERIFIED_SEVERITIES: tuple[Severity, ...] = ("blocker", "major")
 
 Confidence = Literal["thin", "solid"]
 CONFIDENCES: tuple[Confidence, ...] = get_args(Confidence)

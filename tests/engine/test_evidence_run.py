@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from cli_harness import run_cli
 from council_helpers import check_documents, finding, load, member, review
-from fakeprovider import chat
+from fakeprovider import chat, prompt_of
 
 from amicus_mcp.council.report import build_report
 from amicus_mcp.engine.council_run import RunOptions, run_council
@@ -33,7 +33,16 @@ def seat(tag: str, **fields: Any) -> str:
     return review(tag, block={"overall": f"{tag} take", "findings": [finding(1, tag, **fields)]})
 
 
-async def grounded_run(fake: Any, project: Path, run_dir: Path) -> tuple[dict[str, Any], int]:
+def fake_verifier(body: Any) -> Any:
+    """Refutes a finding whose quote the check could not find, upholds the rest, citing a line."""
+    prompt = prompt_of(body)
+    refuted = "evidence check (a mechanical lookup of that quote in the material): evidence not found" in prompt
+    block = {"answer": "refuted" if refuted else "holds", "lines": ["src/cache.py:3"],
+             "reason": "line 3 clears the entries; no evict_all exists" if refuted else "line 3 clears every entry"}
+    return chat(f"Checked against the source.\n\n```json\n{json.dumps(block)}\n```\n")
+
+
+async def grounded_run(fake: Any, project: Path, run_dir: Path, **options: Any) -> tuple[dict[str, Any], int]:
     (project / "src").mkdir()
     (project / "src" / "cache.py").write_text(CACHE, encoding="utf-8")
     brief = project / "briefing.md"
@@ -45,10 +54,10 @@ async def grounded_run(fake: Any, project: Path, run_dir: Path) -> tuple[dict[st
     member(fake, "c", stage1=chat(seat("seat-c", severity="minor", location="src/cache.py:40",
                                        evidence="self.entries[key] = value")))
     member(fake, "d", stage1=chat(seat("seat-d", severity="minor")))
-    member(fake, "chair")
-    options = RunOptions(prompt_file=str(brief), models=["fake/a", "fake/b", "fake/c", "fake/d"], chair="fake/chair",
-                         project=str(project), out_dir=str(run_dir))
-    manifest, code = await run_council(options)
+    member(fake, "chair", verifier=fake_verifier)
+    opts = RunOptions(prompt_file=str(brief), models=["fake/a", "fake/b", "fake/c", "fake/d"], chair="fake/chair",
+                      project=str(project), out_dir=str(run_dir), **options)
+    manifest, code = await run_council(opts)
     return manifest.to_doc(), code
 
 
@@ -110,3 +119,33 @@ async def test_a_fabricated_quote_reads_not_found_everywhere_and_does_not_block_
     assert doc["requireEvidence"] is True and doc["heldBack"] == ["B1"]
     assert doc["blockers"] == [{"id": "B1", "tier": "Confirmed", "raiser": "fake/b", "evidenceCheck": "not-found"}]
     assert "B1 (evidence not-found)" in doc["reason"]
+
+
+async def test_with_verify_a_model_that_raised_nothing_refutes_the_fabricated_blocker_and_the_gate_passes(
+        fake, project, run_dir):
+    run, code = await grounded_run(fake, project, run_dir, verify=True)
+    assert (code, run["status"]) == (0, "complete")
+    check_documents(run_dir, run)
+    # Confirmed/Contested blocker or major findings only: A1 (major) and B1 (blocker), on the chair's model.
+    legs = [(leg["id"].rsplit("-", 1)[1], leg["stage"], leg["role"], leg["model"]) for leg in run["legs"]
+            if leg["stage"] == "verify"]
+    assert sorted(legs) == [("vf1", "verify", "verifier", "fake/chair"), ("vf2", "verify", "verifier", "fake/chair")]
+    assert [s["status"] for s in run["stages"] if s["name"] == "verify"] == ["complete"]
+    tally = load(run_dir, "tally.json")
+    found = {f["id"]: f.get("verification") for f in tally["findings"]}
+    assert found == {"A1": "holds", "B1": "refuted", "C1": None, "D1": None}
+    assert {f["id"]: f["tier"] for f in tally["findings"]}["B1"] == "Confirmed"  # the seed's tiers stay the seed's
+    assert [r["role"] for r in tally["runStats"]].count("verifier") == 2  # in the cost table
+    verdict = load(run_dir, "verdict.json")
+    assert {f["id"]: f.get("verification") for f in verdict["findings"]}["B1"] == "refuted"
+    assert any(n.startswith("the verifier refuted B1 (blocker, Confirmed)") for n in verdict["notices"])
+    packet = (run_dir / "chair-packet.md").read_text(encoding="utf-8")
+    assert "evidence check: evidence not found in the material — REFUTED by the verifier\n" \
+           "  - verifier: refuted — line 3 clears the entries; no evict_all exists" in packet
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert 'verifier: <strong>refuted</strong>' in html and "the verifier refuted B1" in html
+    # A refuted blocker leaves the blocking set: the gate passes, with --require-evidence too.
+    for extra in ((), ("--require-evidence",)):
+        gate = run_cli("council", "gate", str(run_dir), "--fail-on", "confirmed-blocker", *extra, "--json")
+        doc = json.loads(gate.out)
+        assert gate.code == 0 and doc["heldBack"] == ["B1"] and "B1 (refuted by the verifier)" in doc["reason"], gate

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .evidence import EVIDENCE_FIELDS
+from .evidence import GROUND_FIELDS
 from .parse import ranking_to_order
 
 MAX_REVIEWS = len(string.ascii_uppercase)
@@ -123,7 +123,7 @@ def tally_input(
         if f["raiserSeat"] is not None:
             entry["raiserSeat"] = f["raiserSeat"]
         # Emitted when set, so a run before evidence (or a hand-assembled input) is unchanged.
-        for key in EVIDENCE_FIELDS:
+        for key in GROUND_FIELDS:
             if f.get(key) is not None:
                 entry[key] = f[key]
         findings.append(entry)

@@ -165,7 +165,12 @@ def evidence_lines(f: Mapping[str, Any], *, mark: str = "") -> str:
     quote = f.get("evidence")
     out = f"  - evidence: “{one_line(quote)}”\n" if isinstance(quote, str) and quote.strip() else ""
     phrase = check_phrase(f)
-    return out + (f"  - evidence check: {phrase}{mark}\n" if phrase else "")
+    out += f"  - evidence check: {phrase}{mark}\n" if phrase else ""
+    verdict = f.get("verification")
+    if isinstance(verdict, str):  # --verify: what a model that did not raise it found in the source
+        reason = f.get("verificationReason")
+        out += f"  - verifier: {verdict}{' — ' + one_line(reason) if isinstance(reason, str) else ''}\n"
+    return out
 
 
 def one_line(text: Any) -> str:
@@ -276,6 +281,8 @@ def chair_packet(
 def chair_mark(f: Mapping[str, Any]) -> str:
     """` — UNVERIFIED` for a finding whose quote is not in the material or was never given: the
     chair weighs it knowing that."""
+    if f.get("verification") == "refuted":
+        return " — REFUTED by the verifier"
     return " — UNVERIFIED" if f.get("evidenceCheck") in UNVERIFIED_CHECKS else ""
 
 

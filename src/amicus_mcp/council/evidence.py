@@ -35,6 +35,8 @@ from ..vocabulary import ABSENT, MOVED, NOT_FOUND, VERIFIED, EvidenceCheck
 LINE_SLACK = 2  # a stated line still matches a quote this many lines away (models miscount)
 MAX_EVIDENCE_CHARS = 2000  # a longer "quote" is cut to this before it is searched for
 EVIDENCE_FIELDS = ("evidence", "evidenceCheck", "evidenceLocation")  # what a checked finding carries
+# … and what a verified one (`--verify`, engine/verify.py) carries besides: the tally echoes them all.
+GROUND_FIELDS = (*EVIDENCE_FIELDS, "verification", "verificationLines", "verificationReason")
 
 _QUOTES = str.maketrans({"‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "`": "`",
                          "“": '"', "”": '"', "„": '"', "‟": '"', "″": '"', "«": '"', "»": '"'})

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..documents import check_tally_input
 from ..vocabulary import TIERS
-from .evidence import EVIDENCE_FIELDS
+from .evidence import GROUND_FIELDS
 from .report import format_money
 from .street_cred import street_cred
 from .tiers import assign_tier, peer_basis
@@ -93,7 +93,7 @@ def _score(finding: Mapping[str, Any], votes: list[Mapping[str, Any]]) -> dict[s
         "tierOverride": override if isinstance(override, dict) else None,
         "adjudications": [_vote_entry(v) for v in votes],
     }
-    for key in ("raiserSeat", "location", "claim", *EVIDENCE_FIELDS):
+    for key in ("raiserSeat", "location", "claim", *GROUND_FIELDS):
         if finding.get(key) is not None:
             out[key] = finding[key]
     if basis.same_model_corroboration:

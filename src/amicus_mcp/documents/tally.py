@@ -16,7 +16,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from ..errors import BadArgs
 from ..fsio import check_json_tree
-from ..vocabulary import EvidenceCheck, Tier
+from ..vocabulary import EvidenceCheck, Tier, Verification
 
 
 # TypedDicts rather than BaseModels: validation builds no model instances, which keeps a
@@ -46,6 +46,9 @@ class TallyFinding(TypedDict):
     evidence: NotRequired[str | None]  # the verbatim quote the finding rests on
     evidenceCheck: NotRequired[EvidenceCheck | None]  # council/evidence.py's check of that quote
     evidenceLocation: NotRequired[str | None]  # where the quote was found
+    verification: NotRequired[Verification | None]  # --verify: the verifier's answer
+    verificationLines: NotRequired[list[str]]
+    verificationReason: NotRequired[str | None]
 
 
 @with_config(_OPEN)

@@ -79,6 +79,7 @@ class CouncilRun:
         self.prep = prep
         self.chair_answer: str | None = None  # a question council: the sentence on the chair's ANSWER line
         self.answers: list[dict[str, Any]] = []  # a question council: verdict.json `answers`
+        self.material: list[Any] = []  # what the evidence check (and the verifier) read
         started = parse_iso(resumed.created_at) if resumed is not None and resumed.created_at else None
         self.ctx = RunContext(prep, registry, initial_manifest(prep), started_at=started, resuming=resumed is not None)
         lost: list[InterruptedLeg] = lost_launches(prep.dir) if resumed is not None else []
@@ -194,6 +195,11 @@ class CouncilRun:
             record = round_.final_record
             ctx.stage("tally", "complete")
 
+        if p.options.verify and not p.options.question:  # a question's claims have no source to check
+            from .verify import run_verify  # only a verified run pays for the verifier's code
+
+            await run_verify(ctx, anon, record, self.material)
+
         packet = chair_packet(ctx, anon, self.authors(usable), self.tally_input(anon, cross, p.chair, rows=False), record)
         chair = await run_chair(ctx, packet)
         chair_alias, verdict_line = chair.alias, chair.verdict
@@ -238,7 +244,8 @@ class CouncilRun:
         p = self.prep
         reader = SourceReader([p.store.project])
         artifact = Path(p.options.artifact) if p.options.artifact else None
-        annotate(anon.findings, run_material(p.briefing, reader, artifact=artifact), only_quoted=p.options.question)
+        self.material = run_material(p.briefing, reader, artifact=artifact)
+        annotate(anon.findings, self.material, only_quoted=p.options.question)
 
     def authors(self, usable: Sequence[SeatOutcome]) -> list[str]:
         return [o.seat["id"] for o in usable] + (["claude"] if self.prep.claude_review is not None else [])
@@ -355,7 +362,7 @@ async def run_prepared(prep: Prepared, *, registry: ProviderRegistry | None = No
     return result
 
 
-STAGE_ROWS = {"stage1": 1, "stage2": 2, "debate": 3, "chair": 4}  # runStats order, as the stages number it
+STAGE_ROWS = {"stage1": 1, "stage2": 2, "debate": 3, "verify": 3, "chair": 4}  # runStats order, as the stages number it
 
 
 def ledger_holds(run_id: str) -> bool:

@@ -103,14 +103,19 @@ class SourceReader:
         if not isinstance(needle, str) or not needle.strip():
             raise Refused("a search needs some text", hint="pass the string to look for")
         hits: list[Line] = []
+        seen: set[Path] = set()
         for path in self._walk():
             try:
+                real = self.resolve(str(path))
+                if real in seen:  # a symlink to a file already searched
+                    continue
+                seen.add(real)
                 text = self.read(str(path))
             except Refused:
                 continue
             for number, line in enumerate(text.splitlines(), start=1):
                 if needle in line:
-                    hits.append(Line(self.relative(path.resolve()), number, line))
+                    hits.append(Line(self.relative(real), number, line))
                     if len(hits) >= max_hits:
                         return hits
         return hits
