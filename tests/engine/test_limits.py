@@ -152,10 +152,10 @@ def test_a_ceiling_that_cannot_hold_the_run_is_refused_before_any_request(gatewa
     assert err["code"] == "COST_CEILING_TOO_LOW"
     assert err["message"] == (
         "the --max-cost $0.02 ceiling cannot hold this run even with every answer at its smallest output cap: it "
-        "reserves Stage 1 3 leg(s) of up to $0.0104 each (1,000-token answers); Stage 2 3 leg(s) of up to $0.0127 "
-        "each (750-token answers); the chair 1 leg(s) of up to $0.0127 each (750-token answers), $0.0819 in all. "
-        "The smallest ceiling that fits is $0.0820")
-    assert err["hint"] == "raise --max-cost to at least 0.0820, or pick cheaper models or fewer seats"
+        "reserves Stage 1 3 leg(s) of up to $0.0105 each (1,000-token answers); Stage 2 3 leg(s) of up to $0.0127 "
+        "each (750-token answers); the chair 1 leg(s) of up to $0.0127 each (750-token answers), $0.0821 in all. "
+        "The smallest ceiling that fits is $0.0822")
+    assert err["hint"] == "raise --max-cost to at least 0.0822, or pick cheaper models or fewer seats"
     nothing_sent(gateway, run_dir)
     code = cli_main(["council", "run", *args(brief, run_dir, project, "--max-cost", "0.02")])
     assert code == 1 and "Error: the --max-cost $0.02 ceiling cannot hold" in capsys.readouterr().err
@@ -165,7 +165,7 @@ def test_a_ceiling_that_cannot_hold_the_run_is_refused_before_any_request(gatewa
 
 
 @pytest.mark.parametrize("who, window, what, tokens", [
-    ("vendor/a", 1_200, "the Stage-1 briefing", 424),
+    ("vendor/a", 1_200, "the Stage-1 briefing", 490),  # its findings contract asks for evidence (issue 30)
     ("vendor/b", 5_000, "the Stage-2 bundle (the briefing and 3 reviews, each at its 1,000-token floor)", 5_162),
     ("vendor/chair", 5_000, "the chair packet (the briefing and 3 reviews, each at its 1,000-token floor)", 5_185),
 ])
