@@ -469,6 +469,7 @@ class Claim:
     severity: str = "major"
     flaw: str | None = None  # the planted flaw it is about; None: a false claim
     votes: str = "agree"  # every other judge's vote: agree | dispute | neutral | split (first peer agrees, the rest dispute)
+    evidence: str | None = None  # the quote it gives (a real line, or one it fabricates); None: no quote
 
 
 class KnownRecall:
@@ -518,7 +519,8 @@ class KnownRecall:
             claims = self.reviews.get(self.case_of(prompt), {}).get(model, [])
             block = {"overall": f"{model} reviewed it.", "findings": [
                 {"id": i, "severity": c.severity, "claim": c.text, "location": c.location,
-                 "rationale": f"because of what {c.location} says"} for i, c in enumerate(claims, 1)]}
+                 "rationale": f"because of what {c.location} says",
+                 **({"evidence": c.evidence} if c.evidence is not None else {})} for i, c in enumerate(claims, 1)]}
             return self._reply(f"My review.\n\n```json\n{json.dumps(block)}\n```\n", served)
         if what == "judge":
             labels = re.findall(r"^### (Review [A-Z])$", prompt, re.M)

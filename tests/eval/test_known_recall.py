@@ -80,7 +80,7 @@ def test_tier_counts_precision_and_false_alarms_equal_the_configured_truth(shipp
         want["confirmedMatched"], want["confirmedUnmatched"], 0)
     assert confirmed["rate"] == round(want["confirmedMatched"] / (want["confirmedMatched"] + want["confirmedUnmatched"]), 4)
     assert "may be a real flaw nobody planted" in doc["precision"]["note"]
-    alarms = doc["falseAlarms"]
+    alarms = {k: v for k, v in doc["falseAlarms"].items() if k != "byEvidence"}  # its split: the evidence test below
     assert alarms == {"cleanCases": 3, "findings": want["falseAlarms"], "confirmed": want["confirmedAlarms"],
                       "casesWithAlarm": want["casesWithAlarm"]}
     assert (want["falseAlarms"], want["confirmedAlarms"]) == (6, 3)
@@ -134,3 +134,28 @@ def test_every_decision_is_written_down_with_how_it_was_made(shipped_eval: Shipp
     assert set(by) == {"matcher", "prefilter", "clean-case"}
     # fake/c's false claim (line 9999) and the misplaced true claim never reach the matcher.
     assert by["prefilter"] == 13 + 1
+
+
+def test_confirmed_precision_and_false_alarms_split_by_evidence_check_equal_the_configured_truth(
+        shipped_eval: ShippedEval) -> None:
+    """Issue 30: seat a fabricates the quote of every false claim it raises, c too, b gives none,
+    and every true claim quotes the artifact's own line. The eval's split by evidence check must
+    equal that configuration: fabricated quotes read not-found, missing ones absent, real ones
+    verified or moved (moved: where the case's briefing numbers the line differently)."""
+    doc, want = load(shipped_eval.directory / "eval.json"), shipped_eval.expected
+    split = doc["precision"]["confirmedByEvidence"]
+    assert list(split) == ["verified", "moved", "not-found", "absent"]
+
+    def pair(*checks: str) -> tuple[int, int]:
+        return (sum(split[c]["matched"] for c in checks), sum(split[c]["unmatched"] for c in checks))
+
+    assert pair("verified", "moved") == want["confirmedByQuote"]["found"]
+    assert pair("not-found") == want["confirmedByQuote"]["not-found"]
+    assert pair("absent") == want["confirmedByQuote"]["absent"]
+    assert split["not-found"]["rate"] == 0.0  # every Confirmed finding with a fabricated quote is false
+    alarms = doc["falseAlarms"]["byEvidence"]
+    assert alarms["not-found"] == sum(want["alarmsByQuote"]["not-found"])
+    assert alarms["absent"] == sum(want["alarmsByQuote"]["absent"])
+    assert alarms["verified"] + alarms["moved"] == sum(want["alarmsByQuote"]["found"])
+    # The figures themselves, for the closing note.
+    print(f"\nConfirmed by evidence check: {json.dumps(split)}\nfalse alarms by check: {json.dumps(alarms)}")
