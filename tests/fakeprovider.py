@@ -540,6 +540,11 @@ class KnownRecall:
         """The case's configured verdict (None: no VERDICT line, in the synthesis or in a repair)."""
         prompt = prompt_of(body)
         what = self._kind(prompt)
+        if what == "verifier":  # --verify: the chair's model refutes exactly the findings whose quote is not there
+            refuted = "mechanical lookup of that quote in the material): evidence not found" in prompt
+            block = {"answer": "refuted" if refuted else "holds", "lines": [],
+                     "reason": "the quoted line is not in the source" if refuted else "the source shows it"}
+            return self._reply(f"Checked.\n\n```json\n{json.dumps(block)}\n```\n", "vendor/chair-1")
         assert what in ("chair", "chair-repair"), what
         case = self.case_of(prompt)  # a repair quotes the synthesis, which names the case
         verdict = self.verdicts.get(case, "Fix these first")

@@ -146,7 +146,24 @@ def expected(suite: Suite, t: Truth) -> dict[str, Any]:
         # line is not where the run's material numbers it), a fabricated one is not, none is absent.
         "confirmedByQuote": _by_quote([c for c in confirmed], t),
         "alarmsByQuote": _by_quote(alarms, t),
+        # With --verify: the Confirmed findings by the verifier's answer (it checks the blocker and
+        # major ones, and refutes exactly those whose quote is fabricated).
+        "confirmedByAnswer": _by_answer(confirmed, t),
     }
+
+
+def _by_answer(claims: list[Claim], t: Truth) -> dict[str, tuple[int, int]]:
+    def answer(c: Claim) -> str:
+        if c.severity not in ("blocker", "major"):
+            return "unverified"
+        return "refuted" if quote_kind(c) == "not-found" else "holds"
+
+    out: dict[str, tuple[int, int]] = {}
+    for name in ("holds", "refuted", "unsure", "unverified"):
+        group = [c for c in claims if answer(c) == name]
+        matched = sum(1 for c in group if c.flaw is not None and c.text not in t.misplaced)
+        out[name] = (matched, len(group) - matched)
+    return out
 
 
 def quote_kind(claim: Claim) -> str:

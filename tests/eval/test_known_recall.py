@@ -159,3 +159,33 @@ def test_confirmed_precision_and_false_alarms_split_by_evidence_check_equal_the_
     assert alarms["verified"] + alarms["moved"] == sum(want["alarmsByQuote"]["found"])
     # The figures themselves, for the closing note.
     print(f"\nConfirmed by evidence check: {json.dumps(split)}\nfalse alarms by check: {json.dumps(alarms)}")
+
+
+def test_with_verify_confirmed_precision_by_verifier_answer_and_recall_equal_the_configured_truth(
+        shipped_eval: ShippedEval, verified_eval: ShippedEval, tmp_path: Path) -> None:
+    """The same bench with --verify: every Confirmed blocker/major finding whose quote is fabricated
+    is refuted, the rest hold; recall counting only unrefuted findings loses nothing on this bench,
+    and `eval compare` shows both evals side by side."""
+    plain, doc = load(shipped_eval.directory / "eval.json"), load(verified_eval.directory / "eval.json")
+    want = verified_eval.expected
+    split = doc["precision"]["confirmedByVerification"]
+    assert list(split) == ["holds", "refuted", "unsure", "unverified"]
+    for answer, (matched, unmatched) in want["confirmedByAnswer"].items():
+        assert (split[answer]["matched"], split[answer]["unmatched"]) == (matched, unmatched), answer
+    assert split["refuted"]["rate"] == 0.0 and split["refuted"]["findings"] > 0
+    assert doc["council"]["recall"] == plain["council"]["recall"]  # the tiers (and recall) are the seed's
+    assert doc["council"]["recallUnrefuted"] == doc["council"]["recall"]  # only false findings were refuted
+    assert "recallUnrefuted" not in plain["council"] and "confirmedByVerification" not in plain["precision"]
+    assert doc["precision"]["confirmed"] == plain["precision"]["confirmed"]
+
+    from amicus_mcp.eval.compare import compare, render_compare
+
+    side = compare(plain, doc, a_dir="plain", b_dir="verified")
+    rows = {r["metric"]: r for r in side["rows"]}
+    assert rows["Confirmed precision, evidence not-found"]["a"] == 0.0
+    assert rows["Confirmed precision, verifier refuted"]["a"] is None
+    assert rows["Confirmed precision, verifier refuted"]["b"] == 0.0
+    assert rows["council recall, unrefuted findings only"]["b"] == doc["council"]["recall"]["rate"]
+    print("\n" + render_compare(side))
+    print(f"verified eval: Confirmed by verifier answer {json.dumps(split)}; recall {doc['council']['recall']}; "
+          f"recall unrefuted {doc['council']['recallUnrefuted']}; false alarms {json.dumps(doc['falseAlarms'])}")
