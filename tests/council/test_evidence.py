@@ -100,3 +100,16 @@ def test_the_tally_echoes_the_evidence_fields_and_its_document_still_matches_the
     # The seed schema leaves finding items open: nothing needed declaring.
     seed = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "council-tally.schema.json").read_text())
     assert "additionalProperties" not in seed["properties"]["findings"]["items"]
+
+
+def test_a_question_councils_quoted_claim_is_checked_and_the_judges_see_it():
+    from amicus_mcp.council.question_briefings import answers_bundle
+
+    claims = [{"id": "A1", "label": "Answer A", "claim": "put clears the cache", "evidence": "self.entries.clear()"},
+              {"id": "A2", "label": "Answer A", "claim": "it is thread-safe"}]
+    annotate(claims, material(), only_quoted=True)
+    assert claims[0]["evidenceCheck"] == "verified" and "evidenceCheck" not in claims[1]
+    bundle = answers_bundle(briefing="Q?", date="2026-12-02", answers=[("Answer A", "prose"), ("Answer B", "p")],
+                            details={}, claims=claims)
+    assert ("- **A1** put clears the cache\n  - evidence: “self.entries.clear()”\n"
+            "  - evidence check: evidence verified in the material (at src/cache.py:3)\n- **A2** it is thread-safe") in bundle
