@@ -11,6 +11,7 @@ counter — the catalog listing included — stays at 0.
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -261,3 +262,25 @@ def test_the_error_envelope_knows_the_new_codes(gateway, brief, run_dir, project
     envelope = json.loads(capsys.readouterr().out)
     assert code == 1 and schema_errors(envelope, "error") == []
     assert envelope["error"]["code"] == "CONTEXT_LENGTH_EXCEEDED"
+
+
+def test_with_verify_a_chair_window_too_small_for_a_verifier_prompt_is_refused_before_any_request(
+        gateway, brief, run_dir, project, capsys):
+    """Issue 30: the verifier runs on the chair's model; on a two-seat bench its prompt (one finding
+    and up to 12,000 characters of source) is the longest the chair reads, so --verify is checked
+    against the chair's window before anything is sent — and without --verify the same run fits."""
+    from amicus_mcp.engine.limits import verify_prompt_bound
+
+    next(row for row in gateway.catalog if row["id"] == "vendor/chair")["context_length"] = 5_000
+    cache_catalog(gateway)
+    bench(gateway)
+    two = ["openrouter/vendor/a", "openrouter/vendor/b"]
+    err = preflight_refused(capsys, args(brief, run_dir, project, "--verify", models=two))
+    tokens = verify_prompt_bound(datetime.now(timezone.utc).strftime("%Y-%m-%d"))
+    assert err["code"] == "CONTEXT_LENGTH_EXCEEDED"
+    assert err["message"] == (f"'openrouter/vendor/chair' has a 5,000-token context window, and a verifier prompt "
+                              f"(one finding and its source excerpts) is about {tokens:,} tokens, plus at least 250 "
+                              "for its answer")
+    nothing_sent(gateway, run_dir)
+    code, run = run_json(capsys, args(brief, run_dir, project, models=two))
+    assert code == 0 and run["status"] == "complete"
