@@ -17,6 +17,7 @@ from .evidence import check_phrase
 from .findings import make_error, read_object
 
 MAX_LINES = 20  # lines a verifier may cite; more are cut
+MAX_EXCERPT_CHARS = 12_000  # the source excerpts of one finding: the verifier reads a window, not the material
 ANSWERS_TEXT = ", ".join(f"`{a}`" for a in VERIFICATIONS)
 
 

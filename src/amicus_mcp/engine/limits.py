@@ -163,8 +163,7 @@ def verify_prompt_bound(date: str) -> int:
     """The most a verifier prompt holds: its frame, a finding's fields at their model-text bound and
     the excerpts at their cut (engine/verify.py). How many findings it checks is known only after
     the votes, so its legs claim the ceiling as they launch rather than being planned here."""
-    from ..council.verification import verifier_prompt
-    from .verify import MAX_EXCERPT_CHARS
+    from ..council.verification import MAX_EXCERPT_CHARS, verifier_prompt
 
     long = "x" * 2000
     frame = verifier_prompt({"id": "A1", "severity": "blocker", "location": long, "evidence": long},

@@ -22,7 +22,8 @@ import anyio
 
 from ..council.anonymize import Anonymized
 from ..council.evidence import Source, read_location
-from ..council.verification import parse_verification, to_verify, verifier_prompt, verifier_repair_prompt
+from ..council.verification import (MAX_EXCERPT_CHARS, parse_verification, to_verify, verifier_prompt,
+                                     verifier_repair_prompt)
 from ..vocabulary import REFUTED
 from .asking import Contract, ask
 from .context import Row, RunContext
@@ -31,7 +32,6 @@ from .sources import Refused, SourceReader, referenced_names
 STAGE = "verify"
 ROW_STAGE = 3  # runStats order: after the debate's rows, before the chair's
 CONTEXT_LINES = 8  # lines shown on each side of the cited ones
-MAX_EXCERPT_CHARS = 12_000  # per finding: the verifier reads a window, not the whole material
 _AT = re.compile(r"^(?P<name>.+?)(?P<old> \(old side\))?:(?P<first>\d+)(?:-(?P<last>\d+))?$")
 
 
