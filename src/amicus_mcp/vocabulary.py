@@ -81,6 +81,8 @@ EVIDENCE_CHECKS: tuple[EvidenceCheck, ...] = get_args(EvidenceCheck)
 VERIFIED, MOVED, NOT_FOUND, ABSENT = EVIDENCE_CHECKS
 # The checks a finding is "unverified" under: `council gate --require-evidence` does not let it block.
 UNVERIFIED_CHECKS: tuple[EvidenceCheck, ...] = (NOT_FOUND, ABSENT)
+# The checks that found the quote in the material.
+FOUND_CHECKS: tuple[EvidenceCheck, ...] = (VERIFIED, MOVED)
 
 # What a verifier (`--verify`) answered on a finding it checked against the source.
 Verification = Literal["holds", "refuted", "unsure"]

@@ -16,7 +16,7 @@ from string import Template
 from typing import Any
 
 from ..vocabulary import (ANSWER_CONFIDENCES, ANSWER_SCALE, FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, SEVERITIES, SHIP_IT,
-                          UNVERIFIED_CHECKS, VERDICT_MARKER, VERDICT_SCALE, VOTES)
+                          REFUTED, UNVERIFIED_CHECKS, VERDICT_MARKER, VERDICT_SCALE, VOTES)
 from .evidence import check_phrase
 
 STAGE1_SEAT = "stage1-seat"
@@ -281,7 +281,7 @@ def chair_packet(
 def chair_mark(f: Mapping[str, Any]) -> str:
     """` — UNVERIFIED` for a finding whose quote is not in the material or was never given: the
     chair weighs it knowing that."""
-    if f.get("verification") == "refuted":
+    if f.get("verification") == REFUTED:
         return " — REFUTED by the verifier"
     return " — UNVERIFIED" if f.get("evidenceCheck") in UNVERIFIED_CHECKS else ""
 

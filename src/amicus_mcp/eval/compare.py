@@ -16,16 +16,16 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..vocabulary import ABSENT, FOUND_CHECKS, HOLDS, NOT_FOUND, REFUTED
 from .documents import EvalComparison
 from .report_md import counted, flat, pct
-from .scoring import rate
+from .scoring import ALARM_SEVERITIES, rate
 
 # The grounded figures (issue 30): rows only when either eval's runs recorded evidence checks or
 # verifier answers, so a comparison of evals before evidence reads as it did.
-FOUND = ("verified", "moved")
-EVIDENCE_ROWS = {"Confirmed precision, evidence found": FOUND, "Confirmed precision, evidence not-found": ("not-found",),
-                 "Confirmed precision, evidence absent": ("absent",)}
-VERIFY_ROWS = {"Confirmed precision, verifier holds": "holds", "Confirmed precision, verifier refuted": "refuted"}
+EVIDENCE_ROWS = {"Confirmed precision, evidence found": FOUND_CHECKS,
+                 "Confirmed precision, evidence not-found": (NOT_FOUND,), "Confirmed precision, evidence absent": (ABSENT,)}
+VERIFY_ROWS = {"Confirmed precision, verifier holds": HOLDS, "Confirmed precision, verifier refuted": REFUTED}
 UNREFUTED_RECALL = "council recall, unrefuted findings only"
 RATES = {"council recall", "blocker recall", "major recall", "Confirmed-tier precision", "chair verdict accuracy",
          *EVIDENCE_ROWS, *VERIFY_ROWS, UNREFUTED_RECALL}
@@ -84,15 +84,15 @@ def _grounded_figures(cases: Sequence[Mapping[str, Any]], flaws: Sequence[Mappin
         for name, checks in EVIDENCE_ROWS.items():
             group = [f for f in confirmed if f.get("evidenceCheck") in checks]
             out[name] = (rate(sum(1 for f in group if f["flaw"] is not None), len(group)), False)
-        alarms = [f for c in cases if c["clean"] for f in c["findings"] if f["severity"] in ("blocker", "major")]
-        out["false alarms, evidence not-found"] = (float(sum(1 for f in alarms if f.get("evidenceCheck") == "not-found")),
+        alarms = [f for c in cases if c["clean"] for f in c["findings"] if f["severity"] in ALARM_SEVERITIES]
+        out["false alarms, evidence not-found"] = (float(sum(1 for f in alarms if f.get("evidenceCheck") == NOT_FOUND)),
                                                    False)
     if any(f.get("verification") for f in findings):
         for name, answer in VERIFY_ROWS.items():
             group = [f for f in confirmed if f.get("verification") == answer]
             out[name] = (rate(sum(1 for f in group if f["flaw"] is not None), len(group)), False)
         kept = {(c["caseId"], f["flaw"]) for c in cases for f in c["findings"]
-                if f["flaw"] is not None and f.get("verification") != "refuted"}
+                if f["flaw"] is not None and f.get("verification") != REFUTED}
         hit = sum(1 for c in cases if not c["clean"] for f in c["flaws"] if (c["caseId"], f["id"]) in kept)
         out[UNREFUTED_RECALL] = (rate(hit, len(flaws)), False)
     return out
