@@ -24,6 +24,8 @@ def kind(prompt: str) -> str:
         return "question-judge"
     if prompt.startswith("# Council chair — a question"):
         return "question-chair"
+    if prompt.startswith("# Verification of one finding"):
+        return "verifier"
     if prompt.startswith("# Council review briefing"):
         return "stage1"
     if prompt.startswith("# Cross-review"):

@@ -469,6 +469,7 @@ class Claim:
     severity: str = "major"
     flaw: str | None = None  # the planted flaw it is about; None: a false claim
     votes: str = "agree"  # every other judge's vote: agree | dispute | neutral | split (first peer agrees, the rest dispute)
+    evidence: str | None = None  # the quote it gives (a real line, or one it fabricates); None: no quote
 
 
 class KnownRecall:
@@ -518,7 +519,8 @@ class KnownRecall:
             claims = self.reviews.get(self.case_of(prompt), {}).get(model, [])
             block = {"overall": f"{model} reviewed it.", "findings": [
                 {"id": i, "severity": c.severity, "claim": c.text, "location": c.location,
-                 "rationale": f"because of what {c.location} says"} for i, c in enumerate(claims, 1)]}
+                 "rationale": f"because of what {c.location} says",
+                 **({"evidence": c.evidence} if c.evidence is not None else {})} for i, c in enumerate(claims, 1)]}
             return self._reply(f"My review.\n\n```json\n{json.dumps(block)}\n```\n", served)
         if what == "judge":
             labels = re.findall(r"^### (Review [A-Z])$", prompt, re.M)
@@ -538,6 +540,11 @@ class KnownRecall:
         """The case's configured verdict (None: no VERDICT line, in the synthesis or in a repair)."""
         prompt = prompt_of(body)
         what = self._kind(prompt)
+        if what == "verifier":  # --verify: the chair's model refutes exactly the findings whose quote is not there
+            refuted = "mechanical lookup of that quote in the material): evidence not found" in prompt
+            block = {"answer": "refuted" if refuted else "holds", "lines": [],
+                     "reason": "the quoted line is not in the source" if refuted else "the source shows it"}
+            return self._reply(f"Checked.\n\n```json\n{json.dumps(block)}\n```\n", "vendor/chair-1")
         assert what in ("chair", "chair-repair"), what
         case = self.case_of(prompt)  # a repair quotes the synthesis, which names the case
         verdict = self.verdicts.get(case, "Fix these first")

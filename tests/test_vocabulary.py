@@ -36,13 +36,15 @@ FAMILIES: dict[str, tuple[tuple[str, ...], ...]] = {
     "chair line": (v.VERDICT_SCALE, v.ANSWER_SCALE, v.CHAIR_LINES),
     "intent": (v.INTENTS, v.ANSWERING_INTENTS, v.FRAMED_INTENTS),
     "answer confidence": (v.ANSWER_CONFIDENCES,),
-    "tier": (v.TIERS, v.TIER_DISPLAY_ORDER, v.DEBATED_TIERS),
+    "tier": (v.TIERS, v.TIER_DISPLAY_ORDER, v.DEBATED_TIERS, v.VERIFIED_TIERS),
     "vote": (v.VOTES,),
-    "severity": (v.SEVERITIES,),
+    "severity": (v.SEVERITIES, v.VERIFIED_SEVERITIES),
     "confidence": (v.CONFIDENCES,),
     "debate action": (v.DEBATE_ACTIONS, v.REVOTED_ACTIONS),
     "conformance": (v.CONFORMANCES,),
     "gate level": (v.GATE_LEVELS,),
+    "evidence check": (v.EVIDENCE_CHECKS, v.UNVERIFIED_CHECKS, v.FOUND_CHECKS),
+    "verification": (v.VERIFICATIONS,),
     "status": STATUS_SETS,
 }
 # Words common enough to appear in other sets ("error" is also a chair attempt's outcome, "clean" an

@@ -73,6 +73,22 @@ ANSWER_CONFIDENCES: tuple[AnswerConfidence, ...] = get_args(AnswerConfidence)
 Severity = Literal["blocker", "major", "minor", "nit"]
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)  # most severe first
 
+# What the deterministic evidence check found for a finding's `evidence` quote (council/evidence.py):
+# found at the stated location (or where the location was too vague to say otherwise); found, but
+# elsewhere (the location is corrected); not in the material the run read; no quote given.
+EvidenceCheck = Literal["verified", "moved", "not-found", "absent"]
+EVIDENCE_CHECKS: tuple[EvidenceCheck, ...] = get_args(EvidenceCheck)
+VERIFIED, MOVED, NOT_FOUND, ABSENT = EVIDENCE_CHECKS
+# The checks a finding is "unverified" under: `council gate --require-evidence` does not let it block.
+UNVERIFIED_CHECKS: tuple[EvidenceCheck, ...] = (NOT_FOUND, ABSENT)
+# The checks that found the quote in the material.
+FOUND_CHECKS: tuple[EvidenceCheck, ...] = (VERIFIED, MOVED)
+
+# What a verifier (`--verify`) answered on a finding it checked against the source.
+Verification = Literal["holds", "refuted", "unsure"]
+VERIFICATIONS: tuple[Verification, ...] = get_args(Verification)
+HOLDS, REFUTED, UNSURE = VERIFICATIONS
+
 # A judge's vote on one finding (Stage 2 and the debate's re-vote).
 VoteVerdict = Literal["agree", "dispute", "neutral"]  # a vote's `verdict`
 VOTES: tuple[VoteVerdict, ...] = get_args(VoteVerdict)
@@ -85,6 +101,9 @@ TIERS: tuple[Tier, ...] = get_args(Tier)
 TIER_DISPLAY_ORDER: tuple[Tier, ...] = ("Disputed", "Contested", "Confirmed", "Singleton")
 # The tiers a debate round takes back to the raiser.
 DEBATED_TIERS: tuple[Tier, ...] = ("Contested", "Disputed")
+# What `--verify` checks: the findings the votes would act on, where being wrong costs most.
+VERIFIED_TIERS: tuple[Tier, ...] = ("Confirmed", "Contested")
+VERIFIED_SEVERITIES: tuple[Severity, ...] = ("blocker", "major")
 
 Confidence = Literal["thin", "solid"]
 CONFIDENCES: tuple[Confidence, ...] = get_args(Confidence)

@@ -210,3 +210,27 @@ def test_a_bad_input_is_named_as_the_action_names_it(tmp_path, project, config_d
     # (issue 27 item 25: the one strict reader of a sum of dollars words the refusal)
     assert ("**The council run failed** (exit 1): BAD_ARGS: max-cost must be a plain decimal number of dollars "
             "like 2 or 0.50, got 'lots'") in summary.read_text(encoding="utf-8")
+
+
+def test_a_blocker_whose_quote_is_not_in_the_artifact_does_not_block_with_require_evidence(fake, tmp_path, project):
+    """Issue 30: the Action's require-evidence input is the gate's --require-evidence, and the step
+    summary shows each finding's evidence check."""
+    from council_helpers import finding, review
+    from fakeprovider import chat
+
+    def seat(tag: str, **fields: Any) -> Any:
+        return chat(review(tag, block={"overall": f"{tag} take", "findings": [finding(1, tag, **fields)]}))
+
+    member(fake, "a", cost=0.002, stage1=seat("seat-a", severity="blocker", evidence="cache.flush_all(force=True)"))
+    member(fake, "b", cost=0.002, stage1=seat("seat-b", evidence="The cache evicts every entry on every write."))
+    member(fake, "chair", cost=0.001)
+    (project / "design.md").write_text(DESIGN, encoding="utf-8")
+    inputs = {"MODELS": "fake/a,fake/b", "CHAIR": "fake/chair", "ARTIFACT": "design.md", "FAIL_ON": "confirmed-blocker"}
+    code, summary, outputs, log = run_action(tmp_path, project, **inputs, OUT_DIR="plain")
+    assert code == 4 and outputs["gate"] == "fail", log
+    text = summary.read_text(encoding="utf-8")
+    assert "  - evidence check: **not-found** — evidence not found in the material" in text
+    assert "  - evidence check: **verified** — evidence verified in the material (at design.md:3)" in text
+    code, summary, outputs, log = run_action(tmp_path, project, **inputs, REQUIRE_EVIDENCE="true", OUT_DIR="grounded")
+    assert code == 0 and outputs["gate"] == "pass", log
+    assert "A1 (evidence not-found)" in summary.read_text(encoding="utf-8")

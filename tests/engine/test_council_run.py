@@ -344,7 +344,7 @@ async def test_a_launch_refused_by_the_ceiling_mid_way_blames_the_ceiling(gatewa
 
 
 async def test_a_ceiling_too_low_for_the_run_is_refused_before_any_request(gateway, council, run_dir, config_dir):
-    """At their smallest output caps this bench reserves $0.0820 (seed the catalog cache, so not
+    """At their smallest output caps this bench reserves $0.0821 (seed the catalog cache, so not
     even the catalog is fetched): a $0.05 ceiling is refused at pre-flight, naming the ceiling,
     the reservation per leg and the smallest ceiling that fits."""
     from amicus_mcp.errors import CostCeilingTooLow
@@ -358,12 +358,12 @@ async def test_a_ceiling_too_low_for_the_run_is_refused_before_any_request(gatew
         await council(models, chair="openrouter/vendor/chair", max_cost=0.05)
     message = info.value.message
     assert message.startswith("the --max-cost $0.05 ceiling cannot hold this run")
-    assert "Stage 1 3 leg(s) of up to $0.0104 each (1,000-token answers)" in message
+    assert "Stage 1 3 leg(s) of up to $0.0105 each (1,000-token answers)" in message
     assert "Stage 2 3 leg(s) of up to $0.0127 each (750-token answers)" in message
-    assert message.endswith("The smallest ceiling that fits is $0.0820")
-    assert "0.0820" in (info.value.hint or "")
+    assert message.endswith("The smallest ceiling that fits is $0.0822")
+    assert "0.0822" in (info.value.hint or "")
     assert gateway.requests == [] and not run_dir.exists()
-    run, code = await council(models, chair="openrouter/vendor/chair", max_cost=0.082)  # that ceiling runs
+    run, code = await council(models, chair="openrouter/vendor/chair", max_cost=0.0822)  # that ceiling runs
     assert (code, run["status"]) == (0, "complete")
 
 

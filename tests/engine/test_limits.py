@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -153,10 +154,10 @@ def test_a_ceiling_that_cannot_hold_the_run_is_refused_before_any_request(gatewa
     assert err["code"] == "COST_CEILING_TOO_LOW"
     assert err["message"] == (
         "the --max-cost $0.02 ceiling cannot hold this run even with every answer at its smallest output cap: it "
-        "reserves Stage 1 3 leg(s) of up to $0.0104 each (1,000-token answers); Stage 2 3 leg(s) of up to $0.0127 "
-        "each (750-token answers); the chair 1 leg(s) of up to $0.0127 each (750-token answers), $0.0819 in all. "
-        "The smallest ceiling that fits is $0.0820")
-    assert err["hint"] == "raise --max-cost to at least 0.0820, or pick cheaper models or fewer seats"
+        "reserves Stage 1 3 leg(s) of up to $0.0105 each (1,000-token answers); Stage 2 3 leg(s) of up to $0.0127 "
+        "each (750-token answers); the chair 1 leg(s) of up to $0.0127 each (750-token answers), $0.0821 in all. "
+        "The smallest ceiling that fits is $0.0822")
+    assert err["hint"] == "raise --max-cost to at least 0.0822, or pick cheaper models or fewer seats"
     nothing_sent(gateway, run_dir)
     code = cli_main(["council", "run", *args(brief, run_dir, project, "--max-cost", "0.02")])
     assert code == 1 and "Error: the --max-cost $0.02 ceiling cannot hold" in capsys.readouterr().err
@@ -166,7 +167,7 @@ def test_a_ceiling_that_cannot_hold_the_run_is_refused_before_any_request(gatewa
 
 
 @pytest.mark.parametrize("who, window, what, tokens", [
-    ("vendor/a", 1_200, "the Stage-1 briefing", 424),
+    ("vendor/a", 1_200, "the Stage-1 briefing", 490),  # its findings contract asks for evidence (issue 30)
     ("vendor/b", 5_000, "the Stage-2 bundle (the briefing and 3 reviews, each at its 1,000-token floor)", 5_162),
     ("vendor/chair", 5_000, "the chair packet (the briefing and 3 reviews, each at its 1,000-token floor)", 5_185),
 ])
@@ -318,3 +319,25 @@ def test_the_error_envelope_knows_the_new_codes(gateway, brief, run_dir, project
     envelope = json.loads(capsys.readouterr().out)
     assert code == 1 and schema_errors(envelope, "error") == []
     assert envelope["error"]["code"] == "CONTEXT_LENGTH_EXCEEDED"
+
+
+def test_with_verify_a_chair_window_too_small_for_a_verifier_prompt_is_refused_before_any_request(
+        gateway, brief, run_dir, project, capsys):
+    """Issue 30: the verifier runs on the chair's model; on a two-seat bench its prompt (one finding
+    and up to 12,000 characters of source) is the longest the chair reads, so --verify is checked
+    against the chair's window before anything is sent — and without --verify the same run fits."""
+    from amicus_mcp.engine.limits import verify_prompt_bound
+
+    next(row for row in gateway.catalog if row["id"] == "vendor/chair")["context_length"] = 5_000
+    cache_catalog(gateway)
+    bench(gateway)
+    two = ["openrouter/vendor/a", "openrouter/vendor/b"]
+    err = preflight_refused(capsys, args(brief, run_dir, project, "--verify", models=two))
+    tokens = verify_prompt_bound(datetime.now(timezone.utc).strftime("%Y-%m-%d"))
+    assert err["code"] == "CONTEXT_LENGTH_EXCEEDED"
+    assert err["message"] == (f"'openrouter/vendor/chair' has a 5,000-token context window, and a verifier prompt "
+                              f"(one finding and its source excerpts) is about {tokens:,} tokens, plus at least 250 "
+                              "for its answer")
+    nothing_sent(gateway, run_dir)
+    code, run = run_json(capsys, args(brief, run_dir, project, models=two))
+    assert code == 0 and run["status"] == "complete"

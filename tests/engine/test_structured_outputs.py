@@ -32,7 +32,7 @@ def schema_answer(body: Any, tag: str) -> dict[str, Any]:
     if "findings" in props:
         return {"review": f"The {tag} reviewer finds the cache evicts too eagerly.", "overall": f"{tag} take",
                 "findings": [{"id": 1, "severity": "major", "claim": f"{tag} claim", "location": "section 2",
-                              "rationale": f"{tag} rationale"}]}
+                              "evidence": f"{tag} quote", "rationale": f"{tag} rationale"}]}
     if "responses" in props:  # a debate defense: defend every finding the raiser is asked about
         ids = props["responses"]["items"]["properties"]["id"]["enum"]
         return {"responses": [{"id": i, "action": "defend", "argument": f"{i} stands: section 2 says so",

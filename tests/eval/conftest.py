@@ -25,6 +25,13 @@ def shipped_eval(tmp_path_factory: pytest.TempPathFactory) -> ShippedEval:
     return run_shipped_eval(tmp_path_factory.mktemp("shipped-eval"))
 
 
+@pytest.fixture(scope="session")
+def verified_eval(tmp_path_factory: pytest.TempPathFactory) -> ShippedEval:
+    """The same eval with `--verify` (issue 30): the chair's model checks the Confirmed/Contested
+    blocker and major findings, refuting exactly those whose quote the fake fabricated."""
+    return run_shipped_eval(tmp_path_factory.mktemp("verified-eval"), "--verify")
+
+
 @pytest.fixture
 def eval_copy(shipped_eval: ShippedEval, tmp_path: Path) -> Path:
     """A copy of the shipped eval's directory, to damage or re-score."""

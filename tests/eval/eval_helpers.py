@@ -57,7 +57,7 @@ def run_cli(argv: list[str]) -> tuple[int, str]:
     return code, out.getvalue()
 
 
-def run_shipped_eval(root: Path) -> ShippedEval:
+def run_shipped_eval(root: Path, *extra: str) -> ShippedEval:
     """`amicus eval run` over the whole shipped suite against the known-recall bench, in a config
     dir and project of its own; the environment exists only while it runs."""
     import pytest
@@ -74,7 +74,7 @@ def run_shipped_eval(root: Path) -> ShippedEval:
         mp.setenv("AMICUS_OPENROUTER_BASE_URL", CLOSED_LOOPBACK)
         configure_fake(config, fake, cost="reported")
         known_bench(fake, suite, t)
-        code, out = run_cli(eval_argv(root / "eval", project, "--json"))
+        code, out = run_cli(eval_argv(root / "eval", project, "--json", *extra))
         return ShippedEval(suite=suite, truth=t, expected=expected(suite, t), directory=root / "eval", project=project,
                            config=config, code=code, printed=json.loads(out), chat_requests=len(fake.chat_requests()),
                            matcher_requests=len(fake.chat_requests("matcher")))

@@ -40,6 +40,20 @@ def finds(seat: str, k: int, n: int) -> bool:
     return {"fake/a": k % 2 == 0, "fake/b": k % 3 == 0, "fake/c": k == n - 1}[seat]
 
 
+def fabricated(case: Case, seat: str) -> str:
+    """A quote no artifact holds: what a seat that fabricates its evidence gives."""
+    return f"{case.id}: assert_never_written_by_anyone({BENCH.index(seat) + 1})"
+
+
+def real_quote(case: Case, line: int) -> str | None:
+    """The artifact's own text at `line` (or the first non-blank line after it), verbatim."""
+    lines = case.artifact_raw.decode("utf-8").splitlines()
+    for text in lines[line - 1:]:
+        if len(text.strip()) >= 4:
+            return text
+    return None
+
+
 def _anchor_location(case: Case, k: int) -> str | None:
     flaw = case.doc.plantedFlaws[k]
     return f"the part about `{flaw.location.anchors[0]}`" if flaw.location.anchors else None
@@ -63,13 +77,15 @@ def truth(suite: Suite) -> Truth:
                     location = "line 2"  # nowhere near the flaw: the pre-filter leaves it unmatched
                     t.misplaced.add(text)
                 per[seat].append(Claim(text=text, location=location, severity=flaw.severity, flaw=flaw.id,
-                                       votes=VOTES_BY_INDEX[k % 4]))
+                                       votes=VOTES_BY_INDEX[k % 4], evidence=real_quote(case, first)))
         near = f"line {flaws[0].location.ranges()[0][0]}" if flaws else "line 3"
-        per["fake/a"].append(Claim(f"something false about {case.id} (view 1)", near, "major", None, "agree"))
+        # Every false claim of a and c fabricates its quote; b's gives none (issue 30's known rate).
+        per["fake/a"].append(Claim(f"something false about {case.id} (view 1)", near, "major", None, "agree",
+                                   evidence=fabricated(case, "fake/a")))
         per["fake/b"].append(Claim(f"something false about {case.id} (view 2)", "the introduction", "minor",
                                    None, "dispute"))
         per["fake/c"].append(Claim(f"something false about {case.id} (view 3)", "line 9999", "blocker", None,
-                                   "neutral"))
+                                   "neutral", evidence=fabricated(case, "fake/c")))
         t.reviews[case.id] = per
         t.verdicts[case.id] = case.doc.expectedVerdict
     t.verdicts[WRONG_VERDICT[0]] = WRONG_VERDICT[1]
@@ -126,7 +142,45 @@ def expected(suite: Suite, t: Truth) -> dict[str, Any]:
         "verdictsNone": sum(1 for got, _ in verdicts if got is None),
         "verdictsWrong": sum(1 for got, want in verdicts if got is not None and got != want),
         "findings": {seat: sum(len(t.reviews[c.id][seat]) for c in suite.cases) for seat in BENCH},
+        # Confirmed precision by evidence: a real quote is found (verified, or moved when the stated
+        # line is not where the run's material numbers it), a fabricated one is not, none is absent.
+        "confirmedByQuote": _by_quote([c for c in confirmed], t),
+        "alarmsByQuote": _by_quote(alarms, t),
+        # With --verify: the Confirmed findings by the verifier's answer (it checks the blocker and
+        # major ones, and refutes exactly those whose quote is fabricated).
+        "confirmedByAnswer": _by_answer(confirmed, t),
     }
+
+
+def _by_answer(claims: list[Claim], t: Truth) -> dict[str, tuple[int, int]]:
+    def answer(c: Claim) -> str:
+        if c.severity not in ("blocker", "major"):
+            return "unverified"
+        return "refuted" if quote_kind(c) == "not-found" else "holds"
+
+    out: dict[str, tuple[int, int]] = {}
+    for name in ("holds", "refuted", "unsure", "unverified"):
+        group = [c for c in claims if answer(c) == name]
+        matched = sum(1 for c in group if c.flaw is not None and c.text not in t.misplaced)
+        out[name] = (matched, len(group) - matched)
+    return out
+
+
+def quote_kind(claim: Claim) -> str:
+    """What the evidence check must find for a claim's quote: `found`, `not-found` or `absent`."""
+    if claim.evidence is None:
+        return "absent"
+    return "not-found" if "assert_never_written_by_anyone" in claim.evidence else "found"
+
+
+def _by_quote(claims: list[Claim], t: Truth) -> dict[str, tuple[int, int]]:
+    """quote kind → (matched, unmatched) among `claims`."""
+    out: dict[str, tuple[int, int]] = {}
+    for kind_ in ("found", "not-found", "absent"):
+        group = [c for c in claims if quote_kind(c) == kind_]
+        matched = sum(1 for c in group if c.flaw is not None and c.text not in t.misplaced)
+        out[kind_] = (matched, len(group) - matched)
+    return out
 
 
 def titles(suite: Suite) -> Mapping[str, str]:

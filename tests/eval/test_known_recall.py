@@ -80,7 +80,7 @@ def test_tier_counts_precision_and_false_alarms_equal_the_configured_truth(shipp
         want["confirmedMatched"], want["confirmedUnmatched"], 0)
     assert confirmed["rate"] == round(want["confirmedMatched"] / (want["confirmedMatched"] + want["confirmedUnmatched"]), 4)
     assert "may be a real flaw nobody planted" in doc["precision"]["note"]
-    alarms = doc["falseAlarms"]
+    alarms = {k: v for k, v in doc["falseAlarms"].items() if k != "byEvidence"}  # its split: the evidence test below
     assert alarms == {"cleanCases": 3, "findings": want["falseAlarms"], "confirmed": want["confirmedAlarms"],
                       "casesWithAlarm": want["casesWithAlarm"]}
     assert (want["falseAlarms"], want["confirmedAlarms"]) == (6, 3)
@@ -134,3 +134,58 @@ def test_every_decision_is_written_down_with_how_it_was_made(shipped_eval: Shipp
     assert set(by) == {"matcher", "prefilter", "clean-case"}
     # fake/c's false claim (line 9999) and the misplaced true claim never reach the matcher.
     assert by["prefilter"] == 13 + 1
+
+
+def test_confirmed_precision_and_false_alarms_split_by_evidence_check_equal_the_configured_truth(
+        shipped_eval: ShippedEval) -> None:
+    """Issue 30: seat a fabricates the quote of every false claim it raises, c too, b gives none,
+    and every true claim quotes the artifact's own line. The eval's split by evidence check must
+    equal that configuration: fabricated quotes read not-found, missing ones absent, real ones
+    verified or moved (moved: where the case's briefing numbers the line differently)."""
+    doc, want = load(shipped_eval.directory / "eval.json"), shipped_eval.expected
+    split = doc["precision"]["confirmedByEvidence"]
+    assert list(split) == ["verified", "moved", "not-found", "absent"]
+
+    def pair(*checks: str) -> tuple[int, int]:
+        return (sum(split[c]["matched"] for c in checks), sum(split[c]["unmatched"] for c in checks))
+
+    assert pair("verified", "moved") == want["confirmedByQuote"]["found"]
+    assert pair("not-found") == want["confirmedByQuote"]["not-found"]
+    assert pair("absent") == want["confirmedByQuote"]["absent"]
+    assert split["not-found"]["rate"] == 0.0  # every Confirmed finding with a fabricated quote is false
+    alarms = doc["falseAlarms"]["byEvidence"]
+    assert alarms["not-found"] == sum(want["alarmsByQuote"]["not-found"])
+    assert alarms["absent"] == sum(want["alarmsByQuote"]["absent"])
+    assert alarms["verified"] + alarms["moved"] == sum(want["alarmsByQuote"]["found"])
+    # The figures themselves, for the closing note.
+    print(f"\nConfirmed by evidence check: {json.dumps(split)}\nfalse alarms by check: {json.dumps(alarms)}")
+
+
+def test_with_verify_confirmed_precision_by_verifier_answer_and_recall_equal_the_configured_truth(
+        shipped_eval: ShippedEval, verified_eval: ShippedEval, tmp_path: Path) -> None:
+    """The same bench with --verify: every Confirmed blocker/major finding whose quote is fabricated
+    is refuted, the rest hold; recall counting only unrefuted findings loses nothing on this bench,
+    and `eval compare` shows both evals side by side."""
+    plain, doc = load(shipped_eval.directory / "eval.json"), load(verified_eval.directory / "eval.json")
+    want = verified_eval.expected
+    split = doc["precision"]["confirmedByVerification"]
+    assert list(split) == ["holds", "refuted", "unsure", "unverified"]
+    for answer, (matched, unmatched) in want["confirmedByAnswer"].items():
+        assert (split[answer]["matched"], split[answer]["unmatched"]) == (matched, unmatched), answer
+    assert split["refuted"]["rate"] == 0.0 and split["refuted"]["findings"] > 0
+    assert doc["council"]["recall"] == plain["council"]["recall"]  # the tiers (and recall) are the seed's
+    assert doc["council"]["recallUnrefuted"] == doc["council"]["recall"]  # only false findings were refuted
+    assert "recallUnrefuted" not in plain["council"] and "confirmedByVerification" not in plain["precision"]
+    assert doc["precision"]["confirmed"] == plain["precision"]["confirmed"]
+
+    from amicus_mcp.eval.compare import compare, render_compare
+
+    side = compare(plain, doc, a_dir="plain", b_dir="verified")
+    rows = {r["metric"]: r for r in side["rows"]}
+    assert rows["Confirmed precision, evidence not-found"]["a"] == 0.0
+    assert rows["Confirmed precision, verifier refuted"]["a"] is None
+    assert rows["Confirmed precision, verifier refuted"]["b"] == 0.0
+    assert rows["council recall, unrefuted findings only"]["b"] == doc["council"]["recall"]["rate"]
+    print("\n" + render_compare(side))
+    print(f"verified eval: Confirmed by verifier answer {json.dumps(split)}; recall {doc['council']['recall']}; "
+          f"recall unrefuted {doc['council']['recallUnrefuted']}; false alarms {json.dumps(doc['falseAlarms'])}")

@@ -322,3 +322,13 @@ def test_overrides_decisions_and_the_row_cap(page: Any, finished: Run, serve: An
     page.wait_for_selector("#matrix .cap")
     assert page.inner_text("#matrix .cap") == "Showing 500 of 600 findings."
     assert page.locator("#matrix tbody tr").count() == 500
+
+
+def test_the_evidence_check_is_shown_beside_every_finding(page: Any, finished: Run, serve: Any) -> None:
+    """Issue 30: this bench's reviews quote nothing, so every finding reads `absent`, as text."""
+    served = serve(finished.project, "done1")
+    open_run(page, served)
+    page.wait_for_selector("#matrix tbody tr")
+    assert texts(page, "#matrix td.claim .evidence-check") == ["evidence check: absent — no evidence given"] * 4
+    assert page.locator("#matrix td.claim .evidence-check.check-absent").count() == 4
+    assert page.errors == []

@@ -18,7 +18,7 @@ and `GITHUB_OUTPUT` at files — to see exactly what CI will do:
     INPUT_VARS                                template variables, one NAME=VALUE per line
     INPUT_MAX_COST, INPUT_TIMEOUT             ceiling (USD) and per-leg timeout (minutes)
     INPUT_FAIL_ON, INPUT_ALLOW_NO_VERDICT,    the gate (`amicus council gate`)
-    INPUT_ALLOW_UNJUDGED
+    INPUT_ALLOW_UNJUDGED, INPUT_REQUIRE_EVIDENCE
     INPUT_OUT_DIR                             the run directory (default council-ci-<run id>)
     INPUT_BASELINE, INPUT_GATE_ON             a re-review: the previous run's directory (its artifact),
                                               and gate-on new to gate only what is new since it
@@ -56,7 +56,7 @@ OPTION_INPUTS = {"PACK": "pack", "MODELS": "models", "CHAIR": "chair", "TEMPLATE
                  "VARS": "vars", "MAX_COST": "max_cost", "TIMEOUT": "timeout_min", "OUT_DIR": "out_dir",
                  "BASELINE": "baseline"}
 # Every input the script reads, as INPUT_<NAME> (action.yml passes exactly these).
-INPUTS = (*OPTION_INPUTS, "PATHS", "FAIL_ON", "ALLOW_NO_VERDICT", "ALLOW_UNJUDGED",
+INPUTS = (*OPTION_INPUTS, "PATHS", "FAIL_ON", "ALLOW_NO_VERDICT", "ALLOW_UNJUDGED", "REQUIRE_EVIDENCE",
           "SARIF_FILE", "POST_REVIEW", "MIN_SEVERITY", "MIN_TIER", "GATE_ON")
 NARROW_HINT = "narrow the diff with the action's 'paths' input (e.g. paths: src/ docs/), or review one file with 'artifact'"
 
@@ -196,6 +196,7 @@ def _run(env: Mapping[str, str]) -> int:
     fail_on = _input(env, "FAIL_ON") or "fix-these-first"
     allow_no_verdict = _input(env, "ALLOW_NO_VERDICT").lower() == "true"
     allow_unjudged = _input(env, "ALLOW_UNJUDGED").lower() == "true"
+    require_evidence = _input(env, "REQUIRE_EVIDENCE").lower() == "true"
     out_dir = Path(_input(env, "OUT_DIR") or f"council-ci-{env.get('GITHUB_RUN_ID', 'local')}").resolve()
     artifact = _input(env, "ARTIFACT") or str(pr_diff(env, Path(env.get("RUNNER_TEMP") or out_dir.parent) / "amicus-pr.diff"))
     check_bench(env)
@@ -217,8 +218,8 @@ def _run(env: Mapping[str, str]) -> int:
     if gate_on not in ("all", "new"):
         raise BadArgs(f"gate-on '{gate_on}' is not all or new", hint="gate-on: new counts only blockers new since the baseline")
     gate = evaluate_gate(verdict, fail_on, allow_no_verdict=allow_no_verdict, allow_unjudged=allow_unjudged,
-                         source=str(out_dir / "verdict.json"), rereview=gate_rereview(out_dir, gate_on),
-                         dismissed=gate_dismissed(out_dir))
+                         require_evidence=require_evidence, source=str(out_dir / "verdict.json"),
+                         rereview=gate_rereview(out_dir, gate_on), dismissed=gate_dismissed(out_dir))
     print(gate["reason"], flush=True)
     degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.notices) or 'see run.json degrades'}" if code == 2 else ""
     append_summary(summary, f"## Council review: {'passed' if gate['passed'] else 'FAILED'}\n\n{gate['reason']}{degraded}")

@@ -51,6 +51,9 @@ def register_ci(sub: argparse._SubParsersAction) -> None:
                    help="gate a run that was never cross-reviewed (judged: false) instead of failing it")
     p.add_argument("--gate-on", choices=("all", "new"), default="all",
                    help="new: a re-review (council run --baseline) counts only the blockers new since its baseline")
+    p.add_argument("--require-evidence", action="store_true",
+                   help="a blocker whose quoted evidence is not in the material (not-found) or was never given "
+                        "(absent) does not fail a blocker level on its own; it is still reported")
 
 
 def _command(sub: argparse._SubParsersAction, command: str, help_text: str, handler: Callable[[argparse.Namespace], int],
@@ -262,7 +265,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
     verdict, source = read_verdict_for_gate(args.path, args.project)
     doc = evaluate_gate(verdict, args.fail_on, allow_no_verdict=args.allow_no_verdict,
-                        allow_unjudged=args.allow_unjudged, source=source,
+                        allow_unjudged=args.allow_unjudged, require_evidence=args.require_evidence, source=source,
                         rereview=gate_rereview(Path(source).parent, args.gate_on),
                         dismissed=gate_dismissed(Path(source).parent))
     print(dumps_json(doc) if args.json else doc["reason"])

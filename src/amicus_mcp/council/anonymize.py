@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from .evidence import GROUND_FIELDS
 from .parse import ranking_to_order
 
 MAX_REVIEWS = len(string.ascii_uppercase)
@@ -85,6 +86,8 @@ def anonymize(reviews: Sequence[StageOneReview], noun: str = REVIEW_NOUN) -> Ano
                     "claim": finding["claim"],
                     "location": finding.get("location"),
                     "rationale": finding.get("rationale"),
+                    # The quote the finding rests on (optional when parsing; council/evidence.py checks it).
+                    "evidence": finding.get("evidence") if isinstance(finding.get("evidence"), str) else None,
                 }
             )
     return out
@@ -119,6 +122,10 @@ def tally_input(
             entry["location"] = f["location"]
         if f["raiserSeat"] is not None:
             entry["raiserSeat"] = f["raiserSeat"]
+        # Emitted when set, so a run before evidence (or a hand-assembled input) is unchanged.
+        for key in GROUND_FIELDS:
+            if f.get(key) is not None:
+                entry[key] = f[key]
         findings.append(entry)
     adjudications = []
     rankings = []

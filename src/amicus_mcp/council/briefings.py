@@ -16,7 +16,8 @@ from string import Template
 from typing import Any
 
 from ..vocabulary import (ANSWER_CONFIDENCES, ANSWER_SCALE, FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, SEVERITIES, SHIP_IT,
-                          VERDICT_MARKER, VERDICT_SCALE, VOTES)
+                          REFUTED, UNVERIFIED_CHECKS, VERDICT_MARKER, VERDICT_SCALE, VOTES)
+from .evidence import check_phrase
 
 STAGE1_SEAT = "stage1-seat"
 
@@ -153,11 +154,29 @@ def _finding_block(f: Mapping[str, Any], dismissed: str | None = None) -> str:
     block = (
         f"- **{f['id']}** ({f['severity']}) {one_line(f['claim'])}\n"
         f"  - location: {one_line(f['location'])}\n"
+        f"{evidence_lines(f)}"
         f"  - rationale: {one_line(f['rationale'])}"
     )
     if dismissed is not None:  # the user's earlier decision is evidence too: judge whether it still holds
         block += f"\n  - previously dismissed by the user: {one_line(dismissed)}"
     return block
+
+
+def evidence_lines(f: Mapping[str, Any], *, mark: str = "") -> str:
+    """The finding's quoted evidence and what the deterministic check found, as the judges and
+    the chair read them ("evidence check: evidence not found in the material"); nothing for a
+    finding that was never checked, so a run before evidence composes the same packets."""
+    if f.get("evidenceCheck") is None and not isinstance(f.get("evidence"), str):
+        return ""
+    quote = f.get("evidence")
+    out = f"  - evidence: “{one_line(quote)}”\n" if isinstance(quote, str) and quote.strip() else ""
+    phrase = check_phrase(f)
+    out += f"  - evidence check: {phrase}{mark}\n" if phrase else ""
+    verdict = f.get("verification")
+    if isinstance(verdict, str):  # --verify: what a model that did not raise it found in the source
+        reason = f.get("verificationReason")
+        out += f"  - verifier: {verdict}{' — ' + one_line(reason) if isinstance(reason, str) else ''}\n"
+    return out
 
 
 def one_line(text: Any) -> str:
@@ -244,6 +263,7 @@ def chair_packet(
             f"- **{f['id']}** ({f['severity']}, raised by {f['raiserSeat'] or f['raiser']}) — {one_line(scored.get('claim') or f['claim'])}\n"
             f"  - tier: {scored.get('tier', '?')} ({scored.get('confidence', '?')}); peers a{basis['a']}/d{basis['d']}/n{basis['n']}{round_note}\n"
             f"  - location: {one_line(f['location'])}\n"
+            f"{evidence_lines(f, mark=chair_mark(f))}"
             f"  - rationale: {one_line(f['rationale'])}"
         )
     cred_lines = [
@@ -262,6 +282,14 @@ def chair_packet(
         reviews="\n\n".join(review_blocks),
         verdict_scale=template(scale).template.strip(),
     )
+
+
+def chair_mark(f: Mapping[str, Any]) -> str:
+    """` — UNVERIFIED` for a finding whose quote is not in the material or was never given: the
+    chair weighs it knowing that."""
+    if f.get("verification") == REFUTED:
+        return " — REFUTED by the verifier"
+    return " — UNVERIFIED" if f.get("evidenceCheck") in UNVERIFIED_CHECKS else ""
 
 
 def order_text(ranking: Mapping[str, Any]) -> str:
@@ -299,13 +327,14 @@ def text_schema(max_length: int, compact: bool) -> dict[str, Any]:
 def findings_output_schema(*, compact: bool = True) -> dict[str, Any]:
     findings: dict[str, Any] = {"type": "array", "items": {
         "type": "object",
-        "required": ["id", "severity", "claim", "location", "rationale"],
+        "required": ["id", "severity", "claim", "location", "evidence", "rationale"],
         "additionalProperties": False,
         "properties": {
             "id": {"type": "integer", "minimum": 1} if compact else {"type": "integer"},
             "severity": {"enum": list(SEVERITIES)},
             "claim": text_schema(200, compact),
             "location": text_schema(80, compact),
+            "evidence": text_schema(240, compact),  # a verbatim quote: checked against the material
             "rationale": text_schema(240, compact),
         },
     }}

@@ -41,7 +41,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import EXIT_GATE_FAILED, BadArgs
-from ..vocabulary import FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, GATE_LEVELS, QUESTION, TASK, TIERS, VERDICT_SCALE
+from ..vocabulary import (FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, GATE_LEVELS, QUESTION, REFUTED, TASK, TIERS,
+                          UNVERIFIED_CHECKS, VERDICT_SCALE)
 
 # The chair's verdicts that fail each verdict level: its own phrase and every harsher one.
 VERDICT_LEVELS = {"fundamental-rethink": VERDICT_SCALE[VERDICT_SCALE.index(FUNDAMENTAL_RETHINK):],
@@ -53,11 +54,13 @@ BLOCKER_SCOPE = {"confirmed-blocker": "the Confirmed tier", "disputed-blocker": 
 
 
 def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: bool = False,
-                  allow_unjudged: bool = False, source: str | None = None,
+                  allow_unjudged: bool = False, require_evidence: bool = False, source: str | None = None,
                   rereview: Mapping[str, str] | None = None,
                   dismissed: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """The council-gate document for `verdict` at `level` (`passed`, `exitCode`, `reason`).
 
+    `require_evidence`: a blocker whose quoted evidence is not-found or absent does not block on
+    its own (a refuted one never does); both are reported as `heldBack`.
     `rereview` (finding id → new | still-open, from a re-review's rereview.json) is `--gate-on
     new`: the blocker levels then count only the blockers that are new since the baseline.
     `dismissed` (finding id → its match in dismissed.json) are the findings that match one the
@@ -100,10 +103,12 @@ def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: b
         counted = [b for b in counted if not b.get("previouslyDismissed")
                    or (b["tier"] == "Confirmed" and evidence.get(str(b["id"])) == "verified")]
     judged = verdict.get("judged") is not False
+    held = [b for b in blockers if _held_back(b, require_evidence)]
+    counted = [b for b in counted if b not in held]
     if judged or level == "never":
-        failed, reason = _decide(level, overall, counted, allow_no_verdict)
+        failed, reason = _decide(level, overall, counted, allow_no_verdict, held=held)
     elif allow_unjudged:
-        failed, reason = _decide(level, overall, counted, allow_no_verdict)
+        failed, reason = _decide(level, overall, counted, allow_no_verdict, held=held)
         reason += "; the run was never cross-reviewed (judged: false), allowed by --allow-unjudged"
     else:
         failed, reason = True, (f"gate fails: the run was never cross-reviewed (judged: false — fewer than two judges "
@@ -129,10 +134,14 @@ def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: b
         still_open = sum(b.get("reReview") == "still-open" for b in blockers)
         if level in BLOCKER_LEVELS and still_open:
             doc["reason"] += f"; --gate-on new: {still_open} still-open blocker(s) not counted"
-    held = [b for b in blockers if b.get("previouslyDismissed") and b not in counted]
-    if held and level in BLOCKER_LEVELS:
-        doc["reason"] += (f"; {len(held)} previously dismissed blocker(s) not counted: "
-                          + ", ".join(str(b["id"]) for b in held))
+    set_aside = [b for b in blockers if b.get("previouslyDismissed") and b not in counted and b not in held]
+    if set_aside and level in BLOCKER_LEVELS:
+        doc["reason"] += (f"; {len(set_aside)} previously dismissed blocker(s) not counted: "
+                          + ", ".join(str(b["id"]) for b in set_aside))
+    if require_evidence:  # emitted when asked for, so a gate document without it is unchanged
+        doc["requireEvidence"] = True
+    if held:
+        doc["heldBack"] = [b["id"] for b in held]
     if source is not None:
         doc["source"] = source
     return doc
@@ -142,10 +151,36 @@ def _blocker(finding: Mapping[str, Any]) -> dict[str, Any]:
     row = {"id": finding.get("id"), "tier": finding.get("tier")}
     if finding.get("raiser") is not None:
         row["raiser"] = finding["raiser"]
+    for key in ("evidenceCheck", "verification"):  # emitted when the run checked or verified it
+        if isinstance(finding.get(key), str):
+            row[key] = finding[key]
     return row
 
 
-def _decide(level: str, overall: str | None, blockers: list[dict[str, Any]], allow_no_verdict: bool) -> tuple[bool, str]:
+def _held_back(blocker: Mapping[str, Any], require_evidence: bool) -> bool:
+    """A blocker that does not block on its own: a verifier refuted it, or (`--require-evidence`)
+    its quoted evidence is not in the material or was never given. It is still reported."""
+    if blocker.get("verification") == REFUTED:
+        return True
+    return require_evidence and blocker.get("evidenceCheck") in UNVERIFIED_CHECKS
+
+
+def _held_text(held: list[dict[str, Any]]) -> str:
+    if not held:
+        return ""
+    parts = [f"{b['id']} ({'refuted by the verifier' if b.get('verification') == REFUTED else 'evidence ' + str(b.get('evidenceCheck'))})"
+             for b in held]
+    return f"; {len(held)} blocker(s) do not block on their own: {', '.join(parts)}"
+
+
+def _decide(level: str, overall: str | None, blockers: list[dict[str, Any]], allow_no_verdict: bool, *,
+            held: list[dict[str, Any]] | None = None) -> tuple[bool, str]:
+    failed, reason = _decide_counted(level, overall, blockers, allow_no_verdict)
+    return failed, reason + (_held_text(held or []) if level in BLOCKER_LEVELS else "")
+
+
+def _decide_counted(level: str, overall: str | None, blockers: list[dict[str, Any]],
+                    allow_no_verdict: bool) -> tuple[bool, str]:
     if level == "never":
         return False, "gate passes: --fail-on never (report only)"
     if level in VERDICT_LEVELS:

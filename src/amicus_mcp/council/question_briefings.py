@@ -15,7 +15,7 @@ from string import Template
 from typing import Any
 
 from ..vocabulary import ANSWER_CONFIDENCES, ANSWER_SCALE
-from .briefings import (judge_example, one_line, order_text, pretty_json, render, score_text, stage1_briefing, template,
+from .briefings import (evidence_lines, judge_example, one_line, order_text, pretty_json, render, score_text, stage1_briefing, template,
                         text_schema)
 
 STAGE1_QUESTION = "stage1-question"
@@ -86,7 +86,10 @@ def _answer_block(label: str, prose: str, detail: Mapping[str, Any] | None, own:
         head.append(f"**Confidence:** {detail['confidence']}")
         assumptions = detail.get("assumptions") or []
         head.append("**Assumptions:** " + ("; ".join(one_line(a) for a in assumptions) if assumptions else "none stated"))
-    listing = "\n".join(f"- **{c['id']}** {one_line(c['claim'])}" for c in own) if own else "_No key claims._"
+    # A claim that quoted the material shows the quote and its check (nothing for one that did not).
+    listing = "\n".join(f"- **{c['id']}** {one_line(c['claim'])}" + ("\n" + evidence_lines(c).rstrip("\n")
+                                                                    if evidence_lines(c) else "")
+                        for c in own) if own else "_No key claims._"
     return "\n".join(head) + f"\n\n**Reasoning:**\n\n{prose.strip() or '_(no prose)_'}\n\n#### Key claims of {label}\n\n{listing}"
 
 

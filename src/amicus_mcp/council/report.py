@@ -83,7 +83,9 @@ from amicus_mcp.council.report_model import (
     VoteKind,
     WAVE_TOTAL,
 )
-from amicus_mcp.vocabulary import AGENT_PREFIX, ANSWERING_INTENTS, QUESTION, SUBSCRIPTION, TASK, TIER_DISPLAY_ORDER, VOTES
+from amicus_mcp.council.evidence import EVIDENCE_FIELDS
+from amicus_mcp.vocabulary import (AGENT_PREFIX, ANSWERING_INTENTS, EVIDENCE_CHECKS, QUESTION, SUBSCRIPTION, TASK,
+                                   TIER_DISPLAY_ORDER, VERIFICATIONS, VOTES)
 
 
 # --------------------------------------------------------------------------- public API
@@ -123,7 +125,7 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
     claims = _claims(record)
     if verdict.get("intent") == QUESTION:  # a question's verdict carries its claims itself
         claims = {**_claims({"findings": findings}), **claims}
-    matrix = _build_matrix(verdict, findings, claims)
+    matrix = _build_matrix(verdict, findings, claims, _evidence(record))
     stats = [r for r in _list(verdict.get("runStats")) if isinstance(r, Mapping)]
     losses, info = _build_losses(verdict, stats)
     # A council run's report (the engine's, a question's or a task's) qualifies its tiers and
@@ -450,7 +452,8 @@ def _vote_kind(raw: Any) -> VoteKind:
 
 
 def _build_matrix(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]],
-                  claims: Mapping[str, tuple[str | None, str | None]]) -> Matrix:
+                  claims: Mapping[str, tuple[str | None, str | None]],
+                  evidence: Mapping[str, Mapping[str, Any]] | None = None) -> Matrix:
     seat_ids = _usable_seats(verdict.get("seats"))
     seat_space = seat_ids is not None
     columns = seat_ids if seat_ids is not None else _alias_columns(verdict.get("council"))
@@ -460,7 +463,7 @@ def _build_matrix(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, An
     if any(folded for _, folded in joined) and UNATTRIBUTED not in columns:
         columns = [*columns, UNATTRIBUTED]
     rows = tuple(
-        _finding_view(f, cells, columns, seat_space, claims) for f, (cells, _) in zip(findings, joined, strict=True)
+        _finding_view(f, cells, columns, seat_space, claims, evidence or {}) for f, (cells, _) in zip(findings, joined, strict=True)
     )
     return Matrix(
         columns=tuple(columns),
@@ -474,6 +477,7 @@ def _build_matrix(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, An
 def _finding_view(
     finding: Mapping[str, Any], cells: Mapping[str, VoteKind], columns: Sequence[str], seat_space: bool,
     claims: Mapping[str, tuple[str | None, str | None]],
+    evidence: Mapping[str, Mapping[str, Any]],
 ) -> FindingView:
     raiser = _raiser_key(finding, seat_space)
     votes = tuple(Vote(cells.get(col), cells.get(col) is not None and col == raiser) for col in columns)
@@ -481,6 +485,14 @@ def _finding_view(
     decision = finding.get("decision")
     duplicate = finding.get("duplicateOf")
     claim, location = claims.get(finding.get("id"), (None, None)) if isinstance(finding.get("id"), str) else (None, None)
+    quoted = evidence.get(finding.get("id")) if isinstance(finding.get("id"), str) else None
+    check = finding.get("evidenceCheck") if finding.get("evidenceCheck") in EVIDENCE_CHECKS else None
+    where = finding.get("evidenceLocation")
+    if quoted is not None:  # the record's, when the verdict was rendered with one
+        check = check or quoted.get("evidenceCheck")
+        where = where if isinstance(where, str) else quoted.get("evidenceLocation")
+    text = quoted.get("evidence") if quoted is not None else None
+    verification = finding.get("verification")
     return FindingView(
         id=_text(finding.get("id"), "?"),
         severity=_text(finding.get("severity")),
@@ -496,7 +508,20 @@ def _finding_view(
         votes=votes,
         claim=claim,
         location=location,
+        evidence=text if isinstance(text, str) and text.strip() else None,
+        evidence_check=check if check in EVIDENCE_CHECKS else None,
+        evidence_location=where if isinstance(where, str) else None,
+        verification=verification if verification in VERIFICATIONS else None,
     )
+
+
+def _evidence(record: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]]:
+    """finding id → its evidence fields, from a tally record (model text, raw)."""
+    out: dict[str, Mapping[str, Any]] = {}
+    for f in _list(record.get("findings")) if record is not None else []:
+        if isinstance(f, Mapping) and isinstance(f.get("id"), str) and any(k in f for k in EVIDENCE_FIELDS):
+            out[f["id"]] = {k: f[k] for k in EVIDENCE_FIELDS if isinstance(f.get(k), str)}
+    return out
 
 
 def _basis(raw: Any) -> Basis:

@@ -106,6 +106,8 @@ ul.losses li{color:var(--bad)}
 blockquote.synthesis{margin:8px 0;padding:4px 14px;border-left:4px solid var(--border);white-space:normal}
 .claim{margin:2px 0 0}
 .location{color:var(--muted);font-size:.9rem}
+.evidence,.evidence-check,.verification{color:var(--muted);font-size:.9rem}
+.check-not-found,.check-absent,.verify-refuted{color:#b3261e}
 """
 # A question council's page only: a review's page keeps exactly its own styles, byte for byte.
 QUESTION_CSS = """.answer-line{margin:14px 0 0;font-size:1.1rem}
@@ -334,7 +336,21 @@ def _finding_item(f: FindingView) -> str:
         said += f'<div class="claim">{_e(f.claim)}</div>'
     if f.location is not None:
         said += f'<div class="location">location: {_e(f.location)}</div>'
+    said += _evidence(f)
     return "<li>" + " — ".join(parts) + said + "</li>"
+
+
+def _evidence(f: FindingView) -> str:
+    """The quote, the evidence check and the verifier's answer; nothing for an unchecked finding."""
+    out = ""
+    if f.evidence is not None:
+        out += f'<div class="evidence">evidence: <q>{_e(f.evidence)}</q></div>'
+    if f.evidence_text is not None:
+        out += (f'<div class="evidence-check check-{_e(f.evidence_check or "")}">evidence check: '
+                f'<strong>{_e(f.evidence_check or "")}</strong> — {_e(f.evidence_text)}</div>')
+    if f.verification is not None:
+        out += f'<div class="verification verify-{_e(f.verification)}">verifier: <strong>{_e(f.verification)}</strong></div>'
+    return out
 
 
 def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False, title: str = "Findings by tier",
@@ -424,7 +440,7 @@ def _claim_item(f: FindingView) -> str:
         was = f" (was {_e(f.debate.previous_tier)})" if f.debate.previous_tier else ""
         parts.append(f'<span class="note">debate: {_e(f.debate.action)}{was}</span>')
     said = f'<div class="claim">{_e(f.claim)}</div>' if f.claim is not None else ""
-    return "<li>" + " — ".join(parts) + said + "</li>"
+    return "<li>" + " — ".join(parts) + said + _evidence(f) + "</li>"
 
 
 def _dissent(q: QuestionView) -> str:

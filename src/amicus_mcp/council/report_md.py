@@ -217,7 +217,20 @@ def finding_line(f: FindingView) -> str:
         line += f"\n  - {_prose(f.claim)}"
     if f.location is not None:
         line += f"\n  - location: {_prose(f.location)}"
-    return line
+    return line + evidence_lines(f)
+
+
+def evidence_lines(f: FindingView) -> str:
+    """The finding's quote and what the evidence check found (and the verifier, with --verify);
+    nothing for a finding that was never checked, so an older verdict renders as it did."""
+    out = ""
+    if f.evidence is not None:
+        out += f"\n  - evidence: {_prose(f.evidence)}"
+    if f.evidence_text is not None:
+        out += f"\n  - evidence check: **{f.evidence_check}** — {_prose(f.evidence_text)}"
+    if f.verification is not None:
+        out += f"\n  - verifier: **{f.verification}**"
+    return out
 
 
 def _finding_head(f: FindingView) -> str:
@@ -352,7 +365,7 @@ def claim_line(f: FindingView) -> str:
     line = " — ".join(parts)
     if f.claim is not None:
         line += f"\n  - {_prose(f.claim)}"
-    return line
+    return line + evidence_lines(f)
 
 
 def _claims(groups: Sequence[TierGroup], *, claims_unavailable: bool) -> str:

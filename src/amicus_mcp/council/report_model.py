@@ -122,6 +122,17 @@ class FindingView(NamedTuple):
     votes: tuple[Vote, ...]
     claim: str | None = None  # from the tally record, when the caller has one
     location: str | None = None
+    evidence: str | None = None  # the quote the finding rests on (the tally record's), model text
+    evidence_check: str | None = None  # verified | moved | not-found | absent; None: never checked
+    evidence_location: str | None = None  # where the check found the quote
+    verification: str | None = None  # the verifier's answer (holds | refuted | unsure), when --verify ran
+
+    @property
+    def evidence_text(self) -> str | None:
+        """`evidence not found in the material`, `… verified in the material (at app.py:12)`; None: unchecked."""
+        from .evidence import check_phrase
+
+        return check_phrase({"evidenceCheck": self.evidence_check, "evidenceLocation": self.evidence_location})
 
 
 class Matrix(NamedTuple):

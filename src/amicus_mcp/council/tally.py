@@ -1,7 +1,8 @@
 """The deterministic tally: tally input → council-tally record.
 
 Pure and byte-stable: the same input always gives the same record. Optional keys are emitted
-only when set (`raiserSeat`, `location`, `claim`, `sameModelCorroboration`,
+only when set (`raiserSeat`, `location`, `claim`, `evidence`, `evidenceCheck`, `evidenceLocation`,
+`sameModelCorroboration`,
 `unattributedPeerDrops`, `debate`, street-cred `seat`), so a document from a bench with no
 repeated alias is identical to one written before those keys existed. The ledger append is a
 separate step (`ledger.append_ledger`), so the tally itself never touches a file.
@@ -16,6 +17,7 @@ from typing import Any
 
 from ..documents import check_tally_input
 from ..vocabulary import TIERS
+from .evidence import GROUND_FIELDS
 from .report import format_money
 from .street_cred import street_cred
 from .tiers import assign_tier, peer_basis
@@ -91,7 +93,7 @@ def _score(finding: Mapping[str, Any], votes: list[Mapping[str, Any]]) -> dict[s
         "tierOverride": override if isinstance(override, dict) else None,
         "adjudications": [_vote_entry(v) for v in votes],
     }
-    for key in ("raiserSeat", "location", "claim"):
+    for key in ("raiserSeat", "location", "claim", *GROUND_FIELDS):
         if finding.get(key) is not None:
             out[key] = finding[key]
     if basis.same_model_corroboration:

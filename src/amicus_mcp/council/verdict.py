@@ -25,7 +25,7 @@ from typing import Any
 from ..documents import check_decisions
 from ..errors import BadArgs
 from ..schemas import schema_errors
-from ..vocabulary import ANSWERING_INTENTS, ANSWER_SCALE, QUESTION, TIERS, VERDICT_SCALE
+from ..vocabulary import ANSWERING_INTENTS, ANSWER_SCALE, EVIDENCE_CHECKS, QUESTION, TIERS, VERDICT_SCALE, VERIFICATIONS
 from .ranking import aggregate_ranking
 
 VERDICT_SCHEMA_VERSION = 2
@@ -245,6 +245,12 @@ def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any], *, questio
         out["raiserSeat"] = finding["raiserSeat"]
     if finding.get("sameModelCorroboration") is True:
         out["sameModelCorroboration"] = True
+    if finding.get("evidenceCheck") in EVIDENCE_CHECKS:  # emitted when checked: older verdicts are unchanged
+        out["evidenceCheck"] = finding["evidenceCheck"]
+        if isinstance(finding.get("evidenceLocation"), str):
+            out["evidenceLocation"] = finding["evidenceLocation"]
+    if finding.get("verification") in VERIFICATIONS:  # --verify: emitted when the verifier answered
+        out["verification"] = finding["verification"]
     if isinstance(finding.get("debate"), dict):
         out["debate"] = finding["debate"]
     if question and isinstance(finding.get("claim"), str):  # a key claim is its own content: kept with it

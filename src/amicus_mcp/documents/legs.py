@@ -25,7 +25,7 @@ from .base import Document, Family, Frozen, WhenSet
 from .usage import LegUsage, Number
 
 
-LegStage = Literal["stage1", "stage2", "debate", "chair"]
+LegStage = Literal["stage1", "stage2", "debate", "verify", "chair"]
 Sha256Hex = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 
 

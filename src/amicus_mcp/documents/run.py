@@ -23,8 +23,8 @@ from .legs import ErrorRecord, InterruptedLeg, LegRun, LegStage, Sha256Hex
 from .usage import Count, LegUsage, Number, RunUsage
 
 ExitCode = Literal[0, 1, 2, 130, 143]
-StageName = Literal["stage1", "stage2", "tally", "tally-provisional", "debate-defense", "debate-revote", "chair",
-                    "verdict"]
+StageName = Literal["stage1", "stage2", "tally", "tally-provisional", "debate-defense", "debate-revote", "verify",
+                    "chair", "verdict"]
 ResumedFrom = Literal[RESUMED_FROM_STATUSES]  # type: ignore[valid-type]
 Sha256Tagged = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
 

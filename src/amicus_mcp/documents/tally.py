@@ -16,7 +16,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from ..errors import BadArgs
 from ..fsio import check_json_tree
-from ..vocabulary import Tier
+from ..vocabulary import EvidenceCheck, Tier, Verification
 
 
 # TypedDicts rather than BaseModels: validation builds no model instances, which keeps a
@@ -43,6 +43,12 @@ class TallyFinding(TypedDict):
     claim: NotRequired[str | None]
     location: NotRequired[str | None]
     raiserSeat: NotRequired[str | None]
+    evidence: NotRequired[str | None]  # the verbatim quote the finding rests on
+    evidenceCheck: NotRequired[EvidenceCheck | None]  # council/evidence.py's check of that quote
+    evidenceLocation: NotRequired[str | None]  # where the quote was found
+    verification: NotRequired[Verification | None]  # --verify: the verifier's answer
+    verificationLines: NotRequired[list[str]]
+    verificationReason: NotRequired[str | None]
 
 
 @with_config(_OPEN)

@@ -180,6 +180,8 @@ OUTPUT_CAPS: dict[tuple[str, str], int] = {
     ("debate", "rebuttal"): 6_000,
     ("debate", "revote"): 6_000,
     ("debate", "repair"): 4_000,
+    ("verify", "verifier"): 4_000,  # a short check of one finding against its source, and the answer block
+    ("verify", "repair"): 2_000,
 }
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -80,6 +81,7 @@ class CouncilRun:
         self.prep = prep
         self.chair_answer: str | None = None  # a question council: the sentence on the chair's ANSWER line
         self.answers: list[dict[str, Any]] = []  # a question council: verdict.json `answers`
+        self.material: list[Any] = []  # what the evidence check (and the verifier) read
         started = parse_iso(resumed.created_at) if resumed is not None and resumed.created_at else None
         self.ctx = RunContext(prep, registry, initial_manifest(prep), started_at=started, resuming=resumed is not None)
         lost: list[InterruptedLeg] = lost_launches(prep.dir) if resumed is not None else []
@@ -198,6 +200,7 @@ class CouncilRun:
             reviews.append(self.claude_entry())
         anon = anonymize(reviews, ANSWER_NOUN if p.options.question else REVIEW_NOUN)
         ctx.state.set_label_map(anon.label_map)
+        self.check_evidence(anon)
         cross = await run_stage2(ctx, anon, usable)
 
         # A debated run's first tally is provisional; its `tally` stage is stamped after the round.
@@ -216,6 +219,11 @@ class CouncilRun:
         # The tiers are settled here; the chair only adds its verdict (and its own row and alias,
         # rewritten below). On disk now, a live view shows the matrix through the chair's wait.
         ctx.write_json(TALLY, record)
+
+        if p.options.verify and not p.options.question:  # a question's claims have no source to check
+            from .verify import run_verify  # only a verified run pays for the verifier's code
+
+            await run_verify(ctx, anon, record, self.material)
 
         packet = chair_packet(ctx, anon, self.authors(usable), self.tally_input(anon, cross, p.chair, rows=False), record)
         chair = await run_chair(ctx, packet)
@@ -254,6 +262,19 @@ class CouncilRun:
             ctx.notice(rereview_line(write_rereview(ctx.prep.run_dir, p.options.baseline)))
         ctx.stage("verdict", "complete")
         return self.finish(record, verdict)
+
+    def check_evidence(self, anon: Anonymized) -> None:
+        """Each finding's quote looked up in the material the run read (no model call), before
+        the judges see the findings, so a vote is cast knowing the check. A question council's
+        key claims are checked only when they quote something."""
+        from ..council.evidence import annotate
+        from .sources import SourceReader, run_material
+
+        p = self.prep
+        reader = SourceReader([p.store.project])
+        artifact = Path(p.options.artifact) if p.options.artifact else None
+        self.material = run_material(p.briefing, reader, artifact=artifact)
+        annotate(anon.findings, self.material, only_quoted=p.options.question)
 
     def authors(self, usable: Sequence[SeatOutcome]) -> list[str]:
         return [o.seat["id"] for o in usable] + (["claude"] if self.prep.claude_review is not None else [])
@@ -370,7 +391,7 @@ async def run_prepared(prep: Prepared, *, registry: ProviderRegistry | None = No
     return result
 
 
-STAGE_ROWS = {"stage1": 1, "stage2": 2, "debate": 3, "chair": 4}  # runStats order, as the stages number it
+STAGE_ROWS = {"stage1": 1, "stage2": 2, "debate": 3, "verify": 3, "chair": 4}  # runStats order, as the stages number it
 
 
 def ledger_holds(run_id: str) -> bool:

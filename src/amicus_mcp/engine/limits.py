@@ -130,7 +130,7 @@ class RunPlan(NamedTuple):
 
 def plan_run(*, briefing: str, date: str, seats: Sequence[Seat], routes: Sequence[Route], chair: str,
              chair_route: Route, catalog: Catalog, claude_review: str | None = None,
-             question: bool = False) -> RunPlan:
+             question: bool = False, verify: bool = False) -> RunPlan:
     """The run's plan, checked against every window; CONTEXT_LENGTH_EXCEEDED when it cannot fit.
     A question council's answers are planned like reviews (the same caps), from its own frames."""
     stage1 = [prompt_tokens(len(stage1_prompt(briefing, date, seat, question=question))) for seat in seats]
@@ -166,6 +166,11 @@ def plan_run(*, briefing: str, date: str, seats: Sequence[Seat], routes: Sequenc
                 what = "the Stage-2 bundle" if wave == "stage2" else "the chair packet"
                 raise too_long(who, window, f"{what} (the briefing and {reviews} reviews, each at its "
                                f"{floor_cap('stage1', 'seat'):,}-token floor)", tokens, floor_cap(wave, ROLES[wave]))
+    if verify and chair_window is not None:  # --verify: the chair's model reads one finding and its excerpts
+        tokens = verify_prompt_bound(date)
+        if tokens + floor_cap("verify", "verifier") > chair_window:
+            raise too_long(chair, chair_window, "a verifier prompt (one finding and its source excerpts)", tokens,
+                           floor_cap("verify", "verifier"))
     at_floor = floor_cap("stage1", "seat")
     legs = [PlannedLeg("stage1", seat["id"], tokens, route_pricing(route, catalog), window)
             for seat, route, tokens, window in zip(seats, routes, stage1, windows)]
@@ -225,6 +230,18 @@ def too_long(who: str, window: int, what: str, tokens: int, floor: int) -> Conte
         hint="shorten the briefing or the artifact (review it in parts), or pick models with a larger "
              "context window (contextLength in the model catalog)",
     )
+
+
+def verify_prompt_bound(date: str) -> int:
+    """The most a verifier prompt holds: its frame, a finding's fields at their model-text bound and
+    the excerpts at their cut (engine/verify.py). How many findings it checks is known only after
+    the votes, so its legs claim the ceiling as they launch rather than being planned here."""
+    from ..council.verification import MAX_EXCERPT_CHARS, verifier_prompt
+
+    long = "x" * 2000
+    frame = verifier_prompt({"id": "A1", "severity": "blocker", "location": long, "evidence": long},
+                            {"tier": "Confirmed", "claim": long}, "x" * MAX_EXCERPT_CHARS, date=date)
+    return prompt_tokens(len(frame))
 
 
 def stage1_prompt(briefing: str, date: str, seat: Seat, *, question: bool = False) -> str:

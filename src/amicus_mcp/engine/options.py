@@ -317,6 +317,16 @@ class RunOptions(_Options):
         flag=Flag("--debate", "add one rebuttal round for Contested/Disputed findings (--no-debate overrides a pack)"),
         arg=Arg("debate", "Debate round", "Add one rebuttal round for Contested/Disputed findings (default off)"),
         pack="debate")] = None
+    # After the tally, a model that raised nothing (the chair's) checks each Confirmed or Contested
+    # blocker/major finding against its source: holds / refuted / unsure. options.json writes it only when on.
+    verify: Annotated[bool | None, Option(
+        flag=Flag("--verify", "check each Confirmed/Contested blocker or major finding against its source with a "
+                              "model that did not raise it (holds / refuted / unsure); refuted findings are marked "
+                              "and leave the gate's blocking set"),
+        arg=Arg("verify", "Verify findings",
+                "After the votes, a model that did not raise the finding (the chair's) checks each Confirmed or "
+                "Contested blocker/major finding against its source: holds, refuted or unsure (default off)"),
+        pack="verify", when_set=True, omitted=(False,))] = None
     claude_review: Annotated[str | None, Option(  # a file with Claude's own review, judged but never judging
         flag=Flag("--claude-review", "a file with Claude's own review, judged by the bench (never judges or chairs)"),
         arg=Arg("claudeReviewFile", "Claude's review file",

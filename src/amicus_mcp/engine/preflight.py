@@ -430,7 +430,8 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     with blame_pack(options, "bench", "chair"):
         plan = plan_run(briefing=briefing, date=datetime.now(timezone.utc).strftime("%Y-%m-%d"), seats=seats,
                         routes=bench.routes, chair=chair, chair_route=chair_route, catalog=bench.catalog,
-                        claude_review=claude_review, question=options.question)
+                        claude_review=claude_review, question=options.question,
+                        verify=bool(options.verify) and not options.question)
     with blame_pack(options, "max_cost", "bench", "chair"):
         check_ceiling(plan, options.max_cost)
     store = SessionStore(resolve_project(options.project))

@@ -16,11 +16,19 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..vocabulary import ABSENT, FOUND_CHECKS, HOLDS, NOT_FOUND, REFUTED
 from .documents import EvalComparison
 from .report_md import counted, flat, pct
-from .scoring import rate
+from .scoring import ALARM_SEVERITIES, rate
 
-RATES = {"council recall", "blocker recall", "major recall", "Confirmed-tier precision", "chair verdict accuracy"}
+# The grounded figures (issue 30): rows only when either eval's runs recorded evidence checks or
+# verifier answers, so a comparison of evals before evidence reads as it did.
+EVIDENCE_ROWS = {"Confirmed precision, evidence found": FOUND_CHECKS,
+                 "Confirmed precision, evidence not-found": (NOT_FOUND,), "Confirmed precision, evidence absent": (ABSENT,)}
+VERIFY_ROWS = {"Confirmed precision, verifier holds": HOLDS, "Confirmed precision, verifier refuted": REFUTED}
+UNREFUTED_RECALL = "council recall, unrefuted findings only"
+RATES = {"council recall", "blocker recall", "major recall", "Confirmed-tier precision", "chair verdict accuracy",
+         *EVIDENCE_ROWS, *VERIFY_ROWS, UNREFUTED_RECALL}
 MONEY = {"cost (USD)"}
 SECONDS = {"time (s, summed over the cases)"}
 FLOORED = {"council recall", "blocker recall", "major recall"}  # figures undecided findings may raise
@@ -64,6 +72,36 @@ def _figures(cases: Sequence[Mapping[str, Any]]) -> dict[str, tuple[float | None
     verdicts = [c["verdictCorrect"] for c in cases]
     costs = [c["cost"]["amount"] for c in cases]
     walls = [c["wallMs"] for c in cases]
+    return {**_base_figures(cases, flaws, found, recall, confirmed, matched, verdicts, costs, walls),
+            **_grounded_figures(cases, flaws, confirmed)}
+
+
+def _grounded_figures(cases: Sequence[Mapping[str, Any]], flaws: Sequence[Mapping[str, Any]],
+                      confirmed: Sequence[Mapping[str, Any]]) -> dict[str, tuple[float | None, bool]]:
+    findings = [f for c in cases for f in c["findings"]]
+    out: dict[str, tuple[float | None, bool]] = {}
+    if any(f.get("evidenceCheck") for f in findings):
+        for name, checks in EVIDENCE_ROWS.items():
+            group = [f for f in confirmed if f.get("evidenceCheck") in checks]
+            out[name] = (rate(sum(1 for f in group if f["flaw"] is not None), len(group)), False)
+        alarms = [f for c in cases if c["clean"] for f in c["findings"] if f["severity"] in ALARM_SEVERITIES]
+        out["false alarms, evidence not-found"] = (float(sum(1 for f in alarms if f.get("evidenceCheck") == NOT_FOUND)),
+                                                   False)
+    if any(f.get("verification") for f in findings):
+        for name, answer in VERIFY_ROWS.items():
+            group = [f for f in confirmed if f.get("verification") == answer]
+            out[name] = (rate(sum(1 for f in group if f["flaw"] is not None), len(group)), False)
+        kept = {(c["caseId"], f["flaw"]) for c in cases for f in c["findings"]
+                if f["flaw"] is not None and f.get("verification") != REFUTED}
+        hit = sum(1 for c in cases if not c["clean"] for f in c["flaws"] if (c["caseId"], f["id"]) in kept)
+        out[UNREFUTED_RECALL] = (rate(hit, len(flaws)), False)
+    return out
+
+
+def _base_figures(cases: Sequence[Mapping[str, Any]], flaws: Sequence[Mapping[str, Any]],
+                  found: Sequence[Mapping[str, Any]], recall: Any, confirmed: Sequence[Mapping[str, Any]],
+                  matched: int, verdicts: Sequence[Any], costs: Sequence[Any],
+                  walls: Sequence[Any]) -> dict[str, tuple[float | None, bool]]:
     return {
         "council recall": recall(None),
         "blocker recall": recall("blocker"),
@@ -113,8 +151,11 @@ def compare(a: Mapping[str, Any], b: Mapping[str, Any], *, a_dir: str, b_dir: st
     common = _common(a, b)
     cases_a, cases_b = _cases(a, common), _cases(b, common)
     fig_a, fig_b = _figures(cases_a), _figures(cases_b)
-    rows = [{"metric": name, "a": fig_a[name][0], "b": fig_b[name][0], "delta": _delta(fig_a[name][0], fig_b[name][0]),
-             "aFloor": fig_a[name][1], "bFloor": fig_b[name][1]} for name in fig_a]
+    unknown = (None, False)  # a grounded figure one side's runs did not record
+    rows = [{"metric": name, "a": fig_a.get(name, unknown)[0], "b": fig_b.get(name, unknown)[0],
+             "delta": _delta(fig_a.get(name, unknown)[0], fig_b.get(name, unknown)[0]),
+             "aFloor": fig_a.get(name, unknown)[1], "bFloor": fig_b.get(name, unknown)[1]}
+            for name in dict.fromkeys([*fig_a, *fig_b])]
     seats_a = [s["seat"] for s in a["seats"]]
     seats_b = [s["seat"] for s in b["seats"]]
     seats = []

@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..vocabulary import CaseStatus, OverallVerdict, RunStatus, Tier
+from ..vocabulary import CaseStatus, EvidenceCheck, OverallVerdict, RunStatus, Tier, Verification
 from .suite import CaseDocument, SuiteDocument
 
 SCHEMA_ID = "amicus-mcp/schemas/{name}.schema.json"
@@ -120,6 +120,9 @@ class FindingResult(_Doc):
     by: DecisionBy
     placement: Placement
     reason: str | None = Field(description="the matcher's reason (model-written text)")
+    evidenceCheck: EvidenceCheck | None = Field(None, description="the run's check of the finding's quoted evidence "
+                                                                  "(emitted when the run checked it)")
+    verification: Verification | None = Field(None, description="what the verifier answered (--verify runs only)")
 
 
 class CaseResult(_Doc):
@@ -180,6 +183,8 @@ class TierCounts(_Doc):
 
 class CouncilResult(_Doc):
     recall: Ratio
+    recallUnrefuted: Ratio | None = Field(
+        None, description="--verify: recall counting only findings the verifier did not refute (what the gate acts on)")
     bySeverity: dict[str, Ratio]
     byTier: TierCounts = Field(description="planted flaws by the strongest tier they reached (Missed: found by none)")
 
@@ -188,6 +193,12 @@ class Precision(_Doc):
     byTier: dict[str, TierPrecision]
     confirmed: TierPrecision
     note: str
+    confirmedByEvidence: dict[str, TierPrecision] | None = Field(
+        None, description="Confirmed precision split by each finding's evidence check (verified, moved, not-found, "
+                          "absent); emitted when the runs checked evidence")
+    confirmedByVerification: dict[str, TierPrecision] | None = Field(
+        None, description="Confirmed precision split by the verifier's answer (holds, refuted, unsure, unverified); "
+                          "emitted for a --verify eval")
 
 
 class FalseAlarms(_Doc):
@@ -195,6 +206,9 @@ class FalseAlarms(_Doc):
     findings: Count = Field(description="blocker and major findings raised on clean cases")
     confirmed: Count = Field(description="… of which ended Confirmed")
     casesWithAlarm: Count
+    byEvidence: dict[str, Count] | None = Field(None, description="the false alarms by evidence check (emitted when checked)")
+    byVerification: dict[str, Count] | None = Field(
+        None, description="the false alarms by the verifier's answer (holds, refuted, unsure, unverified; --verify)")
 
 
 class Verdicts(_Doc):

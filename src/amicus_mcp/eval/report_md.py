@@ -92,6 +92,7 @@ def headline(doc: Mapping[str, Any]) -> list[str]:
                        f"council ({recall_pct(recall)})")
     return [
         recall_line,
+        *grounded_lines(doc),
         "By tier: " + " · ".join(f"{t} {tiers[t]}" for t in (*TIERS, "Missed")),
         f"Confirmed-tier precision: {precision['matched']} matched, {precision['unmatched']} unmatched "
         f"({pct(precision['rate'])}) — an unmatched finding may be a real flaw nobody planted",
@@ -102,6 +103,26 @@ def headline(doc: Mapping[str, Any]) -> list[str]:
         f"Cost: {money(totals['cost'])} (councils {money(totals['councils'])}, matching {money(totals['matching'])}) · "
         f"wall time {duration(totals['wallMs'])}",
     ]
+
+
+def grounded_lines(doc: Mapping[str, Any]) -> list[str]:
+    """What the evidence check and the verifier buy (issue 30), when the runs recorded them."""
+    lines = []
+    unrefuted = doc["council"].get("recallUnrefuted")
+    if unrefuted:
+        lines.append(f"Recall over findings the verifier did not refute: {unrefuted['found']} of "
+                     f"{counted(unrefuted['planted'], 'planted flaw')} ({recall_pct(unrefuted)})")
+    for key, title in (("confirmedByEvidence", "by evidence check"), ("confirmedByVerification", "by verifier answer")):
+        split = doc["precision"].get(key)
+        if split:
+            lines.append(f"Confirmed-tier precision {title}: " + " · ".join(
+                f"{name} {p['matched']}/{p['matched'] + p['unmatched']} ({pct(p['rate'])})"
+                for name, p in split.items() if p["findings"]))
+    for key, title in (("byEvidence", "by evidence check"), ("byVerification", "by verifier answer")):
+        split = doc["falseAlarms"].get(key)
+        if split:
+            lines.append(f"False alarms {title}: " + " · ".join(f"{name} {n}" for name, n in split.items() if n))
+    return lines
 
 
 def render_md(doc: Mapping[str, Any]) -> str:

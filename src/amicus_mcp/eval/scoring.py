@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 from ..documents.run import RunManifest
 from ..engine.store import parse_iso
-from ..vocabulary import SEVERITIES, TIERS, VERDICT_SCALE
+from ..vocabulary import EVIDENCE_CHECKS, REFUTED, SEVERITIES, TIERS, VERDICT_SCALE, VERIFICATIONS
 from .documents import EvalDocument, EvalManifest, EvalRunOptions, MatchesDocument
 from .report_md import counted
 from .suite import Case, Suite
@@ -209,7 +209,9 @@ def score_case(inputs: CaseInputs, seat_order: Sequence[str], ceiling_note: str 
                          "tier": f.get("tier") if f.get("tier") in TIERS else None,
                          "claim": str(f.get("claim") or ""), "location": str(f.get("location") or ""),
                          "flaw": decision.flaw, "by": decision.by, "placement": decision.placement,
-                         "reason": decision.reason})
+                         "reason": decision.reason,
+                         "evidenceCheck": f.get("evidenceCheck") if f.get("evidenceCheck") in EVIDENCE_CHECKS else None,
+                         "verification": f.get("verification") if f.get("verification") in VERIFICATIONS else None})
     for flaw in case.doc.plantedFlaws:
         hits = [f for f in findings if f["flaw"] == flaw.id]
         seats = {f["seat"] for f in hits}
@@ -305,8 +307,35 @@ def _council(scored: Sequence[_Scored]) -> dict[str, Any]:
                                sum(s.undecided(severity=sev) for s in scored)) for sev in SEVERITIES}
     by_tier = {tier: sum(1 for f in flaws if f["tier"] == tier) for tier in TIERS}
     by_tier["Missed"] = len(flaws) - len(found)
-    return {"recall": _ratio(len(found), len(flaws), sum(s.undecided() for s in scored)),
-            "bySeverity": by_severity, "byTier": by_tier}
+    out: dict[str, Any] = {"recall": _ratio(len(found), len(flaws), sum(s.undecided() for s in scored))}
+    if any(f.get("verification") for s in scored for f in s.findings):  # a --verify eval
+        kept = {(s.doc["caseId"], f["flaw"]) for s in scored for f in s.findings
+                if f["flaw"] is not None and f.get("verification") != REFUTED}
+        unrefuted = sum(1 for s in scored if not s.inputs.case.clean for f in s.doc["flaws"]
+                        if (s.doc["caseId"], f["id"]) in kept)
+        out["recallUnrefuted"] = _ratio(unrefuted, len(flaws), sum(s.undecided() for s in scored))
+    return {**out, "bySeverity": by_severity, "byTier": by_tier}
+
+
+UNVERIFIED = "unverified"  # a finding the verifier never answered on (not picked, or no usable answer)
+
+
+def _tier_precision(findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    counts = _counts(findings)
+    return {"findings": counts["total"], "matched": counts["matched"], "unmatched": counts["unmatched"],
+            "undecided": counts["undecided"], "rate": rate(counts["matched"], counts["matched"] + counts["unmatched"])}
+
+
+def _splits(findings: Sequence[Mapping[str, Any]], make: Any) -> dict[str, Any]:
+    """`make(subset)` per evidence check and per verifier answer, each emitted only when the
+    runs recorded one (an eval of runs before evidence reads as it did)."""
+    out: dict[str, Any] = {}
+    if any(f.get("evidenceCheck") for f in findings):
+        out["evidence"] = {c: make([f for f in findings if f.get("evidenceCheck") == c]) for c in EVIDENCE_CHECKS}
+    if any(f.get("verification") for f in findings):
+        out["verification"] = {v: make([f for f in findings if (f.get("verification") or UNVERIFIED) == v])
+                               for v in (*VERIFICATIONS, UNVERIFIED)}
+    return out
 
 
 def _precision(scored: Sequence[_Scored]) -> dict[str, Any]:
@@ -317,15 +346,21 @@ def _precision(scored: Sequence[_Scored]) -> dict[str, Any]:
         by_tier[tier] = {"findings": counts["total"], "matched": counts["matched"], "unmatched": counts["unmatched"],
                          "undecided": counts["undecided"],
                          "rate": rate(counts["matched"], counts["matched"] + counts["unmatched"])}
-    return {"byTier": by_tier, "confirmed": by_tier["Confirmed"], "note": UNMATCHED_NOTE}
+    splits = _splits([f for f in findings if f["tier"] == "Confirmed"], _tier_precision)
+    return {"byTier": by_tier, "confirmed": by_tier["Confirmed"], "note": UNMATCHED_NOTE,
+            **({"confirmedByEvidence": splits["evidence"]} if "evidence" in splits else {}),
+            **({"confirmedByVerification": splits["verification"]} if "verification" in splits else {})}
 
 
 def _false_alarms(scored: Sequence[_Scored]) -> dict[str, Any]:
     clean = [s for s in scored if s.inputs.case.clean]
     alarms = [[f for f in s.findings if f["severity"] in ALARM_SEVERITIES] for s in clean]
+    splits = _splits([f for a in alarms for f in a], len)
     return {"cleanCases": len(clean), "findings": sum(len(a) for a in alarms),
             "confirmed": sum(1 for a in alarms for f in a if f["tier"] == "Confirmed"),
-            "casesWithAlarm": sum(1 for a in alarms if a)}
+            "casesWithAlarm": sum(1 for a in alarms if a),
+            **({"byEvidence": splits["evidence"]} if "evidence" in splits else {}),
+            **({"byVerification": splits["verification"]} if "verification" in splits else {})}
 
 
 def _verdicts(scored: Sequence[_Scored]) -> dict[str, Any]:
@@ -395,7 +430,27 @@ def score(manifest: EvalManifest, options: EvalRunOptions, suite: Suite,
         "totals": _totals(cases, manifest), "cases": [c.doc for c in cases], "notes": _notes(cases, precision),
         "tag": manifest.tag,
     }
-    return EvalDocument.model_validate(doc).model_dump(mode="json", by_alias=True)
+    return _without_unset(EvalDocument.model_validate(doc).model_dump(mode="json", by_alias=True))
+
+
+def _without_unset(doc: dict[str, Any]) -> dict[str, Any]:
+    """The grounding figures are emitted only when the runs recorded them (issue 30), so an eval
+    of runs before evidence is byte-identical to one scored before they existed."""
+    for key in ("recallUnrefuted",):
+        if doc["council"].get(key) is None:
+            doc["council"].pop(key, None)
+    for key in ("confirmedByEvidence", "confirmedByVerification"):
+        if doc["precision"].get(key) is None:
+            doc["precision"].pop(key, None)
+    for key in ("byEvidence", "byVerification"):
+        if doc["falseAlarms"].get(key) is None:
+            doc["falseAlarms"].pop(key, None)
+    for case in doc["cases"]:
+        for finding in case["findings"]:
+            for key in ("evidenceCheck", "verification"):
+                if finding.get(key) is None:
+                    finding.pop(key, None)
+    return doc
 
 
 def _suite_summary(suite: Suite, inputs: Sequence[CaseInputs]) -> dict[str, Any]:

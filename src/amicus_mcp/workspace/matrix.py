@@ -49,7 +49,7 @@ def verdict_source(verdict: Any, verdict_error: str | None, tally: Any, *,
 
 def matrix_panel(verdict: Mapping[str, Any], tally: Any, seats: Sequence[SeatRecord],
                  judges_completed: int | None, revotes: Mapping[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
-    matrix = build_model(verdict).matrix
+    matrix = build_model(verdict, record=tally if isinstance(tally, dict) else None).matrix
     claims = _claims(tally)
     columns = [_column(key, seats) for key in matrix.columns]
     rows = [_row(view, claims.get(view.id, {}), matrix, revotes) for view in matrix.rows]
@@ -92,6 +92,10 @@ def _row(view: FindingView, claim: Mapping[str, Any], matrix: Matrix,
         "debate": {"action": view.debate.action, "previousTier": view.debate.previous_tier} if view.debate else None,
         "claim": claim.get("claim"), "location": claim.get("location"),
         "votes": votes,
+        # The evidence check (issue 30), only on a checked finding, so older runs' rows are unchanged.
+        **({"evidenceCheck": view.evidence_check, "evidenceText": view.evidence_text,
+            "evidence": view.evidence} if view.evidence_check is not None else {}),
+        **({"verification": view.verification} if view.verification is not None else {}),
     }
 
 

@@ -481,6 +481,12 @@ function matrixRow(row, columns, question) {
   const votes = row.votes.map((vote, index) => voteCell(row, vote, columns[index]));
   const claim = el('td', { cls: 'claim' }, [el('span', { text: row.claim || '' })]);
   if (row.location) claim.append(el('span', { cls: 'sub', text: ' \u2014 ' + row.location }));
+  if (row.evidenceCheck) {
+    // The deterministic evidence check (issue 30): the quote, and whether it is in the material.
+    if (row.evidence) claim.append(el('div', { cls: 'sub evidence', text: 'evidence: \u201C' + row.evidence + '\u201D' }));
+    claim.append(el('div', { cls: 'sub evidence-check check-' + slug(row.evidenceCheck), text: 'evidence check: ' + row.evidenceCheck + ' \u2014 ' + (row.evidenceText || '') }));
+  }
+  if (row.verification) claim.append(chip('verifier: ' + row.verification, 'badge verify-' + slug(row.verification)));
   tier.className = 'tier';
   return el('tr', { cls: 'tier-' + slug(row.tier) }, [
     cell(row.id, 'fid'), question ? null : cell(row.severity, 'sev'), tier, cell(row.basis, 'basis'), ...votes, claim,

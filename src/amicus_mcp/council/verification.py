@@ -1,0 +1,61 @@
+"""The verifier's prompt and answer (`--verify`): pure. The engine (engine/verify.py) picks the
+findings, reads their source through the root-confined reader and runs the legs.
+
+A verifier answers one finding with a trailing fenced block
+``{"answer": "holds" | "refuted" | "unsure", "lines": ["path:line", …], "reason": "…"}``.
+Anything else is unreadable (one repair, then the finding stays unverified: no answer is invented).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..vocabulary import VERIFICATIONS, VERIFIED_SEVERITIES, VERIFIED_TIERS
+from .briefings import one_line, render
+from .evidence import check_phrase
+from .findings import make_error, read_object
+
+MAX_LINES = 20  # lines a verifier may cite; more are cut
+MAX_EXCERPT_CHARS = 12_000  # the source excerpts of one finding: the verifier reads a window, not the material
+ANSWERS_TEXT = ", ".join(f"`{a}`" for a in VERIFICATIONS)
+
+
+def to_verify(record: Mapping[str, Any]) -> list[str]:
+    """The ids of the findings `--verify` checks: Confirmed or Contested, blocker or major."""
+    return [f["id"] for f in record.get("findings", [])
+            if f.get("tier") in VERIFIED_TIERS and f.get("severity") in VERIFIED_SEVERITIES]
+
+
+def verifier_prompt(finding: Mapping[str, Any], scored: Mapping[str, Any], excerpts: str, *, date: str) -> str:
+    """One finding (as the raiser wrote it, tiered as the tally scored it) and its source excerpts."""
+    quote = finding.get("evidence")
+    return render(
+        "verifier", date=date, finding_id=finding["id"], severity=finding.get("severity") or "?",
+        tier=scored.get("tier", "?"), claim=one_line(scored.get("claim") or finding.get("claim") or ""),
+        location=one_line(finding.get("location") or "(none given)"),
+        evidence=f"“{one_line(quote)}”" if isinstance(quote, str) and quote.strip() else "(none given)",
+        check=check_phrase(finding) or "not checked", excerpts=excerpts.strip() or "(no source could be read)",
+        answers=ANSWERS_TEXT)
+
+
+def verifier_repair_prompt(errors: Sequence[Mapping[str, str]]) -> str:
+    return render("verifier-repair", errors="\n".join(f"- {e['code']}: {e['detail']}" for e in errors),
+                  answers=ANSWERS_TEXT)
+
+
+def parse_verification(text: str) -> dict[str, Any]:
+    """`{ok, errors, answer, lines, reason}` for a verifier's reply."""
+    block, error = read_object(text, code="BAD_ANSWER", what="an answer")
+    if block is None:
+        return {"ok": False, "errors": [error] if error else [], "answer": None, "lines": [], "reason": None}
+    answer = block.get("answer")
+    if answer not in VERIFICATIONS:
+        detail = f"answer must be one of {', '.join(VERIFICATIONS)}"
+        return {"ok": False, "errors": [make_error("BAD_ANSWER", detail)], "answer": None, "lines": [], "reason": None}
+    lines = block.get("lines")
+    cited = [one_line(x)[:200] for x in lines if isinstance(x, str) and x.strip()][:MAX_LINES] \
+        if isinstance(lines, list) else []
+    reason = block.get("reason")
+    return {"ok": True, "errors": [], "answer": answer, "lines": cited,
+            "reason": one_line(reason)[:500] if isinstance(reason, str) and reason.strip() else None}
