@@ -308,8 +308,9 @@ def test_a_re_review_reports_new_still_open_and_resolved_and_gates_on_new(fake, 
     assert cli_main(["council", "gate", str(again), "--fail-on", "confirmed-blocker", "--gate-on", "new", "--json"]) == 0
     gate = json.loads(capsys.readouterr().out)
     assert schema_errors(gate, "council-gate") == []
+    # (the fake seats quote no evidence: the run's evidence check, issue 30, says so on the blocker)
     assert gate["gateOn"] == "new" and gate["blockers"] == [{"id": "A1", "tier": "Confirmed", "raiser": "fake/a",
-                                                              "reReview": "still-open"}]
+                                                              "evidenceCheck": "absent", "reReview": "still-open"}]
     assert gate["reason"].endswith("--gate-on new: 1 still-open blocker(s) not counted")
     # --gate-on new on a run that is no re-review is a clear error
     assert cli_main(["council", "gate", str(baseline), "--fail-on", "confirmed-blocker", "--gate-on", "new", "--json"]) == 1

@@ -40,9 +40,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 
@@ -63,16 +62,14 @@ _BASE_ENV = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TE
 _BASE_PREFIXES = ("LC_", "XDG_")
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(NamedTuple):
     text: str
     model: str | None
     tokens: Tokens
     error: str | None = None  # the CLI's own report of a failed turn
 
 
-@dataclass(frozen=True)
-class AgentCli:
+class AgentCli(NamedTuple):
     """One supported agent CLI: how to call it read-only, read its answer, and tell it is ready."""
 
     name: str  # the word after `cli:`
@@ -248,8 +245,7 @@ def agent_env(cli: AgentCli, environ: Mapping[str, str] | None = None) -> dict[s
 # ------------------------------------------------------------------------- readiness
 
 
-@dataclass(frozen=True)
-class AgentStatus:
+class AgentStatus(NamedTuple):
     cli: AgentCli
     path: str | None
     version: str | None
