@@ -124,7 +124,7 @@ async def test_a_fabricated_quote_reads_not_found_everywhere_and_does_not_block_
 async def test_with_verify_a_model_that_raised_nothing_refutes_the_fabricated_blocker_and_the_gate_passes(
         fake, project, run_dir):
     run, code = await grounded_run(fake, project, run_dir, verify=True)
-    assert (code, run["status"]) == (0, "complete")
+    assert (code, run["status"]) == (0, "complete"), run.get("error")
     check_documents(run_dir, run)
     # Confirmed/Contested blocker or major findings only: A1 (major) and B1 (blocker), on the chair's model.
     legs = [(leg["id"].rsplit("-", 1)[1], leg["stage"], leg["role"], leg["model"]) for leg in run["legs"]
