@@ -11,9 +11,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,9 +22,8 @@ sys.path.insert(0, str(HERE.parent / "engine"))  # council_helpers (the fake sea
 
 from agent_fakes import NODE_BIN, SeatAnthropic, SeatGemini, SeatResponses, codex_home, need_cli  # noqa: E402,F401
 
-from council_helpers import BRIEF  # noqa: E402
+from council_fixtures import brief, council, run_dir  # noqa: E402,F401 - the engine tests' own
 
-from amicus_mcp.engine.council_run import RunOptions, run_council  # noqa: E402
 
 
 @pytest.fixture
@@ -43,29 +40,6 @@ def agent_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
                         "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1"}.items():
         monkeypatch.setenv(name, value)
     return home
-
-
-@pytest.fixture
-def brief(tmp_path: Path) -> Path:
-    path = tmp_path / "briefing.md"
-    path.write_text(BRIEF, encoding="utf-8")
-    return path
-
-
-@pytest.fixture
-def run_dir(tmp_path: Path) -> Path:
-    return tmp_path / "out" / "council-run"
-
-
-@pytest.fixture
-def council(brief: Path, run_dir: Path, project: Path) -> Callable[..., Any]:
-    async def go(models: list[str], *, chair: str = "fake/chair", **options: Any) -> tuple[dict[str, Any], int]:
-        opts = RunOptions(prompt_file=str(brief), models=models, chair=chair, project=str(project),
-                          out_dir=str(run_dir), **options)
-        manifest, code = await run_council(opts)
-        return manifest.to_doc(), code
-
-    return go
 
 
 def gemini_home(home: Path) -> None:
