@@ -163,3 +163,25 @@ def test_a_missing_key_says_how_this_user_sets_it(where: str) -> None:
         assert "in your shell" not in form
     else:
         assert form.startswith("amicus keys set OPENROUTER_API_KEY  (it is kept in ") and form.endswith("in your shell")
+
+
+
+def test_a_worker_a_tool_call_starts_writes_its_hints_for_the_mcp_client(tmp_path: Path) -> None:
+    """Issue 27 item 2: the detached worker of a tool call is an MCP front too (front.worker_env),
+    so a hint it writes into run.json names the tool, not a CLI command; the CLI's worker stays CLI."""
+    import sys
+
+    from polling import wait_for
+
+    from amicus_mcp.engine.spawn import spawn_detached
+
+    probe = [sys.executable, "-c", "from amicus_mcp import front; print(front.current(), "
+             "front.command('amicus council resume X', 'amicus_council_resume', id='X'))"]
+
+    def worker_says(log: Path) -> str:
+        spawn_detached(probe, cwd=tmp_path, log_path=log)
+        return wait_for(lambda: log.read_text(encoding="utf-8").strip(), timeout=30, what="the worker's line")
+
+    with front.serving():
+        assert worker_says(tmp_path / "mcp.log") == 'mcp the amicus_council_resume tool with {"id": "X"}'
+    assert worker_says(tmp_path / "cli.log") == "cli 'amicus council resume X'"

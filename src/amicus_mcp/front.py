@@ -13,7 +13,8 @@ run a command they have no terminal for.
 
 A tool call marks its own context `serving()` (mcp/results.py wraps every handler); a process
 the bundle started is desktop throughout (the variable reaches the workers it spawns too);
-anything else is the CLI.
+a worker a tool call spawned is mcp throughout too (`worker_env` marks it with `AMICUS_FRONT`),
+so what it writes into run.json speaks to the client that started it; anything else is the CLI.
 """
 
 from __future__ import annotations
@@ -30,12 +31,19 @@ from .desktop import DESKTOP_BUNDLE, INSTALL_ENV, SETTINGS
 Front = Literal["cli", "mcp", "desktop"]
 _SERVING: ContextVar[bool] = ContextVar("amicus_serving_mcp", default=False)
 _FIELDS: dict[str, str] = {s.env: s.title for s in SETTINGS}  # variable → the form field's title
+FRONT_ENV = "AMICUS_FRONT"  # "mcp" on a worker a tool call spawned
 
 
 def current() -> Front:
     if os.environ.get(INSTALL_ENV) == DESKTOP_BUNDLE:
         return "desktop"
-    return "mcp" if _SERVING.get() else "cli"
+    return "mcp" if _SERVING.get() or os.environ.get(FRONT_ENV) == "mcp" else "cli"
+
+
+def worker_env() -> dict[str, str] | None:
+    """The environment of a worker this process spawns (None: this process's own). A tool call's
+    worker is told it works for an MCP client, so its hints name the tools, not the CLI."""
+    return {**os.environ, FRONT_ENV: "mcp"} if current() == "mcp" else None
 
 
 @contextmanager

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import BadArgs, InternalError, MissingPrompt
+from ..front import worker_env
 from .options import WaveOptions, write_options
 from .run_dir import ENGINE_LOG, RunDir, write_pointer
 from .store import SessionStore, new_task_id, now_iso
@@ -64,6 +65,7 @@ def spawn_detached(argv: Sequence[str], *, cwd: Path, log_path: Path) -> int:
         proc = subprocess.Popen(  # noqa: S603 - argv is built by us, never by a shell
             list(argv),
             cwd=str(cwd),
+            env=worker_env(),  # a tool call's worker writes its hints for the MCP client
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
