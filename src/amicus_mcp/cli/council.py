@@ -69,7 +69,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="also refresh report.html next to the verdict (in a run directory, a verdict other than "
                         "its verdict.json gets its own NAME.html: the run's report stays the run's)")
     p.add_argument("--project", help="the project whose decisions memory keeps the accept / deny decisions and their "
-                                      "reasons (default: cwd; 'amicus decisions list')")
+                                      f"reasons ({PROJECT_DEFAULT}; 'amicus decisions list')")
     p.add_argument("--json", action="store_true", help="print the verdict document")
     p.set_defaults(handler=cmd_verdict)
 
@@ -118,7 +118,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--post", action="store_true",
                    help="post the review through GitHub's REST API (token: GITHUB_TOKEN from the environment; "
                         "API: GITHUB_API_URL, default https://api.github.com); without it nothing is posted")
-    p.add_argument("--project", help="the project whose sessions dir indexes the run (default: cwd)")
+    p.add_argument("--project", help="the project whose sessions dir indexes the run (" + PROJECT_DEFAULT + ")")
     p.add_argument("--json", action="store_true", help="print the council-pr-review document")
     p.set_defaults(handler=cmd_pr_review)
 

@@ -17,6 +17,7 @@ from typing import Any
 from ..engine.run_dir import ENGINE_LOG, MANIFEST, VERDICT, RunDir
 from ..errors import EXIT_OK, AmicusError, BadArgs
 from ..fsio import dumps_json, read_json
+from ..places import PROJECT_DEFAULT
 from .option_flags import SETTINGS
 
 
@@ -44,7 +45,7 @@ def register_ci(sub: argparse._SubParsersAction) -> None:
 
     p = _command(sub, "gate", "a verdict as a CI result: exit 0 pass, 4 fail (1 error)", cmd_gate, "council-gate")
     p.add_argument("path", metavar="RUN_ID_OR_DIR", help="a council run id, its run directory, or a verdict.json")
-    p.add_argument("--project", help="the project a run id ran in (default: cwd)")
+    p.add_argument("--project", help=f"the project a run id ran in ({PROJECT_DEFAULT})")
     p.add_argument("--fail-on", required=True, choices=GATE_LEVELS, help="what fails the gate (never … confirmed-blocker; see the README)")
     p.add_argument("--allow-no-verdict", action="store_true", help="pass a chair-verdict level when the run has no chair verdict")
     p.add_argument("--allow-unjudged", action="store_true",

@@ -12,6 +12,7 @@ import argparse
 
 from ..errors import EXIT_OK
 from ..fsio import dumps_json
+from ..places import PROJECT_DEFAULT
 from .output import say
 
 
@@ -20,7 +21,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     sub = decisions.add_subparsers(dest="decisions_command", metavar="SUBCOMMAND", parser_class=type(decisions))
     sub.required = True
     p = sub.add_parser("list", help="the accept / deny decisions kept for a project, with their reasons")
-    p.add_argument("--project", help="the project (default: cwd)")
+    p.add_argument("--project", help=f"the project ({PROJECT_DEFAULT})")
     p.add_argument("--all", action="store_true", help="every project's")
     p.add_argument("--json", action="store_true", help="print the council-decisions document")
     p.set_defaults(handler=cmd_list)

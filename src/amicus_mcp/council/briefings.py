@@ -385,18 +385,12 @@ def chair_output_schema(*, compact: bool = True) -> dict[str, Any]:
 
 
 def chair_task_output_schema(*, compact: bool = True) -> dict[str, Any]:
-    """A task council's chair: the review chair's synthesis and hard questions, closing on an ANSWER line."""
-    return {
-        "type": "object",
-        "required": ["synthesis", "hardQuestions", "standing", "answer"],
-        "additionalProperties": False,
-        "properties": {
-            "synthesis": text_schema(800, compact),
-            "hardQuestions": {"type": "array", "items": text_schema(160, compact), "minItems": 3, "maxItems": 5},
-            "standing": {"enum": list(ANSWER_SCALE)},
-            "answer": text_schema(300, compact),
-        },
-    }
+    """A task council's chair: the review chair's synthesis and hard questions, closing on an ANSWER
+    line (a standing and its sentence) in place of the verdict."""
+    schema = chair_output_schema(compact=compact)
+    properties = {key: value for key, value in schema["properties"].items() if key != "verdict"}
+    properties |= {"standing": {"enum": list(ANSWER_SCALE)}, "answer": text_schema(300, compact)}
+    return {**schema, "required": [*properties], "properties": properties}
 
 
 def review_from_structured(obj: Mapping[str, Any]) -> str:
