@@ -1,6 +1,6 @@
 """The pull-request loop (issue 32): a real council run against the loopback fake provider,
 rendered as SARIF (validated against the official SARIF 2.1.0 schema, vendored under
-tests/third_party/sarif) and as a pull-request review posted to a loopback fake of GitHub's REST API."""
+tests/vendor/sarif) and as a pull-request review posted to a loopback fake of GitHub's REST API."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from fakeprovider import chat, usage
 
 from amicus_mcp.cli import main as cli_main
 
-SARIF_SCHEMA = Path(__file__).resolve().parents[1] / "third_party" / "sarif" / "sarif-schema-2.1.0.json"
+SARIF_SCHEMA = Path(__file__).resolve().parents[1] / "vendor" / "sarif" / "sarif-schema-2.1.0.json"
 
 
 def sarif_errors(doc: Any) -> list[str]:

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import BadArgs
 from ..vocabulary import REVIEW_EVENTS, REVIEW_MIN_SEVERITY, REVIEW_MIN_TIER, TIERS
 from .locations import physical_location
-from .report_md import _prose
+from .report_md import prose
 from .sarif import select_findings
 
 DEFAULT_MIN_SEVERITY = REVIEW_MIN_SEVERITY
@@ -50,7 +50,7 @@ def diff_lines(patch: str | None) -> set[int]:
 
 def text(value: Any) -> str:
     """Model text as inert Markdown for GitHub: escaped, on one line, mentioning no one."""
-    return _prose(str(value or "")).replace("@", "&#64;")
+    return prose(str(value or "")).replace("@", "&#64;")
 
 
 def _agreement(finding: Mapping[str, Any]) -> str:

@@ -7,7 +7,7 @@ for byte, so the layout here is deliberately literal.
 Model-derived text is untrusted: every such string passes through `_inline` (newlines
 collapsed, so a value cannot start a heading or a new table row) and, inside a table,
 through `_cell` (backslashes and pipes escaped, so it cannot add or shift a column). Model
-prose (claims, locations, the chair's synthesis and questions) goes through `_prose`, which
+prose (claims, locations, the chair's synthesis and questions) goes through `prose`, which
 also escapes every inline Markdown marker, so it reads as text and never as structure.
 """
 
@@ -75,16 +75,16 @@ def render_markdown(model: ReportModel) -> str:
 
 def _lost(losses: Sequence[str], notes: Sequence[str]) -> str:
     blocks = ["## What was lost"]
-    blocks.append("\n".join(f"- {_prose(line)}" for line in losses) if losses else NOTHING_LOST)
+    blocks.append("\n".join(f"- {prose(line)}" for line in losses) if losses else NOTHING_LOST)
     if notes:
-        blocks += ["**Notes:**", "\n".join(f"- {_prose(n)}" for n in notes)]
+        blocks += ["**Notes:**", "\n".join(f"- {prose(n)}" for n in notes)]
     return "\n\n".join(blocks)
 
 
 def _chair(synthesis: Sequence[str], questions: Sequence[str]) -> str:
-    blocks = ["## Chair's synthesis", *(f"> {_prose(p)}" for p in synthesis)]
+    blocks = ["## Chair's synthesis", *(f"> {prose(p)}" for p in synthesis)]
     if questions:
-        blocks += ["### Hard questions", "\n".join(f"{i}. {_prose(q)}" for i, q in enumerate(questions, 1))]
+        blocks += ["### Hard questions", "\n".join(f"{i}. {prose(q)}" for i, q in enumerate(questions, 1))]
     return "\n\n".join(blocks)
 
 
@@ -113,7 +113,7 @@ _MD_INLINE = re.compile(r"([\\`*_\[\]<>|~])")
 _MD_BLOCK_START = re.compile(r"^([#>+=-]|\d+[.)])")
 
 
-def _prose(text: str) -> str:
+def prose(text: str) -> str:
     one_line = " ".join(text.split())
     escaped = _MD_INLINE.sub(r"\\\1", one_line)
     return _MD_BLOCK_START.sub(r"\\\1", escaped)
@@ -148,14 +148,14 @@ def _header(h: Header, *, thin: bool = False) -> str:
     if h.overall_verdict is not None:
         rests = f" — _{THIN_VERDICT}_" if thin else ""
         line = "Chair answer" if h.title == "task" else "Chair verdict"  # a task's chair closes on an ANSWER line
-        answer = f" {_prose(h.answer)}" if h.answer is not None else ""
+        answer = f" {prose(h.answer)}" if h.answer is not None else ""
         lines += ["", f"**{line}: {_inline(h.overall_verdict)}**{answer}{rests}"]
     return "\n".join(lines)
 
 
 def _subject(h: Header) -> str:
     """What the title names: a question (user text, escaped) or the task word, else the run type."""
-    return _prose(h.title) if h.title else _inline(h.run_type)
+    return prose(h.title) if h.title else _inline(h.run_type)
 
 
 def _summary(counts: Sequence[TierCount], *, qualified: bool = False) -> str:
@@ -214,9 +214,9 @@ def finding_line(f: FindingView) -> str:
     and, when the report has the run's record, the claim and its location beneath."""
     line = _finding_head(f)
     if f.claim is not None:
-        line += f"\n  - {_prose(f.claim)}"
+        line += f"\n  - {prose(f.claim)}"
     if f.location is not None:
-        line += f"\n  - location: {_prose(f.location)}"
+        line += f"\n  - location: {prose(f.location)}"
     return line + evidence_lines(f)
 
 
@@ -225,9 +225,9 @@ def evidence_lines(f: FindingView) -> str:
     nothing for a finding that was never checked, so an older verdict renders as it did."""
     out = ""
     if f.evidence is not None:
-        out += f"\n  - evidence: {_prose(f.evidence)}"
+        out += f"\n  - evidence: {prose(f.evidence)}"
     if f.evidence_text is not None:
-        out += f"\n  - evidence check: **{f.evidence_check}** — {_prose(f.evidence_text)}"
+        out += f"\n  - evidence check: **{f.evidence_check}** — {prose(f.evidence_text)}"
     if f.verification is not None:
         out += f"\n  - verifier: **{f.verification}**"
     return out
@@ -291,7 +291,7 @@ def _answer_header(h: Header, q: QuestionView, *, thin: bool) -> str:
     council = ", ".join(_inline(m) for m in h.council)
     lines = [f"# Council Answer — {_subject(h)} ({_inline(h.run_id)})", ""]
     if h.question is not None:  # the question first: the answer below means nothing without it
-        lines += [f"**Question:** {_prose(h.question)}", ""]
+        lines += [f"**Question:** {prose(h.question)}", ""]
     lines += [f"_{_inline(h.date)} · chair: {_inline(h.chair)} · council: {council}_", ""]
     rests = f" — _{THIN_VERDICT}_" if thin else ""
     if q.standing is None:
@@ -299,18 +299,18 @@ def _answer_header(h: Header, q: QuestionView, *, thin: bool) -> str:
     elif q.answer is None:
         lines.append(f"**Answer: {_inline(q.standing)}**{rests}")
     else:
-        lines.append(f"**Answer ({_inline(q.standing)}):** {_prose(q.answer)}{rests}")
+        lines.append(f"**Answer ({_inline(q.standing)}):** {prose(q.answer)}{rests}")
     return "\n".join(lines)
 
 
 def _chair_answer(synthesis: Sequence[str]) -> str:
-    return "\n\n".join(["## The chair's answer", *(f"> {_prose(p)}" for p in synthesis)])
+    return "\n\n".join(["## The chair's answer", *(f"> {prose(p)}" for p in synthesis)])
 
 
 def _dissent(q: QuestionView) -> str:
     blocks = ["## Dissent"]
     if q.dissent:
-        blocks.append("\n".join(f"- {_prose(d)}" for d in q.dissent))
+        blocks.append("\n".join(f"- {prose(d)}" for d in q.dissent))
     blocks.append("**Disputed claims:**")
     blocks.append("\n".join(claim_line(f) for f in q.disputed) if q.disputed else f"_{NO_CLAIM_DISPUTED}_")
     return "\n\n".join(blocks)
@@ -333,9 +333,9 @@ def _ranked(q: QuestionView) -> str:
         lines = [f"### {r.rank}. {name}"]
         if r.answer is not None:
             confidence = f" _(confidence: {_inline(r.confidence)})_" if r.confidence else ""
-            lines += ["", f"{_prose(r.answer)}{confidence}"]
+            lines += ["", f"{prose(r.answer)}{confidence}"]
             if r.assumptions:
-                lines += ["", *(f"- assumes: {_prose(a)}" for a in r.assumptions)]
+                lines += ["", *(f"- assumes: {prose(a)}" for a in r.assumptions)]
         elif r.unstructured:
             lines += ["", "_Its answer block never read: the judges ranked its prose._"]
         blocks.append("\n".join(lines))
@@ -364,7 +364,7 @@ def claim_line(f: FindingView) -> str:
         parts.append(f"debate: {_inline(f.debate.action)}{was}")
     line = " — ".join(parts)
     if f.claim is not None:
-        line += f"\n  - {_prose(f.claim)}"
+        line += f"\n  - {prose(f.claim)}"
     return line + evidence_lines(f)
 
 
