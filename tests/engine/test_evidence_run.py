@@ -149,3 +149,38 @@ async def test_with_verify_a_model_that_raised_nothing_refutes_the_fabricated_bl
         gate = run_cli("council", "gate", str(run_dir), "--fail-on", "confirmed-blocker", *extra, "--json")
         doc = json.loads(gate.out)
         assert gate.code == 0 and doc["heldBack"] == ["B1"] and "B1 (refuted by the verifier)" in doc["reason"], gate
+
+
+async def test_the_verified_scope_is_a_run_option_and_the_cap_says_what_it_left_unverified(fake, project, run_dir):
+    # Only blockers: B1 alone is checked; A1 (major) is out of scope, which is no loss.
+    run, code = await grounded_run(fake, project, run_dir, verify=True, verify_severities=["blocker"])
+    assert (code, run["status"]) == (0, "complete"), run.get("error")
+    assert [leg["id"].rsplit("-", 1)[1] for leg in run["legs"] if leg["stage"] == "verify"] == ["vf1"]
+    assert {f["id"]: f.get("verification") for f in load(run_dir, "tally.json")["findings"]} == \
+        {"A1": None, "B1": "refuted", "C1": None, "D1": None}
+    options = load(run_dir, "options.json")
+    assert options["verifySeverities"] == ["blocker"] and "verifyTiers" not in options and "verifyMax" not in options
+
+
+async def test_a_verify_cap_checks_the_most_severe_and_the_run_says_what_it_cut(fake, project, run_dir):
+    run, code = await grounded_run(fake, project, run_dir, verify=True, verify_max=1)
+    # The blocker is checked; the major one the cap left out is a loss the run names (exit 2).
+    assert (code, run["status"]) == (2, "partial"), run.get("error")
+    assert [leg["id"].rsplit("-", 1)[1] for leg in run["legs"] if leg["stage"] == "verify"] == ["vf1"]
+    assert {f["id"]: f.get("verification") for f in load(run_dir, "tally.json")["findings"]}["B1"] == "refuted"
+    [loss] = [d for d in run["degrades"] if d["channel"] == "verify"]
+    assert loss["what"] == "1 finding(s) in scope were not verified (A1)"
+    assert "--verify-max 1" in loss["why"]
+    assert "1 finding(s) in scope were not verified (A1)" in (run_dir / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_word_outside_the_vocabulary_is_bad_args_naming_the_flag(project):
+    brief = project / "briefing.md"
+    brief.write_text(BRIEF, encoding="utf-8")
+    for flag, value in (("--verify-tiers", "Confirmed,Certain"), ("--verify-severities", "blocker,critical")):
+        done = run_cli("council", "run", "--prompt-file", str(brief), "--models", "fake/a,fake/b", "--verify",
+                       flag, value, "--project", str(project), "--json")
+        assert done.code == 1 and "Traceback" not in done.err, done
+        error = done.envelope()["error"]
+        assert error["code"] == "BAD_ARGS" and error["message"].startswith(f"{flag} "), error
+        assert value.split(",")[1] in error["message"], error

@@ -75,3 +75,19 @@ async def test_a_control_character_in_a_path_or_id_is_bad_args(
     assert "Traceback" not in text and "embedded null byte" not in text
     assert not any(ch in text for ch in "\x00\x01\x1b\x7f\x9b"), text  # the value is shown escaped
     assert sorted(p.name for p in project.iterdir()) == before  # nothing was started or written
+
+
+@pytest.mark.parametrize(("name", "value", "allowed"), [("verifyTiers", ["Confirmed", "Certain"], "'Contested'"),
+                                                        ("verifySeverities", ["critical"], "'blocker'")])
+async def test_a_verify_scope_word_outside_the_vocabulary_is_bad_args_naming_the_argument(
+        name: str, value: list[str], allowed: str, fake: FakeProvider, project: Path, briefing: Path) -> None:
+    before = sorted(p.name for p in project.iterdir())
+    async with Client(build_server(), mode="auto", client_info=info("claude-ai")) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("amicus_council_run", {**council(fake), "briefingFile": "briefing.md",
+                                                               "project": str(project), "verify": True, name: value})
+    assert result.is_error
+    envelope = json.loads(result.content[1].text)  # type: ignore[union-attr]
+    assert envelope["error"]["code"] == "BAD_ARGS", envelope
+    # The argument (and the item) named, with the words it takes.
+    assert name in envelope["error"]["message"] and allowed in envelope["error"]["message"], envelope
+    assert sorted(p.name for p in project.iterdir()) == before  # nothing was started or written

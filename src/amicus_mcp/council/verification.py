@@ -9,9 +9,9 @@ Anything else is unreadable (one repair, then the finding stays unverified: no a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..vocabulary import VERIFICATIONS, VERIFIED_SEVERITIES, VERIFIED_TIERS
+from ..vocabulary import SEVERITIES, TIERS, VERIFICATIONS, VERIFIED_SEVERITIES, VERIFIED_TIERS
 from .briefings import one_line, render
 from .evidence import check_phrase
 from .findings import make_error, read_object
@@ -21,10 +21,28 @@ MAX_EXCERPT_CHARS = 12_000  # the source excerpts of one finding: the verifier r
 ANSWERS_TEXT = ", ".join(f"`{a}`" for a in VERIFICATIONS)
 
 
-def to_verify(record: Mapping[str, Any]) -> list[str]:
-    """The ids of the findings `--verify` checks: Confirmed or Contested, blocker or major."""
-    return [f["id"] for f in record.get("findings", [])
-            if f.get("tier") in VERIFIED_TIERS and f.get("severity") in VERIFIED_SEVERITIES]
+class Selection(NamedTuple):
+    """The findings `--verify` checks, and those its cap (`--verify-max`) left unchecked."""
+
+    ids: list[str]
+    cut: list[str]
+
+
+def to_verify(record: Mapping[str, Any], *, tiers: Sequence[str] = VERIFIED_TIERS,
+              severities: Sequence[str] = VERIFIED_SEVERITIES, most: int | None = None) -> Selection:
+    """The ids of the findings `--verify` checks: those of the given tiers and severities (by
+    default Confirmed or Contested, blocker or major), the most severe and best supported first,
+    at most `most` of them (the rest are `cut`)."""
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    support = {t: i for i, t in enumerate(TIERS)}
+    picked = [(rank.get(f.get("severity"), len(rank)), support.get(f.get("tier"), len(support)), n, f["id"])
+              for n, f in enumerate(record.get("findings", []))
+              if f.get("tier") in tiers and f.get("severity") in severities]
+    ordered = [fid for *_, fid in sorted(picked)]
+    keep = ordered if most is None else ordered[:most]
+    # Checked in the record's order (their leg ids follow it, as before the cap existed).
+    kept = set(keep)
+    return Selection([fid for *_, fid in picked if fid in kept], [fid for fid in ordered if fid not in kept])
 
 
 def verifier_prompt(finding: Mapping[str, Any], scored: Mapping[str, Any], excerpts: str, *, date: str) -> str:

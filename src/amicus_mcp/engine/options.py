@@ -37,9 +37,14 @@ from pydantic.fields import FieldInfo
 
 from ..errors import BadArgs, BadSession
 from ..places import PROJECT_DEFAULT
-from ..vocabulary import ANSWERING_INTENTS, MODEL_PATTERN, QUESTION, TAG_PATTERN, TASK, Intent
+from ..vocabulary import (ANSWERING_INTENTS, MODEL_PATTERN, QUESTION, TAG_PATTERN, TASK, VERIFIED_SEVERITIES,
+                          VERIFIED_TIERS, Intent, Severity, Tier)
 
 DEFAULT_TIMEOUT_MIN = 15.0
+DEFAULT_VERIFY_MAX = 12  # findings --verify checks at most: a bound pre-flight can hold a ceiling to
+MAX_VERIFY_MAX = 200
+DEFAULT_VERIFY_TOOL_CALLS = 6  # tool calls a verifier may make per finding (where its model supports them)
+MAX_VERIFY_TOOL_CALLS = 20
 TAG_SHAPE = "1-64 letters, digits, '.', '_' or '-' (no spaces)"  # TAG_PATTERN, in words
 TAG_HINT = "a tag is 1-64 letters, digits, '.', '_' or '-', e.g. --tag release-2.3"
 Gateway = Literal["auto", "direct", "openrouter"]
@@ -327,6 +332,39 @@ class RunOptions(_Options):
                 "After the votes, a model that did not raise the finding (the chair's) checks each Confirmed or "
                 "Contested blocker/major finding against its source: holds, refuted or unsure (default off)"),
         pack="verify", when_set=True, omitted=(False,))] = None
+    # What --verify checks, and how far (engine/verify.py). None: the defaults (vocabulary.py's
+    # VERIFIED_TIERS and VERIFIED_SEVERITIES, DEFAULT_VERIFY_MAX, DEFAULT_VERIFY_TOOL_CALLS);
+    # options.json writes each only when typed, so the documents of earlier runs are unchanged.
+    verify_tiers: Annotated[Annotated[list[Tier], Field(min_length=1)] | None, Option(
+        flag=Flag("--verify-tiers", "with --verify: the tiers whose findings are checked, comma-separated "
+                                    "(default Confirmed,Contested)", metavar="TIERS", parse=_commas),
+        arg=Arg("verifyTiers", "Verified tiers",
+                "With verify: the tiers whose findings are checked (default Confirmed, Contested)"),
+        pack="verifyTiers", when_set=True)] = None
+    verify_severities: Annotated[Annotated[list[Severity], Field(min_length=1)] | None, Option(
+        flag=Flag("--verify-severities", "with --verify: the severities whose findings are checked, comma-separated "
+                                         "(default blocker,major)", metavar="SEVERITIES", parse=_commas),
+        arg=Arg("verifySeverities", "Verified severities",
+                "With verify: the severities whose findings are checked (default blocker, major)"),
+        pack="verifySeverities", when_set=True)] = None
+    verify_max: Annotated[Annotated[int, Field(ge=1, le=MAX_VERIFY_MAX)] | None, Option(
+        flag=Flag("--verify-max", f"with --verify: at most this many findings are checked, most severe first "
+                                  f"(default {DEFAULT_VERIFY_MAX}); the run says which the cap left unchecked, and "
+                                  f"--max-cost pre-flight counts this many verifier legs", metavar="N"),
+        arg=Arg("verifyMax", "Most findings verified",
+                f"With verify: at most this many findings are checked, most severe first (default "
+                f"{DEFAULT_VERIFY_MAX}); the run says which the cap left unchecked"),
+        pack="verifyMax", when_set=True)] = None
+    verify_tool_calls: Annotated[Annotated[int, Field(ge=0, le=MAX_VERIFY_TOOL_CALLS)] | None, Option(
+        flag=Flag("--verify-tool-calls", f"with --verify: the read-only tool calls (read a file or lines, search) a "
+                                         f"verifier whose model supports tool calling may make per finding "
+                                         f"(default {DEFAULT_VERIFY_TOOL_CALLS}; 0: none, it reads the cited "
+                                         f"material only)", metavar="N"),
+        arg=Arg("verifyToolCalls", "Verifier tool calls",
+                f"With verify: the read-only tool calls (read a file or lines, search the project) a verifier "
+                f"whose model supports tool calling may make per finding (default {DEFAULT_VERIFY_TOOL_CALLS}; "
+                f"0: none)"),
+        pack="verifyToolCalls", when_set=True)] = None
     claude_review: Annotated[str | None, Option(  # a file with Claude's own review, judged but never judging
         flag=Flag("--claude-review", "a file with Claude's own review, judged by the bench (never judges or chairs)"),
         arg=Arg("claudeReviewFile", "Claude's review file",
@@ -390,6 +428,21 @@ class RunOptions(_Options):
     @property
     def task(self) -> bool:
         return self.intent == TASK
+
+    @property
+    def verify_scope(self) -> tuple[tuple[Tier, ...], tuple[Severity, ...]]:
+        """The tiers and severities --verify checks (as typed, else the defaults)."""
+        return (tuple(self.verify_tiers or VERIFIED_TIERS), tuple(self.verify_severities or VERIFIED_SEVERITIES))
+
+    @property
+    def verify_cap(self) -> int:
+        """How many findings --verify checks at most."""
+        return self.verify_max if self.verify_max is not None else DEFAULT_VERIFY_MAX
+
+    @property
+    def verify_calls(self) -> int:
+        """How many tool calls one verifier may make."""
+        return self.verify_tool_calls if self.verify_tool_calls is not None else DEFAULT_VERIFY_TOOL_CALLS
 
     @property
     def answers_chair(self) -> bool:

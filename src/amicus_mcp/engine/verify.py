@@ -27,6 +27,7 @@ from ..council.verification import (MAX_EXCERPT_CHARS, parse_verification, to_ve
 from ..vocabulary import REFUTED
 from .asking import Contract, ask
 from .context import Row, RunContext
+from .options import flag_of
 from .sources import Refused, SourceReader, referenced_names
 
 STAGE = "verify"
@@ -84,8 +85,16 @@ async def run_verify(ctx: RunContext, anon: Anonymized, record: Mapping[str, Any
                      material: Sequence[Source]) -> None:
     """Verify the findings `to_verify` picks, in place on `anon.findings` (`verification`,
     `verificationLines`, `verificationReason`); a refuted one is said in the run's notices."""
-    ids = to_verify(record)
+    options = ctx.prep.options
+    tiers, severities = options.verify_scope
+    picked = to_verify(record, tiers=tiers, severities=severities, most=options.verify_cap)
+    ids = picked.ids
     ctx.stage("verify", "running")
+    if picked.cut:
+        flag = flag_of("verify_max")
+        ctx.degrade("verify", f"{len(picked.cut)} finding(s) in scope were not verified ({', '.join(picked.cut)})",
+                    f"{flag} {options.verify_cap} checks the {options.verify_cap} most severe; raise {flag} to "
+                    "check them")
     if not ids:
         ctx.stage("verify", "complete")
         return
