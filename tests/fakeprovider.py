@@ -217,12 +217,73 @@ ReplySource = Reply | Sequence[Reply] | Callable[[Any], Reply]
 
 
 def prompt_of(body: Any) -> str:
-    """The text of the last message of a chat request body ("" when there is none)."""
+    """The text of the first user message of a chat request body ("" when there is none): the
+    prompt, also in a tool-calling conversation's later turns (their last message is a tool's)."""
     messages = body.get("messages") if isinstance(body, dict) else None
-    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+    if not isinstance(messages, list):
         return ""
-    content = messages[-1].get("content")
+    first = next((m for m in messages if isinstance(m, dict) and m.get("role") == "user"), None)
+    content = first.get("content") if first is not None else None
     return content if isinstance(content, str) else ""
+
+
+# ------------------------------------------------------------------------- tool calling
+#
+# OpenRouter's tool-calling format: a request offers `tools` (function specs); a reply that calls
+# them has `finish_reason: "tool_calls"` and `message.tool_calls` ([{id, type: "function",
+# function: {name, arguments: "<JSON text>"}}]) with null content; the next request carries the
+# assistant turn and one `{"role": "tool", "tool_call_id", "content"}` message per call.
+
+
+def tool_call(name: str, arguments: dict[str, Any] | str, *, call_id: str | None = None) -> dict[str, Any]:
+    """One `tool_calls` entry; `arguments` as a dict (sent as JSON text) or as raw text (malformed JSON)."""
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {"id": call_id or f"call_{name}_{abs(hash(text)) % 10**8}", "type": "function",
+            "function": {"name": name, "arguments": text}}
+
+
+def calling(*calls: dict[str, Any], text: str | None = None, model: str | None = "fake/served-model",
+            usage: dict[str, Any] | None = None) -> Reply:
+    """A reply that calls tools, as OpenRouter sends it."""
+    body: dict[str, Any] = {"id": "gen-fake-tools", "object": "chat.completion", "choices": [{
+        "index": 0, "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": text, "tool_calls": list(calls)}}]}
+    if model is not None:
+        body["model"] = model
+    if usage is not None:
+        body["usage"] = usage
+    return Reply(body=body)
+
+
+def offered_tools(body: Any) -> list[str]:
+    """The names of the function tools a request offers ([] when none)."""
+    tools = body.get("tools") if isinstance(body, dict) else None
+    return [t["function"]["name"] for t in tools or [] if isinstance(t, dict) and isinstance(t.get("function"), dict)]
+
+
+def tool_results(body: Any) -> list[str]:
+    """The tool messages' contents a request carries, in order."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    return [m.get("content") or "" for m in messages or [] if isinstance(m, dict) and m.get("role") == "tool"]
+
+
+def turn_of(body: Any) -> int:
+    """How many assistant turns the conversation already has (0: the first request)."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    return sum(1 for m in messages or [] if isinstance(m, dict) and m.get("role") == "assistant")
+
+
+def tool_user(plan: Callable[[Any, int], Sequence[dict[str, Any]] | None], answer: Callable[[Any], Reply], *,
+              usage: dict[str, Any] | None = None) -> Callable[[Any], Reply]:
+    """A model that calls tools: `plan(body, turn)` gives the calls it makes on that turn (None or
+    [] — it answers, with `answer(body)`). A naive plan may call whatever it likes, past the
+    budget, or go on calling when no tools are offered any more. `usage`: each calling turn's."""
+
+    def respond(body: Any) -> Reply:
+        calls = plan(body, turn_of(body))
+        return calling(*calls, usage=usage) if calls else answer(body)
+
+    return respond
 
 
 def by_prompt(classify: Callable[[str], str], replies: Mapping[str, ReplySource]) -> Responder:

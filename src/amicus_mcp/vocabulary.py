@@ -88,6 +88,12 @@ FOUND_CHECKS: tuple[EvidenceCheck, ...] = (VERIFIED, MOVED)
 Verification = Literal["holds", "refuted", "unsure"]
 VERIFICATIONS: tuple[Verification, ...] = get_args(Verification)
 HOLDS, REFUTED, UNSURE = VERIFICATIONS
+# The read-only tools a verifier is offered where its model supports tool calling
+# (engine/source_tools.py), and how each call it made ended (its leg's `toolCalls`).
+VerifierTool = Literal["read_file", "search"]
+VERIFIER_TOOLS: tuple[VerifierTool, ...] = get_args(VerifierTool)
+ToolCallResult = Literal["ok", "refused", "unknown-tool", "bad-arguments", "over-budget"]
+TOOL_CALL_RESULTS: tuple[ToolCallResult, ...] = get_args(ToolCallResult)
 
 # A judge's vote on one finding (Stage 2 and the debate's re-vote).
 VoteVerdict = Literal["agree", "dispute", "neutral"]  # a vote's `verdict`

@@ -438,3 +438,29 @@ def test_parse_tokens_rejects_nonsense() -> None:
         {"prompt_tokens": -1, "completion_tokens": True, "completion_tokens_details": {"reasoning_tokens": 2.5}}
     )
     assert tokens == Tokens()
+
+
+async def test_tools_are_offered_and_tool_calls_read_as_openrouter_sends_them(
+        fake: FakeProvider, provider: OpenAICompatibleProvider) -> None:
+    from amicus_mcp.providers.base import CompletionRequest, Message, ToolCall
+    from fakeprovider import calling, tool_call
+
+    spec = {"type": "function", "function": {"name": "search", "parameters": {"type": "object"}}}
+    odd = {"id": "call_odd", "type": "function", "function": {"arguments": {"text": "x"}}}  # no name, an object
+    fake.script(M, calling(tool_call("search", {"text": "evict"}, call_id="call_1"), odd, "not an entry"))
+    request = CompletionRequest(model=M, messages=(Message("user", "Check it."),), timeout_s=10, tools=(spec,))
+    done = await provider.complete(request)
+    assert done.text == "" and done.finish_reason == "tool_calls"
+    assert done.tool_calls == (ToolCall("call_1", "search", '{"text": "evict"}'), ToolCall("call_odd", "", '{"text": "x"}'),
+                               ToolCall("call_2", "", ""))
+    sent = fake.chat_requests(M)[0].body
+    assert sent["tools"] == [spec] and sent["tool_choice"] == "auto"
+    # The next turn carries the assistant's calls and one tool message per call, in OpenAI's shape.
+    fake.script(M, chat("Done."))
+    turn = request._replace(messages=(*request.messages, Message("assistant", "", tool_calls=done.tool_calls[:1]),
+                                      Message("tool", "3 hits", tool_call_id="call_1")))
+    assert (await provider.complete(turn)).text == "Done."
+    assert fake.chat_requests(M)[1].body["messages"][1:] == [
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"text": "evict"}'}}]},
+        {"role": "tool", "content": "3 hits", "tool_call_id": "call_1"}]

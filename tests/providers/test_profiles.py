@@ -112,3 +112,17 @@ async def test_other_refusals_are_not_mistaken_for_a_schema_refusal():
                 await registry.complete(route, ask("m", json_schema=SCHEMA))
             assert registry.profile(route).structured_outputs
         assert len(fake.chat_requests()) == 1
+
+
+def test_tool_calling_is_known_from_the_catalog_the_vendor_or_config(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-openai")
+    cfg = {"providers": {"mine": {"baseUrl": "http://127.0.0.1:9/v1", "toolCalls": True},
+                         "plain": {"baseUrl": "http://127.0.0.1:9/v1"}}}
+    catalog = catalog_of(b=["structured_outputs", "tools"], c=["temperature"], d=None)
+
+    def tools(spec: str) -> bool:
+        return profile_for(resolve_model(spec, gateway="auto", cfg=cfg), cfg=cfg, catalog=catalog).tool_calls  # type: ignore[arg-type]
+
+    assert tools("openrouter/vendor/b") and tools("openai/gpt-x") and tools("mine/qwen")
+    assert not any(tools(s) for s in ("openrouter/vendor/c", "openrouter/vendor/d", "openrouter/vendor/unknown",
+                                      "plain/qwen", "local"))

@@ -36,7 +36,7 @@ LINE_SLACK = 2  # a stated line still matches a quote this many lines away (mode
 MAX_EVIDENCE_CHARS = 2000  # a longer "quote" is cut to this before it is searched for
 EVIDENCE_FIELDS = ("evidence", "evidenceCheck", "evidenceLocation")  # what a checked finding carries
 # … and what a verified one (`--verify`, engine/verify.py) carries besides: the tally echoes them all.
-GROUND_FIELDS = (*EVIDENCE_FIELDS, "verification", "verificationLines", "verificationReason")
+GROUND_FIELDS = (*EVIDENCE_FIELDS, "verification", "verificationLines", "verificationReason", "verificationToolCalls")
 
 _QUOTES = str.maketrans({"‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "`": "`",
                          "“": '"', "”": '"', "„": '"', "‟": '"', "″": '"', "«": '"', "»": '"'})

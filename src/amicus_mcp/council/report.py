@@ -492,6 +492,7 @@ def _finding_view(
         check = check or quoted.get("evidenceCheck")
         where = where if isinstance(where, str) else quoted.get("evidenceLocation")
     text = quoted.get("evidence") if quoted is not None else None
+    calls = quoted.get("verificationToolCalls") if quoted is not None else None
     verification = finding.get("verification")
     return FindingView(
         id=_text(finding.get("id"), "?"),
@@ -512,6 +513,7 @@ def _finding_view(
         evidence_check=check if check in EVIDENCE_CHECKS else None,
         evidence_location=where if isinstance(where, str) else None,
         verification=verification if verification in VERIFICATIONS else None,
+        verification_tool_calls=calls if isinstance(calls, int) and verification in VERIFICATIONS else None,
     )
 
 
@@ -521,6 +523,9 @@ def _evidence(record: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]]:
     for f in _list(record.get("findings")) if record is not None else []:
         if isinstance(f, Mapping) and isinstance(f.get("id"), str) and any(k in f for k in EVIDENCE_FIELDS):
             out[f["id"]] = {k: f[k] for k in EVIDENCE_FIELDS if isinstance(f.get(k), str)}
+        calls = f.get("verificationToolCalls") if isinstance(f, Mapping) else None
+        if isinstance(calls, int) and not isinstance(calls, bool) and calls >= 0 and isinstance(f.get("id"), str):
+            out[f["id"]] = {**out.get(f["id"], {}), "verificationToolCalls": calls}
     return out
 
 

@@ -349,7 +349,10 @@ def _evidence(f: FindingView) -> str:
         out += (f'<div class="evidence-check check-{_e(f.evidence_check or "")}">evidence check: '
                 f'<strong>{_e(f.evidence_check or "")}</strong> — {_e(f.evidence_text)}</div>')
     if f.verification is not None:
-        out += f'<div class="verification verify-{_e(f.verification)}">verifier: <strong>{_e(f.verification)}</strong></div>'
+        calls = f.verification_tool_calls
+        read = "" if calls is None else f" ({calls} tool call{'' if calls == 1 else 's'})"
+        out += (f'<div class="verification verify-{_e(f.verification)}">verifier: <strong>{_e(f.verification)}</strong>'
+                f'{read}</div>')
     return out
 
 

@@ -230,6 +230,8 @@ def evidence_lines(f: FindingView) -> str:
         out += f"\n  - evidence check: **{f.evidence_check}** — {prose(f.evidence_text)}"
     if f.verification is not None:
         out += f"\n  - verifier: **{f.verification}**"
+        if f.verification_tool_calls is not None:
+            out += f" ({f.verification_tool_calls} tool call{'' if f.verification_tool_calls == 1 else 's'})"
     return out
 
 

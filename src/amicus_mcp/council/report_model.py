@@ -126,6 +126,7 @@ class FindingView(NamedTuple):
     evidence_check: str | None = None  # verified | moved | not-found | absent; None: never checked
     evidence_location: str | None = None  # where the check found the quote
     verification: str | None = None  # the verifier's answer (holds | refuted | unsure), when --verify ran
+    verification_tool_calls: int | None = None  # the read-only tool calls its verifier made (None: offered none)
 
     @property
     def evidence_text(self) -> str | None:

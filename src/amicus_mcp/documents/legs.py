@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..vocabulary import LegOutcome, LegStatus, RunStatus
+from ..vocabulary import LegOutcome, LegStatus, RunStatus, ToolCallResult
 from .base import Document, Family, Frozen, WhenSet
 from .usage import LegUsage, Number
 
@@ -34,6 +34,17 @@ class ErrorRecord(Frozen):
 
     code: str
     message: str
+
+
+class ToolCallDoc(Frozen):
+    """One tool call a verifier leg made (`--verify` with tool calling): the tool and arguments
+    the model sent (model text, cut) and how the call ended."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    arguments: str
+    result: ToolCallResult
 
 
 class LegRun(Family):
@@ -78,6 +89,7 @@ class FinishedLeg(Family):
     truncated: bool
     max_tokens: WhenSet[Annotated[int, Field(ge=1)]] = None
     schema_mismatch: WhenSet[str] = None  # why its structured reply failed the schema (`text` is that reply)
+    tool_calls: WhenSet[list[ToolCallDoc]] = None  # the tool calls it made (a verifier with tools)
     started_at: str
     completed_at: str
 

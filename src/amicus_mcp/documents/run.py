@@ -19,7 +19,7 @@ from pydantic import ConfigDict, Field
 from ..vocabulary import (LEG_OUTCOMES, RESUMED_FROM_STATUSES, TAG_PATTERN, AnsweringIntent, ChairLine, Conformance,
                           LegStatus, RunStatus, StageStatus)
 from .base import Document, Family, WhenSet
-from .legs import ErrorRecord, InterruptedLeg, LegRun, LegStage, Sha256Hex
+from .legs import ErrorRecord, InterruptedLeg, LegRun, LegStage, Sha256Hex, ToolCallDoc
 from .usage import Count, LegUsage, Number, RunUsage
 
 ExitCode = Literal[0, 1, 2, 130, 143]
@@ -81,6 +81,7 @@ class LegEntry(Document):
     error: WhenSet[ErrorRecord] = None
     truncated: WhenSet[Literal[True]] = None
     schema_mismatch: WhenSet[str] = None  # its structured reply did not match the schema sent: the reason
+    tool_calls: WhenSet[list[ToolCallDoc]] = None  # the tool calls a verifier leg made (`--verify`; set once, whole)
 
     @property
     def finished(self) -> bool:

@@ -49,6 +49,7 @@ class TallyFinding(TypedDict):
     verification: NotRequired[Verification | None]  # --verify: the verifier's answer
     verificationLines: NotRequired[list[str]]
     verificationReason: NotRequired[str | None]
+    verificationToolCalls: NotRequired[int]  # the read-only tool calls its verifier made
 
 
 @with_config(_OPEN)

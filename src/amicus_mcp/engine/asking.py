@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 from ..providers.routing import Route
 from .context import LegResult, Row, RunContext
+from .source_tools import Toolbox
 
 Parsed = dict[str, Any]  # at least {"ok": bool, "errors": [{code, detail}]}
 SCHEMA_MISMATCH = "SCHEMA_MISMATCH"
@@ -78,13 +79,15 @@ def read(contract: Contract, result: LegResult) -> Parsed:
 
 
 async def ask(ctx: RunContext, contract: Contract, *, leg_id: str, role: str, route: Route, row: Row,
-              prompt: str, seat_id: str | None = None, dead_row: Row | None = None) -> Answer:
+              prompt: str, seat_id: str | None = None, dead_row: Row | None = None,
+              tools: Toolbox | None = None) -> Answer:
     """The first leg, its parse, then bounded repairs; records every stat row of the answer.
     `seat_id` names the seat on the legs; `dead_row`, when given, is the row of a leg that
-    gave nothing to parse."""
+    gave nothing to parse; `tools`, read-only tools the first leg is offered (a repair fixes
+    form, so it is offered none)."""
     launch = dict(stage=contract.stage, route=route, model=row.model, seat_id=seat_id,
                   schema=contract.schema, to_text=contract.to_text)
-    first = await ctx.leg(leg_id=leg_id, role=role, prompt=prompt, **launch)
+    first = await ctx.leg(leg_id=leg_id, role=role, prompt=prompt, tools=tools, **launch)
     if first is None:
         return Answer(None, "", contract.parse(""), "clean", dead=True)
     if first.status != "complete" or (not first.usable and not contract.repair_empty):

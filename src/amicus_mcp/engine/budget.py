@@ -129,6 +129,13 @@ class Budget:
         if parsed is not None and parsed.cost_amount is not None:
             self.known += parsed.cost_amount
 
+    def release(self, claim: Claim) -> None:
+        """Drop a claim whose spend another settles (a tool-calling leg's later turns: the leg
+        settles once, with every turn's usage summed)."""
+        if not claim.settled:
+            self.claimed -= claim.amount
+            claim.settled = True
+
     def hold(self, amount: float) -> None:
         """A leg an earlier attempt lost in flight: the provider probably finished and billed
         it, so its reservation keeps counting and its cost is unknown."""

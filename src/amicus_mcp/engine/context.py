@@ -31,6 +31,7 @@ from .budget import Budget
 from .legs import LegAsk, LegResult, LegRunner, Row, StatRows
 from .preflight import Prepared
 from .run_state import RunState
+from .source_tools import Toolbox
 
 __all__ = ["LegResult", "Prepared", "Row", "RunContext"]
 
@@ -129,7 +130,9 @@ class RunContext:
 
     async def leg(self, *, leg_id: str, stage: str, role: str, route: Route, model: str, prompt: str,
                   seat_id: str | None = None, schema: dict[str, Any] | None = None,
-                  to_text: Callable[[dict[str, Any]], str] | None = None) -> LegResult | None:
+                  to_text: Callable[[dict[str, Any]], str] | None = None,
+                  tools: Toolbox | None = None) -> LegResult | None:
         """One paid call (legs.py); None when the ceiling refused it."""
         return await self.runner.run(LegAsk(leg_id=leg_id, stage=stage, role=role, route=route, model=model,
-                                            prompt=prompt, seat_id=seat_id, schema=schema, to_text=to_text))
+                                            prompt=prompt, seat_id=seat_id, schema=schema, to_text=to_text,
+                                            tools=tools))

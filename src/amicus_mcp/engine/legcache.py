@@ -38,18 +38,22 @@ from .run_dir import RunDir
 
 
 def leg_key(route: Route, *, seat_id: str | None, prompt: str, schema: dict[str, Any] | None,
-            max_tokens: int | None, ordinal: int) -> str:
-    """The content key of one leg (hex sha256)."""
-    material = json.dumps({"provider": route.provider, "model": route.model, "seat": seat_id, "prompt": prompt,
-                           "schema": schema, "maxTokens": max_tokens, "ordinal": ordinal},
-                          sort_keys=True, ensure_ascii=False)
+            max_tokens: int | None, ordinal: int, tools: object = None) -> str:
+    """The content key of one leg (hex sha256). `tools`: what a tool-calling leg was offered
+    (its tools and budget), in the key only when set, so every other leg's key is unchanged."""
+    doc: dict[str, Any] = {"provider": route.provider, "model": route.model, "seat": seat_id, "prompt": prompt,
+                           "schema": schema, "maxTokens": max_tokens, "ordinal": ordinal}
+    if tools is not None:
+        doc["tools"] = tools
+    material = json.dumps(doc, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
 def base_key(route: Route, *, seat_id: str | None, prompt: str, schema: dict[str, Any] | None,
-             max_tokens: int | None) -> str:
+             max_tokens: int | None, tools: object = None) -> str:
     """What counts as "the same leg" for the ordinal (the key without it)."""
-    return leg_key(route, seat_id=seat_id, prompt=prompt, schema=schema, max_tokens=max_tokens, ordinal=-1)
+    return leg_key(route, seat_id=seat_id, prompt=prompt, schema=schema, max_tokens=max_tokens, ordinal=-1,
+                   tools=tools)
 
 
 def read_finished(run_dir: RunDir, key: str, *, damaged: Callable[[str], None] | None = None) -> FinishedLeg | None:

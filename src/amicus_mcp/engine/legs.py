@@ -29,15 +29,17 @@ from ..documents.legs import ErrorRecord, FinishedLeg
 from ..documents.run import LegEntry
 from ..documents.usage import LegUsage
 from ..providers.base import Completion, Message, Usage
-from ..providers.cost import prompt_tokens, route_pricing
+from ..providers.cost import prompt_tokens, route_pricing, usage_from_doc
 from ..providers.errors import ContextTooLong, MalformedReply
+from ..providers.openai_compat import sum_usage
 from ..providers.profiles import Profile
 from ..providers.routing import ProviderRegistry, Route
-from .budget import Budget, floor_cap, output_cap
+from .budget import Budget, Claim, floor_cap, output_cap
 from .legcache import base_key, leg_key, read_finished, write_finished, write_launch
 from .limits import context_window
 from .preflight import Prepared
 from .run_state import RunState
+from .source_tools import Toolbox
 from .store import now_iso
 from .waves import Outcome, call_route, outcome_of
 
@@ -77,6 +79,7 @@ class LegAsk(NamedTuple):
     seat_id: str | None = None
     schema: dict[str, Any] | None = None  # sent wherever the model's profile honours it
     to_text: Callable[[dict[str, Any]], str] | None = None  # a structured answer as its document
+    tools: Toolbox | None = None  # read-only tools, offered where the model supports tool calling
 
     @property
     def first(self) -> bool:
@@ -114,13 +117,17 @@ class LegRunner:
         a leg can never spend more output than it reserved."""
         profile = self.profile(ask.route)
         sent_schema = ask.schema if ask.schema is not None and profile.structured_outputs else None
+        toolbox = ask.tools if ask.tools is not None and ask.tools.budget > 0 and profile.tool_calls else None
         # Keyed by the stage's nominal cap, never the fitted one: a resumed run's room differs.
-        key = self.key(ask, sent_schema, max_tokens=None if profile.compact else output_cap(ask.stage, ask.role))
+        key = self.key(ask, sent_schema, max_tokens=None if profile.compact else output_cap(ask.stage, ask.role),
+                       tools=None if toolbox is None else toolbox.signature)
         finished = read_finished(self.prep.dir, key, damaged=lambda why: self.notice(
             f"legs/{key}.json, the saved answer of {ask.stage} {ask.role} leg {ask.leg_id} ({ask.model}), is damaged "
             f"({why}): the leg is sent again and paid for again"))
         if finished is not None:  # answered before this run was resumed: reuse it, spend already made
             self.budget.skip(ask.stage, ask.first)
+            if toolbox is not None:
+                toolbox.restore(finished.tool_calls or [])
             return self.reuse(ask, finished)
         tokens = prompt_tokens(len(ask.prompt))
         window = context_window(ask.route, self.prep.catalog)
@@ -147,7 +154,10 @@ class LegRunner:
         self.state.caught_up()
         self.state.note()
         try:
-            ended = await self.call(ask, sent_schema, max_tokens)
+            if toolbox is None:
+                ended = await self.call(ask, sent_schema, max_tokens)
+            else:
+                ended = await self.call_with_tools(ask, toolbox, sent_schema, claim, floor)
         except anyio.get_cancelled_exc_class():
             self.state.abandon(entry)
             self.budget.settle(claim, None)  # it may have been billed: its cost is unknown
@@ -158,7 +168,8 @@ class LegRunner:
         self.state.settle(entry, status=result.status, completed_at=ended.completed_at, duration_ms=result.duration_ms,
                           usage=_usage(result.usage), resolved_model=result.resolved_model,
                           error=_error(result.error), truncated=result.truncated,
-                          schema_mismatch=result.schema_mismatch)
+                          schema_mismatch=result.schema_mismatch,
+                          tool_calls=None if toolbox is None else toolbox.documents())
         if result.truncated:
             self.cut(ask, claim.cap)
         # On disk before run.json says the leg finished: a kill between the two loses nothing.
@@ -166,12 +177,15 @@ class LegRunner:
         self.state.checkpoint()
         return result
 
-    async def call(self, ask: LegAsk, schema: dict[str, Any] | None, max_tokens: int | None) -> Outcome:
+    async def call(self, ask: LegAsk, schema: dict[str, Any] | None, max_tokens: int | None,
+                   messages: tuple[Message, ...] | None = None,
+                   tools: tuple[dict[str, object], ...] | None = None) -> Outcome:
         """The request, and how it ended: one leg's failure is that leg's outcome."""
         started = time.monotonic()
         try:
-            completion = await call_route(self.registry, ask.route, (Message("user", ask.prompt),),
-                                          timeout_s=self.prep.timeout_s, json_schema=schema, max_tokens=max_tokens)
+            completion = await call_route(self.registry, ask.route, messages or (Message("user", ask.prompt),),
+                                          timeout_s=self.prep.timeout_s, json_schema=schema, max_tokens=max_tokens,
+                                          tools=tools)
         except MalformedReply as exc:
             if exc.text:  # the model answered, badly: a content problem the repair loop owns
                 finish = getattr(exc, "finish_reason", None)
@@ -184,8 +198,54 @@ class LegRunner:
         except Exception as exc:
             return outcome_of(started, error=exc)
         ended = outcome_of(started, completion=completion)
+        ended.tool_calls = completion.tool_calls
         if ask.to_text is not None and isinstance(completion.structured, dict):
             ended.summary = ask.to_text(completion.structured)
+        return ended
+
+    async def call_with_tools(self, ask: LegAsk, toolbox: Toolbox, schema: dict[str, Any] | None, claim: Claim,
+                              floor: int) -> Outcome:
+        """A leg whose model may call the read-only tools: turn after turn, each tool call run here
+        and its result sent back, until the model answers without calling, its budget of calls is
+        spent (it is then asked for its answer, offered no tools), or the ceiling has no room for
+        another turn. Each further turn claims its own room (its prompt has grown); the leg settles
+        once, with every turn's usage summed, its duration the whole conversation's."""
+        started = time.monotonic()
+        messages: tuple[Message, ...] = (Message("user", ask.prompt),)
+        pricing = route_pricing(ask.route, self.prep.catalog)
+        usages: list[dict[str, Any] | None] = []
+        turn_claims: list[Claim] = []
+        try:
+            while True:
+                offer = None if toolbox.spent else toolbox.specs
+                cap = claim.cap if not turn_claims else turn_claims[-1].cap
+                ended = await self.call(ask, schema, None if self.profile(ask.route).compact else cap,
+                                        messages=messages, tools=offer)
+                usages.append(ended.usage)
+                if ended.status != "complete" or not ended.tool_calls or offer is None:
+                    break
+                # The model's turn, then one answer per call it made (the API wants every call answered).
+                messages += (Message("assistant", ended.summary or "", tool_calls=tuple(ended.tool_calls)),)
+                messages += tuple(Message("tool", toolbox.run(call), tool_call_id=call.id) for call in ended.tool_calls)
+                if toolbox.spent:
+                    messages += (Message("user", TOOLS_SPENT.format(budget=toolbox.budget)),)
+                tokens = prompt_tokens(sum(len(m.content) + sum(len(c.arguments) for c in m.tool_calls)
+                                           for m in messages))
+                more = self.budget.claim(wave=ask.stage, first=False, prompt_tokens=tokens, pricing=pricing,
+                                         cap=claim.cap, floor=floor)
+                if more is None:  # no room for another turn: the leg ends with what it has (no answer)
+                    toolbox.out_of_room = True
+                    ended.summary, ended.tool_calls = "", ()
+                    break
+                turn_claims.append(more)
+        finally:
+            for extra in turn_claims:
+                self.budget.release(extra)
+        ended.usage = sum_usage_docs(usages)
+        ended.duration_ms = int((time.monotonic() - started) * 1000)
+        if ended.status == "complete" and ended.tool_calls:
+            ended.summary = ""  # still calling when it had to answer: no answer
+            toolbox.unanswered = True
         return ended
 
     def cap_for(self, ask: LegAsk, tokens: int, window: int | None) -> int:
@@ -208,10 +268,11 @@ class LegRunner:
         else:
             self.notice(truncation_notice(ask, cap))
 
-    def key(self, ask: LegAsk, schema: dict[str, Any] | None, *, max_tokens: int | None) -> str:
+    def key(self, ask: LegAsk, schema: dict[str, Any] | None, *, max_tokens: int | None,
+            tools: object = None) -> str:
         """The leg's content key, with its ordinal among legs asking the very same thing (taken
         synchronously at launch, so a resumed run numbers them in the same order)."""
-        content = dict(seat_id=ask.seat_id, prompt=ask.prompt, schema=schema, max_tokens=max_tokens)
+        content = dict(seat_id=ask.seat_id, prompt=ask.prompt, schema=schema, max_tokens=max_tokens, tools=tools)
         base = base_key(ask.route, **content)
         ordinal = self._ordinals.get(base, 0)
         self._ordinals[base] = ordinal + 1
@@ -250,6 +311,8 @@ class LegRunner:
             self.cut(ask, finished.max_tokens or output_cap(ask.stage, ask.role))
         if result.schema_mismatch:
             fields["schema_mismatch"] = result.schema_mismatch
+        if finished.tool_calls:
+            fields["tool_calls"] = finished.tool_calls
         self.state.reuse(ask.entry(**fields))
         self.state.note()
         return result
@@ -266,7 +329,24 @@ class LegRunner:
             doc.max_tokens = max_tokens
         if result.schema_mismatch:
             doc.schema_mismatch = result.schema_mismatch
+        if entry.tool_calls:
+            doc.tool_calls = list(entry.tool_calls)
         return doc
+
+
+# What a verifier whose tool calls ran out is told, before it is asked for its answer with no tools.
+TOOLS_SPENT = ("You have used all {budget} tool calls. Do not call any more tools: answer now, with the fenced "
+               "answer block, from what you have read.")
+
+
+def sum_usage_docs(docs: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+    """Several turns' usage documents as one (a total cost only when every turn's is known)."""
+    parsed = [usage_from_doc(d) for d in docs]
+    if not parsed:
+        return None
+    if len(parsed) == 1:
+        return docs[0]
+    return sum_usage([u if u is not None else Usage() for u in parsed]).to_doc()
 
 
 def _usage(doc: dict[str, Any] | None) -> LegUsage | None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import anyio
 
-from ..documents.legs import ErrorRecord, InterruptedLeg
+from ..documents.legs import ErrorRecord, InterruptedLeg, ToolCallDoc
 from ..documents.run import (BudgetRefusal, ChairAttempt, DebateSummary, Degrade, LegEntry, Resume, RunManifest, Stage,
                              crash_in_flight)
 from ..documents.usage import LegUsage, RunUsage
@@ -170,7 +170,8 @@ class RunState:
 
     def settle(self, entry: LegEntry, *, status: str, completed_at: str | None, duration_ms: int | None,
                usage: LegUsage | None, resolved_model: str | None = None, error: ErrorRecord | None = None,
-               truncated: bool = False, schema_mismatch: str | None = None) -> None:
+               truncated: bool = False, schema_mismatch: str | None = None,
+               tool_calls: list[ToolCallDoc] | None = None) -> None:
         """A launched leg's outcome; the served model, an error, a truncation and a structured
         reply's schema mismatch when there is one."""
         entry.status = status  # type: ignore[assignment]
@@ -185,6 +186,8 @@ class RunState:
             entry.truncated = True
         if schema_mismatch:
             entry.schema_mismatch = schema_mismatch
+        if tool_calls:
+            entry.tool_calls = tool_calls
 
     def abandon(self, entry: LegEntry) -> None:
         """A launched leg whose run was cancelled (a signal, an abort) while it was in flight."""

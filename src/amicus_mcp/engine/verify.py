@@ -8,8 +8,11 @@ come from the material the run read (the evidence check's) and, for a file the f
 names, from the one read-only, root-confined reader (engine/sources.py): nothing outside the
 project roots is read. The legs are ordinary legs (`ask`: cached, resumable, under the ceiling,
 in the cost table), one repair each; a verifier that gives no usable answer leaves its finding
-unverified and the run says so (a degrade). Tool calling (letting the verifier read further files
-itself) is not offered: it gets the cited material.
+unverified and the run says so (a degrade). Where the chair's model supports tool calling, the
+verifier may also read the project itself through read-only tools (engine/source_tools.py: a file
+or a line range, a search), at most `--verify-tool-calls` calls per finding; the calls are recorded
+on its leg (`toolCalls`) and counted on the finding (`verificationToolCalls`). A verifier whose calls
+ran out before it answered is recorded `unsure`, saying so.
 """
 
 from __future__ import annotations
@@ -24,10 +27,11 @@ from ..council.anonymize import Anonymized
 from ..council.evidence import Source, read_location
 from ..council.verification import (MAX_EXCERPT_CHARS, parse_verification, to_verify, verifier_prompt,
                                      verifier_repair_prompt)
-from ..vocabulary import REFUTED
+from ..vocabulary import REFUTED, UNSURE
 from .asking import Contract, ask
 from .context import Row, RunContext
 from .options import flag_of
+from .source_tools import Toolbox
 from .sources import Refused, SourceReader, referenced_names
 
 STAGE = "verify"
@@ -104,16 +108,31 @@ async def run_verify(ctx: RunContext, anon: Anonymized, record: Mapping[str, Any
     by_id = {f["id"]: f for f in anon.findings}
     ctx.plan(len(ids), wave="verify")
     route = prep.chair_route
+    # The read-only tools, where the chair's model supports tool calling (profiles.py) and the
+    # run allows calls (--verify-tool-calls); otherwise the verifier reads the cited material only.
+    calls = options.verify_calls if ctx.profile(route).tool_calls else 0
 
     async def one(index: int, fid: str) -> None:
         finding = by_id[fid]
         contract = Contract(stage=STAGE, parse=parse_verification, max_repairs=1,
                             repair_prompt=lambda failing, parsed: verifier_repair_prompt(parsed["errors"]),
                             repair_id=lambda: ctx.next_id("vfr"))
-        prompt = verifier_prompt(finding, scored.get(fid, {}), excerpts(finding, material, reader), date=ctx.date)
+        prompt = verifier_prompt(finding, scored.get(fid, {}), excerpts(finding, material, reader), date=ctx.date,
+                                 tool_calls=calls)
         row = Row(model=prep.chair, role="verifier", stage=ROW_STAGE, position=index + 1)
+        toolbox = Toolbox(reader, calls) if calls else None
         answer = await ask(ctx, contract, leg_id=f"{ctx.run_id}-vf{index + 1}", role="verifier", route=route,
-                           row=row, prompt=prompt)
+                           row=row, prompt=prompt, tools=toolbox)
+        if toolbox is not None and answer.first is not None:
+            finding["verificationToolCalls"] = len(toolbox.records)
+        if not answer.ok and toolbox is not None and (toolbox.unanswered or toolbox.out_of_room):
+            # It looked, and its calls (or the ceiling's room) ran out before it answered: it could not settle it.
+            why = (f"it used its {toolbox.budget} tool calls and was still calling tools when it had to answer"
+                   if toolbox.unanswered else "the --max-cost ceiling had no room for another tool-calling turn")
+            finding["verification"], finding["verificationLines"] = UNSURE, []
+            finding["verificationReason"] = f"no answer: {why}"
+            ctx.notice(f"the verifier of {fid} is recorded unsure: {why}")
+            return
         if not answer.ok:
             why = "the ceiling had no room for it" if answer.first is None else "its verifier gave no usable answer"
             ctx.degrade("verify", f"finding {fid} was not verified", why)

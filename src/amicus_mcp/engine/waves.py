@@ -27,7 +27,7 @@ from ..documents.legs import ErrorRecord, LegRun
 from ..documents.usage import LegUsage, WaveUsage
 from ..documents.wave import PromptRecord, Wave, WaveCounts, counts_of
 from ..errors import AmicusError
-from ..providers.base import Completion, CompletionRequest, Message, Usage
+from ..providers.base import Completion, CompletionRequest, Message, ToolCall, Usage
 from ..providers.cost import rollup
 from ..providers.errors import MalformedReply, ProviderError
 from ..providers.routing import GatewayMode, ProviderRegistry, Route, resolve_model
@@ -128,6 +128,7 @@ async def call_route(
     timeout_s: float,
     json_schema: dict[str, Any] | None = None,
     max_tokens: int | None = None,
+    tools: tuple[dict[str, object], ...] | None = None,
 ) -> Completion:
     """One bounded provider call on an already-resolved route. The schema is sent only where
     the route's profile says it is honoured (ProviderRegistry.complete).
@@ -137,7 +138,7 @@ async def call_route(
     another model in a bundle or packet.
     """
     request = CompletionRequest(model=route.model, messages=messages, json_schema=json_schema, timeout_s=timeout_s,
-                                max_tokens=max_tokens)
+                                max_tokens=max_tokens, tools=tools)
     try:
         with anyio.fail_after(timeout_s + LEG_GRACE_S):
             completion = await registry.complete(route, request)
@@ -164,6 +165,7 @@ class Outcome:
     truncated: bool = False  # cut at the output cap: complete as a call, not as an answer
     error: dict[str, str] | None = None
     schema_mismatch: str | None = None  # a structured reply the schema refused: the provider's reason
+    tool_calls: tuple[ToolCall, ...] = ()  # the tools the reply asked to call (a tool-calling leg's turn)
 
 
 def outcome_of(started: float, *, completion: Completion | None = None, error: BaseException | None = None,

@@ -12,9 +12,20 @@ from typing import Any, Literal, NamedTuple, Protocol
 CostSource = Literal["reported", "estimated", "unknown"]
 
 
+class ToolCall(NamedTuple):
+    """One tool call a model asked for (OpenAI's `tool_calls` entry): its arguments as the raw
+    text the model wrote — model output, parsed by whoever runs the tool, never trusted."""
+
+    id: str
+    name: str
+    arguments: str
+
+
 class Message(NamedTuple):
-    role: Literal["system", "user", "assistant"]
+    role: Literal["system", "user", "assistant", "tool"]
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()  # an assistant turn that called tools
+    tool_call_id: str | None = None  # a tool turn: the call it answers
 
 
 class CompletionRequest(NamedTuple):
@@ -24,6 +35,9 @@ class CompletionRequest(NamedTuple):
     timeout_s: float = 900.0
     max_tokens: int | None = None
     temperature: float | None = None
+    # Function tools offered (OpenAI's `tools` entries), sent only where the route's profile says
+    # the model supports tool calling (profiles.py); None: no tools.
+    tools: tuple[dict[str, object], ...] | None = None
 
 
 class Tokens(NamedTuple):
@@ -65,6 +79,7 @@ class Completion(NamedTuple):
     reasoning: str | None = None  # the model's visible reasoning, when the server returns it apart
     structured: Any = None  # the parsed, schema-valid JSON when the request set json_schema
     response_id: str | None = None  # the server's id for this completion (OpenRouter: gen-…)
+    tool_calls: tuple[ToolCall, ...] = ()  # the tools the model asked to call (finish_reason `tool_calls`)
 
 
 class Provider(Protocol):

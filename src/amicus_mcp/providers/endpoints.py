@@ -29,19 +29,21 @@ class DirectVendor(NamedTuple):
     key_names: tuple[str, ...]  # first one set wins
     max_tokens_field: str = "max_tokens"
     structured_outputs: bool = False  # honours a JSON-schema response_format
+    tool_calls: bool = False  # takes OpenAI-style function tools (`tools` / `tool_calls`)
 
 
 DIRECT_VENDORS: dict[str, DirectVendor] = {
     # OpenAI's reasoning models reject `max_tokens`; `max_completion_tokens` works for all.
     "openai": DirectVendor("openai", "https://api.openai.com/v1", ("OPENAI_API_KEY",), "max_completion_tokens",
-                           structured_outputs=True),
+                           structured_outputs=True, tool_calls=True),
     # DeepSeek's API offers only `json_object` mode, not a schema.
-    "deepseek": DirectVendor("deepseek", "https://api.deepseek.com/v1", ("DEEPSEEK_API_KEY",)),
+    "deepseek": DirectVendor("deepseek", "https://api.deepseek.com/v1", ("DEEPSEEK_API_KEY",), tool_calls=True),
     "google": DirectVendor(
         "google",
         "https://generativelanguage.googleapis.com/v1beta/openai",
         ("GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"),
         structured_outputs=True,
+        tool_calls=True,
     ),
 }
 

@@ -33,7 +33,7 @@ import httpx
 
 from ..errors import BadArgs
 from ..fsio import loads_json
-from .base import Completion, CompletionRequest, CostSource, Tokens, Usage
+from .base import Completion, CompletionRequest, CostSource, Message, Tokens, ToolCall, Usage
 from .catalog import Pricing
 from .errors import (
     AuthError,
@@ -95,8 +95,11 @@ def build_payload(
     """The JSON body for POST /chat/completions."""
     payload: dict[str, Any] = {
         "model": request.model,
-        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        "messages": [wire_message(m) for m in request.messages],
     }
+    if request.tools:
+        payload["tools"] = list(request.tools)
+        payload["tool_choice"] = "auto"
     if request.max_tokens is not None:
         payload[max_tokens_field] = request.max_tokens
     if request.temperature is not None:
@@ -109,6 +112,17 @@ def build_payload(
         }
     payload.update(extra or {})
     return payload
+
+
+def wire_message(message: Message) -> dict[str, Any]:
+    """One message as `/chat/completions` takes it: an assistant turn's tool calls, a tool turn's call id."""
+    doc: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        doc["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                             for c in message.tool_calls]
+    if message.tool_call_id is not None:
+        doc["tool_call_id"] = message.tool_call_id
+    return doc
 
 
 def schema_validator(schema: Mapping[str, Any]) -> Validator:
@@ -164,8 +178,35 @@ def parse_reply(body: Any, request: CompletionRequest, *, provider: str) -> tupl
         usage=Usage(tokens=parse_tokens(usage_obj)),
         reasoning=_str_or_none(message.get("reasoning")) or _str_or_none(message.get("reasoning_content")),
         response_id=_str_or_none(body.get("id")),
+        tool_calls=tool_calls_of(message),
     )
     return completion, usage_obj
+
+
+MAX_TOOL_CALLS_READ = 32  # tool calls read from one reply at most: the rest of a runaway list is dropped
+
+
+def tool_calls_of(message: Mapping[str, Any]) -> tuple[ToolCall, ...]:
+    """The tool calls a reply's message asks for. A malformed entry is kept as a call with what
+    could be read (an empty name, its arguments as text), so whoever runs the tools answers it
+    with an error the model can read, rather than the reply failing."""
+    raw = message.get("tool_calls")
+    if not isinstance(raw, list):
+        return ()
+    calls: list[ToolCall] = []
+    for n, entry in enumerate(raw[:MAX_TOOL_CALLS_READ]):
+        entry = _object(entry)
+        function = _object(entry.get("function"))
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):  # some servers send the object itself
+            try:
+                arguments = json.dumps(arguments) if arguments is not None else ""
+            except (TypeError, ValueError):
+                arguments = ""
+        name = function.get("name")
+        calls.append(ToolCall(id=_str_or_none(entry.get("id")) or f"call_{n}",
+                              name=name if isinstance(name, str) else "", arguments=arguments))
+    return tuple(calls)
 
 
 def with_structured(

@@ -21,6 +21,13 @@ Structured output (a JSON-schema `response_format`, or the embedded model's gram
     direct vendor   when the vendor's API is known to honour json_schema (endpoints.py)
     your own server when config says so: `providers.<name>.structuredOutputs: true`
 
+Tool calling (OpenAI's `tools` / `tool_calls`; the verifier's read-only tools, engine/verify.py):
+
+    OpenRouter      when the model's catalog entry lists `tools` in `supported_parameters`
+    direct vendor   when the vendor's API is known to take tools (endpoints.py)
+    your own server when config says so: `providers.<name>.toolCalls: true`
+    embedded, agent never (the embedded model's grammar holds it to one answer; an agent CLI has its own tools)
+
 A provider that answers HTTP 400 to a schema request is asked once more without it, and its
 profile is downgraded for the rest of the run (`ProfileBook.refuse_structured`).
 """
@@ -38,6 +45,7 @@ from .route import Route
 
 # OpenRouter's names for "this model can be held to a JSON Schema".
 STRUCTURED_PARAMETERS = frozenset({"structured_outputs", "response_format"})
+TOOL_PARAMETER = "tools"  # OpenRouter's name for "this model takes function tools"
 
 
 class Profile(NamedTuple):
@@ -47,6 +55,7 @@ class Profile(NamedTuple):
     own_hardware: bool = False  # the embedded model or a server of your own: priced at $0
     catalogued: bool = False  # an OpenRouter route: listed, priced and validated by its catalog
     subscription: bool = False  # an agent CLI: billed by its own plan, so no price and no --max-cost bound
+    tool_calls: bool = False  # takes OpenAI-style function tools and answers with `tool_calls`
 
 
 def traits(route: Route) -> Profile:
@@ -71,13 +80,17 @@ def profile_for(route: Route, *, cfg: Mapping[str, Any], catalog: Catalog | None
     if known.catalogued:
         info = catalog.get(route.model) if catalog is not None else None
         params = info.supported_parameters if info is not None else None
-        return known._replace(structured_outputs=bool(params and STRUCTURED_PARAMETERS & set(params)))
+        return known._replace(structured_outputs=bool(params and STRUCTURED_PARAMETERS & set(params)),
+                              tool_calls=bool(params and TOOL_PARAMETER in params))
     if route.kind == "agent":
         return known  # the reply's fenced block carries the structure (the CLIs' schema modes are not used yet)
     if route.kind == "direct":
         vendor = DIRECT_VENDORS.get(route.provider)
-        return known._replace(structured_outputs=bool(vendor and vendor.structured_outputs))
-    return known._replace(structured_outputs=provider_settings(cfg, route.provider).get("structuredOutputs") is True)
+        return known._replace(structured_outputs=bool(vendor and vendor.structured_outputs),
+                              tool_calls=bool(vendor and vendor.tool_calls))
+    settings = provider_settings(cfg, route.provider)
+    return known._replace(structured_outputs=settings.get("structuredOutputs") is True,
+                          tool_calls=settings.get("toolCalls") is True)
 
 
 # --- can the route run? -------------------------------------------------------------------

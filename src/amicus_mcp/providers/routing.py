@@ -263,6 +263,8 @@ class ProviderRegistry:
         A provider that rejects the schema request (HTTP 400) is asked once more without it,
         and the route's profile remembers that for the rest of the run."""
         provider = self.provider_for(route)
+        if request.tools and not self.profile(route).tool_calls:  # offered only where the model takes them
+            request = request._replace(tools=None)
         if request.json_schema is None or not self.profile(route).structured_outputs:
             return await provider.complete(request._replace(json_schema=None))
         try:
