@@ -147,9 +147,11 @@ REVIEW_MIN_TIER: Tier = "Contested"
 RunStatus = Literal["running", "complete", "partial", "error", "aborted"]
 RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 TERMINAL_RUN_STATUSES: tuple[RunStatus, ...] = RUN_STATUSES[1:]
-RESUMABLE_RUN_STATUSES: tuple[RunStatus, ...] = ("error", "aborted")
+ResumableRunStatus = Literal["error", "aborted"]
+RESUMABLE_RUN_STATUSES: tuple[ResumableRunStatus, ...] = get_args(ResumableRunStatus)
 # `resumes[].fromStatus`: a resumable status, or `running` when the run's process was gone.
-RESUMED_FROM_STATUSES: tuple[RunStatus, ...] = ("running", *RESUMABLE_RUN_STATUSES)
+ResumedFromStatus = Literal["running", ResumableRunStatus]
+RESUMED_FROM_STATUSES: tuple[ResumedFromStatus, ...] = get_args(ResumedFromStatus)
 
 # One stage of a council run (run.json `stages[]`).
 StageStatus = Literal["running", "complete", "skipped", "error", "aborted"]

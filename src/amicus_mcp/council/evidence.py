@@ -275,7 +275,7 @@ def check_counts(findings: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     """How many findings got each check (only the checked ones are counted)."""
     from ..vocabulary import EVIDENCE_CHECKS
 
-    counts = dict.fromkeys(EVIDENCE_CHECKS, 0)
+    counts: dict[str, int] = dict.fromkeys(EVIDENCE_CHECKS, 0)
     for finding in findings:
         check = finding.get("evidenceCheck")
         if check in counts:

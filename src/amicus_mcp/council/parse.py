@@ -235,6 +235,7 @@ def _adjudication_errors(
             problem = f"{show(verdict)} is not one of {allowed}"
         detail = f"adjudication {pos} ({show(fid)}): verdict {problem}"
         errors.append(make_error("BAD_VERDICT", detail))
+        return errors
     if errors:
         return errors
     if fid in votes and votes[fid] != verdict:

@@ -54,7 +54,7 @@ def text(value: Any) -> str:
 
 
 def _agreement(finding: Mapping[str, Any]) -> str:
-    basis = finding.get("basis") if isinstance(finding.get("basis"), Mapping) else {}
+    basis = raw if isinstance(raw := finding.get("basis"), Mapping) else {}
     return f"{basis.get('a', 0)} agree / {basis.get('d', 0)} dispute / {basis.get('n', 0)} neutral"
 
 

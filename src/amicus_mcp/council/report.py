@@ -178,7 +178,7 @@ def _build_question(verdict: Mapping[str, Any], matrix: Matrix) -> QuestionView:
 
 def _ranked_answer(row: Mapping[str, Any], judges: Sequence[str], answers: Mapping[str, Mapping[str, Any]]) -> RankedAnswer:
     who = _text(row.get("seat") or row.get("model"), "?")
-    places = row.get("perJudgeRank") if isinstance(row.get("perJudgeRank"), Mapping) else {}
+    places = raw if isinstance(raw := row.get("perJudgeRank"), Mapping) else {}
     cells = tuple(_place(places.get(judge)) + ("*" if judge == who and judge in places else "") for judge in judges)
     entry = answers.get(who, {})
     claims = (f"{_int_or_none(row.get('confirmedClaims')) or 0} Confirmed · "
@@ -294,7 +294,7 @@ def _build_notes(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any
                  stats: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
     """What a reader must know to weigh this run: the optional elements it used and their caveats."""
     notes: list[str] = []
-    roles = [r.get("role") for r in stats if isinstance(r.get("role"), str)]
+    roles = [role for r in stats if isinstance(role := r.get("role"), str)]
     critics = [str(r.get("seat") or r.get("model")) for r in stats if r.get("role") == "critic"]
     if critics:
         notes.append(f"Critic seat: {', '.join(critics)} reviewed with the adversarial brief. It can recognise its own "
@@ -448,7 +448,7 @@ def _join_votes(
 
 
 def _vote_kind(raw: Any) -> VoteKind:
-    return raw if isinstance(raw, str) and raw in VOTES else "unknown"  # type: ignore[return-value]
+    return raw if isinstance(raw, str) and raw in VOTES else "unknown"
 
 
 def _build_matrix(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]],
@@ -484,8 +484,9 @@ def _finding_view(
     override = _override(finding.get("tierOverride"))
     decision = finding.get("decision")
     duplicate = finding.get("duplicateOf")
-    claim, location = claims.get(finding.get("id"), (None, None)) if isinstance(finding.get("id"), str) else (None, None)
-    quoted = evidence.get(finding.get("id")) if isinstance(finding.get("id"), str) else None
+    fid = finding.get("id")
+    claim, location = claims.get(fid, (None, None)) if isinstance(fid, str) else (None, None)
+    quoted = evidence.get(fid) if isinstance(fid, str) else None
     check = finding.get("evidenceCheck") if finding.get("evidenceCheck") in EVIDENCE_CHECKS else None
     where = finding.get("evidenceLocation")
     if quoted is not None:  # the record's, when the verdict was rendered with one

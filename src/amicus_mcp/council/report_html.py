@@ -44,10 +44,11 @@ from amicus_mcp.council.report_model import (
 from amicus_mcp.vocabulary import ANSWER_SCALE, TIER_DISPLAY_ORDER, VERDICT_SCALE
 
 # Fixed class per known tier; an unknown tier gets none rather than a class built from text.
-TIER_CLASS = {t: f"tier-{t.lower()}" for t in TIER_DISPLAY_ORDER}
+# Keyed by str: a report renders whatever tier or phrase its documents hold (an unknown one gets no class).
+TIER_CLASS: dict[str, str] = {t: f"tier-{t.lower()}" for t in TIER_DISPLAY_ORDER}
 # Fixed class per closing phrase: each scale runs from the best outcome to the worst.
-VERDICT_CLASS = {phrase: cls for scale in (VERDICT_SCALE, ANSWER_SCALE)
-                 for phrase, cls in zip(scale, ("good", "warn", "bad"))}
+VERDICT_CLASS: dict[str, str] = {phrase: cls for scale in (VERDICT_SCALE, ANSWER_SCALE)
+                                  for phrase, cls in zip(scale, ("good", "warn", "bad"))}
 DAGGER_TEXT = "corroborated only by another seat running the same model"
 UNATTRIBUTED_TEXT = "votes whose judge names no column on this bench (last vote wins per finding)"
 
@@ -216,7 +217,7 @@ def _header(h: Header, *, thin: bool = False, degraded: bool = False) -> str:
 
 def _summary(counts: Sequence[TierCount], *, qualified: bool = False) -> str:
     rows = [
-        _tr([f"<td>{_e(c.tier)}</td>", f'<td class="num">{c.count}</td>'], TIER_CLASS.get(c.tier, ""))
+        _tr([f"<td>{_e(c.tier)}</td>", f'<td class="num">{c.total}</td>'], TIER_CLASS.get(c.tier, ""))
         for c in counts
     ]
     qualifier = f'\n<p class="legend qualifier"><em>{_e(TIER_QUALIFIER)}</em></p>' if qualified else ""

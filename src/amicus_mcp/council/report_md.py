@@ -159,7 +159,7 @@ def _subject(h: Header) -> str:
 
 
 def _summary(counts: Sequence[TierCount], *, qualified: bool = False) -> str:
-    table = "## Verdict summary\n\n" + _table(["Tier", "Count"], [[c.tier, str(c.count)] for c in counts])
+    table = "## Verdict summary\n\n" + _table(["Tier", "Count"], [[c.tier, str(c.total)] for c in counts])
     return table + (f"\n\n_{TIER_QUALIFIER}_" if qualified else "")
 
 

@@ -69,7 +69,7 @@ class Header(NamedTuple):
 
 class TierCount(NamedTuple):
     tier: str
-    count: int
+    total: int  # not `count`: that would shadow tuple.count
 
 
 class Vote(NamedTuple):

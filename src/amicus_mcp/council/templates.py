@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import BadArgs
 from ..fsio import loads_json
-from ..vocabulary import REVIEW, FramedIntent
+from ..vocabulary import FramedIntent
 
 RESERVED = ("artifact", "artifact_name")
 VAR_NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -63,7 +63,7 @@ class TemplateFrontMatter(BaseModel):
 
     title: str = Field(min_length=1)
     description: str = Field(min_length=1)
-    intent: FramedIntent = REVIEW
+    intent: FramedIntent = "review"
     variables: dict[str, TemplateVariable] = Field(default_factory=dict)
 
 
@@ -73,7 +73,7 @@ class BriefingTemplate(NamedTuple):
     description: str
     variables: dict[str, TemplateVariable]
     body: str
-    intent: FramedIntent = REVIEW
+    intent: FramedIntent = "review"
 
     def describe(self) -> list[dict[str, Any]]:
         """The variables as documents: name, required, default (when set), description."""

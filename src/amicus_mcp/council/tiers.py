@@ -20,7 +20,8 @@ from typing import Any
 
 from ..vocabulary import VOTES, Confidence, Tier
 
-_VERDICT_KEY = dict(zip(VOTES, ("a", "d", "n")))  # a vote → its basis counter
+# a vote → its basis counter; keyed by any JSON value, as a judge may write anything there
+_VERDICT_KEY: dict[object, str] = dict(zip(VOTES, ("a", "d", "n")))
 
 
 @dataclass
@@ -37,7 +38,7 @@ class PeerBasis:
 
 def assign_tier(a: int, d: int) -> tuple[Tier, Confidence]:
     """The exhaustive peers-only cascade → (tier, confidence)."""
-    confidence = "thin" if a + d <= 1 else "solid"
+    confidence: Confidence = "thin" if a + d <= 1 else "solid"
     if d >= 2 and d > a:
         return "Disputed", confidence
     if (a >= 2 and a > d) or (a == 1 and d == 0):
@@ -73,7 +74,7 @@ def peer_basis(finding: Mapping[str, Any], votes: Iterable[Mapping[str, Any]]) -
         if excluded:
             basis.unattributed_drops += unattributed
             continue
-        key = _VERDICT_KEY.get(vote.get("verdict"))  # type: ignore[arg-type]
+        key = _VERDICT_KEY.get(vote.get("verdict"))
         if key is None:
             continue  # unknown verdict strings carry no signal
         setattr(basis, key, getattr(basis, key) + 1)

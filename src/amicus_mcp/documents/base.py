@@ -77,6 +77,7 @@ class Document(BaseModel):
         super().__setattr__(name, value)
         if not name.startswith("_"):
             private = self.__pydantic_private__
+            assert private is not None  # a Document has private attributes: pydantic always sets their dict
             private["_cached"] = None
             if name not in private["_keys"]:
                 private["_keys"].append(name)
@@ -130,6 +131,7 @@ class Document(BaseModel):
         # On the run's hot path (every checkpoint writes the whole manifest): kept lean, and
         # private attributes are read from their dict (pydantic's own lookup costs 5×).
         private = self.__pydantic_private__
+        assert private is not None  # as in __setattr__
         cached = private["_cached"]
         if cached is not None:
             return cached

@@ -16,8 +16,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..vocabulary import (LEG_OUTCOMES, RESUMED_FROM_STATUSES, TAG_PATTERN, AnsweringIntent, ChairLine, Conformance,
-                          LegStatus, RunStatus, StageStatus)
+from ..vocabulary import (LEG_OUTCOMES, TAG_PATTERN, AnsweringIntent, ChairLine, Conformance,
+                          LegStatus, ResumedFromStatus, RunStatus, StageStatus)
 from .base import Document, Family, WhenSet
 from .legs import ErrorRecord, InterruptedLeg, LegRun, LegStage, Sha256Hex, ToolCallDoc
 from .usage import Count, LegUsage, Number, RunUsage
@@ -25,7 +25,6 @@ from .usage import Count, LegUsage, Number, RunUsage
 ExitCode = Literal[0, 1, 2, 130, 143]
 StageName = Literal["stage1", "stage2", "tally", "tally-provisional", "debate-defense", "debate-revote", "verify",
                     "chair", "verdict"]
-ResumedFrom = Literal[RESUMED_FROM_STATUSES]  # type: ignore[valid-type]
 Sha256Tagged = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
 
 
@@ -164,7 +163,7 @@ class Resume(Document):
     model_config = ConfigDict(extra="forbid")
 
     at: str
-    from_status: ResumedFrom
+    from_status: ResumedFromStatus
     stage: str | None
     legs_reused: Count
     max_cost: WhenSet[Annotated[Number, Field(gt=0)]] = None  # the --max-cost this resume raised the ceiling to

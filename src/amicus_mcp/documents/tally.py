@@ -95,9 +95,9 @@ class TallyInput(TypedDict):
     runStats: NotRequired[list[RunStat]]
 
 
-TierOverride = with_config(_OPEN)(
-    TypedDict("TierOverride", {"from": NotRequired[str | None], "to": Tier, "reason": NotRequired[str | None]})
-)
+# The functional form, as `from` is a keyword; `with_config` marks the class in place.
+TierOverride = TypedDict("TierOverride", {"from": NotRequired[str | None], "to": Tier, "reason": NotRequired[str | None]})
+with_config(_OPEN)(TierOverride)
 
 
 @with_config(_OPEN)

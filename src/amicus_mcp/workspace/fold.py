@@ -82,7 +82,7 @@ def fold_block(run_dir: Path, doc: RunManifest, nonce: str) -> str:
 
 def _findings(verdict: Mapping[str, Any], tally: Any) -> list[str]:
     model = build_model(verdict)
-    lines = ["Tiers: " + " · ".join(f"{c.tier} {c.count}" for c in model.tier_counts if c.tier in TIER_DISPLAY_ORDER)]
+    lines = ["Tiers: " + " · ".join(f"{c.tier} {c.total}" for c in model.tier_counts if c.tier in TIER_DISPLAY_ORDER)]
     claims = {f.get("id"): f for f in (tally or {}).get("findings") or [] if isinstance(f, dict)} \
         if isinstance(tally, dict) else {}
     for tier in FOLDED_TIERS:
