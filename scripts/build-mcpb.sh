@@ -5,7 +5,7 @@
 #
 # It checks that manifest.json is what the server itself says (tools, version, description:
 # python -m amicus_mcp.mcp.bundle --check), stages exactly what the bundle runs from
-# (manifest.json, pyproject.toml, README.md, src/), locks the dependencies with uv (the lock
+# (manifest.json, pyproject.toml, README.md, src/, the view's screenshots the manifest names), locks the dependencies with uv (the lock
 # travels in the bundle, so every install resolves the same versions), then validates and
 # packs with the real mcpb CLI (npm @anthropic-ai/mcpb, pinned).
 set -euo pipefail
@@ -44,6 +44,8 @@ trap 'rm -rf "$stage"' EXIT
 cp manifest.json pyproject.toml README.md "$stage/"
 mkdir -p "$stage/src"
 cp -R src/amicus_mcp "$stage/src/"
+mkdir -p "$stage/docs/screenshots"
+cp docs/screenshots/view-*.png "$stage/docs/screenshots/"
 find "$stage" \( -name __pycache__ -o -name '*.pyc' -o -name '*.egg-info' \) -prune -exec rm -rf {} +
 "$uv" lock --quiet --directory "$stage"
 

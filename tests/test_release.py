@@ -172,6 +172,11 @@ def test_the_release_workflow_tests_builds_publishes_and_attaches() -> None:
     assert jobs["release"]["permissions"] == {"contents": "write"}
     for asset in ("dist/bundle/*.mcpb", "dist/python/*.whl", "dist/bundle/SHA256SUMS", "dist/bundle/server.json"):
         assert asset in attach, asset
+    registry_job = jobs["registry"]  # the MCP Registry, after both packages it names exist, by OIDC
+    assert registry_job["needs"] == ["build", "pypi", "release"] and registry_job["permissions"] == {"id-token": "write"}
+    publish = runs(registry_job)
+    assert "mcp-publisher login github-oidc" in publish and "mcp-publisher publish" in publish
+    assert "dist/bundle/server.json" in publish and "secrets." not in json.dumps(registry_job)
     # the bundle's file name is the one server.json's mcpb package points at
     assert registry.mcpb_url().endswith(f"/amicus-mcp-{__version__}.mcpb")
     assert 'target="$out/amicus-mcp-$version.mcpb"' in (REPO / "scripts" / "build-mcpb.sh").read_text(encoding="utf-8")

@@ -114,6 +114,7 @@ def test_the_bundle_holds_what_it_runs_from(bundle: Path) -> None:
     shipped = json.loads(zipfile.ZipFile(bundle).read("manifest.json"))
     assert shipped == json.loads((REPO / "manifest.json").read_text(encoding="utf-8"))
     assert shipped["icon"] in names and {icon["src"] for icon in shipped["icons"]} <= names  # what Desktop shows
+    assert len(shipped["screenshots"]) == 3 and set(shipped["screenshots"]) <= names  # what a directory lists
 
 
 def test_the_unpacked_bundle_runs_a_council_with_the_key_from_the_form_only(

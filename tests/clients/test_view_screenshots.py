@@ -24,6 +24,7 @@ from test_mcp_app import APP_INFO, expect, held, host_script, priced, relay  # n
 from workspace_helpers import judge, member, review
 
 from amicus_mcp.mcp.app_view import page as view_page
+from amicus_mcp.mcp.bundle import SCREENSHOTS
 
 SHOTS = REPO / "docs" / "screenshots"
 NAMES = ("view-1-stage1.png", "view-2-stage2.png", "view-3-verdict.png")
@@ -41,6 +42,7 @@ def test_the_screenshots_are_there_and_show_the_current_view() -> None:
     for name in NAMES:
         data = (SHOTS / name).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000, name  # a real picture, not a blank
+    assert SCREENSHOTS == [f"docs/screenshots/{name}" for name in NAMES]  # the bundle's manifest lists these
     assert STAMP.read_text(encoding="utf-8").strip() == view_digest(), (
         "the inline view changed since its screenshots were made: run bash docs/view-screenshots.sh")
 

@@ -34,6 +34,9 @@ LONG_DESCRIPTION = (
     "the verdict. In Claude Desktop the council runs live inside the conversation: seats, stages, the "
     "adjudication matrix, cost and the verdict. Cloud models need one OpenRouter key (or a vendor's own)."
 )
+# The inline view in a real MCP Apps host (docs/view-screenshots.sh makes them; a test keeps them
+# current with the view's code); the bundle carries them at the same paths (scripts/build-mcpb.sh).
+SCREENSHOTS = [f"docs/screenshots/view-{name}.png" for name in ("1-stage1", "2-stage2", "3-verdict")]
 KEYWORDS = ["council", "review", "second-opinion", "llm", "mcp", "openrouter"]
 # uv runs the project from the unpacked bundle: the lock the bundle carries, no dev extras.
 SERVER = {
@@ -71,6 +74,7 @@ def manifest() -> dict[str, Any]:
         "icon": ICON,
         "icons": [{"src": ICON, "size": "128x128"}],
         "license": project["license"],
+        "screenshots": SCREENSHOTS,
         "keywords": KEYWORDS,
         "privacy_policies": [urls["Privacy"]],
         "server": {**SERVER, "mcp_config": {**SERVER["mcp_config"], "env": {**env, INSTALL_ENV: DESKTOP_BUNDLE}}},
