@@ -341,3 +341,37 @@ def test_with_verify_a_chair_window_too_small_for_a_verifier_prompt_is_refused_b
     nothing_sent(gateway, run_dir)
     code, run = run_json(capsys, args(brief, run_dir, project, models=two))
     assert code == 0 and run["status"] == "complete"
+
+
+def test_with_verify_and_a_ceiling_preflight_bounds_the_verifier_legs_and_refuses_before_any_request(
+        gateway, brief, run_dir, project, capsys):
+    """Issue 30: how many findings --verify checks is known only after the votes, so pre-flight
+    bounds it — --verify-max findings, each leg at its floor (and, for a chair whose model takes
+    tools, one turn per tool call and its answer) — and a ceiling that holds the run but not that
+    bound is refused before anything is sent."""
+    from amicus_mcp.engine.limits import tool_reads_bound, verify_prompt_bound
+
+    cache_catalog(gateway)
+    bench(gateway)
+    prompt = verify_prompt_bound(datetime.now(timezone.utc).strftime("%Y-%m-%d"))
+    per_leg = prompt * 1e-6 + 250 * 1e-5
+    err = preflight_refused(capsys, args(brief, run_dir, project, "--max-cost", "0.0822", "--verify"))
+    assert err["code"] == "COST_CEILING_TOO_LOW"
+    assert (f"the verifier up to 12 leg(s) (--verify-max 12), ${12 * per_leg:.4f} in all (250-token answers); "
+            "the chair 1 leg(s)") in err["message"]
+    assert err["hint"].endswith("(or a lower --verify-max or --verify-tool-calls)")
+    nothing_sent(gateway, run_dir)
+    # A lower cap fits a smaller bound: the same ceiling plus one leg's floor passes pre-flight.
+    ceiling = f"{0.0822 + per_leg + 0.0001:.4f}"
+    err = preflight_refused(capsys, args(brief, run_dir, project, "--max-cost", ceiling, "--verify"))
+    assert err["code"] == "COST_CEILING_TOO_LOW"
+    code, run = run_json(capsys, args(brief, run_dir, project, "--max-cost", ceiling, "--verify", "--verify-max", "1"))
+    assert code in (0, 2) and run["status"] in ("complete", "partial"), run
+    # A chair whose model takes tools: each leg may take one turn per call and one to answer.
+    next(row for row in gateway.catalog if row["id"] == "vendor/chair")["supported_parameters"] = ["tools"]
+    cache_catalog(gateway)
+    per_turn = (prompt + tool_reads_bound(2)) * 1e-6 + 250 * 1e-5
+    err = preflight_refused(capsys, args(brief, run_dir.parent / "r2", project, "--max-cost", ceiling, "--verify",
+                                         "--verify-max", "1", "--verify-tool-calls", "2"))
+    assert (f"the verifier up to 1 leg(s) of up to 3 turns each (--verify-max 1), ${3 * per_turn:.4f} in all"
+            in err["message"]), err

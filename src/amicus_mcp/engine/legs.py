@@ -39,7 +39,7 @@ from .legcache import base_key, leg_key, read_finished, write_finished, write_la
 from .limits import context_window
 from .preflight import Prepared
 from .run_state import RunState
-from .source_tools import Toolbox
+from .source_tools import TOOLS_SPENT, Toolbox
 from .store import now_iso
 from .waves import Outcome, call_route, outcome_of
 
@@ -332,11 +332,6 @@ class LegRunner:
         if entry.tool_calls:
             doc.tool_calls = list(entry.tool_calls)
         return doc
-
-
-# What a verifier whose tool calls ran out is told, before it is asked for its answer with no tools.
-TOOLS_SPENT = ("You have used all {budget} tool calls. Do not call any more tools: answer now, with the fenced "
-               "answer block, from what you have read.")
 
 
 def sum_usage_docs(docs: list[dict[str, Any] | None]) -> dict[str, Any] | None:

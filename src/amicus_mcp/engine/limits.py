@@ -40,9 +40,9 @@ from .budget import floor_cap, output_cap, reservation
 
 REVIEW_IN_BUNDLE = 1.5  # bundle tokens per review token: its prose, its findings restated, the index
 PER_REVIEW_TOKENS = 96  # a review's headings, labels, its ranking line and street-cred line
-WAVES = ("stage1", "stage2", "chair")  # the planned waves, in run order
+WAVES = ("stage1", "stage2", "verify", "chair")  # the waves whose floors pre-flight holds, in run order
 RUN_ORDER = ("stage1", "stage2", "debate", "verify", "chair")  # every wave a run launches (a debate's and a verify's legs are not planned ahead)
-WAVE_NAMES = {"stage1": "Stage 1", "stage2": "Stage 2", "chair": "the chair"}
+WAVE_NAMES = {"stage1": "Stage 1", "stage2": "Stage 2", "verify": "the verifier", "chair": "the chair"}
 ROLES = {"stage1": "seat", "stage2": "judge", "chair": "chair"}
 # A prompt above this goes unchecked to a model of unknown window only with a notice: smaller
 # prompts fit every window in common use (32K tokens and up), so saying so would be noise.
@@ -71,6 +71,25 @@ class PlannedLeg(NamedTuple):
         return reservation(self.prompt_tokens, self.pricing, self.floor)
 
 
+class VerifyBound(NamedTuple):
+    """`--verify`'s legs at their most: how many findings it may check is known only after the
+    votes, so pre-flight bounds it — `--verify-max` findings, each a leg of up to `turns` turns (a
+    verifier with tool calls: one per call and its answer), every turn's prompt at its bound."""
+
+    findings: int  # --verify-max
+    turns: int  # 1, or --verify-tool-calls + 1 where the chair's model supports tool calling
+    prompt_tokens: int  # the bound of one turn's prompt (the tool results it may have read included)
+    pricing: Pricing | None
+
+    @property
+    def floor(self) -> int:
+        return floor_cap("verify", "verifier")
+
+    def floor_reservation(self) -> float:
+        """The most the verify stage reserves with every turn at its floor cap."""
+        return self.findings * self.turns * reservation(self.prompt_tokens, self.pricing, self.floor)
+
+
 class CapLimit(NamedTuple):
     """Who lowered the Stage-1 review cap: the reader whose window holds the fewest reviews."""
 
@@ -92,6 +111,7 @@ class RunPlan(NamedTuple):
     legs: tuple[PlannedLeg, ...]  # every wave at its floor (the bounds at floor review caps)
     cap_limit: CapLimit | None = None  # set when the review cap is below the stage's own
     unchecked: tuple[Unchecked, ...] = ()  # large prompts sent to models of unknown window
+    verify: VerifyBound | None = None  # --verify: its legs' bound (they are not planned legs)
 
     @property
     def cap_lowered(self) -> bool:
@@ -116,7 +136,12 @@ class RunPlan(NamedTuple):
 
     def floors(self) -> dict[str, float]:
         """Each wave's reservation with every leg at its floor cap."""
-        return {wave: sum(leg.floor_reservation() for leg in self.legs if leg.wave == wave) for wave in WAVES}
+        floors = {wave: sum(leg.floor_reservation() for leg in self.legs if leg.wave == wave) for wave in WAVES}
+        if self.verify is None:
+            floors.pop("verify")
+        else:
+            floors["verify"] = self.verify.floor_reservation()
+        return floors
 
     def legs_after(self, wave: str) -> int:
         """The planned legs of the waves that run after `wave` (the run's planned total counts them)."""
@@ -130,9 +155,11 @@ class RunPlan(NamedTuple):
 
 def plan_run(*, briefing: str, date: str, seats: Sequence[Seat], routes: Sequence[Route], chair: str,
              chair_route: Route, catalog: Catalog, claude_review: str | None = None,
-             question: bool = False, verify: bool = False) -> RunPlan:
+             question: bool = False, verify: bool = False, verify_max: int = 1, verify_tool_calls: int = 0) -> RunPlan:
     """The run's plan, checked against every window; CONTEXT_LENGTH_EXCEEDED when it cannot fit.
-    A question council's answers are planned like reviews (the same caps), from its own frames."""
+    A question council's answers are planned like reviews (the same caps), from its own frames.
+    With `verify`, the verifier's legs are bounded: `verify_max` findings, each with
+    `verify_tool_calls` tool calls (0 where the chair's model takes no tools)."""
     stage1 = [prompt_tokens(len(stage1_prompt(briefing, date, seat, question=question))) for seat in seats]
     windows = [context_window(route, catalog) for route in routes]
     for seat, route, tokens, window in zip(seats, routes, stage1, windows):
@@ -166,11 +193,14 @@ def plan_run(*, briefing: str, date: str, seats: Sequence[Seat], routes: Sequenc
                 what = "the Stage-2 bundle" if wave == "stage2" else "the chair packet"
                 raise too_long(who, window, f"{what} (the briefing and {reviews} reviews, each at its "
                                f"{floor_cap('stage1', 'seat'):,}-token floor)", tokens, floor_cap(wave, ROLES[wave]))
-    if verify and chair_window is not None:  # --verify: the chair's model reads one finding and its excerpts
+    verify_bound: VerifyBound | None = None
+    if verify:  # --verify: the chair's model reads one finding and its excerpts (and what its tools read)
         tokens = verify_prompt_bound(date)
-        if tokens + floor_cap("verify", "verifier") > chair_window:
+        if chair_window is not None and tokens + floor_cap("verify", "verifier") > chair_window:
             raise too_long(chair, chair_window, "a verifier prompt (one finding and its source excerpts)", tokens,
                            floor_cap("verify", "verifier"))
+        verify_bound = VerifyBound(verify_max, verify_tool_calls + 1, tokens + tool_reads_bound(verify_tool_calls),
+                                   route_pricing(chair_route, catalog))
     at_floor = floor_cap("stage1", "seat")
     legs = [PlannedLeg("stage1", seat["id"], tokens, route_pricing(route, catalog), window)
             for seat, route, tokens, window in zip(seats, routes, stage1, windows)]
@@ -185,7 +215,7 @@ def plan_run(*, briefing: str, date: str, seats: Sequence[Seat], routes: Sequenc
     briefed.append((chair, chair_route, chair_window, chair_base))
     unchecked = tuple(Unchecked(who, tokens, unknown_window(route, catalog))
                       for who, route, window, tokens in briefed if window is None and tokens > UNCHECKED_NOTICE_TOKENS)
-    return RunPlan(review_cap=cap, legs=tuple(legs), cap_limit=cap_limit, unchecked=unchecked)
+    return RunPlan(review_cap=cap, legs=tuple(legs), cap_limit=cap_limit, unchecked=unchecked, verify=verify_bound)
 
 
 def unknown_window(route: Route, catalog: Catalog) -> str:
@@ -210,6 +240,11 @@ def check_ceiling(plan: RunPlan, ceiling: float | None) -> None:
     parts = []
     for wave in WAVES:
         legs = [leg for leg in plan.legs if leg.wave == wave]
+        if wave == "verify" and plan.verify is not None:
+            bound = plan.verify
+            turns = f" of up to {bound.turns} turns each" if bound.turns > 1 else ""
+            parts.append(f"{WAVE_NAMES[wave]} up to {bound.findings} leg(s){turns} (--verify-max {bound.findings}), "
+                         f"${bound.floor_reservation():.4f} in all ({bound.floor:,}-token answers)")
         if legs:
             dearest = max(leg.floor_reservation() for leg in legs)
             parts.append(f"{WAVE_NAMES[wave]} {len(legs)} leg(s) of up to ${dearest:.4f} each "
@@ -219,7 +254,8 @@ def check_ceiling(plan: RunPlan, ceiling: float | None) -> None:
         f"the --max-cost ${ceiling:g} ceiling cannot hold this run even with every answer at its smallest "
         f"output cap: it reserves {'; '.join(parts)}, ${sum(floors.values()):.4f} in all. "
         f"The smallest ceiling that fits is ${smallest:.4f}",
-        hint=f"raise --max-cost to at least {smallest:.4f}, or pick cheaper models or fewer seats",
+        hint=f"raise --max-cost to at least {smallest:.4f}, or pick cheaper models or fewer seats"
+             + (" (or a lower --verify-max or --verify-tool-calls)" if plan.verify is not None else ""),
     )
 
 
@@ -242,6 +278,19 @@ def verify_prompt_bound(date: str) -> int:
     frame = verifier_prompt({"id": "A1", "severity": "blocker", "location": long, "evidence": long},
                             {"tier": "Confirmed", "claim": long}, "x" * MAX_EXCERPT_CHARS, date=date)
     return prompt_tokens(len(frame))
+
+
+def tool_reads_bound(calls: int) -> int:
+    """What `calls` tool calls can add to a verifier's prompt at most, its turns at their floor cap:
+    each result at its cut with its label and fence, the over-budget errors of the one turn that may
+    overrun, and every calling turn's own output (the calls), sent back (engine/source_tools.py)."""
+    if calls <= 0:
+        return 0
+    from ..providers.openai_compat import MAX_TOOL_CALLS_READ
+    from .source_tools import MAX_RESULT_CHARS, TOOLS_SPENT
+
+    results = calls * (MAX_RESULT_CHARS + 400) + MAX_TOOL_CALLS_READ * 200 + len(TOOLS_SPENT)
+    return prompt_tokens(results) + calls * floor_cap("verify", "verifier")
 
 
 def stage1_prompt(briefing: str, date: str, seat: Seat, *, question: bool = False) -> str:

@@ -29,7 +29,7 @@ from ..fsio import read_text
 from ..presets import show_council
 from ..providers.catalog import Catalog, load_catalog, read_cached_catalog, validate_models
 from ..providers.cost import check_cost_gate, cost_gate_threshold, route_pricing
-from ..providers.profiles import check_ready, traits
+from ..providers.profiles import check_ready, profile_for, traits
 from ..providers.routing import GATEWAY_MODES, GatewayMode, Route, resolve_model
 from .material import check_material
 from .run_dir import RunDir
@@ -431,7 +431,9 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         plan = plan_run(briefing=briefing, date=datetime.now(timezone.utc).strftime("%Y-%m-%d"), seats=seats,
                         routes=bench.routes, chair=chair, chair_route=chair_route, catalog=bench.catalog,
                         claude_review=claude_review, question=options.question,
-                        verify=bool(options.verify) and not options.question)
+                        verify=bool(options.verify) and not options.question, verify_max=options.verify_cap,
+                        verify_tool_calls=options.verify_calls
+                        if profile_for(chair_route, cfg=cfg, catalog=bench.catalog).tool_calls else 0)
     with blame_pack(options, "max_cost", "bench", "chair"):
         check_ceiling(plan, options.max_cost)
     store = SessionStore(resolve_project(options.project))

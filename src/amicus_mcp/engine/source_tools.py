@@ -31,6 +31,9 @@ MAX_RESULT_CHARS = 6_000  # one tool result, after its fence: a window, not the 
 MAX_READ_LINES = 200  # lines one read returns at most
 MAX_HITS = 20
 MAX_ARGUMENT_CHARS = 160  # what a record keeps of the model's arguments (model text, cut)
+# What a verifier whose tool calls ran out is told, before it is asked for its answer with no tools.
+TOOLS_SPENT = ("You have used all {budget} tool calls. Do not call any more tools: answer now, with the fenced "
+               "answer block, from what you have read.")
 
 SPECS: tuple[dict[str, object], ...] = (
     {"type": "function", "function": {

@@ -94,6 +94,8 @@ async def run_verify(ctx: RunContext, anon: Anonymized, record: Mapping[str, Any
     picked = to_verify(record, tiers=tiers, severities=severities, most=options.verify_cap)
     ids = picked.ids
     ctx.stage("verify", "running")
+    if not ids:
+        ctx.plan(0, wave="verify")  # nothing to check: the room pre-flight held for it is the chair's
     if picked.cut:
         flag = flag_of("verify_max")
         ctx.degrade("verify", f"{len(picked.cut)} finding(s) in scope were not verified ({', '.join(picked.cut)})",
