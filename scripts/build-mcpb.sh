@@ -4,7 +4,7 @@
 #   scripts/build-mcpb.sh [--out DIR]
 #
 # It checks that manifest.json is what the server itself says (tools, version, description:
-# python -m amicus_mcp.mcp.bundle --check), stages exactly what the bundle runs from
+# python -m amicus_mcp.contracts --check), stages exactly what the bundle runs from
 # (manifest.json, pyproject.toml, README.md, src/, the view's screenshots the manifest names), locks the dependencies with uv (the lock
 # travels in the bundle, so every install resolves the same versions), then validates and
 # packs with the real mcpb CLI (npm @anthropic-ai/mcpb, pinned).
@@ -36,7 +36,7 @@ if [ -z "$uv" ]; then
   exit 1
 fi
 
-"$VENV/bin/python" -m amicus_mcp.mcp.bundle --check
+"$VENV/bin/python" -m amicus_mcp.contracts --check
 version="$("$VENV/bin/python" -c 'import amicus_mcp; print(amicus_mcp.__version__)')"
 
 stage="$(mktemp -d)"

@@ -17,6 +17,8 @@ Layers, bottom to top (a module may import its own layer and the layers below it
     eval       planted-flaw suites run through the engine
     workspace  the browser / inline view both other fronts open
     fronts     cli and mcp, which never import each other
+    contracts  the generator of the shipped contract files (contracts.py): it reads the
+               declarations of every layer, and nothing imports it
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("eval", frozenset({"eval"})),
     ("workspace", frozenset({"workspace"})),
     ("fronts", frozenset({"cli", "mcp"})),
+    ("contracts", frozenset({"contracts"})),
 )
 # Packages of one layer that must not import each other: the fronts hold no logic of their own.
 STRANGERS = (frozenset({"cli", "mcp"}),)

@@ -41,7 +41,7 @@ def test_the_shipped_suite_is_big_enough_and_every_case_is_valid() -> None:
 
 def test_the_shipped_schemas_are_the_models_schemas() -> None:
     for name in DOCUMENTS:
-        assert load_schema(name) == schema_document(name), f"regenerate: python -m amicus_mcp.eval.documents ({name})"
+        assert load_schema(name) == schema_document(name), f"regenerate: python -m amicus_mcp.contracts --write ({name})"
 
 
 # --------------------------------------------------------------------------- bad input

@@ -19,7 +19,7 @@ def test_the_shipped_schemas_are_the_built_tools_own() -> None:
     shipped = json.loads(FILE.read_text(encoding="utf-8"))
     built = generator.built_schemas()
     assert list(shipped) == list(built) and shipped == built, (
-        "mcp/published.json is stale: run `python -m amicus_mcp.mcp.published`")
+        "mcp/published.json is stale: run `python -m amicus_mcp.contracts --write`")
     # the same text, key order included (a client lists arguments in that order)
     assert FILE.read_text(encoding="utf-8") == generator.text()
 

@@ -11,15 +11,13 @@
     eval-ledger-row     one line of <config dir>/eval-ledger.jsonl
 
 The JSON Schemas shipped under schemas/ are generated from these models (`python -m
-amicus_mcp.eval.documents` rewrites them; a test checks they agree). Rates are fractions in
+amicus_mcp.contracts --write` rewrites them; `--check`, in CI and a test, that they agree). Rates are fractions in
 [0, 1] rounded to four places, `null` when there is nothing to divide by; a cost that is not
 known is `null` and its legs are counted, never taken as $0.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -438,19 +436,3 @@ def schema_document(name: str) -> dict[str, Any]:
         rest["properties"]["bench"]["allOf"] = [{"$ref": RUN_OPTIONS_REF}]
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID.format(name=name),
             "title": f"amicus {name} document", "description": f"{description} Family v2.", **rest}
-
-
-def write_schemas(folder: Path) -> list[Path]:
-    written = []
-    for name in DOCUMENTS:
-        path = folder / f"{name}.schema.json"
-        path.write_text(json.dumps(schema_document(name), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        written.append(path)
-    return written
-
-
-if __name__ == "__main__":  # regenerate the shipped schemas: python -m amicus_mcp.eval.documents
-    from importlib.resources import files
-
-    for written in write_schemas(Path(str(files("amicus_mcp").joinpath("schemas")))):
-        print(written)

@@ -1,9 +1,8 @@
 """The MCP Bundle manifest (`manifest.json`): generated from the server itself, so its tools,
 version and description cannot drift from what the server offers.
 
-    python -m amicus_mcp.mcp.bundle            print the manifest
-    python -m amicus_mcp.mcp.bundle --write    rewrite manifest.json at the repository root
-    python -m amicus_mcp.mcp.bundle --check    exit 1 when manifest.json is not what it would be
+    python -m amicus_mcp.contracts --write     rewrite manifest.json at the repository root
+    python -m amicus_mcp.contracts --check     exit 1 when it (or another generated file) is stale
 
 Server type `uv` (manifest_version 0.4): the bundle carries pyproject.toml, its lock and the
 source, and Desktop's own uv provides Python and installs the dependencies on first start.
@@ -16,7 +15,6 @@ packs with the real `mcpb` CLI.
 from __future__ import annotations
 
 import json
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -88,25 +86,3 @@ def manifest() -> dict[str, Any]:
 
 def render() -> str:
     return json.dumps(manifest(), indent=2, ensure_ascii=False) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    text = render()
-    if args == ["--write"]:
-        MANIFEST.write_text(text, encoding="utf-8")
-        return 0
-    if args == ["--check"]:
-        if MANIFEST.is_file() and MANIFEST.read_text(encoding="utf-8") == text:
-            return 0
-        print(f"{MANIFEST} is out of date: run python -m amicus_mcp.mcp.bundle --write", file=sys.stderr)
-        return 1
-    if args:
-        print("usage: python -m amicus_mcp.mcp.bundle [--write | --check]", file=sys.stderr)
-        return 2
-    sys.stdout.write(text)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

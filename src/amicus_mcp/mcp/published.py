@@ -4,9 +4,9 @@ Building a tool — its argument model from the handler's signature, its input a
 Schemas — costs more at start-up than everything else the server does before `tools/list`, so
 the server publishes the schemas in that file and builds each tool at its first call
 (`server.published`, `sdk.deferred`). `tests/mcp/test_published.py` fails when a tool's built
-schemas no longer equal the file; regenerate it with
+schemas no longer equal the file; regenerate it (with every other generated contract) with
 
-    python -m amicus_mcp.mcp.published
+    python -m amicus_mcp.contracts --write
 
 A tool missing from the file is built at start-up instead: slower, never wrong.
 """
@@ -37,11 +37,5 @@ def text() -> str:
     return json.dumps(built_schemas(), indent=2, ensure_ascii=False) + "\n"
 
 
-def main() -> None:
-    target = Path(__file__).with_name(PUBLISHED_FILE)
-    target.write_text(text(), encoding="utf-8")
-    print(f"wrote {target}")
-
-
-if __name__ == "__main__":
-    main()
+def target() -> Path:
+    return Path(__file__).with_name(PUBLISHED_FILE)

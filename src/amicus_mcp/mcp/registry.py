@@ -1,9 +1,8 @@
 """`server.json`, the MCP Registry's entry for this server: generated, like the bundle manifest,
 from the package itself, so its name, version, description and settings cannot drift.
 
-    python -m amicus_mcp.mcp.registry                       print it
-    python -m amicus_mcp.mcp.registry --write               rewrite server.json at the repository root
-    python -m amicus_mcp.mcp.registry --check               exit 1 when server.json is not what it would be
+    python -m amicus_mcp.contracts --write                  rewrite server.json (every generated file) at the root
+    python -m amicus_mcp.contracts --check                  exit 1 when it (or another generated file) is stale
     python -m amicus_mcp.mcp.registry --mcpb-sha256 HEX     print the release's entry: the .mcpb's checksum filled in
 
 It names two packages: the PyPI package (`uvx amicus-mcp`) and the `.mcpb` a release attaches.
@@ -79,19 +78,12 @@ def render(**kwargs: Any) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args == ["--write"]:
-        SERVER_JSON.write_text(render(), encoding="utf-8")
-        return 0
-    if args == ["--check"]:
-        if SERVER_JSON.is_file() and SERVER_JSON.read_text(encoding="utf-8") == render():
-            return 0
-        print(f"{SERVER_JSON} is out of date: run python -m amicus_mcp.mcp.registry --write", file=sys.stderr)
-        return 1
     if len(args) == 2 and args[0] == "--mcpb-sha256":
         sys.stdout.write(render(mcpb_sha256=args[1]))
         return 0
     if args:
-        print("usage: python -m amicus_mcp.mcp.registry [--write | --check | --mcpb-sha256 HEX]", file=sys.stderr)
+        print("usage: python -m amicus_mcp.mcp.registry --mcpb-sha256 HEX  (server.json itself: "
+              "python -m amicus_mcp.contracts --write)", file=sys.stderr)
         return 2
     sys.stdout.write(render())
     return 0

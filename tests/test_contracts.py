@@ -1,0 +1,61 @@
+"""Issue 29: one generated contract. Every generated file (the generated schemas, the tools'
+published schemas, the bundle's manifest, the registry's entry) is what its declaration renders,
+behind one command, `python -m amicus_mcp.contracts --check / --write`; CI runs `--check`, and
+this test runs it too, so the README's test command catches a stale file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_layers import import_graph
+
+from amicus_mcp import contracts
+from amicus_mcp.mcp import bundle, registry
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_every_generated_file_is_what_its_declaration_renders() -> None:
+    stale = [contracts.where(contract.path) for contract, _ in contracts.stale()]
+    assert stale == [], f"stale: {', '.join(stale)}: run {contracts.COMMAND}"
+
+
+def test_it_covers_every_generated_file() -> None:
+    paths = {contracts.where(contract.path) for contract in contracts.contracts()}
+    assert {"manifest.json", "server.json", "src/amicus_mcp/mcp/published.json",
+            "src/amicus_mcp/schemas/eval.schema.json", "src/amicus_mcp/schemas/eval-ledger-row.schema.json"} <= paths
+
+
+def test_check_names_each_stale_file_and_the_command_and_write_fixes_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    manifest, server = tmp_path / "manifest.json", tmp_path / "server.json"
+    manifest.write_text(bundle.render().replace('"amicus-mcp"', '"someone-else"'), encoding="utf-8")
+    monkeypatch.setattr(bundle, "MANIFEST", manifest)
+    monkeypatch.setattr(registry, "SERVER_JSON", server)  # missing: stale too
+    assert contracts.main(["--check"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"{manifest} is stale: run python -m amicus_mcp.contracts --write",
+                   f"{server} is stale: run python -m amicus_mcp.contracts --write"]
+    assert contracts.main(["--write"]) == 0
+    assert capsys.readouterr().out.splitlines() == [f"wrote {manifest}", f"wrote {server}"]
+    assert manifest.read_text(encoding="utf-8") == bundle.render() and server.read_text(encoding="utf-8") == registry.render()
+    assert contracts.main(["--check"]) == 0 and capsys.readouterr().err == ""
+    assert not [p for p in tmp_path.iterdir() if p.name not in ("manifest.json", "server.json")]  # no temp file left
+
+
+def test_the_command_line() -> None:
+    done = subprocess.run([sys.executable, "-m", "amicus_mcp.contracts", "--check"], capture_output=True, text=True,
+                          cwd=REPO, timeout=120)
+    assert (done.returncode, done.stderr) == (0, "")
+    done = subprocess.run([sys.executable, "-m", "amicus_mcp.contracts", "--frobnicate"], capture_output=True, text=True,
+                          cwd=REPO, timeout=60)
+    assert done.returncode == 2 and "usage: python -m amicus_mcp.contracts --check | --write" in done.stderr
+
+
+def test_nothing_imports_the_generator() -> None:
+    """The CLI and the MCP server never load it: start-up pays nothing for it."""
+    importers = sorted(m for m, edges in import_graph().items() if "amicus_mcp.contracts" in edges)
+    assert importers == []
