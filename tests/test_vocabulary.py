@@ -46,10 +46,19 @@ FAMILIES: dict[str, tuple[tuple[str, ...], ...]] = {
     "evidence check": (v.EVIDENCE_CHECKS, v.UNVERIFIED_CHECKS, v.FOUND_CHECKS),
     "verification": (v.VERIFICATIONS,),
     "status": STATUS_SETS,
+    "stage": (v.LEG_STAGES, v.PLANNED_STAGES, v.STAGE_NAMES, v.CORE_STAGE_NAMES),
+    "gateway mode": (v.GATEWAY_MODES,),
+    "cost source": (v.COST_SOURCES, v.PRICED_COST_SOURCES, v.PREFLIGHT_COST_SOURCES, v.ROLLED_COST_SOURCES, v.ESTIMATED_COST_SOURCES),
+    "cost mode": (v.COST_MODES, v.CATALOG_PRICED_MODES),
+    "error code": (v.ERROR_CODES, v.CEILING_ERROR_CODES),
 }
 # Words common enough to appear in other sets ("error" is also a chair attempt's outcome, "clean" an
 # eval placement): an enum is one of these families only when every word of it is that family's.
-GENERIC = frozenset({"status", "conformance", "intent", "answer confidence"})
+# ("chair" is also a role, "auto" and "none" everyday words, "reported" a cost mode as well as a source.)
+GENERIC = frozenset({"status", "conformance", "intent", "answer confidence", "stage", "gateway mode", "cost source",
+                     "cost mode"})
+# Sets no shipped schema spells (a configured server's `cost` is config, which has no schema).
+UNSCHEMED = frozenset({"cost mode"})
 
 
 def words(family: str) -> frozenset[str]:
@@ -104,7 +113,7 @@ def test_every_shipped_schema_enum_of_vocabulary_words_is_the_vocabulary() -> No
     families, problems = check_schema_enums(documents)
     assert problems == []
     # The check reached every family the schemas spell (it cannot pass by matching nothing).
-    assert families == set(FAMILIES)
+    assert families == set(FAMILIES) - UNSCHEMED
 
 
 def test_the_schema_enum_check_reports_a_drifted_enum() -> None:
@@ -186,6 +195,13 @@ def test_no_module_holds_a_second_copy_of_a_vocabulary_set() -> None:
     'def f(s): return s in ("error", "aborted")',
     'parser.add_argument("--fail-on", choices=("never", "fix-these-first"))',
     'ORDER = ("clean", "repaired", "unstructured")',
+    'RUN_ORDER = ("stage1", "stage2", "debate", "verify", "chair")',
+    'StageName = Literal["stage1", "stage2", "tally", "tally-provisional", "debate-defense", "debate-revote", "verify", "chair", "verdict"]',
+    'Gateway = Literal["auto", "direct", "openrouter"]',
+    'CostKind = Literal["reported", "estimated", "unknown"]',
+    'def f(s): return s in ("estimated", "mixed")',
+    'def f(s): return s in ("reported", "catalog", "local", "none")',
+    'CODES = ("BAD_ARGS", "MISSING_PROMPT")',
 ])
 def test_the_copy_check_finds_a_restated_set(source: str) -> None:
     assert copies(source, "x.py") != []
@@ -196,6 +212,8 @@ def test_the_copy_check_finds_a_restated_set(source: str) -> None:
     'DEAD = ("error", "timeout", "crashed")',  # not a set the vocabulary names
     'GLYPHS = {"agree": "✓", "dispute": "✗"}',  # a table keyed by the words (checked below)
     'order = [*TIERS, "Missed"]',
+    'ROWS = ("suite", "bench", "chair", "matcher", "critic", "lenses", "debate")',  # chair and debate as eval words
+    'KINDS = ("gateway", "direct", "server")',
 ])
 def test_the_copy_check_leaves_other_literals_alone(source: str) -> None:
     assert copies(source, "x.py") == []
@@ -321,6 +339,42 @@ def test_the_vocabulary_imports_nothing_from_the_package() -> None:
     assert all(m in ("__future__", "typing") for m in imported), imported
 
 
+def test_every_error_class_has_a_vocabulary_code_and_every_code_a_class() -> None:
+    from amicus_mcp import errors
+
+    def subclasses(cls: type) -> set[type]:
+        return {cls, *(d for sub in cls.__subclasses__() for d in subclasses(sub))}
+
+    own = {c.code for c in subclasses(errors.AmicusError) if c.__module__ == errors.__name__}
+    assert own == set(v.ERROR_CODES)
+    assert not hasattr(errors, "ERROR_CODES")  # the vocabulary is the one list
+    schema = json.loads((SRC / "schemas" / "error.schema.json").read_text(encoding="utf-8"))
+    assert tuple(schema["properties"]["error"]["properties"]["code"]["enum"]) == v.ERROR_CODES
+
+
+def test_the_engine_and_the_documents_take_the_stage_gateway_and_cost_words_from_the_vocabulary() -> None:
+    from typing import get_args
+
+    from amicus_mcp.documents.legs import LegRun
+    from amicus_mcp.documents.run import OptionsRecord, Stage
+    from amicus_mcp.documents.usage import RolledCost
+    from amicus_mcp.engine import limits
+    from amicus_mcp.providers import routing
+
+    def literal_words(annotation: Any) -> set[str]:
+        out: set[str] = set()
+        for arg in get_args(annotation) or (annotation,):
+            out |= literal_words(arg) if get_args(arg) else ({arg} if isinstance(arg, str) else set())
+        return out
+
+    assert literal_words(Stage.model_fields["name"].annotation) == set(v.STAGE_NAMES)
+    assert literal_words(LegRun.model_fields["stage"].annotation) == set(v.LEG_STAGES)
+    assert literal_words(OptionsRecord.model_fields["gateway"].annotation) == set(v.GATEWAY_MODES)
+    assert literal_words(RolledCost.model_fields["source"].annotation) == set(v.ROLLED_COST_SOURCES)
+    assert (limits.WAVES, limits.RUN_ORDER) == (v.PLANNED_STAGES, v.LEG_STAGES)
+    assert routing.GATEWAY_MODES is v.GATEWAY_MODES
+
+
 def test_the_sets_agree_with_each_other() -> None:
     assert v.TIER_DISPLAY_ORDER != v.TIERS and set(v.TIER_DISPLAY_ORDER) == set(v.TIERS)
     assert set(v.DEBATED_TIERS) < set(v.TIERS) and set(v.REVOTED_ACTIONS) < set(v.DEBATE_ACTIONS)
@@ -333,3 +387,7 @@ def test_the_sets_agree_with_each_other() -> None:
         "review": v.VERDICT_SCALE, "question": v.ANSWER_SCALE, "task": v.ANSWER_SCALE}
     assert set(v.ANSWERING_INTENTS) == set(v.INTENTS) - {v.REVIEW} and set(v.FRAMED_INTENTS) < set(v.INTENTS)
     assert v.CHAIR_LINES == (*v.VERDICT_SCALE, *v.ANSWER_SCALE) and set(v.VERDICT_SCALES) == set(v.INTENTS)
+    assert set(v.PLANNED_STAGES) < set(v.LEG_STAGES) and set(v.CORE_STAGE_NAMES) < set(v.STAGE_NAMES)
+    assert [n for n in v.STAGE_NAMES if n in v.CORE_STAGE_NAMES] == list(v.CORE_STAGE_NAMES)  # in run order
+    assert set(v.COST_SOURCES) | {"mixed"} == set(v.ROLLED_COST_SOURCES) and "unknown" not in v.PRICED_COST_SOURCES
+    assert set(v.ESTIMATED_COST_SOURCES) < set(v.ROLLED_COST_SOURCES) and set(v.CATALOG_PRICED_MODES) < set(v.COST_MODES)

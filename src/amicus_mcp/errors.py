@@ -44,7 +44,7 @@ EXIT_GATE_FAILED = 4  # `council gate`: the verdict failed the --fail-on level
 
 
 class AmicusError(Exception):
-    code = "INTERNAL"
+    code: str = "INTERNAL"  # a word of vocabulary.ERROR_CODES (a run's recorded error keeps its own)
     exit_code = EXIT_ERROR
 
     def __init__(self, message: str, *, hint: str | None = None, command: str | None = None):
@@ -172,22 +172,3 @@ class GitHubRefused(AmicusError):
 
 class InternalError(AmicusError):
     code = "INTERNAL"
-
-
-ERROR_CODES = (
-    "BAD_ARGS",
-    "MISSING_PROMPT",
-    "BAD_MODEL",
-    "MISSING_KEY",
-    "BAD_SESSION",
-    "BUDGET_EXCEEDED",
-    "INTERNAL",
-    "COUNCIL_QUORUM",
-    "COST_EXCEEDED",
-    "COUNCIL_CLAUDE_REVIEW_INVALID",
-    "SECRET_IN_MATERIAL",
-    "COST_CEILING_TOO_LOW",
-    "CONTEXT_LENGTH_EXCEEDED",
-    "GITHUB_REFUSED",
-    "AGENT_NOT_READY",
-)

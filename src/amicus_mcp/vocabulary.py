@@ -124,6 +124,68 @@ REVOTED_ACTIONS: tuple[DebateAction, ...] = ("defended", "amended")
 Conformance = Literal["clean", "repaired", "unstructured"]
 CONFORMANCES: tuple[Conformance, ...] = get_args(Conformance)  # worst last
 
+# --- a council run's stages --------------------------------------------------------------
+
+# The stages a leg (one model call) belongs to, in the order a run launches their waves (the
+# council-leg document's and run.json `legs[].stage`): the reviews, the cross-review, the debate
+# (its defenses and re-votes), the verifier's checks and the chair.
+LegStage = Literal["stage1", "stage2", "debate", "verify", "chair"]
+LEG_STAGES: tuple[LegStage, ...] = get_args(LegStage)
+STAGE1, STAGE2, DEBATE, VERIFY, CHAIR = LEG_STAGES
+# The waves whose floors pre-flight holds back before a run starts (a debate's legs depend on the
+# tally, so they are not planned ahead; a verifier's are held at --verify-max).
+PLANNED_STAGES: tuple[LegStage, ...] = (STAGE1, STAGE2, VERIFY, CHAIR)
+# What run.json `stages[]` names, in run order: the waves and the steps between them (the tally,
+# provisional when a debate follows; the debate's two waves; the verdict the chair's line becomes).
+StageName = Literal["stage1", "stage2", "tally", "tally-provisional", "debate-defense", "debate-revote", "verify",
+                    "chair", "verdict"]
+STAGE_NAMES: tuple[StageName, ...] = get_args(StageName)
+# The stages every run records (the rest only with --debate or --verify), in run order.
+CORE_STAGE_NAMES: tuple[StageName, ...] = ("stage1", "stage2", "tally", "chair", "verdict")
+
+# --- routing and cost ---------------------------------------------------------------------
+
+# How a `vendor/model` id is routed (`--gateway`): the vendor's own API when its key is set, else
+# OpenRouter; only the vendor's own API; always OpenRouter.
+GatewayMode = Literal["auto", "direct", "openrouter"]
+GATEWAY_MODES: tuple[GatewayMode, ...] = get_args(GatewayMode)
+
+# Where one leg's cost figure came from: the provider's bill, catalog prices times the reply's
+# tokens, or nowhere (the figure is null, never 0).
+CostSource = Literal["reported", "estimated", "unknown"]
+COST_SOURCES: tuple[CostSource, ...] = get_args(CostSource)
+# The sources under which a leg's figure is known.
+PRICED_COST_SOURCES: tuple[CostSource, ...] = ("reported", "estimated")
+# A pre-flight estimate's (cost-estimate.schema.json): nothing is billed before a run.
+PREFLIGHT_COST_SOURCES: tuple[CostSource, ...] = ("estimated", "unknown")
+# A sum over legs (a wave's, a run's): `mixed` when some were billed and some estimated.
+RolledCostSource = Literal["reported", "estimated", "mixed", "unknown"]
+ROLLED_COST_SOURCES: tuple[RolledCostSource, ...] = get_args(RolledCostSource)
+# The sources a figure is shown as an estimate under (`~$0.12`, "partly estimated").
+ESTIMATED_COST_SOURCES: tuple[RolledCostSource, ...] = ("estimated", "mixed")
+
+# How a provider prices a reply (a configured server's `cost`, providers/openai_compat.py):
+#   reported — the reply's `usage.cost` (OpenRouter), else a catalog estimate, else unknown
+#   catalog  — a catalog estimate from the reply's tokens, else unknown (direct APIs)
+#   local    — 0.0 when tokens are known (your own hardware sends no bill), else unknown
+#   none     — always unknown
+CostMode = Literal["reported", "catalog", "local", "none"]
+COST_MODES: tuple[CostMode, ...] = get_args(CostMode)
+# The modes that fall back to a catalog estimate.
+CATALOG_PRICED_MODES: tuple[CostMode, ...] = ("reported", "catalog")
+
+# --- errors -------------------------------------------------------------------------------
+
+# The error envelope's `error.code` (error.schema.json): one per class of amicus_mcp/errors.py,
+# which says what each means.
+ErrorCode = Literal["BAD_ARGS", "MISSING_PROMPT", "BAD_MODEL", "MISSING_KEY", "BAD_SESSION", "BUDGET_EXCEEDED",
+                    "INTERNAL", "COUNCIL_QUORUM", "COST_EXCEEDED", "COUNCIL_CLAUDE_REVIEW_INVALID",
+                    "SECRET_IN_MATERIAL", "COST_CEILING_TOO_LOW", "CONTEXT_LENGTH_EXCEEDED",
+                    "GITHUB_REFUSED", "AGENT_NOT_READY"]
+ERROR_CODES: tuple[ErrorCode, ...] = get_args(ErrorCode)
+# The --max-cost ceiling stopped a run mid-way, or refused it before it started.
+CEILING_ERROR_CODES: tuple[ErrorCode, ...] = ("COST_EXCEEDED", "COST_CEILING_TOO_LOW")
+
 # --- the CI gate (`council gate --fail-on`), from lenient to strict within each family -----
 
 GateLevel = Literal["never", "fundamental-rethink", "fix-these-first", "disputed-blocker", "confirmed-blocker"]

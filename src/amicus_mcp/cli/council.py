@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
 from ..places import PROJECT_DEFAULT
-from ..vocabulary import ANSWERING_INTENTS, CHAIR_LINES, INTENTS, QUESTION, TIER_DISPLAY_ORDER
+from ..vocabulary import ANSWERING_INTENTS, CHAIR_LINES, ESTIMATED_COST_SOURCES, INTENTS, QUESTION, TIER_DISPLAY_ORDER
 from .option_flags import RUN
 from .output import say
 
@@ -234,7 +234,7 @@ def cost_phrase(cost: Any, unknown: int) -> str:
     if amount is None:
         return f"? ({legs})"
     figure = format_cost(amount, "reported")
-    if source in ("estimated", "mixed"):
+    if source in ESTIMATED_COST_SOURCES:
         return f"at least {figure}, {'partly ' if source == 'mixed' else ''}estimated ({legs})"
     return f"at least {figure} ({legs})"
 

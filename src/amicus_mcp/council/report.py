@@ -84,8 +84,8 @@ from amicus_mcp.council.report_model import (
     WAVE_TOTAL,
 )
 from amicus_mcp.council.evidence import EVIDENCE_FIELDS
-from amicus_mcp.vocabulary import (AGENT_PREFIX, ANSWERING_INTENTS, EVIDENCE_CHECKS, QUESTION, SUBSCRIPTION, TASK,
-                                   TIER_DISPLAY_ORDER, VERIFICATIONS, VOTES)
+from amicus_mcp.vocabulary import (AGENT_PREFIX, ANSWERING_INTENTS, ESTIMATED_COST_SOURCES, EVIDENCE_CHECKS, QUESTION,
+                                   SUBSCRIPTION, TASK, TIER_DISPLAY_ORDER, VERIFICATIONS, VOTES)
 
 
 # --------------------------------------------------------------------------- public API
@@ -598,7 +598,7 @@ def _wave_total(stats: Sequence[Mapping[str, Any]], wave: Mapping[str, Any] | No
         cost = usage.get("cost") if isinstance(usage, Mapping) else None
         if not isinstance(cost, Mapping) or not _is_number(cost.get("amount")):
             return "?"
-        approx = "~" if cost.get("source") in ("estimated", "mixed") else ""
+        approx = "~" if cost.get("source") in ESTIMATED_COST_SOURCES else ""
         return approx + format_money(Decimal(str(cost["amount"])))
     known = [_known_cost(r) for r in stats]
     amounts = [a for a, _ in known if a is not None]

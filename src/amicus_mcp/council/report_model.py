@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-from ..vocabulary import VOTES, VoteVerdict
+from ..vocabulary import VOTES, CostSource, VoteVerdict
 
 UNATTRIBUTED = "UNATTRIBUTED"
 GLYPHS = {"agree": "✓", "dispute": "✗", "neutral": "–", "unknown": "?"}  # one glyph per vote, both renderers
@@ -45,7 +45,6 @@ CLAIMS_UNAVAILABLE = ("Claims and locations are unavailable: this council run's 
                       "finding claims and where.")
 
 VoteKind = Literal[VoteVerdict, "unknown"]
-CostKind = Literal["reported", "estimated", "unknown"]
 
 
 # --------------------------------------------------------------------------- model
@@ -160,7 +159,7 @@ class CostRow(NamedTuple):
     status: str
     duration: str
     cost: str
-    kind: CostKind
+    kind: CostSource
 
 
 class DebateRow(NamedTuple):

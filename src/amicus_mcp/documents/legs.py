@@ -20,12 +20,11 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..vocabulary import LegOutcome, LegStatus, RunStatus, ToolCallResult
+from ..vocabulary import LegOutcome, LegStage, LegStatus, RunStatus, ToolCallResult
 from .base import Document, Family, Frozen, WhenSet
 from .usage import LegUsage, Number
 
 
-LegStage = Literal["stage1", "stage2", "debate", "verify", "chair"]
 Sha256Hex = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 
 

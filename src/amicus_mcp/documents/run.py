@@ -16,15 +16,13 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..vocabulary import (LEG_OUTCOMES, TAG_PATTERN, AnsweringIntent, ChairLine, Conformance,
-                          LegStatus, ResumedFromStatus, RunStatus, StageStatus)
+from ..vocabulary import (LEG_OUTCOMES, TAG_PATTERN, AnsweringIntent, ChairLine, Conformance, GatewayMode, LegStage,
+                          LegStatus, ResumedFromStatus, RunStatus, StageName, StageStatus)
 from .base import Document, Family, WhenSet
-from .legs import ErrorRecord, InterruptedLeg, LegRun, LegStage, Sha256Hex, ToolCallDoc
+from .legs import ErrorRecord, InterruptedLeg, LegRun, Sha256Hex, ToolCallDoc
 from .usage import Count, LegUsage, Number, RunUsage
 
 ExitCode = Literal[0, 1, 2, 130, 143]
-StageName = Literal["stage1", "stage2", "tally", "tally-provisional", "debate-defense", "debate-revote", "verify",
-                    "chair", "verdict"]
 Sha256Tagged = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
 
 
@@ -54,7 +52,7 @@ class OptionsRecord(Document):
 
     timeout: Annotated[Number, Field(gt=0)]
     max_cost: Annotated[Number, Field(gt=0)] | None
-    gateway: Literal["auto", "direct", "openrouter"]
+    gateway: GatewayMode
     out_dir: str
 
 

@@ -11,12 +11,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from ..vocabulary import CostSource, RolledCostSource
 from .base import Document, Frozen, WhenSet
 
 Count = Annotated[int, Field(ge=0)]
 Number = int | float  # an integral figure stays an int: read and written back, it is the same text
-CostSource = Literal["reported", "estimated", "unknown"]
-RolledSource = Literal["reported", "estimated", "mixed", "unknown"]
 
 
 class TokenCounts(Frozen):
@@ -45,7 +44,7 @@ class RolledCost(Frozen):
 
     amount: Number | None
     currency: Literal["USD"]
-    source: RolledSource
+    source: RolledCostSource
     reported_legs: Count
     estimated_legs: Count
     unpriced_legs: Count

@@ -36,12 +36,13 @@ from ..errors import ContextLengthExceeded, CostCeilingTooLow
 from ..providers.catalog import Catalog, Pricing
 from ..providers.cost import prompt_tokens, route_pricing
 from ..providers.routing import Route
+from ..vocabulary import LEG_STAGES, PLANNED_STAGES
 from .budget import floor_cap, output_cap, reservation
 
 REVIEW_IN_BUNDLE = 1.5  # bundle tokens per review token: its prose, its findings restated, the index
 PER_REVIEW_TOKENS = 96  # a review's headings, labels, its ranking line and street-cred line
-WAVES = ("stage1", "stage2", "verify", "chair")  # the waves whose floors pre-flight holds, in run order
-RUN_ORDER = ("stage1", "stage2", "debate", "verify", "chair")  # every wave a run launches (a debate's and a verify's legs are not planned ahead)
+WAVES = PLANNED_STAGES  # the waves whose floors pre-flight holds, in run order
+RUN_ORDER = LEG_STAGES  # every wave a run launches (a debate's and a verify's legs are not planned ahead)
 WAVE_NAMES = {"stage1": "Stage 1", "stage2": "Stage 2", "verify": "the verifier", "chair": "the chair"}
 ROLES = {"stage1": "seat", "stage2": "judge", "chair": "chair"}
 # A prompt above this goes unchecked to a model of unknown window only with a notice: smaller

@@ -38,7 +38,7 @@ from pydantic.fields import FieldInfo
 from ..errors import BadArgs, BadSession
 from ..places import PROJECT_DEFAULT
 from ..vocabulary import (ANSWERING_INTENTS, MODEL_PATTERN, QUESTION, TAG_PATTERN, TASK, VERIFIED_SEVERITIES,
-                          VERIFIED_TIERS, Intent, Severity, Tier)
+                          VERIFIED_TIERS, GatewayMode, Intent, Severity, Tier)
 
 DEFAULT_TIMEOUT_MIN = 15.0
 DEFAULT_VERIFY_MAX = 12  # findings --verify checks at most: a bound pre-flight can hold a ceiling to
@@ -47,7 +47,6 @@ DEFAULT_VERIFY_TOOL_CALLS = 6  # tool calls a verifier may make per finding (whe
 MAX_VERIFY_TOOL_CALLS = 20
 TAG_SHAPE = "1-64 letters, digits, '.', '_' or '-' (no spaces)"  # TAG_PATTERN, in words
 TAG_HINT = "a tag is 1-64 letters, digits, '.', '_' or '-', e.g. --tag release-2.3"
-Gateway = Literal["auto", "direct", "openrouter"]
 
 
 # --------------------------------------------------------------------------- the metadata
@@ -209,8 +208,8 @@ _MODELS_ARG = Arg("models", "Bench models",
 GatewayOption = Annotated[str | None, Option(
     flag=Flag("--gateway", "auto (default) | direct | openrouter"),
     arg=Arg("gateway", "Provider gateway", "auto (default): a direct key when set, else OpenRouter",
-            type=Gateway | None),
-    pack="gateway", pack_type=Gateway | None)]
+            type=GatewayMode | None),
+    pack="gateway", pack_type=GatewayMode | None)]
 CostGateOption = Annotated[bool, Option(  # refuse models priced above the per-Mtok threshold
     flag=Flag("--no-cost-gate", "allow models priced above the per-Mtok threshold"),
     arg=Arg("noCostGate", "Skip the cost gate", "Allow models priced above the per-Mtok cost gate"))]

@@ -30,7 +30,8 @@ from ..presets import show_council
 from ..providers.catalog import Catalog, load_catalog, read_cached_catalog, validate_models
 from ..providers.cost import check_cost_gate, cost_gate_threshold, route_pricing
 from ..providers.profiles import check_ready, profile_for, traits
-from ..providers.routing import GATEWAY_MODES, GatewayMode, Route, resolve_model
+from ..providers.routing import Route, resolve_model
+from ..vocabulary import GATEWAY_MODES, GatewayMode
 from .material import check_material
 from .run_dir import RunDir
 

@@ -32,7 +32,6 @@ from .run_dir import RunDir
 from .store import now_iso, pid_alive
 
 EXIT_STATUS = {0: "complete", 1: "error", 2: "partial", 130: "aborted", 143: "aborted"}
-STAGE_ORDER = ("stage1", "stage2", "tally", "chair", "verdict")
 ENGINE_DIED = "Council engine process exited unexpectedly"
 LEG_DIED = ("the council engine died while this leg was in flight (the provider may still have answered "
             "and billed it)")

@@ -30,9 +30,9 @@ from ..errors import AmicusError
 from ..providers.base import Completion, CompletionRequest, Message, ToolCall, Usage
 from ..providers.cost import rollup
 from ..providers.errors import MalformedReply, ProviderError
-from ..providers.routing import GatewayMode, ProviderRegistry, Route, resolve_model
+from ..providers.routing import ProviderRegistry, Route, resolve_model
 from ..secrets import redact_text, redact_tree
-from ..vocabulary import TERMINAL_LEG_STATUSES
+from ..vocabulary import TERMINAL_LEG_STATUSES, GatewayMode
 from .store import SessionStore, now_iso
 
 LEG_GRACE_S = 5.0

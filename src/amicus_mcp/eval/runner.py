@@ -37,12 +37,12 @@ from ..fsio import atomic_write_json, atomic_write_text, read_json
 from ..providers.base import Message
 from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimate, prompt_tokens, route_pricing
 from ..providers.routing import ProviderRegistry, Route
-from ..vocabulary import TERMINAL_RUN_STATUSES
+from ..vocabulary import CEILING_ERROR_CODES, TERMINAL_RUN_STATUSES
 from .documents import CaseProgress, Decision, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
 from .evaldir import BRIEFING_FILE, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
 from .matching import Question, prompt, read_reply, repair_prompt, reply_schema
 from .prefilter import candidates
-from .scoring import CEILING_ERRORS, share_note
+from .scoring import share_note
 from .suite import CASE_FILE, CASES_DIR, SUITE_FILE, Case, Suite, case_briefing, load_suite
 
 MATCHER_OUTPUT_CAP = 8_000
@@ -398,7 +398,7 @@ class EvalRun:
             progress.cost = Money(amount=run.usage.cost.amount if run.usage is not None else None,
                                   unpricedLegs=run.usage.unknown_legs if run.usage is not None else 0)
             if run.error is not None:
-                note = share_note(self.plan.max_cost, len(self.plan.cases)) if run.error.code in CEILING_ERRORS else ""
+                note = share_note(self.plan.max_cost, len(self.plan.cases)) if run.error.code in CEILING_ERROR_CODES else ""
                 progress.error = {"code": run.error.code, "message": run.error.message + note}
             if code != 0:
                 self.degraded = True

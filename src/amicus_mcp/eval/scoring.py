@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 from ..documents.run import RunManifest
 from ..engine.store import parse_iso
-from ..vocabulary import EVIDENCE_CHECKS, REFUTED, SEVERITIES, TIERS, VERDICT_SCALE, VERIFICATIONS
+from ..vocabulary import CEILING_ERROR_CODES, EVIDENCE_CHECKS, REFUTED, SEVERITIES, TIERS, VERDICT_SCALE, VERIFICATIONS
 from .documents import EvalDocument, EvalManifest, EvalRunOptions, MatchesDocument
 from .report_md import counted
 from .suite import Case, Suite
@@ -163,9 +163,6 @@ class _Scored:
         return count
 
 
-CEILING_ERRORS = ("COST_EXCEEDED", "COST_CEILING_TOO_LOW")
-
-
 def share_note(ceiling: float | None, cases: int) -> str:
     """What a case council's --max-cost was: its share of the suite's (what the user typed)."""
     if ceiling is None or not cases:
@@ -177,7 +174,7 @@ def _lost_reason(run: RunManifest | None, ceiling_note: str = "") -> str:
     if run is None:
         return "its council never started"
     if run.error is not None:
-        note = ceiling_note if run.error.code in CEILING_ERRORS else ""
+        note = ceiling_note if run.error.code in CEILING_ERROR_CODES else ""
         return f"its council ended {run.status}: {run.error.code}: {run.error.message}{note}"
     return f"its council ended {run.status} without a tally"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple, Protocol
 
-CostSource = Literal["reported", "estimated", "unknown"]
+from ..vocabulary import CostSource
 
 
 class ToolCall(NamedTuple):

@@ -22,7 +22,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from ..errors import BudgetExceeded
-from .base import CostSource, Tokens, Usage
+from ..vocabulary import ESTIMATED_COST_SOURCES, PRICED_COST_SOURCES, CostSource
+from .base import Tokens, Usage
 from .catalog import Catalog, Pricing
 from .profiles import traits
 from .route import Route
@@ -46,7 +47,7 @@ def usage_from_doc(doc: Mapping[str, Any] | None) -> Usage | None:
     raw_amount = cost.get("amount")
     amount = float(raw_amount) if isinstance(raw_amount, (int, float)) and not isinstance(raw_amount, bool) else None
     raw_source = cost.get("source")
-    source: CostSource = raw_source if raw_source in ("reported", "estimated") and amount is not None else "unknown"
+    source: CostSource = raw_source if raw_source in PRICED_COST_SOURCES and amount is not None else "unknown"
     return Usage(
         tokens=Tokens(
             input=_int(tokens.get("input")),
@@ -209,4 +210,4 @@ def format_cost(amount: float | None, source: CostSource | str) -> str:
     if amount is None:
         return "?"
     figure = f"${amount:.4f}" if round(amount, 4) < 1 else f"${amount:,.2f}"  # $0.99996 reads "$1.00"
-    return f"~{figure}" if source in ("estimated", "mixed") else figure
+    return f"~{figure}" if source in ESTIMATED_COST_SOURCES else figure

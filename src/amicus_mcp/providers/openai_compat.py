@@ -27,13 +27,14 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from ..errors import BadArgs
 from ..fsio import loads_json
-from .base import Completion, CompletionRequest, CostSource, Message, Tokens, ToolCall, Usage
+from ..vocabulary import CATALOG_PRICED_MODES, CostMode, CostSource
+from .base import Completion, CompletionRequest, Message, Tokens, ToolCall, Usage
 from .catalog import Pricing
 from .errors import (
     AuthError,
@@ -54,12 +55,6 @@ from .tls import DeferredTLSContext
 if TYPE_CHECKING:  # jsonschema is imported where a schema is first used, not at start-up
     from jsonschema.protocols import Validator
 
-# How a provider prices a reply:
-#   reported — the reply's `usage.cost` (OpenRouter), else a catalog estimate, else unknown
-#   catalog  — a catalog estimate from the reply's tokens, else unknown (direct APIs)
-#   local    — 0.0 estimated when tokens are known (your own hardware), else unknown
-#   none     — always unknown
-CostMode = Literal["reported", "catalog", "local", "none"]
 PriceLookup = Callable[[str], Pricing | None]
 
 CONNECT_TIMEOUT_S = 10.0
@@ -463,7 +458,7 @@ def price_usage(
         cost = reported_cost(usage, tokens, model, pricing)
         if cost is not None:
             return Usage(tokens=tokens, cost_amount=cost, cost_source="reported")
-    if mode in ("reported", "catalog"):
+    if mode in CATALOG_PRICED_MODES:
         estimate = estimate_from_tokens(tokens, pricing)
         if estimate is not None:
             return Usage(tokens=tokens, cost_amount=estimate, cost_source="estimated")

@@ -40,13 +40,14 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httpx
 
 from ..config import effective_aliases, load_config
 from ..errors import BadModel, MissingKey
+from ..vocabulary import COST_MODES, GATEWAY_MODES, CostMode, GatewayMode
 from .base import Completion, CompletionRequest, Provider
 from .catalog import Catalog, Pricing, read_cached_catalog
 from .endpoints import (
@@ -59,15 +60,13 @@ from .endpoints import (
     provider_settings,
 )
 from .keys import Secret, get_key, not_set, set_key_hint
-from .openai_compat import CostMode, OpenAICompatibleProvider, make_client
+from .openai_compat import OpenAICompatibleProvider, make_client
 from .errors import ContextTooLong, ModelNotFound, ProviderError, ProviderRejected
 from .openrouter import OpenRouterProvider
 from .profiles import Profile, ProfileBook
 from .route import AGENT_PREFIX, Route
 from .retry import RetryPolicy
 
-GatewayMode = Literal["auto", "direct", "openrouter"]
-GATEWAY_MODES: tuple[GatewayMode, ...] = ("auto", "direct", "openrouter")
 EMBEDDED = "embedded"
 LOCAL_ALIAS = "local"
 _OPENROUTER_PREFIX = "openrouter/"
@@ -348,7 +347,7 @@ def _server_key(name: str, settings: Mapping[str, Any]) -> Secret | None:
 def _server_cost_mode(settings: Mapping[str, Any], base_url: str) -> CostMode:
     """`cost` from config; by default 0.0 on your own machine or LAN, unknown elsewhere."""
     declared = settings.get("cost")
-    if declared in ("reported", "catalog", "local", "none"):
+    if declared in COST_MODES:
         return cast(CostMode, declared)
     return "local" if is_local_url(base_url) else "none"
 

@@ -16,8 +16,7 @@ from typing import Any
 
 from ..council.report import format_money
 from ..documents.run import LegEntry, RunManifest, SeatRecord
-from ..engine.run_state import STAGE_ORDER
-from ..vocabulary import QUESTION
+from ..vocabulary import CORE_STAGE_NAMES, ESTIMATED_COST_SOURCES, QUESTION
 from .identities import CHAIR_LABEL, display_label, primary_leg, reviewed
 
 DEAD_STATUSES = ("error", "timeout", "crashed")  # crashed: in flight when the engine died
@@ -55,7 +54,7 @@ def last_activity(doc: RunManifest) -> datetime | None:
 def stage_rail(doc: RunManifest) -> list[dict[str, Any]]:
     """Every engine stage in order (`pending` until it starts), then any other recorded stage."""
     recorded = {s.name: s for s in doc.stages}
-    names = [*STAGE_ORDER, *(n for n in recorded if n not in STAGE_ORDER)]
+    names = [*CORE_STAGE_NAMES, *(n for n in recorded if n not in CORE_STAGE_NAMES)]
     rail = []
     for name in names:
         entry = recorded.get(name)
@@ -88,7 +87,7 @@ def leg_cost(leg: LegEntry) -> tuple[Decimal | None, bool]:
     """(known amount or None, estimated) for one finished leg."""
     cost = leg.usage.cost if leg.usage is not None else None
     amount = amount_of(cost.amount) if cost is not None else None
-    return amount, amount is not None and cost is not None and cost.source in ("estimated", "mixed")
+    return amount, amount is not None and cost is not None and cost.source in ESTIMATED_COST_SOURCES
 
 
 def cost_figure(legs: Sequence[LegEntry]) -> dict[str, Any]:
@@ -224,7 +223,7 @@ def run_total(doc: RunManifest) -> dict[str, Any]:
     if doc.usage is not None:
         cost, unknown = doc.usage.cost, doc.usage.unknown_legs
         known = amount_of(cost.amount)
-        estimated = cost.source in ("estimated", "mixed")
+        estimated = cost.source in ESTIMATED_COST_SOURCES
         return {"amount": float(known) if known is not None else None, "unknownLegs": unknown, "final": True,
                 "text": money_text(known, estimated=estimated, floor=unknown > 0)}
     return {**cost_figure(doc.legs), "final": False}
