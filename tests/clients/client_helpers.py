@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -15,6 +16,26 @@ NODE = Path(__file__).resolve().parent / "node"
 BIN = NODE / "node_modules" / ".bin"
 REPO = Path(__file__).resolve().parents[2]
 SERVER = [sys.executable, "-m", "amicus_mcp.mcp"]  # this checkout's server, as a real stdio subprocess
+
+
+def recording_server(log: Path) -> list[str]:
+    """SERVER behind a tee of what the client writes to it (stdio framing: one JSON-RPC message
+    per line), so a test can say which protocol era a real host spoke."""
+    return ["bash", "-c", f'tee -a "$0" | exec {shlex.join(SERVER)}', str(log)]
+
+
+def eras_spoken(log: Path) -> dict[str, list[str]]:
+    """method → the protocol revision each of the client's requests named: the 2026-07-28 era's
+    per-request envelope, or the handshake era's `initialize` (a request after it names none)."""
+    spoken: dict[str, list[str]] = {}
+    for line in log.read_text(encoding="utf-8").splitlines():
+        message = json.loads(line)
+        if "method" not in message or "id" not in message:
+            continue  # a notification or a response
+        params = message.get("params") or {}
+        era = (params.get("_meta") or {}).get("io.modelcontextprotocol/protocolVersion") or params.get("protocolVersion")
+        spoken.setdefault(message["method"], []).append(era or "")
+    return spoken
 
 
 def client_binary(name: str) -> Path:

@@ -14,12 +14,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from client_helpers import NODE, REPO, client_binary, installed_version, pinned_version
+from client_helpers import NODE, REPO, client_binary, eras_spoken, installed_version, pinned_version, recording_server
 from council_script import VERDICT, council
 from fake_anthropic import FakeAnthropic, ToolResult, ToolUse
 from fakeprovider import FakeProvider, error
@@ -46,10 +45,12 @@ def isolated_env(tmp_path: Path, base_url: str) -> dict[str, str]:
 
 
 def mcp_config(tmp_path: Path, project: Path) -> Path:
-    """This checkout's server, with the test's config dir, project and provider guard."""
+    """This checkout's server, with the test's config dir, project and provider guard; what
+    Claude Code sends it is kept in tmp_path/client.jsonl."""
     keep = ("AMICUS_CONFIG_DIR", "AMICUS_PROJECT_ROOTS", "AMICUS_OPENROUTER_BASE_URL")
     env = {name: os.environ[name] for name in keep if name in os.environ}
-    server = {"command": sys.executable, "args": ["-m", "amicus_mcp.mcp"],
+    command, *args = recording_server(tmp_path / "client.jsonl")
+    server = {"command": command, "args": args,
               "env": {**env, "AMICUS_PROJECT_DIR": str(project)}}
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"mcpServers": {"amicus": server}}), encoding="utf-8")
@@ -130,6 +131,12 @@ def test_claude_code_reads_fenced_values_guidance_and_errors(fake: FakeProvider,
     assert final["type"] == "result" and final["result"] == "The council has spoken."
     results = transcript.results
     by_tool = [(r.tool.removeprefix(TOOL), r) for r in results]
+
+    # Claude Code speaks the 2026-07-28 era to this server (server/discover, then every request in
+    # the per-request envelope): the real host of the modern era. Its initialize probe is refused.
+    spoken = eras_spoken(tmp_path / "client.jsonl")
+    assert "server/discover" in spoken and len(spoken["tools/call"]) == len(results)
+    assert {era for method, eras in spoken.items() if method != "initialize" for era in eras} == {"2026-07-28"}
 
     # run → wait → read completes, and each result is the structured document with its guidance.
     started = seen(by_tool[0][1])

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from client_helpers import REPO, SERVER, package_command
+from client_helpers import REPO, SERVER, eras_spoken, package_command, recording_server
 from council_script import VERDICT, council
 from fakeprovider import FakeProvider, error
 
@@ -73,6 +73,18 @@ def call(version: str, cwd: Path, tool: str, **arguments: Any) -> dict[str, Any]
 def structured(result: dict[str, Any]) -> dict[str, Any]:
     assert not result.get("isError"), result["content"][0]["text"]
     return result["structuredContent"]
+
+
+def test_the_inspector_speaks_the_handshake_era(version: str, project: Path, tmp_path: Path) -> None:
+    """The TypeScript SDK under both inspectors opens with `initialize` (2025-11-25): the real host of
+    the handshake era, beside Claude Code on 2026-07-28 (tests/clients/test_claude_code.py)."""
+    log = tmp_path / "client.jsonl"
+    done = inspector(version, project, "--method", "tools/list", server=recording_server(log))
+    assert done.returncode == 0, done.stderr
+    assert len(printed(version, done)["tools"]) > 10
+    spoken = eras_spoken(log)
+    assert spoken["initialize"] == ["2025-11-25"] and "server/discover" not in spoken
+    assert spoken["tools/list"] == [""]  # the session's era, no per-request envelope
 
 
 def test_tools_list_shows_titled_closed_arguments(version: str, project: Path) -> None:
