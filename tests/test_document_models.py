@@ -26,13 +26,14 @@ from pydantic.fields import FieldInfo
 
 from amicus_mcp.documents.base import Document, WhenSet
 from amicus_mcp.documents.legs import FinishedLeg, LegRun
-from amicus_mcp.documents.pr_loop import DismissedDocument, RereviewDocument
+from amicus_mcp.documents.pr_loop import DecisionsDocument, DismissedDocument, PrReviewDocument, RereviewDocument
 from amicus_mcp.documents.run import RunManifest
 from amicus_mcp.documents.wave import Wave
 from amicus_mcp.schemas import load_schema
 
 PAIRS = [(RunManifest, "council-run"), (LegRun, "run"), (Wave, "wave"), (FinishedLeg, "council-leg"),
-         (RereviewDocument, "council-rereview"), (DismissedDocument, "council-dismissed")]
+         (RereviewDocument, "council-rereview"), (DismissedDocument, "council-dismissed"),
+         (DecisionsDocument, "council-decisions"), (PrReviewDocument, "council-pr-review")]
 NOT_NULL = typing.get_args(WhenSet)[1:]  # the metadata that marks an absent-or-value key
 
 

@@ -1,6 +1,11 @@
-"""The documents the pull-request loop writes into a run directory: `rereview.json` (a re-review's
-matches to its baseline) and `dismissed.json` (the findings that match one the user denied
-before). Closed models: each is written whole by one writer and read by the renderings."""
+"""The documents of the pull-request loop: `rereview.json` (a re-review's matches to its baseline)
+and `dismissed.json` (the findings that match one the user denied before) in a run directory,
+the decisions memory (`council-decisions.json` beside the ledger, and `amicus decisions list
+--json`), and `council pr-review --json`. Closed models: each is written whole by one writer
+and read by the renderings.
+
+They are of the family's version 2 (`PR_LOOP_VERSION`); the first releases wrote 1 by a slip,
+and a file written then still reads (`ReadVersion`)."""
 
 from __future__ import annotations
 
@@ -8,7 +13,11 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from .base import Family, Frozen
+from ..vocabulary import ReviewEvent, Severity, Tier
+from .base import Family, Frozen, WhenSet
+
+PR_LOOP_VERSION = 2
+ReadVersion = Literal[1, 2]  # what a reader accepts: 1 from a file written before the slip was fixed
 
 Score = Annotated[float, Field(ge=0, le=1)]
 Count = Annotated[int, Field(ge=0)]
@@ -43,7 +52,7 @@ class RereviewCounts(_Closed):
 class RereviewDocument(Family):
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1] = 1
+    schema_version: ReadVersion = PR_LOOP_VERSION
     type: Literal["council-rereview"] = "council-rereview"
     run_id: str | None
     baseline_run_id: str | None
@@ -65,8 +74,71 @@ class DismissedMatch(_Closed):
 class DismissedDocument(Family):
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1] = 1
+    schema_version: ReadVersion = PR_LOOP_VERSION
     type: Literal["council-dismissed"] = "council-dismissed"
     run_id: str | None
     project: str
     findings: list[DismissedMatch]
+
+
+class RememberedDecision(_Closed):
+    """One accept / deny the user gave, kept for the project's later runs."""
+
+    id: Annotated[str, Field(pattern=r"^D[0-9a-f]{10}$")]
+    project: str
+    run_id: str | None
+    finding_id: str
+    decision: Literal["accepted", "denied"]
+    reason: str | None
+    severity: str | None
+    claim: str | None
+    location: str | None
+    decided_at: str
+
+
+class DecisionsDocument(Family):
+    """The decisions memory; listed (`amicus decisions list --json`) it names its file and project."""
+
+    schema_version: ReadVersion = PR_LOOP_VERSION
+    type: Literal["council-decisions"] = "council-decisions"
+    path: WhenSet[str] = None
+    project: str | None = None
+    decisions: list[RememberedDecision]
+
+
+class ReviewComment(_Closed):
+    path: str
+    line: Annotated[int, Field(ge=1)]
+    side: Literal["RIGHT"]
+    body: str
+
+
+class ReviewBody(Frozen):
+    """The review as GitHub's API takes it (snake_case: its keys are GitHub's)."""
+
+    model_config = ConfigDict(extra="forbid", alias_generator=None)
+
+    event: ReviewEvent
+    body: str
+    commit_id: WhenSet[str] = None
+    comments: list[ReviewComment]
+
+
+class PrReviewDocument(Family):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: ReadVersion = PR_LOOP_VERSION
+    type: Literal["council-pr-review"] = "council-pr-review"
+    run_id: str | None
+    repo: Annotated[str, Field(pattern=r"^[^/\s]+/[^/\s]+$")]
+    pr: Annotated[int, Field(ge=1)]
+    head_sha: Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]
+    min_severity: Severity
+    min_tier: Tier
+    review: ReviewBody
+    inline: list[str]
+    in_body: list[str]
+    preview: str
+    posted: bool
+    review_id: int | None
+    review_url: str | None

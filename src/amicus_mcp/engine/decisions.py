@@ -17,7 +17,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadArgs
+from ..documents.pr_loop import PR_LOOP_VERSION
+from ..errors import BadArgs, BadSession
 from ..fsio import atomic_write_json, read_json
 from .run_dir import DISMISSED
 
@@ -34,11 +35,18 @@ def decisions_path() -> Path:
 def read_memory(path: Path | None = None) -> dict[str, Any]:
     path = path or decisions_path()
     if not path.is_file():
-        return {"schemaVersion": 1, "type": "council-decisions", "decisions": []}
+        return {"schemaVersion": PR_LOOP_VERSION, "type": "council-decisions", "decisions": []}
     doc = read_json(path, what="decisions memory")
     if not isinstance(doc, dict) or doc.get("type") != "council-decisions" or not isinstance(doc.get("decisions"), list):
         raise BadArgs(f"'{path}' is not a council-decisions document",
                       hint="move it aside; amicus writes a new one at the next decision")
+    from ..documents.pr_loop import DecisionsDocument
+
+    try:
+        DecisionsDocument.parse(doc, what="decisions memory", where=path)
+    except BadSession as exc:
+        raise BadArgs(exc.message, hint="move it aside; amicus writes a new one at the next decision") from None
+    doc["schemaVersion"] = PR_LOOP_VERSION  # a memory written as version 1 reads as it is, and is written back as 2
     return doc
 
 
@@ -80,7 +88,7 @@ def list_decisions(project: Path | None = None) -> dict[str, Any]:
     """The council-decisions document, only `project`'s entries when one is given."""
     doc = read_memory()
     rows = [e for e in doc["decisions"] if project is None or e.get("project") == str(project)]
-    return {"schemaVersion": 1, "type": "council-decisions", "path": str(decisions_path()),
+    return {"schemaVersion": PR_LOOP_VERSION, "type": "council-decisions", "path": str(decisions_path()),
             "project": str(project) if project is not None else None, "decisions": rows}
 
 
@@ -112,7 +120,7 @@ def mark_dismissed(run_dir: Path, verdict: Mapping[str, Any], findings: Sequence
     matched = [d for d in match_baseline(findings, as_findings)["decisions"] if d["status"] == "still-open"]
     if not matched:
         return None
-    doc = {"schemaVersion": 1, "type": "council-dismissed", "runId": verdict.get("runId"), "project": str(project),
+    doc = {"schemaVersion": PR_LOOP_VERSION, "type": "council-dismissed", "runId": verdict.get("runId"), "project": str(project),
            "findings": [{"id": d["id"], "decisionId": d["baselineId"], "dismissedIn": by_id[d["baselineId"]].get("runId"),
                          "reason": by_id[d["baselineId"]].get("reason"), "by": d["by"], "score": d["score"]}
                         for d in matched]}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..documents.pr_loop import PR_LOOP_VERSION
 from ..errors import BadArgs
 from .run_findings import run_findings_of
 
@@ -29,7 +30,7 @@ def pr_review(target: str, *, repo: str, pr: int, env: Mapping[str, str], min_se
     built = build_review(run.verdict, run.findings, files, min_severity=min_severity, min_tier=min_tier,
                          event=event, commit_id=head)
     doc: dict[str, Any] = {
-        "schemaVersion": 1,
+        "schemaVersion": PR_LOOP_VERSION,
         "type": "council-pr-review",
         "runId": run.verdict.get("runId"),
         "repo": repo,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..documents.pr_loop import PR_LOOP_VERSION
 from .run_dir import REREVIEW, VERDICT
 from .run_findings import read_run_findings, run_findings_of
 
@@ -23,7 +24,7 @@ def write_rereview(run_dir: Path, baseline: str) -> dict[str, Any]:
     from ..fsio import atomic_write_json
 
     new, old = read_run_findings(run_dir / VERDICT), read_run_findings(baseline)
-    doc = {"schemaVersion": 1, "type": "council-rereview", "runId": new.verdict.get("runId"),
+    doc = {"schemaVersion": PR_LOOP_VERSION, "type": "council-rereview", "runId": new.verdict.get("runId"),
            "baselineRunId": old.verdict.get("runId"), "baseline": str(baseline),
            **match_baseline(new.findings, old.findings)}
     from ..documents.pr_loop import RereviewDocument
