@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from council_helpers import kind, member_responder
+from council_helpers import answer_for_schema, kind, member_responder
 from fake_anthropic import FakeAnthropic, ToolUse
 
 NODE_BIN = Path(__file__).resolve().parent.parent / "clients" / "node" / "node_modules" / ".bin"
@@ -77,13 +77,28 @@ def seat_text(name: str) -> Callable[[str], str]:
     return text
 
 
+def offered_schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The input schema of Claude Code's StructuredOutput tool (`--json-schema`), when offered."""
+    return next((t.get("input_schema") for t in body.get("tools") or [] if t.get("name") == STRUCTURED_TOOL), None)
+
+
+STRUCTURED_TOOL = "StructuredOutput"
+
+
 class SeatAnthropic(FakeAnthropic):
-    def __init__(self, name: str, *, tools_first: Sequence[ToolUse] = (), hang_s: float = 0.0) -> None:
+    """`naive`: a model that ignores the StructuredOutput tool and answers in prose regardless;
+    `text`: what it answers to a prompt, in place of the fake-provider seat's reply."""
+
+    def __init__(self, name: str, *, tools_first: Sequence[ToolUse] = (), hang_s: float = 0.0,
+                 naive: bool = False, text: Callable[[str], str] | None = None) -> None:
         super().__init__(script=lambda _results: "")
         self.hang_s = hang_s  # a model that never answers: the CLI hangs on it
-        self.text = seat_text(name)
+        self.text = text or seat_text(name)
+        self.tag = f"seat-{name}"
+        self.naive = naive
         self.tools_first = list(tools_first)
         self.prompts: list[str] = []
+        self.schemas: list[dict[str, Any]] = []  # the StructuredOutput schemas it was offered
 
     def answer(self, body: dict[str, Any]) -> dict[str, Any]:
         if not body.get("tools"):
@@ -96,6 +111,17 @@ class SeatAnthropic(FakeAnthropic):
             self._record(body.get("messages") or [])
             prompt = first_user_text(body)
             self.prompts.append(prompt)
+            schema = offered_schema(body)
+            if schema is not None and not has_tool_results(body):
+                self.schemas.append(schema)
+            if schema is not None and not self.naive:
+                if not has_tool_results(body):  # held to a schema: the answer is the tool's input
+                    use_id = f"toolu_{next(self._ids):04d}"
+                    use = ToolUse(STRUCTURED_TOOL, answer_for_schema(schema, self.tag))
+                    self.transcript.calls[use_id] = use
+                    return self._message([{"type": "tool_use", "id": use_id, "name": use.name, "input": use.input}],
+                                         "tool_use")
+                return self._message([{"type": "text", "text": "Done."}], "end_turn")
             if self.tools_first and not has_tool_results(body):
                 blocks = []
                 for use in self.tools_first:
@@ -224,12 +250,15 @@ class SeatResponses(_Server):
     (name, arguments) asked for before the seat's reply."""
 
     def __init__(self, name: str, *, tools_first: Sequence[tuple[str, dict[str, Any]]] = (),
-                 hang_s: float = 0.0) -> None:
+                 hang_s: float = 0.0, naive: bool = False, text: Callable[[str], str] | None = None) -> None:
         super().__init__()
-        self.text = seat_text(name)
+        self.text = text or seat_text(name)
+        self.tag = f"seat-{name}"
+        self.naive = naive  # ignores `text.format` and answers in prose regardless
         self.tools_first = list(tools_first)
         self.hang_s = hang_s
         self.prompts: list[str] = []
+        self.schemas: list[dict[str, Any]] = []  # the `text.format` json_schema of each request that had one
         self.outputs: list[dict[str, Any]] = []  # the function_call_output items the CLI sent back
         self._ids = itertools.count(1)
 
@@ -245,13 +274,19 @@ class SeatResponses(_Server):
         with self._lock:
             prompt = amicus_prompt(texts)
             self.prompts.append(prompt)
+            fmt = (body.get("text") or {}).get("format") or {}
+            schema = fmt.get("schema") if fmt.get("type") == "json_schema" else None
+            if schema is not None:
+                self.schemas.append(schema)
             if self.tools_first and not outputs:
                 out = [{"type": "function_call", "id": f"fc_{next(self._ids)}", "call_id": f"call_{next(self._ids)}",
                         "name": n, "arguments": json.dumps(a), "status": "completed"} for n, a in self.tools_first]
             else:
                 self.outputs.extend(o for o in outputs if o not in self.outputs)
+                answer = (json.dumps(answer_for_schema(schema, self.tag)) if schema is not None and not self.naive
+                          else self.text(prompt))
                 out = [{"type": "message", "id": f"msg_{next(self._ids)}", "role": "assistant", "status": "completed",
-                        "content": [{"type": "output_text", "text": self.text(prompt), "annotations": []}]}]
+                        "content": [{"type": "output_text", "text": answer, "annotations": []}]}]
         rid = f"resp_{next(self._ids)}"
         events = [("response.created", {"type": "response.created", "response": {"id": rid}})]
         for item in out:

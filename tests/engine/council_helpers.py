@@ -100,6 +100,31 @@ def auto_judge(verdict: str = "agree", *, reverse: bool = False, **reply: Any) -
     return answer
 
 
+def answer_for_schema(schema: Mapping[str, Any], tag: str) -> dict[str, Any]:
+    """A schema-valid answer for whatever the engine asked, read off the schema itself (its
+    labels and finding ids from its enums), as a constrained decoder would."""
+    props = schema["properties"]
+    if "findings" in props:
+        return {"review": f"The {tag} reviewer finds the cache evicts too eagerly.", "overall": f"{tag} take",
+                "findings": [{"id": 1, "severity": "major", "claim": f"{tag} claim", "location": "section 2",
+                              "evidence": f"{tag} quote", "rationale": f"{tag} rationale"}]}
+    if "responses" in props:  # a debate defense: defend every finding the raiser is asked about
+        ids = props["responses"]["items"]["properties"]["id"]["enum"]
+        return {"responses": [{"id": i, "action": "defend", "argument": f"{i} stands: section 2 says so",
+                               "claim": ""} for i in ids]}
+    if "revotes" in props:
+        ids = props["revotes"]["items"]["properties"]["id"]["enum"]
+        return {"revotes": [{"id": i, "verdict": "agree", "reason": "the defense convinced me"} for i in ids]}
+    if "ranking" in props:
+        labels = props["ranking"]["items"]["enum"]
+        ids = props["adjudications"]["items"]["properties"]["id"]["enum"]
+        return {"analysis": "Every review has merit.", "ranking": labels,
+                "adjudications": [{"id": i, "verdict": "agree"} for i in ids]}
+    return {"synthesis": "The eviction policy must change first.",
+            "hardQuestions": ["Why evict on write?", "What is the hit rate?", "Who owns the cache?"],
+            "verdict": "Fix these first"}
+
+
 def verdict_text(verdict: str | None = "Fix these first") -> str:
     closing = f"\n\nVERDICT: {verdict}" if verdict else ""
     return f"Synthesis: the eviction policy must change first.\n\n## Hard questions\n\n1. Why evict on write?{closing}\n"

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 import pytest
-from council_helpers import check_documents, load, member, member_responder
+from council_helpers import answer_for_schema, check_documents, load, member, member_responder
 from council_prompts import kind
 from fakeprovider import Reply, chat, configure_fake, error, prompt_of, usage
 
@@ -28,26 +28,7 @@ def schema_of(body: Any) -> dict[str, Any] | None:
 
 def schema_answer(body: Any, tag: str) -> dict[str, Any]:
     """A schema-valid answer for whatever the engine asked, read off the schema itself."""
-    props = schema_of(body)["properties"]  # type: ignore[index]
-    if "findings" in props:
-        return {"review": f"The {tag} reviewer finds the cache evicts too eagerly.", "overall": f"{tag} take",
-                "findings": [{"id": 1, "severity": "major", "claim": f"{tag} claim", "location": "section 2",
-                              "evidence": f"{tag} quote", "rationale": f"{tag} rationale"}]}
-    if "responses" in props:  # a debate defense: defend every finding the raiser is asked about
-        ids = props["responses"]["items"]["properties"]["id"]["enum"]
-        return {"responses": [{"id": i, "action": "defend", "argument": f"{i} stands: section 2 says so",
-                               "claim": ""} for i in ids]}
-    if "revotes" in props:
-        ids = props["revotes"]["items"]["properties"]["id"]["enum"]
-        return {"revotes": [{"id": i, "verdict": "agree", "reason": "the defense convinced me"} for i in ids]}
-    if "ranking" in props:
-        labels = props["ranking"]["items"]["enum"]
-        ids = props["adjudications"]["items"]["properties"]["id"]["enum"]
-        return {"analysis": "Every review has merit.", "ranking": labels,
-                "adjudications": [{"id": i, "verdict": "agree"} for i in ids]}
-    return {"synthesis": "The eviction policy must change first.",
-            "hardQuestions": ["Why evict on write?", "What is the hit rate?", "Who owns the cache?"],
-            "verdict": "Fix these first"}
+    return answer_for_schema(schema_of(body), tag)  # type: ignore[arg-type]
 
 
 def schema_member(fake: Any, name: str) -> None:

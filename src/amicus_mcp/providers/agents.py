@@ -9,7 +9,10 @@ read-only: the CLI's own plan / read-only mode and sandbox, never an auto-approv
 file-reading tools, no MCP servers of the user's, and an environment scrubbed down to the
 basics (PATH, HOME, locale, proxies) plus the CLI's own variables — no other provider's key
 and nothing of amicus's. The reply goes through the same contracts, repairs, fencing and
-redaction as a model's (the engine never knows it came from a CLI).
+redaction as a model's (the engine never knows it came from a CLI). Where the CLI has a
+schema mode (Claude Code `--json-schema`, Codex `--output-schema`) the leg's structured-output
+schema goes there and the reply is held to it like a model's (a mismatch keeps its text for the
+repair loop); Gemini CLI has none, so its reply carries the fenced block.
 
 Limits. `request.timeout_s` bounds the leg; at the deadline, or when the leg is cancelled
 (abort), the CLI's whole process group is killed (it runs in a session of its own). The CLI
@@ -38,10 +41,11 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import anyio
 
@@ -69,6 +73,9 @@ class Reply(NamedTuple):
     error: str | None = None  # the CLI's own report of a failed turn
 
 
+SchemaMode = Literal["inline", "file"]  # how a CLI takes an output schema: the JSON as the flag's value, or a file
+
+
 class AgentCli(NamedTuple):
     """One supported agent CLI: how to call it read-only, read its answer, and tell it is ready."""
 
@@ -79,10 +86,18 @@ class AgentCli(NamedTuple):
     min_version: tuple[int, int, int]
     env_prefixes: tuple[str, ...]  # the CLI's own variables (its key, base URL, config dir)
     login_hint: str
-    argv: Callable[[str, str], list[str]]  # (binary path, model or "") → the command line
+    argv: Callable[[str, str, Sequence[str]], list[str]]  # (binary path, model or "", extra flags) → the command line
     parse: Callable[[str], Reply]
     logged_in: Callable[[str, Mapping[str, str]], bool]
     extra_env: tuple[tuple[str, str], ...] = ()  # set for every call (unless the user set them)
+    # Its structured-output flag, when it has one: the leg's schema goes there, and the reply is
+    # held to it (with_structured) like a model's; without one the fenced block carries the structure.
+    schema_flag: str | None = None
+    schema_mode: SchemaMode = "inline"
+
+    @property
+    def structured(self) -> bool:
+        return self.schema_flag is not None
 
     @property
     def install_hint(self) -> str:
@@ -94,9 +109,9 @@ class AgentCli(NamedTuple):
 _CLAUDE_TOOLS = "Read,Grep,Glob"  # the only built-in tools it gets: reading the repository
 
 
-def _claude_argv(binary: str, model: str) -> list[str]:
+def _claude_argv(binary: str, model: str, extra: Sequence[str] = ()) -> list[str]:
     argv = [binary, "-p", "--output-format", "json", "--permission-mode", "plan", "--tools", _CLAUDE_TOOLS,
-            "--allowedTools", _CLAUDE_TOOLS, "--strict-mcp-config", "--no-session-persistence"]
+            "--allowedTools", _CLAUDE_TOOLS, "--strict-mcp-config", "--no-session-persistence", *extra]
     return argv + (["--model", model] if model else [])
 
 
@@ -106,11 +121,15 @@ def _claude_parse(stdout: str) -> Reply:
         raise ValueError("no result object")
     usage = doc.get("usage") if isinstance(doc.get("usage"), dict) else {}
     models = doc.get("modelUsage") if isinstance(doc.get("modelUsage"), dict) else {}
+    details = usage.get("output_tokens_details") if isinstance(usage.get("output_tokens_details"), dict) else {}
     tokens = Tokens(input=_int(usage.get("input_tokens")), output=_int(usage.get("output_tokens")),
+                    reasoning=_int(details.get("thinking_tokens")),
                     cache_read=_int(usage.get("cache_read_input_tokens")),
                     cache_write=_int(usage.get("cache_creation_input_tokens")))
     model = next(iter(models), None)
     text = doc.get("result") if isinstance(doc.get("result"), str) else ""
+    if "structured_output" in doc:  # --json-schema: what the model handed its StructuredOutput tool
+        text = json.dumps(doc["structured_output"], ensure_ascii=False)
     return Reply(text, model, tokens, error=text or str(doc.get("subtype")) if doc.get("is_error") else None)
 
 
@@ -125,9 +144,9 @@ def _claude_logged_in(binary: str, env: Mapping[str, str]) -> bool:
 # ------------------------------------------------------------------------- Codex CLI
 
 
-def _codex_argv(binary: str, model: str) -> list[str]:
+def _codex_argv(binary: str, model: str, extra: Sequence[str] = ()) -> list[str]:
     argv = [binary, "exec", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral", "--json",
-            "--color", "never", "-c", "mcp_servers={}", "-c", "web_search=\"disabled\""]
+            "--color", "never", "-c", "mcp_servers={}", "-c", "web_search=\"disabled\"", *extra]
     return argv + (["-m", model] if model else []) + ["-"]
 
 
@@ -150,7 +169,9 @@ def _codex_parse(stdout: str) -> Reply:
         elif event.get("type") == "turn.completed" and isinstance(event.get("usage"), dict):
             usage = event["usage"]
             tokens = Tokens(input=_int(usage.get("input_tokens")), output=_int(usage.get("output_tokens")),
-                            cache_read=_int(usage.get("cached_input_tokens")))
+                            reasoning=_int(usage.get("reasoning_output_tokens")),
+                            cache_read=_int(usage.get("cached_input_tokens")),
+                            cache_write=_int(usage.get("cache_write_input_tokens")))
         elif event.get("type") in ("turn.failed", "error"):
             detail = event.get("error") if isinstance(event.get("error"), dict) else event
             error = str(detail.get("message") or "the turn failed")
@@ -166,10 +187,10 @@ def _codex_logged_in(binary: str, env: Mapping[str, str]) -> bool:
 # ------------------------------------------------------------------------- Gemini CLI
 
 
-def _gemini_argv(binary: str, model: str) -> list[str]:
+def _gemini_argv(binary: str, model: str, extra: Sequence[str] = ()) -> list[str]:
     # The prompt arrives on stdin; -p switches to headless mode and is appended to it.
     argv = [binary, "--output-format", "json", "--approval-mode", "plan", "--skip-trust", "--allowed-mcp-server-names", "none",
-            "-e", "none", "-p", " "]
+            "-e", "none", *extra, "-p", " "]
     return argv + (["-m", model] if model else [])
 
 
@@ -201,10 +222,14 @@ def _gemini_logged_in(_binary: str, env: Mapping[str, str]) -> bool:
 AGENT_CLIS: dict[str, AgentCli] = {
     "claude": AgentCli("claude", "Claude Code", "claude", "@anthropic-ai/claude-code", (2, 1, 0),
                        ("ANTHROPIC_", "CLAUDE_", "DISABLE_"),
-                       "claude auth login (or set ANTHROPIC_API_KEY)", _claude_argv, _claude_parse, _claude_logged_in),
+                       "claude auth login (or set ANTHROPIC_API_KEY)", _claude_argv, _claude_parse, _claude_logged_in,
+                       # A StructuredOutput tool whose input schema is the leg's; its input is the reply.
+                       schema_flag="--json-schema"),
     "codex": AgentCli("codex", "OpenAI Codex CLI", "codex", "@openai/codex", (0, 100, 0), ("OPENAI_", "CODEX_"),
                       "codex login (or: printenv OPENAI_API_KEY | codex login --with-api-key)",
-                      _codex_argv, _codex_parse, _codex_logged_in),
+                      _codex_argv, _codex_parse, _codex_logged_in,
+                      # Sent as the Responses request's `text.format` (a strict json_schema).
+                      schema_flag="--output-schema", schema_mode="file"),
     "gemini": AgentCli("gemini", "Gemini CLI", "gemini", "@google/gemini-cli", (0, 40, 0),
                        ("GEMINI_", "GOOGLE_"), "run `gemini` once and sign in with Google (or set GEMINI_API_KEY)",
                        _gemini_argv, _gemini_parse, _gemini_logged_in,
@@ -355,22 +380,41 @@ class AgentProvider:
         async with self._slots:
             try:
                 with anyio.fail_after(request.timeout_s):
-                    stdout, stderr, code = await self._run(request)
+                    with tempfile.TemporaryDirectory(prefix="amicus-agent-") as scratch:
+                        stdout, stderr, code = await self._run(request, self._schema_flags(request, Path(scratch)))
             except TimeoutError:
                 raise ProviderTimeout(f"{self.cli.title} did not answer within {request.timeout_s:g} s",
                                       provider=self.name, model=self._model(request)) from None
-        return self._completion(request, stdout, stderr, code)
+        completion = self._completion(request, stdout, stderr, code)
+        if request.json_schema is None or not self.cli.structured:
+            return completion
+        from .openai_compat import with_structured  # only a structured leg pays for jsonschema
+
+        # Held to the schema as a model's reply is: a mismatch keeps its text for the repair loop.
+        return with_structured(completion, request.json_schema, provider=self.name, model=self._model(request))
+
+    def _schema_flags(self, request: CompletionRequest, scratch: Path) -> list[str]:
+        """The CLI's structured-output flag with the leg's schema (in a private scratch file when
+        the CLI reads it from one), or nothing."""
+        if request.json_schema is None or self.cli.schema_flag is None:
+            return []
+        schema = json.dumps(request.json_schema, ensure_ascii=False)
+        if self.cli.schema_mode == "inline":
+            return [self.cli.schema_flag, schema]
+        path = scratch / "output-schema.json"
+        path.write_text(schema, encoding="utf-8")
+        return [self.cli.schema_flag, str(path)]
 
     def _model(self, request: CompletionRequest) -> str:
         return f"{self.name}/{request.model}" if request.model else self.name
 
-    async def _run(self, request: CompletionRequest) -> tuple[bytes, bytes, int]:
+    async def _run(self, request: CompletionRequest, extra: Sequence[str] = ()) -> tuple[bytes, bytes, int]:
         path = shutil.which(self.cli.binary, path=agent_env(self.cli).get("PATH"))
         if path is None:
             raise ProviderRejected(f"{self.cli.title} (`{self.cli.binary}`) is not on PATH",
                                    provider=self.name, model=self._model(request))
         proc = await asyncio.create_subprocess_exec(
-            *self.cli.argv(path, request.model), cwd=self.cwd, env=agent_env(self.cli),
+            *self.cli.argv(path, request.model, extra), cwd=self.cwd, env=agent_env(self.cli),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             start_new_session=True, preexec_fn=_die_with_parent)
         self.active.add(proc.pid)

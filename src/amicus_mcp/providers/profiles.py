@@ -20,6 +20,7 @@ Structured output (a JSON-schema `response_format`, or the embedded model's gram
                     `response_format` in `supported_parameters` (unknown entry: no)
     direct vendor   when the vendor's API is known to honour json_schema (endpoints.py)
     your own server when config says so: `providers.<name>.structuredOutputs: true`
+    agent CLI       when the CLI has an output-schema flag (Claude Code, Codex CLI; not Gemini CLI)
 
 Tool calling (OpenAI's `tools` / `tool_calls`; the verifier's read-only tools, engine/verify.py):
 
@@ -83,7 +84,11 @@ def profile_for(route: Route, *, cfg: Mapping[str, Any], catalog: Catalog | None
         return known._replace(structured_outputs=bool(params and STRUCTURED_PARAMETERS & set(params)),
                               tool_calls=bool(params and TOOL_PARAMETER in params))
     if route.kind == "agent":
-        return known  # the reply's fenced block carries the structure (the CLIs' schema modes are not used yet)
+        from .agents import split_agent_id
+
+        # Claude Code (--json-schema) and Codex (--output-schema) hold a reply to a schema; Gemini CLI
+        # has no such mode, so its reply's fenced block carries the structure.
+        return known._replace(structured_outputs=split_agent_id(route.canonical)[0].structured)
     if route.kind == "direct":
         vendor = DIRECT_VENDORS.get(route.provider)
         return known._replace(structured_outputs=bool(vendor and vendor.structured_outputs),
