@@ -56,6 +56,7 @@ class DetailedTask(Result):
     task_id: str
     status: str
     status_message: str | None = None
+    created_at: str | None = None
     ttl_ms: int | None
     poll_interval_ms: int | None = None
     result: dict[str, Any] | None = None
@@ -157,3 +158,32 @@ async def test_every_other_client_keeps_start_wait_read(mode: str, declares: boo
         started = body(await client.call_tool("amicus_council_run", {
             "briefingFile": "briefing.md", "project": str(project), "ui": False, **council(fake)}))
     assert started["status"] == "running" and started["runId"] and started["next"]
+
+
+async def test_a_task_outlives_the_server_that_started_it(fake: FakeProvider, project: Path, briefing: Path,
+                                                          config_dir: Path) -> None:
+    """The 2026-07-28 era is stateless: a tasks/get may reach a server started after the one that
+    created the task (a host restarts it). The task's record is on disk, so the new server answers,
+    and cancels; an id that was never a task, or that could be a path, is still unknown."""
+    async def leave(created: CreatedTask, ctx: ClaimContext) -> CallToolResult:
+        return CallToolResult(content=[], structured_content={"status": created.status}, is_error=True)
+
+    async def unused(created: CreatedTask, ctx: ClaimContext) -> CallToolResult:
+        raise AssertionError("the second server starts nothing")
+
+    first = TasksClient(leave)
+    async with Client(build_server(), mode="2026-07-28", client_info=info("claude-code"), extensions=[first]) as client:
+        await client.call_tool("amicus_council_run", {
+            "briefingFile": "briefing.md", "project": str(project), "ui": False, **council(fake, delay_s=0.5)})
+    [created] = first.tasks
+    assert json.loads((config_dir / "tasks" / f"{created.task_id}.json").read_text(encoding="utf-8"))["project"] == str(project)
+
+    later = TasksClient(unused)
+    async with Client(build_server(), mode="2026-07-28", client_info=info("claude-code"), extensions=[later]) as client:
+        ctx: Any = type("Ctx", (), {"session": client.session})()
+        done = await later.until_terminal(ctx, created.task_id)
+        for unknown in ("nosuchtask", "../tasks/" + created.task_id, created.task_id + "/x"):
+            with pytest.raises(MCPError, match="was started on this server"):
+                await later.get(ctx, unknown)
+    assert done.status == "completed" and done.created_at == created.created_at
+    assert tool_result(done).structured_content["runId"] == created.task_id  # type: ignore[index]

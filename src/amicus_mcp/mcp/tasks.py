@@ -23,13 +23,19 @@ The wire shapes are SEP-2663's as the extension's reference implementation pins 
 machinery (extension methods, claimed result types) but no types of its own for this
 extension, so the shapes are written out here. Every answer is read from the run's records on
 disk by the server's own tools, so a task's status is the run's status; nothing is kept beside
-it but which project each task belongs to and its start document.
+it but which project each task belongs to, when it was created and its start document — a small
+record per task in the config directory (`tasks/<taskId>.json`), because the 2026-07-28 era is
+stateless: a tasks/get may reach a server started after the one that created the task (a host
+that restarted it, another process). Records older than RECORD_DAYS are swept when one is written.
 """
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -61,6 +67,10 @@ _STATUS = {"running": "working", "complete": "completed", "partial": "completed"
            "aborted": "cancelled"}
 
 
+RECORD_DAYS = 30
+# A run's, wave's or eval's id: the only task ids this server hands out, so the only ones that
+# may name a record file (a client's taskId is never a path).
+_TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _TASK_FIELDS = ("taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs")
 
 
@@ -84,11 +94,65 @@ def negotiated(ctx: ServerRequestContext[Any, Any]) -> bool:
 class Tasks(Extension):
     identifier = EXTENSION_ID
 
-    def __init__(self) -> None:
+    def __init__(self, records: Path | None = None) -> None:
         self.server: MCPServer | None = None  # set by build_server: the tools the methods call
+        self._records = records  # where task records are kept (default: <config dir>/tasks)
         self.projects: dict[str, str | None] = {}  # task id → the `project` its start call named
         self.created: dict[str, str] = {}
         self.started: dict[str, dict[str, Any]] = {}  # task id → the start document tools/call made
+
+    # ------------------------------------------------------------------ the records
+
+    @property
+    def records(self) -> Path:
+        from ..places import config_dir
+
+        return self._records or config_dir() / "tasks"
+
+    def _remember(self, task_id: str, project: str | None, started: dict[str, Any]) -> None:
+        from ..fsio import atomic_write_json
+
+        self.projects[task_id], self.created[task_id], self.started[task_id] = project, _now(), started
+        if not _TASK_ID.fullmatch(task_id):
+            return  # not an id this server writes a file for; the task lives in memory only
+        self._sweep()
+        atomic_write_json(self.records / f"{task_id}.json", {
+            "taskId": task_id, "project": project, "createdAt": self.created[task_id], "started": started})
+
+    def _recall(self, task_id: str) -> bool:
+        """The task is known: started here, or recorded by an earlier server on this machine."""
+        if task_id in self.projects:
+            return True
+        if not _TASK_ID.fullmatch(task_id):
+            return False
+        from ..errors import AmicusError
+        from ..fsio import read_json
+
+        path = self.records / f"{task_id}.json"
+        if not path.is_file():
+            return False
+        try:
+            record = read_json(path, what="task record")
+        except AmicusError:
+            return False  # unreadable: as if never recorded (the run itself is still on disk)
+        project, created, started = (record.get(k) if isinstance(record, dict) else None
+                                     for k in ("project", "createdAt", "started"))
+        if (record.get("taskId") != task_id or not isinstance(started, dict) or not isinstance(created, str)
+                or not (project is None or isinstance(project, str))):
+            return False
+        self.projects[task_id], self.created[task_id], self.started[task_id] = project, created, started
+        return True
+
+    def _sweep(self) -> None:
+        if not self.records.is_dir():
+            return
+        old = time.time() - RECORD_DAYS * 86400
+        for path in self.records.glob("*.json"):
+            try:
+                if path.stat().st_mtime < old:
+                    path.unlink()
+            except OSError:
+                pass  # another server swept it first
 
     def methods(self) -> Sequence[MethodBinding]:
         versions = frozenset(MODERN_PROTOCOL_VERSIONS)
@@ -105,9 +169,8 @@ class Tasks(Extension):
         task_id = next((body[k] for k in _STARTED_IDS if isinstance(body, dict) and isinstance(body.get(k), str)), None)
         if body is None or task_id is None:  # an error, or an eval's estimate (nothing started): as it is
             return started
-        self.projects[task_id] = (params.arguments or {}).get("project")
-        self.created[task_id] = _now()
-        self.started[task_id] = dict(body)
+        project = (params.arguments or {}).get("project")
+        self._remember(task_id, project if isinstance(project, str) else None, dict(body))
         task = await self._task(ctx, task_id)
         return {**{k: v for k, v in task.items() if k in _TASK_FIELDS}, "resultType": TASK_RESULT}
 
@@ -164,7 +227,7 @@ class Tasks(Extension):
         """One of the server's own tools on the task's run, as the client would call it."""
         from mcp.server.mcpserver import Context
 
-        if task_id not in self.projects:
+        if not self._recall(task_id):
             raise MCPError(code=INVALID_PARAMS, message=f"no task '{task_id}' was started on this server")
         assert self.server is not None
         arguments: dict[str, Any] = {"id": task_id}
