@@ -59,3 +59,31 @@ def test_nothing_imports_the_generator() -> None:
     """The CLI and the MCP server never load it: start-up pays nothing for it."""
     importers = sorted(m for m, edges in import_graph().items() if "amicus_mcp.contracts" in edges)
     assert importers == []
+
+
+def test_a_new_option_reaches_the_options_schema_with_no_other_change() -> None:
+    """options.json's schema is the options model's: an option added to the model is in it."""
+    from typing import Annotated, Literal
+
+    from pydantic import Field
+
+    from amicus_mcp.engine.options import Option, RunOptions
+
+    class Grown(RunOptions):
+        rounds: Annotated[Annotated[int, Field(ge=1)] | None, Option(doc="how many rounds", when_set=True)] = None
+        mode: Annotated[Literal["a", "b"] | None, Option(doc="a or b")] = None
+
+    schema = contracts.options_schema("council-run-options", Grown, "t", "d")
+    assert schema["properties"]["rounds"] == {"type": "integer", "minimum": 1, "description": "how many rounds"}
+    assert schema["properties"]["mode"] == {"enum": ["a", "b", None], "description": "a or b"}
+    assert schema["properties"]["ledger"]["const"] is False  # emit-when-set: only its other value is written
+    assert schema["properties"]["intent"]["enum"] == ["question", "task"]  # a review's is never written
+    assert "outDir" not in schema["properties"] and "runId" not in schema["properties"]  # identity: run.json's
+    assert schema["required"] == ["schemaVersion", "type"] and schema["additionalProperties"] is False
+
+
+def test_a_type_the_house_style_cannot_spell_is_an_error() -> None:
+    with pytest.raises(TypeError, match="no house-style schema"):
+        contracts.type_schema(int | str)
+    assert contracts.type_schema(dict[str, object] | None) == {"type": ["object", "null"]}  # open JSON
+    assert contracts.type_schema(list[str] | None, dropped=(None,)) == {"type": "array", "items": {"type": "string"}}

@@ -6,6 +6,8 @@
 The files it keeps:
 
     schemas/eval*.schema.json   the eval's documents (eval/documents.py, pydantic models)
+    schemas/council-run-options, wave-options
+                                options.json (engine/options.py: one field, with its Option, per key)
     mcp/published.json          the tools' schemas as the built tools publish them (mcp/published.py)
     manifest.json               the Claude Desktop bundle's manifest (mcp/bundle.py)
     server.json                 the MCP Registry's entry (mcp/registry.py)
@@ -19,10 +21,15 @@ server never load it.
 from __future__ import annotations
 
 import sys
+import json
+import types
+import typing
 from collections.abc import Callable, Iterator
 from importlib.resources import files
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, Literal, NamedTuple, Union
+
+import annotated_types
 
 COMMAND = "python -m amicus_mcp.contracts --write"
 PACKAGE = Path(str(files("amicus_mcp")))
@@ -36,17 +43,155 @@ class Contract(NamedTuple):
 def contracts() -> Iterator[Contract]:
     """Every generated file with what renders it (imported here, not at module level: a
     `--check` of one kind should not pay for building every other)."""
-    import json
-
     from .eval import documents as eval_documents
     from .mcp import bundle, published, registry
 
+    for name, (model, title, description) in OPTIONS_DOCUMENTS.items():
+        yield Contract(PACKAGE / "schemas" / f"{name}.schema.json",
+                       lambda name=name, model=model, title=title, description=description: rendered(
+                           options_schema(name, model(), title, description)))
     for name in eval_documents.DOCUMENTS:
         yield Contract(PACKAGE / "schemas" / f"{name}.schema.json",
                        lambda name=name: json.dumps(eval_documents.schema_document(name), indent=2, ensure_ascii=False) + "\n")
     yield Contract(published.target(), published.text)
     yield Contract(bundle.MANIFEST, bundle.render)
     yield Contract(registry.SERVER_JSON, registry.render)
+
+
+def rendered(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+# --------------------------------------------------------------------------- schemas in the house style
+# A schema written the way the hand-written ones are: a nullable X is `"type": [X, "null"]`, a
+# word set an `enum` (one word a `const`), bounds beside the type, then items, then the key's
+# description. pydantic's own `model_json_schema()` spells the same contract with anyOf, titles
+# and defaults, which would change every shipped file's look for nothing.
+
+SCHEMA_ID = "amicus-mcp/schemas/{name}.schema.json"
+_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number"}
+
+
+def _unwrap(annotation: Any) -> tuple[Any, list[Any]]:
+    """(the bare type, every constraint on the way down) of an Annotated type."""
+    from pydantic.fields import FieldInfo
+
+    metadata: list[Any] = []
+    while typing.get_origin(annotation) is typing.Annotated:
+        for item in annotation.__metadata__:
+            metadata += list(item.metadata) if isinstance(item, FieldInfo) else [item]
+        annotation = annotation.__origin__
+    return annotation, metadata
+
+
+def _members(annotation: Any) -> tuple[list[Any], list[Any]]:
+    """(the members of a union, each still Annotated; the union's own constraints)."""
+    bare, metadata = _unwrap(annotation)
+    if typing.get_origin(bare) in (Union, types.UnionType):
+        return list(typing.get_args(bare)), metadata
+    return [annotation], []
+
+
+def _bounds(metadata: list[Any], kind: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in metadata:
+        if isinstance(item, annotated_types.Ge):
+            out["minimum"] = item.ge
+        elif isinstance(item, annotated_types.Gt):
+            out["exclusiveMinimum"] = item.gt
+        elif isinstance(item, annotated_types.Le):
+            out["maximum"] = item.le
+        elif isinstance(item, annotated_types.Lt):
+            out["exclusiveMaximum"] = item.lt
+        elif isinstance(item, annotated_types.MinLen):
+            out["minItems" if kind == "array" else "minLength"] = item.min_length
+        elif isinstance(item, annotated_types.MaxLen):
+            out["maxItems" if kind == "array" else "maxLength"] = item.max_length
+        elif getattr(item, "pattern", None):
+            out["pattern"] = item.pattern
+    return out
+
+
+def type_schema(annotation: Any, *, dropped: tuple[Any, ...] = ()) -> dict[str, Any]:
+    """The schema of one key's value; `dropped`: values the writer never writes (an
+    emit-when-set key's default)."""
+    members, metadata = _members(annotation)
+    nullable = any(m is type(None) for m in members) and None not in dropped
+    members = [m for m in members if m is not type(None)]
+    words = [w for m in members if typing.get_origin(_unwrap(m)[0]) is Literal for w in typing.get_args(_unwrap(m)[0])]
+    if words:
+        words = [w for w in words if w not in dropped] + ([None] if nullable else [])
+        return {"const": words[0]} if len(words) == 1 else {"enum": words}
+    if len(members) != 1:
+        raise TypeError(f"no house-style schema for the union {annotation!r}")
+    bare, more = _unwrap(members[0])
+    metadata += more
+    if bare is bool and dropped:  # an emit-when-set switch: written only with the other value
+        left = [v for v in (True, False) if v not in dropped]
+        if len(left) == 1:
+            return {"const": left[0]}
+    origin = typing.get_origin(bare) or bare
+    if origin is list:
+        kind, inner = "array", {"items": type_schema(typing.get_args(bare)[0])}
+    elif origin is dict:
+        value = typing.get_args(bare)[1] if typing.get_args(bare) else Any
+        kind, inner = "object", ({} if value in (Any, object) else {"additionalProperties": type_schema(value)})
+    elif origin in _TYPES:
+        kind, inner = _TYPES[origin], {}
+    else:
+        raise TypeError(f"no house-style schema for {bare!r}")
+    return {"type": [kind, "null"] if nullable else kind, **_bounds(metadata, kind), **inner}
+
+
+def options_schema(name: str, model: Any, title: str, description: str) -> dict[str, Any]:
+    """options.json's schema from its model: every key written (not `exclude`d), its type as the
+    field declares it, its description the Option's `doc` (or the field's own)."""
+    from .engine.options import Option
+
+    properties: dict[str, Any] = {}
+    required = []
+    fields = model.model_fields
+    order = [n for n in ("schema_version", "type") if n in fields] + [n for n in fields
+                                                                     if n not in ("schema_version", "type")]
+    for field in order:
+        info = fields[field]
+        if info.exclude:
+            continue
+        option = next((m for m in info.metadata if isinstance(m, Option)), Option())
+        dropped = (info.default, *option.omitted) if option.when_set else ()
+        extra = [m for m in info.metadata if not isinstance(m, Option)]
+        spec = type_schema(typing.Annotated[(info.annotation, *extra)] if extra else info.annotation, dropped=dropped)
+        doc = option.doc or info.description
+        properties[info.alias or field] = {**spec, **({"description": doc} if doc else {})}
+        if typing.get_origin(info.annotation) is Literal:
+            required.append(info.alias or field)  # the family's own keys: always written
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID.format(name=name),
+            "title": title, "description": description, "type": "object", "required": required,
+            **({"additionalProperties": False} if model.model_config.get("extra") == "forbid" else {}),
+            "properties": properties}
+
+
+def _run_options() -> Any:
+    from .engine.options import RunOptions
+
+    return RunOptions
+
+
+def _wave_options() -> Any:
+    from .engine.options import WaveOptions
+
+    return WaveOptions
+
+
+OPTIONS_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
+    "council-run-options": (_run_options, "council run options (options.json)",
+                            "A council run's inputs, written to its run directory by whichever front started it and "
+                            "read back by the engine worker: the caller's choices with a pack's defaults filled in "
+                            "(packRecord names the pack). The run's id and directory are in run.json. Family v2."),
+    "wave-options": (_wave_options, "fanout wave options (options.json)",
+                     "A fanout wave's inputs, written to its wave directory and read back by the engine worker. "
+                     "Family v2."),
+}
 
 
 def stale() -> list[tuple[Contract, str]]:

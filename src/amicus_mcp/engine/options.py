@@ -19,7 +19,8 @@ annotation: its CLI flag (`Flag`), its MCP tool argument (`Arg`), its key in a p
 and whether options.json writes it only when set. Everything else derives from that field:
 the flags (`cli/option_flags.py`), the tools' arguments and the flag → argument names their
 errors are written in (`mcp/option_args.py`), the pack's fields (`packs.py`) and what a pack
-fills in or saves (`briefing_inputs.py`). Adding an option is adding one field here.
+fills in or saves (`briefing_inputs.py`), and the options.json schema (`python -m
+amicus_mcp.contracts --write` generates it). Adding an option is adding one field here.
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ class Option(NamedTuple):
     omitted: tuple[Any, ...] = ()  # with when_set: further values written as if unset (a review's intent)
     hint: str | None = None  # what a refused value should look like
     shape: str | None = None  # a patterned field: what it may hold, in words (an error never shows the regex)
+    doc: str | None = None  # what the key means in options.json: its description in the generated schema
 
 
 class Declared(NamedTuple):
@@ -206,6 +208,7 @@ _MODELS_ARG = Arg("models", "Bench models",
                   "a model after a slash) (repeats make twin seats). XOR council",
                   type=Annotated[list[Annotated[str, Field(pattern=MODEL_PATTERN)]] | None, Field(max_length=10)])
 GatewayOption = Annotated[str | None, Option(
+    doc="auto | direct | openrouter; null: config, else auto",
     flag=Flag("--gateway", "auto (default) | direct | openrouter"),
     arg=Arg("gateway", "Provider gateway", "auto (default): a direct key when set, else OpenRouter",
             type=GatewayMode | None),
@@ -233,12 +236,14 @@ class _Options(BaseModel):
 
     # The bench as typed (repeats make twin seats) …
     models: Annotated[list[str] | None, Option(
+        doc="the bench as typed (repeats make twin seats)",
         flag=Flag("--models", "comma-separated bench (at least 2 seats; repeats make twin seats)", parse=_bench,
                   group="bench"),
         arg=_MODELS_ARG, pack="models",
         pack_type=Annotated[list[NonEmpty], Field(min_length=2)] | None)] = None
     # … or a saved council / built-in bench.
     council: Annotated[str | None, Option(
+        doc="a saved council or a built-in bench",
         flag=Flag("--council", "a saved council or a built-in bench", group="bench"),
         arg=_COUNCIL_ARG, pack="council", pack_type=NonEmpty | None)] = None
     gateway: GatewayOption = None  # None: config, else auto
@@ -246,11 +251,14 @@ class _Options(BaseModel):
     validate_models: ValidateModelsOption = Field(True, alias="validateModels")
     # Whose sessions dir indexes the run (None: cwd).
     project: Annotated[str | None, Option(
+        doc="absolute path of the project whose sessions dir indexes the run",
         flag=Flag("--project", f"the project whose sessions dir indexes the run, and where its run directory goes "
                                f"({PROJECT_DEFAULT})"),
         arg=_PROJECT_ARG)] = None
     # The briefing as the caller named it.
     prompt_file: Annotated[str | None, Option(
+        doc="the briefing as the caller named it (absolute); the run reads its own copy, "
+            "briefing.md",
         flag=Flag("--prompt-file", "the briefing: what to review and how (or --template with --artifact)"),
         arg=Arg("briefingFile", "Briefing file",
                 "The briefing: what to review and how, or the question to answer (a file in the project; never "
@@ -289,6 +297,9 @@ class RunOptions(_Options):
     # review (the default), question or task; None until pre-flight resolves it (typed, pack,
     # template). options.json writes it only when not a review, so every review's document is unchanged.
     intent: Annotated[Intent | None, Option(
+        doc="a question council (its seats answer the question; its chair gives an ANSWER line), "
+            "or a task council (reviewed like a review; its chair gives an ANSWER line; no ledger"
+            " rows). Written only then: a review's options carry no intent",
         flag=Flag("--intent", "review (the default): review an artifact; question: answer the briefing's question, "
                               "rank the answers and end with an ANSWER line; task: do or decide what the briefing "
                               "asks — reviewed like a review, the chair ends with an ANSWER line, no ledger rows"),
@@ -300,10 +311,12 @@ class RunOptions(_Options):
                 "and the run writes no reliability rows"),
         pack="intent", when_set=True, omitted=("review",), briefing=True)] = None  # an eval's cases are reviews
     max_cost: Annotated[Dollars | None, Option(  # whole-run ceiling on known spend, USD
+        doc="whole-run ceiling on known spend, USD",
         flag=Flag("--max-cost", "whole-run ceiling on known spend, USD", parse=_dollars_flag),
         arg=Arg("maxCost", "Cost ceiling (USD)", "Whole-run ceiling on known spend, USD"),
         pack="maxCost", pack_type=Annotated[Positive, BeforeValidator(_dollars_value)] | None)] = None
     timeout_min: Annotated[float | None, Option(  # per leg; default DEFAULT_TIMEOUT_MIN
+        doc="per-leg timeout; null: the default (15)",
         flag=Flag("--timeout", "per-leg timeout in minutes (default 15)"),
         arg=Arg("timeoutMinutes", "Per-leg timeout (minutes)", "Per-leg timeout in minutes (default 15)"),
         pack="timeout", pack_type=Positive | None)] = Field(None, alias="timeoutMinutes")
@@ -324,6 +337,8 @@ class RunOptions(_Options):
     # After the tally, a model that raised nothing (the chair's) checks each Confirmed or Contested
     # blocker/major finding against its source: holds / refuted / unsure. options.json writes it only when on.
     verify: Annotated[bool | None, Option(
+        doc="--verify: a model that did not raise the finding checks each Confirmed/Contested "
+            "blocker or major finding against its source (written only when on)",
         flag=Flag("--verify", "check each Confirmed/Contested blocker or major finding against its source with a "
                               "model that did not raise it (holds / refuted / unsure); refuted findings are marked "
                               "and leave the gate's blocking set"),
@@ -335,18 +350,24 @@ class RunOptions(_Options):
     # VERIFIED_TIERS and VERIFIED_SEVERITIES, DEFAULT_VERIFY_MAX, DEFAULT_VERIFY_TOOL_CALLS);
     # options.json writes each only when typed, so the documents of earlier runs are unchanged.
     verify_tiers: Annotated[Annotated[list[Tier], Field(min_length=1)] | None, Option(
+        doc="--verify-tiers: the tiers --verify checks (written only when typed; default "
+            "Confirmed, Contested)",
         flag=Flag("--verify-tiers", "with --verify: the tiers whose findings are checked, comma-separated "
                                     "(default Confirmed,Contested)", metavar="TIERS", parse=_commas),
         arg=Arg("verifyTiers", "Verified tiers",
                 "With verify: the tiers whose findings are checked (default Confirmed, Contested)"),
         pack="verifyTiers", when_set=True)] = None
     verify_severities: Annotated[Annotated[list[Severity], Field(min_length=1)] | None, Option(
+        doc="--verify-severities: the severities --verify checks (written only when typed; "
+            "default blocker, major)",
         flag=Flag("--verify-severities", "with --verify: the severities whose findings are checked, comma-separated "
                                          "(default blocker,major)", metavar="SEVERITIES", parse=_commas),
         arg=Arg("verifySeverities", "Verified severities",
                 "With verify: the severities whose findings are checked (default blocker, major)"),
         pack="verifySeverities", when_set=True)] = None
     verify_max: Annotated[Annotated[int, Field(ge=1, le=MAX_VERIFY_MAX)] | None, Option(
+        doc="--verify-max: at most this many findings are verified, most severe first (written "
+            "only when typed; default 12)",
         flag=Flag("--verify-max", f"with --verify: at most this many findings are checked, most severe first "
                                   f"(default {DEFAULT_VERIFY_MAX}); the run says which the cap left unchecked, and "
                                   f"--max-cost pre-flight counts this many verifier legs", metavar="N"),
@@ -355,6 +376,8 @@ class RunOptions(_Options):
                 f"{DEFAULT_VERIFY_MAX}); the run says which the cap left unchecked"),
         pack="verifyMax", when_set=True)] = None
     verify_tool_calls: Annotated[Annotated[int, Field(ge=0, le=MAX_VERIFY_TOOL_CALLS)] | None, Option(
+        doc="--verify-tool-calls: the read-only tool calls a verifier may make per finding "
+            "(written only when typed; default 6)",
         flag=Flag("--verify-tool-calls", f"with --verify: the read-only tool calls (read a file or lines, search) a "
                                          f"verifier whose model supports tool calling may make per finding "
                                          f"(default {DEFAULT_VERIFY_TOOL_CALLS}; 0: none, it reads the cited "
@@ -365,12 +388,14 @@ class RunOptions(_Options):
                 f"0: none)"),
         pack="verifyToolCalls", when_set=True)] = None
     claude_review: Annotated[str | None, Option(  # a file with Claude's own review, judged but never judging
+        doc="absolute path of Claude's own review",
         flag=Flag("--claude-review", "a file with Claude's own review, judged by the bench (never judges or chairs)"),
         arg=Arg("claudeReviewFile", "Claude's review file",
                 "Claude's own review (a file in the project), judged by the bench; for a question: Claude's own "
                 "answer, in the answer contract", path="file"),
         one_run=True, briefing=True)] = None
     template: Annotated[str | None, Option(  # a briefing template (name or file) composed with `artifact`
+        doc="a built-in or user template name, or an absolute template file",
         flag=Flag("--template", "a briefing template (built-in or user name, or a file); needs --artifact on a run"),
         arg=Arg("template", "Briefing template",
                 "design-doc, pr-diff, plan, prd, essay, question (a question council), a user template, or a "
@@ -378,6 +403,7 @@ class RunOptions(_Options):
                 "composes the briefing from artifact (instead of briefingFile)", path=".md"),
         pack="template", pack_type=NonEmpty | None, briefing=True)] = None
     artifact: Annotated[str | None, Option(  # the file the council reviews, for a template
+        doc="absolute path of the file the template composes",
         flag=Flag("--artifact", "the file the council reviews, composed into the briefing by --template"),
         arg=Arg("artifact", "Artifact", "The file the council reviews (in the project), composed by template",
                 path="file"),
@@ -387,12 +413,14 @@ class RunOptions(_Options):
         arg=Arg("vars", "Template variables", 'The template\'s variables by name, e.g. {"audience": "the platform team"}'),
         pack="vars", briefing=True)] = None
     pack: Annotated[str | None, Option(  # a policy pack (name or file) supplying the untyped options
+        doc="the policy pack the caller named",
         flag=Flag("--pack", "a saved policy pack or a pack file: its settings are this run's defaults"),
         arg=Arg("pack", "Policy pack",
                 "A saved pack name, or a pack file in the project: its settings (bench, chair, template, "
                 "ceiling…) are this run's defaults; any argument given here overrides that field", path=".json"))] = None
     # A short label recorded on run.json and the ledger rows; `council stats` and `amicus list` filter by it.
     tag: Annotated[Annotated[str, Field(pattern=TAG_PATTERN)] | None, Option(
+        doc="the run's tag (run.json tag, the ledger rows' tag); written only when set",
         flag=Flag("--tag", "a short label for the run (1-64 letters, digits, '.', '_' or '-'), recorded in run.json "
                            "and the ledger: 'council stats --tag' and 'amicus list --tag' filter by it"),
         arg=Arg("tag", "Run tag", "A short label for the run (1-64 letters, digits, '.', '_' or '-'), recorded in "
@@ -400,13 +428,18 @@ class RunOptions(_Options):
         pack="tag", when_set=True, hint=TAG_HINT, shape=TAG_SHAPE)] = None
     # A re-review: the run whose findings this run's are matched to (new / still open / resolved).
     baseline: Annotated[str | None, Option(
+        doc="a re-review's baseline: the earlier run's verdict.json, absolute (council run "
+            "--baseline); written only when set",
         flag=Flag("--baseline", "re-review: match this run's findings to an earlier run's (its id, run directory or "
                                 "verdict.json) and report each as new, still open or resolved (rereview.json)",
                   metavar="RUN"),
         one_run=True, when_set=True)] = None
-    pack_record: dict[str, Any] | None = None  # set by apply_pack: run.json `pack`
+    pack_record: dict[str, Any] | None = Field(  # set by apply_pack
+        None, description="the pack whose defaults were filled in (run.json pack)")
     # False for a council an eval runs: its results go to the eval ledger, not the reliability ledger.
-    ledger: Annotated[bool, Option(when_set=True)] = True
+    ledger: Annotated[bool, Option(
+        doc="present (false) only for a council run by an eval: it is not recorded in the reliability ledger (the "
+            "eval ledger records its results)", when_set=True)] = True
     # Set by apply_pack for pre-flight's messages: the options the pack supplied.
     pack_fields: tuple[str, ...] = Field((), exclude=True)
     # The run's identity, chosen by the front that starts it; never written to options.json.
@@ -454,16 +487,21 @@ class WaveOptions(_Options):
 
     # The same options as a council run's, in a wave's own words.
     models: Annotated[list[str] | None, Option(
+        doc="the bench as typed (repeats make twin seats)",
         flag=Flag("--models", "comma-separated aliases or vendor/model ids (repeats allowed)", parse=_bench,
                   group="bench"),
         arg=_MODELS_ARG)] = None
     council: Annotated[str | None, Option(
+        doc="a saved council or a built-in bench",
         flag=Flag("--council", "a saved council or a built-in bench (free, budget, frontier)", group="bench"),
         arg=_COUNCIL_ARG)] = None
     project: Annotated[str | None, Option(
+        doc="absolute path of the project whose sessions dir indexes the run",
         flag=Flag("--project", f"the project whose sessions dir holds the wave ({PROJECT_DEFAULT})"),
         arg=_PROJECT_ARG)] = None
     prompt_file: Annotated[str | None, Option(
+        doc="the briefing as the caller named it (absolute); the run reads its own copy, "
+            "briefing.md",
         flag=Flag("--prompt-file", "the prompt (required; prompts are never inline)"),
         arg=Arg("promptFile", "Prompt file", "A prompt file inside the project. XOR prompt", path="file"),
         one_run=True)] = None
@@ -475,6 +513,7 @@ class WaveOptions(_Options):
     type: Literal["wave-options"] = "wave-options"
     schema_version: Literal[2] = Field(2, alias="schemaVersion")
     timeout_min: Annotated[float, Option(  # per leg
+        doc="per-leg timeout",
         flag=Flag("--timeout", "per-leg timeout in minutes (default 15)"),
         arg=Arg("timeoutMinutes", "Per-leg timeout (minutes)", "Per-leg timeout in minutes"),
     )] = Field(DEFAULT_TIMEOUT_MIN, alias="timeoutMinutes")
