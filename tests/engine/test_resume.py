@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from typing import Any
 
 import pytest
 from council_helpers import auto_judge, check_documents, kind, ledger, load, member_responder
-from fakeprovider import FakeProvider, hang, prompt_of, usage
+from fakeprovider import FakeProvider, chat, hang, offered_tools, prompt_of, tool_call, tool_user, usage
 from polling import read_run_json, wait_for
 
 from amicus_mcp.engine.control import status
@@ -54,17 +55,32 @@ class Gate:
         self.closed.clear()
 
 
-def bench(fake: FakeProvider, gate: Gate, *, debate: bool = False, cost: float = COST) -> None:
+def verifier_reply(body: Any) -> Any:
+    """The chair's model as a verifier (`--verify`): upholds A1, refutes the rest."""
+    finding = re.search(r"^- \*\*([A-Z]\d+)\*\*", prompt_of(body), re.M)
+    answer = "holds" if finding and finding.group(1) == "A1" else "refuted"
+    block = {"answer": answer, "lines": ["section 2"], "reason": f"the source {'shows' if answer == 'holds' else 'denies'} it"}
+    return chat(f"Checked.\n\n```json\n{json.dumps(block)}\n```\n", model=f"{CHAIR}-1", usage=usage(100, 50, cost=COST))
+
+
+def bench(fake: FakeProvider, gate: Gate, *, debate: bool = False, cost: float = COST,
+          spare: str | None = None) -> None:
     """a, b, c and the chair, each reply priced at COST; with `debate`, c disputes every
-    finding so the round has something to debate."""
+    finding so the round has something to debate. The chair's model also verifies (`--verify`).
+    `spare`: a finding id whose prompts the gate never holds (the one leg of its kind let through)."""
     for name in (*SEATS, CHAIR):
         replies: dict[str, Any] = {}
         if debate and name == "vendor/c":
             replies["judge"] = auto_judge("dispute", model=f"{name}-1", usage=usage(100, 50, cost=cost))
+        if name == CHAIR:  # where the catalog says its model takes tools, it searches once, then answers
+            replies["verifier"] = tool_user(lambda body, turn: [tool_call("search", {"text": "cache"})]
+                                            if turn == 0 and offered_tools(body) else None, verifier_reply,
+                                            usage=usage(100, 50, cost=COST))
         inner = member_responder(name, cost=cost, **replies)
 
         def respond(body: Any, name: str = name, inner: Any = inner) -> Any:
-            if gate.closed.is_set() and (name, kind(prompt_of(body))) in gate.held:
+            spared = spare is not None and f"- **{spare}** (" in prompt_of(body)
+            if gate.closed.is_set() and (name, kind(prompt_of(body))) in gate.held and not spared:
                 return hang(120)
             return inner(body)
 
@@ -156,7 +172,7 @@ def check_lost(run_dir: Path, in_flight: Counter[tuple[str, str]]) -> None:
 
 
 LEG_KIND = {("stage1", "seat"): "stage1", ("stage2", "judge"): "judge", ("chair", "chair"): "chair",
-            ("debate", "revote"): "revote", ("debate", "rebuttal"): "defense"}
+            ("debate", "revote"): "revote", ("debate", "rebuttal"): "defense", ("verify", "verifier"): "verifier"}
 
 
 def reference(fake: FakeProvider, brief: Path, tmp_path: Path, project: Path, config_dir: Path,
@@ -208,6 +224,10 @@ def forget(fake: FakeProvider) -> None:
         fake.requests.clear()
 
 
+def legs_in_ids(run_dir: Path, stage: str) -> dict[str, str]:
+    return {leg["id"]: leg["status"] for leg in (read_run_json(run_dir) or {}).get("legs", []) if leg["stage"] == stage}
+
+
 def legs_in(run_dir: Path, stage: str) -> dict[str, str]:
     return {leg["model"]: leg["status"] for leg in (read_run_json(run_dir) or {}).get("legs", [])
             if leg["stage"] == stage}
@@ -224,6 +244,12 @@ SCENARIOS = {
         "openrouter/vendor/chair": "running"}, "chair", ()),
     "debate": ([(s, "revote") for s in SEATS], lambda fake, run_dir: any(kind(p) == "revote" for p in fake.prompts())
                and only_running(run_dir, "revote"), "debate-revote", ("--debate",)),
+    # --verify: A1's verifier has answered, B1's and C1's are in flight when the engine is killed
+    # (with tools: A1's verifier made its tool call, the others hang on their first turn).
+    "mid-verify": ([(CHAIR, "verifier")], lambda fake, run_dir: sorted(legs_in_ids(run_dir, "verify").values()) == [
+        "complete", "running", "running"], "verify", ("--verify",)),
+    "mid-verify-tools": ([(CHAIR, "verifier")], lambda fake, run_dir: sorted(legs_in_ids(run_dir, "verify").values())
+                         == ["complete", "running", "running"], "verify", ("--verify",)),
 }
 
 
@@ -232,8 +258,16 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(gateway, brief, tmp_pa
     fake = gateway
     held, ready, stage, extra = SCENARIOS[scenario]
     gate = Gate()
-    bench(gateway, gate, debate=scenario == "debate")
+    verifying = scenario.startswith("mid-verify")
+    if scenario == "mid-verify-tools":
+        next(row for row in fake.catalog if row["id"] == CHAIR)["supported_parameters"] = ["tools"]
+    bench(gateway, gate, debate=scenario == "debate", spare="A1" if verifying else None)
     expected, fresh = reference(fake, brief, tmp_path, project, config_dir, *extra)
+    if verifying:  # the reference verified all three: A1 holds, B1 and C1 are refuted
+        calls = 1 if scenario == "mid-verify-tools" else None
+        assert fresh[(CHAIR, "verifier")] == 3 * (2 if calls else 1)
+        assert [(f.get("verification"), f.get("verificationToolCalls")) for f in expected["tally"]["findings"]] == [
+            ("holds", calls), ("refuted", calls), ("refuted", calls)]
 
     run_dir = tmp_path / "interrupted"
     gate.hold(*held)
@@ -241,10 +275,12 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(gateway, brief, tmp_pa
     try:
         wait_for(lambda: ready(fake, run_dir), timeout=60, what=f"the kill point ({scenario})")
         # ... and every leg run.json shows in flight has reached the fake (else it is lost unsent).
-        wait_for(lambda: sum(n for pair, n in asked(fake).items() if pair in gate.held) == sum(
+        # A1's verifier answered (in two turns with its tool call): its kind is held, it is not in flight.
+        spared = {"mid-verify": 1, "mid-verify-tools": 2}.get(scenario, 0)
+        wait_for(lambda: sum(n for pair, n in asked(fake).items() if pair in gate.held) - spared == sum(
             leg["status"] == "running" for leg in read_run_json(run_dir)["legs"]), timeout=30, what="in flight")
         before_kill = asked(fake)
-        in_flight = Counter({pair: n for pair, n in before_kill.items() if pair in gate.held})
+        in_flight = Counter({pair: n - spared for pair, n in before_kill.items() if pair in gate.held})
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=30)
     finally:
@@ -270,14 +306,18 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(gateway, brief, tmp_pa
     reused = [leg for leg in run["legs"] if leg.get("reused")]
     assert run["resumes"] == [{"at": run["resumes"][0]["at"], "fromStatus": found, "stage": stage,
                                "legsReused": len(reused)}]
-    assert len(reused) == sum(before_kill.values()) - sum(in_flight.values())
+    # A verifier with tools asks twice (its tool call, then its answer) for one leg.
+    turns = 2 if scenario == "mid-verify-tools" else 1
+    reused_turns = sum(turns if leg["stage"] == "verify" else 1 for leg in reused)
+    assert reused_turns == sum(before_kill.values()) - sum(in_flight.values())
     for path in (run_dir / "legs").glob("*.json"):
         assert schema_errors(json.loads(path.read_text(encoding="utf-8")), "council-leg") == []
     assert find_resumable(RunDir(run_dir), RunManifest.model_validate(run)).resumable is False
     # What the resume paid, against a fresh re-run of the same council.
     resumed_requests = sum((asked(fake) - before_kill).values())
     paid = sum(leg["usage"]["cost"]["amount"] for leg in run["legs"] if not leg.get("reused"))
-    assert resumed_requests == len(run["legs"]) - len(reused)
+    assert resumed_requests == sum(turns if leg["stage"] == "verify" else 1 for leg in run["legs"]
+                                   if not leg.get("reused"))
     assert paid == pytest.approx(COST * resumed_requests)
     assert run["usage"]["cost"]["amount"] == pytest.approx(COST * sum(fresh.values()))  # the run's whole spend
     print(f"\n{scenario}: fresh re-run {sum(fresh.values())} requests ${COST * sum(fresh.values()):.4f}; "
