@@ -23,7 +23,7 @@ from typing import Any
 
 from .errors import BadArgs, BadSession
 from .secrets import mask_configured, redact_text
-from .textcodec import decode_text
+from .textcodec import NotText, decode_text
 
 # Reads: the largest document or briefing amicus reads, and the variable that overrides it.
 DEFAULT_MAX_INPUT_BYTES = 8 * 1024 * 1024
@@ -205,8 +205,8 @@ def read_text(path: str | os.PathLike[str], *, what: str = "file", limit: int | 
     raw = read_bytes_bounded(p, what=what, limit=limit, hint=hint)
     try:
         return decode_text(raw)
-    except UnicodeDecodeError:
-        raise BadArgs(f"{what} '{p}' is not text (not UTF-8 or UTF-16)", hint="save it as UTF-8") from None
+    except NotText as exc:
+        raise BadArgs(f"{what} '{p}' {exc}", hint="save it as UTF-8 text") from None
 
 
 def read_json(path: str | os.PathLike[str], *, what: str = "JSON file") -> Any:

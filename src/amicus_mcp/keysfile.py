@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from .places import ENV_FILE, env_file_path
-from .textcodec import decode_text
+from .textcodec import NotText, decode_text
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def load_env_file(path: Path | None = None) -> dict[str, str]:
         return {}
     try:
         text = decode_text(raw)
-    except UnicodeDecodeError:
-        log.warning("keys file %s is not text; ignoring it", target)
+    except NotText as exc:
+        log.warning("keys file %s %s; ignoring it", target, exc)
         return {}
     return parse_env_text(text, source=str(target))

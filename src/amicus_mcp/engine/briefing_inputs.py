@@ -28,8 +28,9 @@ from ..council.templates import BriefingTemplate, check_known_values, compose, p
 from ..errors import AmicusError, BadArgs, MissingPrompt
 from ..front import command
 from ..fsio import read_bytes_bounded, read_text
-from .packs import LoadedPack, load_pack, sha256_of
+from ..textcodec import NotText, decode_text
 from ..vocabulary import QUESTION, REVIEW, TASK
+from .packs import LoadedPack, load_pack, sha256_of
 
 if TYPE_CHECKING:
     from .options import RunOptions
@@ -94,7 +95,7 @@ def _user_names() -> list[str]:
 def _load_builtin(name: str) -> LoadedTemplate:
     entry = files("amicus_mcp").joinpath(TEMPLATES_DIR, f"{name}.md")
     raw = entry.read_bytes()
-    return LoadedTemplate(parse_template(name, raw.decode("utf-8")), "builtin", f"builtin:{name}", sha256_of(raw))
+    return LoadedTemplate(parse_template(name, decode_text(raw)), "builtin", f"builtin:{name}", sha256_of(raw))
 
 
 def _load_file(path: Path, name: str, source: TemplateSource) -> LoadedTemplate:
@@ -157,12 +158,12 @@ def read_artifact(ref: str) -> Artifact:
         raise BadArgs(f"--artifact '{ref}' is a directory", hint="pass one file; for a change set, pass its diff (git diff > change.diff)")
     raw = read_bytes_bounded(path, what="--artifact", limit=MAX_ARTIFACT_BYTES,
                              hint="review a smaller piece (one document, one diff), or extract the part that matters")
-    if b"\x00" in raw:
-        raise BadArgs(f"--artifact '{ref}' is binary", hint="pass a text file: extract the text of a PDF or an image description first")
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise BadArgs(f"--artifact '{ref}' is not UTF-8 text", hint="save it as UTF-8 (iconv -t utf-8)") from None
+        text = decode_text(raw)
+    except NotText as exc:
+        hint = ("pass a text file: extract the text of a PDF or an image description first" if exc.binary
+                else "save it as UTF-8 (iconv -f <its encoding> -t utf-8)")
+        raise BadArgs(f"--artifact '{ref}' {exc}", hint=hint) from None
     if not text.strip():
         raise BadArgs(f"--artifact '{ref}' is empty", hint="the council reviews the artifact: give it the material")
     return Artifact(path=path, text=text, hash=sha256_of(raw), bytes=len(raw))

@@ -22,6 +22,7 @@ from typing import NamedTuple
 from ..council.evidence import Source, diff_sources, looks_like_diff, text_source
 from ..errors import BadArgs
 from ..fsio import read_bytes_bounded
+from ..textcodec import NotText, decode_text
 
 MAX_SOURCE_BYTES = 400 * 1024  # a file read for the evidence check or by a verifier (the artifact's bound)
 MAX_REFERENCED = 20  # files the briefing names that the check reads at most
@@ -82,12 +83,10 @@ class SourceReader:
             raw = read_bytes_bounded(real, what=f"'{name}'", limit=self.max_bytes)
         except BadArgs as exc:
             raise Refused(exc.message, hint=exc.hint) from None
-        if b"\x00" in raw:
-            raise Refused(f"'{name}' is binary", hint="only text files can be read")
         try:
-            return raw.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise Refused(f"'{name}' is not UTF-8 text", hint="only UTF-8 text files can be read") from None
+            return decode_text(raw)
+        except NotText as exc:
+            raise Refused(f"'{name}' {exc}", hint="only text files can be read") from None
 
     def read_lines(self, name: str, first: int | None = None, last: int | None = None) -> list[Line]:
         """Lines `first`..`last` (1-based, inclusive; the whole file by default)."""

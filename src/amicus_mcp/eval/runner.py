@@ -37,6 +37,7 @@ from ..fsio import atomic_write_json, atomic_write_text, read_json
 from ..providers.base import Message
 from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimate, prompt_tokens, route_pricing
 from ..providers.routing import ProviderRegistry, Route
+from ..textcodec import decode_text
 from ..vocabulary import CEILING_ERROR_CODES, TERMINAL_RUN_STATUSES
 from .documents import CaseProgress, Decision, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
 from .evaldir import BRIEFING_FILE, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
@@ -301,13 +302,14 @@ def write_inputs(plan: EvalPlan, *, pid: int | None) -> EvalManifest:
     d = plan.directory
     d.path.mkdir(parents=True, exist_ok=True)
     # The copy is written from the bytes the suite check read (never re-read through a path).
-    # Both were checked to be UTF-8; a configured key's value is masked, as in every file.
-    atomic_write_text(d.path / SUITE_FILE, plan.suite.raw.decode("utf-8"))
+    # Each was checked to be text (textcodec's policy; the copy is UTF-8 without a BOM); a configured
+    # key's value is masked, as in every file.
+    atomic_write_text(d.path / SUITE_FILE, decode_text(plan.suite.raw))
     for case in plan.cases:
         target = d.case_dir(case.id)
         target.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(target / CASE_FILE, case.case_raw.decode("utf-8"))
-        atomic_write_text(target / case.doc.artifact, case.artifact_raw.decode("utf-8"))
+        atomic_write_text(target / CASE_FILE, decode_text(case.case_raw))
+        atomic_write_text(target / case.doc.artifact, decode_text(case.artifact_raw))
         atomic_write_text(target / BRIEFING_FILE, plan.preps[case.id].briefing)
     atomic_write_json(d.options, plan.options.model_dump(mode="json"))
     manifest = EvalManifest(

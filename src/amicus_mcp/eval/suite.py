@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import BadArgs
 from ..fsio import read_bytes_bounded
+from ..textcodec import NotText, decode_text
 from ..vocabulary import SHIP_IT, OverallVerdict, Severity
 
 SUITE_FILE = "suite.json"
@@ -244,13 +245,10 @@ def _check_flaws(doc: CaseDocument, text: str, *, where: str, problems: Problems
 
 
 def _artifact_text(raw: bytes, *, where: str, name: str, problems: Problems) -> str | None:
-    if b"\x00" in raw:
-        problems.add(f"{where}: artifact: '{name}' is binary", "an artifact is UTF-8 text")
-        return None
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        problems.add(f"{where}: artifact: '{name}' is not UTF-8 text", "save it as UTF-8")
+        text = decode_text(raw)
+    except NotText as exc:
+        problems.add(f"{where}: artifact: '{name}' {exc}", "an artifact is text: save it as UTF-8")
         return None
     if not text.strip():
         problems.add(f"{where}: artifact: '{name}' is empty", "the council reviews the artifact")
@@ -264,8 +262,11 @@ MAX_FIELD_PROBLEMS = 20  # a document that is wrong everywhere: the first twenty
 def _parse(model: type[Any], raw: bytes, *, where: str, hint: str, problems: Problems) -> Any:
     """The document, or None with its problems added (every field pydantic refused)."""
     try:
-        doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        doc = json.loads(decode_text(raw))
+    except NotText as exc:
+        problems.add(f"{where}: the file {exc}", hint)
+        return None
+    except ValueError as exc:
         problems.add(f"{where}: not a JSON document ({exc})", hint)
         return None
     try:
@@ -370,8 +371,8 @@ def _load_case(folder: Path, root: Path) -> Case:
     if raw is None:
         raise BadArgs(f"{where}: the file is missing", hint="every folder under cases/ is one case with a case.json")
     try:
-        name = json.loads(raw.decode("utf-8")).get("artifact")
-    except (UnicodeDecodeError, ValueError, AttributeError):
+        name = json.loads(decode_text(raw)).get("artifact")
+    except (ValueError, AttributeError):  # NotText, not JSON, not an object: parse_case says which
         name = None
     artifact = None
     if isinstance(name, str) and re.fullmatch(ARTIFACT_NAME, name):
