@@ -106,7 +106,8 @@ TIERS: tuple[Tier, ...] = get_args(Tier)
 # How reports, summaries and terminals list them: the findings that need a look first.
 TIER_DISPLAY_ORDER: tuple[Tier, ...] = ("Disputed", "Contested", "Confirmed", "Singleton")
 # The tiers a debate round takes back to the raiser.
-DEBATED_TIERS: tuple[Tier, ...] = ("Contested", "Disputed")
+DebatedTier = Literal["Contested", "Disputed"]
+DEBATED_TIERS: tuple[DebatedTier, ...] = get_args(DebatedTier)
 # What `--verify` checks: the findings the votes would act on, where being wrong costs most.
 VERIFIED_TIERS: tuple[Tier, ...] = ("Confirmed", "Contested")
 VERIFIED_SEVERITIES: tuple[Severity, ...] = ("blocker", "major")

@@ -24,7 +24,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_confi
 from typing_extensions import NotRequired, TypedDict
 
 from ..vocabulary import (AnswerConfidence, AnsweringIntent, ChairLine, Confidence, Conformance, DebateAction,
-                          EvidenceCheck, GateLevel, Tier, Verification, VoteVerdict)
+                          DebatedTier, EvidenceCheck, GateLevel, Tier, Verification, VoteVerdict)
 from .tally import TierOverride
 
 __all__ = ["Basis", "DebateFinding", "DebateMark", "DebateRecord", "DebateRevote", "GateBlocker", "GateRecord",
@@ -388,7 +388,7 @@ class DebateRevote(TypedDict):
 class DebateFinding(TypedDict):
     id: str
     raiser: str | None
-    previousTier: Literal["Contested", "Disputed"]
+    previousTier: DebatedTier
     tier: Tier | None
     action: DebateAction
     argument: NotRequired[str]
