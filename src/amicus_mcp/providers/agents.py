@@ -2,7 +2,8 @@
 
     cli:claude[/<model>]   Claude Code        claude -p (plan mode, read-only tools)
     cli:codex[/<model>]    OpenAI Codex CLI   codex exec (read-only sandbox)
-    cli:gemini[/<model>]   Gemini CLI         gemini -p (plan mode: read-only)
+    cli:gemini[/<model>]   Gemini CLI         gemini -p (plan mode: read-only), run in an empty folder of
+                                              amicus's with the project as an included directory
 
 Each leg runs the CLI as a subprocess in the project directory with the prompt on stdin,
 read-only: the CLI's own plan / read-only mode and sandbox, never an auto-approve flag, only
@@ -94,6 +95,10 @@ class AgentCli(NamedTuple):
     # held to it (with_structured) like a model's; without one the fenced block carries the structure.
     schema_flag: str | None = None
     schema_mode: SchemaMode = "inline"
+    # When set, the CLI runs in an empty scratch folder of amicus's and is given the project through
+    # this flag: it reads a workspace's own config from its working folder (Gemini CLI: the
+    # project's `.gemini/.env` would point its API base, and so the prompt and the key, elsewhere).
+    project_flag: str | None = None
 
     @property
     def structured(self) -> bool:
@@ -232,7 +237,7 @@ AGENT_CLIS: dict[str, AgentCli] = {
                       schema_flag="--output-schema", schema_mode="file"),
     "gemini": AgentCli("gemini", "Gemini CLI", "gemini", "@google/gemini-cli", (0, 40, 0),
                        ("GEMINI_", "GOOGLE_"), "run `gemini` once and sign in with Google (or set GEMINI_API_KEY)",
-                       _gemini_argv, _gemini_parse, _gemini_logged_in,
+                       _gemini_argv, _gemini_parse, _gemini_logged_in, project_flag="--include-directories",
                        # It re-executes itself with a larger heap by default: a second node start-up per leg.
                        extra_env=(("GEMINI_CLI_NO_RELAUNCH", "true"),)),
 }
@@ -360,6 +365,16 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
             ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
+def _scratch_root() -> Path:
+    """Where a leg's scratch folder goes: under the user's cache, not the system temp folder, as a
+    CLI run there looks for config in every folder above it (Gemini CLI: a `.env`), and a shared
+    /tmp is anyone's to write. Never amicus's config folder: its `.env` holds amicus's keys."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    root = Path(base) / "amicus" / "agent-legs"
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return root
+
+
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
@@ -380,8 +395,8 @@ class AgentProvider:
         async with self._slots:
             try:
                 with anyio.fail_after(request.timeout_s):
-                    with tempfile.TemporaryDirectory(prefix="amicus-agent-") as scratch:
-                        stdout, stderr, code = await self._run(request, self._schema_flags(request, Path(scratch)))
+                    with tempfile.TemporaryDirectory(prefix="leg-", dir=_scratch_root()) as scratch:
+                        stdout, stderr, code = await self._run(request, Path(scratch))
             except TimeoutError:
                 raise ProviderTimeout(f"{self.cli.title} did not answer within {request.timeout_s:g} s",
                                       provider=self.name, model=self._model(request)) from None
@@ -408,13 +423,20 @@ class AgentProvider:
     def _model(self, request: CompletionRequest) -> str:
         return f"{self.name}/{request.model}" if request.model else self.name
 
-    async def _run(self, request: CompletionRequest, extra: Sequence[str] = ()) -> tuple[bytes, bytes, int]:
+    async def _run(self, request: CompletionRequest, scratch: Path) -> tuple[bytes, bytes, int]:
+        extra = self._schema_flags(request, scratch)
+        cwd = self.cwd
+        if self.cli.project_flag is not None:  # the project is read through the flag, never run from
+            # One folder for every leg: the CLI keeps its per-folder state (chats, plans) under its home.
+            cwd = _scratch_root() / "workspace"
+            cwd.mkdir(exist_ok=True, mode=0o700)
+            extra += [self.cli.project_flag, str(self.cwd)]
         path = shutil.which(self.cli.binary, path=agent_env(self.cli).get("PATH"))
         if path is None:
             raise ProviderRejected(f"{self.cli.title} (`{self.cli.binary}`) is not on PATH",
                                    provider=self.name, model=self._model(request))
         proc = await asyncio.create_subprocess_exec(
-            *self.cli.argv(path, request.model, extra), cwd=self.cwd, env=agent_env(self.cli),
+            *self.cli.argv(path, request.model, extra), cwd=cwd, env=agent_env(self.cli),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             start_new_session=True, preexec_fn=_die_with_parent)
         self.active.add(proc.pid)
