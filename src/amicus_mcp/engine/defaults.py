@@ -25,7 +25,6 @@ from .options import RunOptions, parse_dollars
 BENCH_ENV = "AMICUS_DEFAULT_BENCH"
 CHAIR_ENV = "AMICUS_DEFAULT_CHAIR"
 MAX_COST_ENV = "AMICUS_DEFAULT_MAX_COST"
-NAMES = (BENCH_ENV, CHAIR_ENV, MAX_COST_ENV)
 
 
 def apply_env_defaults(options: RunOptions, env: Mapping[str, str] | None = None) -> RunOptions:

@@ -12,7 +12,7 @@ paths made absolute — never the run's identity (the run id and directory are t
 in `run.json`): the same inputs give the same document whichever front took them.
 
 None means "not typed": a pack may then supply the value, else pre-flight applies the
-default (`briefing_inputs.apply_pack`, then `council_run.prepare`).
+default (`briefing_inputs.apply_pack`, then `preflight.prepare`).
 
 **One declaration per option.** A field a caller can set carries an `Option` in its
 annotation: its CLI flag (`Flag`), its MCP tool argument (`Arg`), its key in a policy pack,

@@ -1,7 +1,7 @@
 """`amicus eval run`: one council per case through the engine, then matching, then the scores.
 
     pre-flight  the suite loaded and every case checked; the bench options (a pack applied) with
-                every council's own pre-flight (`engine.council_run.prepare`) done for every case;
+                every council's own pre-flight (`engine.preflight.prepare`) done for every case;
                 the matcher checked like a seat (route, key, catalog, cost gate); the estimate of
                 the whole suite; the eval directory. Nothing is sent before all of it passed.
     councils    the cases' councils run concurrently (`engine.council_run.run_prepared`), as many

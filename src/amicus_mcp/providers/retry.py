@@ -41,9 +41,6 @@ class RetryPolicy(NamedTuple):
     min_attempt_s: float = 1.0
 
 
-NO_RETRY = RetryPolicy(max_attempts=1)
-
-
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
     """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date)."""
     if value is None or not value.strip():

@@ -38,10 +38,6 @@ class Manifest(NamedTuple):
     schema_version: Any = None
     created_at: Any = None
 
-    @property
-    def supported(self) -> bool:
-        return self.doc is not None
-
 
 class SeatFile(NamedTuple):
     seat: str
