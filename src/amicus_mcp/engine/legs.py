@@ -272,11 +272,12 @@ class LegRunner:
             tools: object = None) -> str:
         """The leg's content key, with its ordinal among legs asking the very same thing (taken
         synchronously at launch, so a resumed run numbers them in the same order)."""
-        content = dict(seat_id=ask.seat_id, prompt=ask.prompt, schema=schema, max_tokens=max_tokens, tools=tools)
-        base = base_key(ask.route, **content)
+        base = base_key(ask.route, seat_id=ask.seat_id, prompt=ask.prompt, schema=schema, max_tokens=max_tokens,
+                        tools=tools)
         ordinal = self._ordinals.get(base, 0)
         self._ordinals[base] = ordinal + 1
-        return leg_key(ask.route, **content, ordinal=ordinal)
+        return leg_key(ask.route, seat_id=ask.seat_id, prompt=ask.prompt, schema=schema, max_tokens=max_tokens,
+                       ordinal=ordinal, tools=tools)
 
     def not_sent(self, ask: LegAsk, error: Exception) -> LegResult:
         """A leg the run can see will not fit the model's window: recorded as failed, never sent

@@ -137,7 +137,8 @@ class RunPlan(NamedTuple):
 
     def floors(self) -> dict[str, float]:
         """Each wave's reservation with every leg at its floor cap."""
-        floors = {wave: sum(leg.floor_reservation() for leg in self.legs if leg.wave == wave) for wave in WAVES}
+        floors: dict[str, float] = {wave: sum(leg.floor_reservation() for leg in self.legs if leg.wave == wave)
+                                    for wave in WAVES}
         if self.verify is None:
             floors.pop("verify")
         else:
