@@ -164,3 +164,47 @@ def test_pr_loop_documents_are_version_2_and_a_version_1_file_still_reads(tmp_pa
            "decisions": [], "resolved": [], "counts": {"new": 0, "still-open": 0, "resolved": 0}}
     assert RereviewDocument.parse(old, what="re-review").to_doc() == old
     assert RereviewDocument.parse({**old, "schemaVersion": 2}, what="re-review").schema_version == 2
+
+
+# Building tally.json / verdict.json paths: by the file name, or by the run_dir constant.
+_PATH_BUILDING = __import__("re").compile(
+    r"""["'](tally|tally-provisional|verdict)\.json["']\s*(?!\s*(not\s+)?in\b)|/\s*(TALLY|TALLY_PROVISIONAL|VERDICT)\b""")
+
+
+def test_only_run_dir_builds_the_tally_and_verdict_paths() -> None:
+    """RunDir (engine/run_dir.py) is the one home of tally.json and verdict.json: every other
+    module reads them through `read_tally` / `read_verdict` or takes `tally_path` / `verdict_path`."""
+    src = ROOT / "src" / "amicus_mcp"
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        if path == src / "engine" / "run_dir.py":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if _PATH_BUILDING.search(code) and "add_argument" not in code:
+                found.append(f"{path.relative_to(src)}:{number}: {line.strip()}")
+    assert found == []
+
+
+def test_the_path_check_sees_a_path_built() -> None:
+    assert _PATH_BUILDING.search('read_json(run_dir / "tally.json", what="tally record")')
+    assert _PATH_BUILDING.search("record = _read(verdict_path.parent / TALLY)")
+    assert not _PATH_BUILDING.search("if VERDICT not in files:")
+
+
+def test_run_dir_reads_a_runs_tally_and_verdict(tmp_path: Path) -> None:
+    import shutil
+
+    from amicus_mcp.engine.run_dir import RunDir
+
+    for name in ("tally", "verdict"):
+        shutil.copy(WORKED / f"{name}.json", tmp_path / f"{name}.json")
+    run = RunDir(tmp_path)
+    assert run.read_tally() == json.loads((WORKED / "tally.json").read_text(encoding="utf-8"))
+    assert run.read_verdict()["type"] == "council-verdict"
+    (tmp_path / "verdict.json").write_text('{"type": "council-tally"}', encoding="utf-8")
+    with pytest.raises(BadSession, match="is not a council-verdict document"):
+        run.read_verdict()
+    (tmp_path / "tally.json").unlink()
+    with pytest.raises(BadSession, match="does not exist"):
+        run.read_tally()

@@ -191,7 +191,6 @@ def _run(env: Mapping[str, str]) -> int:
     from ..engine.run_dir import RunDir
     from .council_ci import gate_dismissed, gate_rereview
     from ..engine.run_report import render_verdict
-    from ..fsio import read_json
 
     fail_on = _input(env, "FAIL_ON") or "fix-these-first"
     allow_no_verdict = _input(env, "ALLOW_NO_VERDICT").lower() == "true"
@@ -204,7 +203,8 @@ def _run(env: Mapping[str, str]) -> int:
     print(f"amicus council run: {artifact} → {out_dir}", flush=True)
     code, error = _council(env, artifact=artifact, out_dir=out_dir, template=template)
     summary, outputs = env.get("GITHUB_STEP_SUMMARY"), env.get("GITHUB_OUTPUT")
-    if code not in (0, 2) or not (out_dir / "verdict.json").exists():
+    verdict_path = RunDir(out_dir).verdict_path
+    if code not in (0, 2) or not verdict_path.exists():
         message = f"{error.get('code', 'ERROR')}: {error.get('message', 'the council run failed')}"
         if error.get("code") == "CONTEXT_LENGTH_EXCEEDED" and not _input(env, "ARTIFACT"):
             message += f" — {NARROW_HINT}"
@@ -213,17 +213,17 @@ def _run(env: Mapping[str, str]) -> int:
         append_summary(summary, f"## Council review\n\n**The council run failed** (exit {code}): {message}")
         return code or EXIT_ERROR
     run = RunDir(out_dir).read()
-    verdict = read_json(out_dir / "verdict.json", what="verdict file")
+    verdict = RunDir(out_dir).read_verdict()
     gate_on = _input(env, "GATE_ON") or "all"
     if gate_on not in ("all", "new"):
         raise BadArgs(f"gate-on '{gate_on}' is not all or new", hint="gate-on: new counts only blockers new since the baseline")
     gate = evaluate_gate(verdict, fail_on, allow_no_verdict=allow_no_verdict, allow_unjudged=allow_unjudged,
-                         require_evidence=require_evidence, source=str(out_dir / "verdict.json"),
+                         require_evidence=require_evidence, source=str(verdict_path),
                          rereview=gate_rereview(out_dir, gate_on), dismissed=gate_dismissed(out_dir))
     print(gate["reason"], flush=True)
     degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.notices) or 'see run.json degrades'}" if code == 2 else ""
     append_summary(summary, f"## Council review: {'passed' if gate['passed'] else 'FAILED'}\n\n{gate['reason']}{degraded}")
-    append_summary(summary, render_verdict(out_dir / "verdict.json", verdict))
+    append_summary(summary, render_verdict(verdict_path, verdict))
     extra: dict[str, str] = {}
     sarif = _input(env, "SARIF_FILE")
     if sarif:

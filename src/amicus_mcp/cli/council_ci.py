@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..engine.run_dir import ENGINE_LOG, MANIFEST, VERDICT, RunDir
+from ..engine.run_dir import ENGINE_LOG, MANIFEST, RunDir
 from ..errors import EXIT_OK, AmicusError, BadArgs
 from ..fsio import dumps_json, read_json
 from ..places import PROJECT_DEFAULT
@@ -178,7 +178,7 @@ def read_verdict_for_gate(path: str, project: str | None = None) -> tuple[dict[s
                                "directory, or its verdict.json")
         target = found
     if target.is_dir():
-        verdict = target / VERDICT
+        verdict = RunDir(target).verdict_path
         if not verdict.exists():
             raise BadArgs(f"'{path}' holds no verdict.json: {_why_no_verdict(target)}",
                           hint=f"the gate reads a finished run; {_where_to_look(target)}")
@@ -250,13 +250,12 @@ def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, str] | None:
 
 def gate_dismissed(run_dir: Path) -> dict[str, dict[str, Any]] | None:
     """The run's findings that match one the user dismissed before (dismissed.json beside the verdict)."""
-    from ..engine.run_dir import TALLY
     from ..engine.run_findings import read_dismissed
 
     doc = read_dismissed(run_dir)
     if doc is None:
         return None
-    tally = read_json(run_dir / TALLY, what="tally record") if (run_dir / TALLY).is_file() else {}
+    tally = RunDir(run_dir).read_tally() if RunDir(run_dir).tally_path.is_file() else {}
     checks = {str(f.get("id")): f.get("evidenceCheck") for f in tally.get("findings") or [] if isinstance(f, dict)}
     return {str(m["id"]): {**m, "evidenceCheck": checks.get(str(m["id"]))} for m in doc["findings"]}
 

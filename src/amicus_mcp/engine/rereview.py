@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..documents.pr_loop import PR_LOOP_VERSION
-from .run_dir import REREVIEW, VERDICT
+from .run_dir import REREVIEW, RunDir
 from .run_findings import read_run_findings, run_findings_of
 
 
@@ -23,7 +23,7 @@ def write_rereview(run_dir: Path, baseline: str) -> dict[str, Any]:
     from ..council.rereview import match_baseline
     from ..fsio import atomic_write_json
 
-    new, old = read_run_findings(run_dir / VERDICT), read_run_findings(baseline)
+    new, old = read_run_findings(RunDir(run_dir).verdict_path), read_run_findings(baseline)
     doc = {"schemaVersion": PR_LOOP_VERSION, "type": "council-rereview", "runId": new.verdict.get("runId"),
            "baselineRunId": old.verdict.get("runId"), "baseline": str(baseline),
            **match_baseline(new.findings, old.findings)}

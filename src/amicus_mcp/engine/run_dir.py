@@ -24,6 +24,7 @@ from ..errors import AmicusError, BadArgs, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, checked_name, read_json
 
 if TYPE_CHECKING:  # the models are imported by what reads or writes one, not by every front
+    from ..documents.council import TallyRecord, Verdict
     from ..documents.run import RunManifest
 
 
@@ -108,6 +109,44 @@ class RunDir(NamedTuple):
             compact = manifest.status == "running"
         atomic_write_json(self.manifest_path, manifest.to_doc(), indent=None if compact else 2, durable=not compact)
 
+    # -- the council's outputs: the one place their paths are made -----------------------------
+
+    @property
+    def tally_path(self) -> Path:
+        return self.path / TALLY
+
+    @property
+    def verdict_path(self) -> Path:
+        return self.path / VERDICT
+
+    @property
+    def provisional_tally_path(self) -> Path:
+        return self.path / TALLY_PROVISIONAL
+
+    def read_tally(self, *, provisional: bool = False) -> TallyRecord:
+        """tally.json (`provisional`: the tally a debate round started from), checked against its
+        declaration and kept as written; BadSession when it is missing or not a tally record."""
+        from ..documents.council import TallyRecord
+
+        return self._read_checked(self.provisional_tally_path if provisional else self.tally_path, TallyRecord,
+                                  "council-tally", "tally record")
+
+    def read_verdict(self) -> Verdict:
+        """verdict.json, checked against its declaration and kept as written; BadSession when it
+        is missing or not a council verdict."""
+        return read_verdict_file(self.verdict_path)
+
+    @staticmethod
+    def _read_checked(path: Path, declaration: Any, kind: str, what: str) -> Any:
+        from ..documents.council import check_document
+
+        if not path.is_file():
+            raise BadSession(f"'{path}' does not exist", hint=f"the run wrote no {what}: it may have ended before it")
+        doc = read_json(path, what=what)  # bounded
+        if not isinstance(doc, dict) or doc.get("type") != kind:
+            raise BadSession(f"'{path}' is not a {kind} document", hint="the file may have been edited by hand")
+        return check_document(declaration, doc, what=what, where=path)
+
     # -- the engine's pid --------------------------------------------------------------------
 
     def engine_pid(self, manifest: RunManifest) -> int | None:
@@ -133,6 +172,19 @@ class RunDir(NamedTuple):
 
     def write_json(self, name: str, doc: Any) -> Path:
         return atomic_write_json(self.path / name, doc)
+
+
+def read_verdict_file(path: Path) -> Verdict:
+    """A verdict document anywhere (a run's verdict.json, or `council verdict -o other.json`),
+    checked as `RunDir.read_verdict` checks a run's."""
+    from ..documents.council import Verdict
+
+    return RunDir._read_checked(path, Verdict, "council-verdict", "verdict")  # type: ignore[no-any-return]
+
+
+def read_tally_beside(path: Path) -> TallyRecord:
+    """The tally record in the folder `path` (a verdict file, or its run directory) is in."""
+    return RunDir(path if path.is_dir() else path.parent).read_tally()
 
 
 # --- finding a run: by id through the project's pointer file, or by its directory ---------------

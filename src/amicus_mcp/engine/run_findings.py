@@ -10,9 +10,9 @@ from typing import Any, NamedTuple
 
 from ..council.findings import validate_findings
 from ..council.seats import seat_file_stem
-from ..errors import BadArgs
+from ..errors import BadArgs, BadSession
 from ..fsio import read_json
-from .run_dir import DISMISSED, REREVIEW, TALLY, VERDICT
+from .run_dir import DISMISSED, REREVIEW, VERDICT, RunDir, read_tally_beside, read_verdict_file
 
 
 class RunFindings(NamedTuple):
@@ -26,14 +26,14 @@ def read_run_findings(path: str | Path) -> RunFindings:
     """The findings of the run whose verdict.json is `path` (or which a run directory `path` holds)."""
     target = Path(path)
     if target.is_dir():
-        target = target / VERDICT
+        target = RunDir(target).verdict_path
     if not target.is_file():
         raise BadArgs(f"'{path}' holds no verdict.json", hint="pass a finished council run's directory or its verdict.json")
-    verdict = read_json(target, what="verdict file")
-    if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
-        raise BadArgs(f"'{target}' is not a council-verdict document", hint="pass a run directory or its verdict.json")
-    tally_path = target.parent / TALLY
-    tally = read_json(tally_path, what="tally record") if tally_path.is_file() else {}
+    try:
+        verdict = read_verdict_file(target)
+        tally = read_tally_beside(target) if RunDir(target.parent).tally_path.is_file() else {}
+    except BadSession as err:
+        raise BadArgs(err.message, hint="pass a finished council run's directory or its verdict.json") from None
     by_id = {str(f.get("id")): f for f in (tally.get("findings") or []) if isinstance(f, Mapping)}
     merged = []
     for finding in verdict.get("findings") or []:

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from ..errors import AmicusError
 from ..fsio import read_json
-from .run_dir import REPORT, TALLY, VERDICT, run_dir_near
+from .run_dir import REPORT, TALLY, VERDICT, RunDir, run_dir_near
 
 __all__ = ["REPORT", "TALLY", "VERDICT", "previous_verdict", "record_run_id", "render_verdict", "report_target",
            "run_record"]
@@ -36,7 +36,7 @@ def run_record(verdict_path: Path, verdict: Mapping[str, Any]) -> dict[str, Any]
     in_run = run_dir_near(verdict.get("runId"), verdict_path.parent) is not None
     if verdict.get("runType") != HEADLESS and not in_run:
         return None  # not a council run's verdict: it renders as the seed shows
-    record = _read(verdict_path.parent / TALLY)
+    record = _read(RunDir(verdict_path.parent).tally_path)
     meta = record.get("meta") if isinstance(record, dict) and record.get("type") == "council-tally" else None
     return record if isinstance(meta, dict) and meta.get("runId") == verdict.get("runId") else None
 
@@ -69,7 +69,7 @@ def pr_loop_sections(run_dir: Path) -> str:
 def previous_verdict(run_id: Any, out: Path | None, run_dir: Path | None) -> dict[str, Any] | None:
     """What a re-decision of run `run_id` starts from: the verdict `out` already holds, else the
     run's own `verdict.json` (so `-o other.json` still keeps what the run decided)."""
-    for path in (out, run_dir / VERDICT if run_dir is not None else None):
+    for path in (out, RunDir(run_dir).verdict_path if run_dir is not None else None):
         doc = _read(path) if path is not None else None
         if isinstance(doc, dict) and doc.get("type") == "council-verdict" and doc.get("runId") == run_id:
             return doc

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -32,6 +32,9 @@ from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json
 from .documents import EvalDocument, EvalManifest, EvalRunOptions, MatchesDocument
 from .scoring import CaseInputs, score
 from .suite import Case, Suite, load_suite
+
+if TYPE_CHECKING:
+    from ..documents.council import TallyRecord
 
 OPTIONS_FILE = "eval-options.json"
 MANIFEST_FILE = "eval-run.json"
@@ -106,13 +109,14 @@ def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _optional_json(path: Path, what: str) -> Any:
-    if not path.is_file():
+def _optional_tally(council: RunDir) -> TallyRecord | None:
+    """The case's council tally.json, when it wrote one (checked against its declaration)."""
+    if not council.tally_path.is_file():
         return None
     try:
-        return read_json(path, what=what)
+        return council.read_tally()
     except AmicusError as err:
-        raise BadSession(f"{path}: {err.message}", hint="the council's file is damaged: re-run the eval") from None
+        raise BadSession(f"{council.tally_path}: {err.message}", hint="the council's file is damaged: re-run the eval") from None
 
 
 def _optional_run(council: Path) -> RunManifest | None:
@@ -163,8 +167,8 @@ def collect(d: EvalDir, suite: Suite, manifest: EvalManifest) -> list[CaseInputs
         case = suite.case(progress.caseId)
         council = d.council_dir(case.id)
         run = _optional_run(council)
-        tally_path = council / "tally.json"
-        tally = _optional_json(tally_path, "council tally")
+        tally_path = RunDir(council).tally_path
+        tally = _optional_tally(RunDir(council))
         matches = read_decisions(d, case, tally, tally_path) if isinstance(tally, dict) else None
         inputs.append(CaseInputs(case=case, run=run,
                                  tally=tally if isinstance(tally, dict) else None, matches=matches))
@@ -193,7 +197,7 @@ def rescore(d: EvalDir, manifest: EvalManifest | None = None) -> dict[str, Any]:
     if manifest.status == "running":
         raise BadSession(f"eval {manifest.id} is still running", hint=f"wait for it: amicus wait {manifest.id}")
     if manifest.stage != "done" and manifest.status != "complete":
-        matched = all(d.matches(p.caseId).is_file() or not (d.council_dir(p.caseId) / "tally.json").is_file()
+        matched = all(d.matches(p.caseId).is_file() or not RunDir(d.council_dir(p.caseId)).tally_path.is_file()
                       for p in manifest.cases)
         if not matched:
             raise BadSession(f"eval {manifest.id} ended {manifest.status} before its findings were matched",

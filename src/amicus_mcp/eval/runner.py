@@ -32,8 +32,9 @@ from typing import Any
 import anyio
 
 from ..council import briefings
+from ..engine.run_dir import RunDir
 from ..errors import AmicusError, BadArgs
-from ..fsio import atomic_write_json, atomic_write_text, read_json
+from ..fsio import atomic_write_json, atomic_write_text
 from ..providers.base import Message
 from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimate, prompt_tokens, route_pricing
 from ..providers.routing import ProviderRegistry, Route
@@ -417,7 +418,7 @@ class EvalRun:
         limiter = anyio.CapacityLimiter(max(1, self.plan.concurrency))
         async with anyio.create_task_group() as group:
             for case in self.plan.cases:
-                tally = self.plan.directory.council_dir(case.id) / "tally.json"
+                tally = RunDir(self.plan.directory.council_dir(case.id)).tally_path
                 if tally.is_file():
                     group.start_soon(self.match_case, case, tally, budget, limiter)
 
@@ -485,7 +486,7 @@ class Matcher:
         self.legs = 0
 
     async def decide(self, tally_path: Path) -> MatchesDocument:
-        tally = read_json(tally_path, what="council tally")
+        tally = RunDir(tally_path.parent).read_tally()
         findings = [f for f in tally.get("findings", []) if isinstance(f, dict)]
         rationale = self.rationales(tally_path.parent, findings)
         decisions: dict[str, Decision] = {}

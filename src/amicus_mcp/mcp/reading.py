@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from ..errors import BadArgs
+from ..errors import AmicusError, BadArgs
 
 if TYPE_CHECKING:
     from ..documents.legs import LegRun
@@ -99,26 +99,27 @@ def run_files(run_dir: Path) -> list[str]:
 
 
 def _run_source(run_dir: Path, run_id: str, file: str | None) -> Source:
-    from ..fsio import read_json, read_text
+    from ..fsio import read_text
 
     files = run_files(run_dir)
     if file is not None:
         if file not in files:
             raise BadArgs(f"run {run_id} has no file '{file}'", hint=f"name one of: {', '.join(files)}")
         return Source("council-run", file, read_text(run_dir / file, what="run file"), files, run_dir / file)
-    if "verdict.json" not in files:
+    from ..engine.run_dir import REPORT, VERDICT, RunDir
+
+    if VERDICT not in files:
         raise BadArgs(f"run {run_id} has no verdict.json yet, so there is no report to read",
                       hint=f"wait for the run to finish, or name one of its files with `file`: {', '.join(files)}")
     from ..engine.run_report import render_verdict
 
-    verdict = read_json(run_dir / "verdict.json", what="verdict file")
-    if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
-        raise BadArgs(f"run {run_id}'s verdict.json is not a council-verdict document",
-                      hint=f"name one of its files with `file`: {', '.join(files)}")
-    from ..engine.run_dir import REPORT
-
+    try:
+        verdict = RunDir(run_dir).read_verdict()
+    except AmicusError as err:
+        raise BadArgs(f"run {run_id}'s {VERDICT} cannot be read: {err.message}",
+                      hint=f"name one of its files with `file`: {', '.join(files)}") from None
     html = run_dir / REPORT if REPORT in files else None
-    return Source("council-run", "report", render_verdict(run_dir / "verdict.json", verdict), files, html)
+    return Source("council-run", "report", render_verdict(RunDir(run_dir).verdict_path, verdict), files, html)
 
 
 def _eval_source(eval_dir: Path, eval_id: str, file: str | None) -> Source:

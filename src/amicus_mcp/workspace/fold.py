@@ -19,11 +19,12 @@ from typing import Any, NamedTuple
 
 from ..council.report import build_model
 from ..documents.run import RunManifest
+from ..engine.run_dir import RunDir
 from ..termsafe import terminal_safe
 from ..vocabulary import TIER_DISPLAY_ORDER, TIERS
 from .matrix import verdict_source
 from .panels import no_verdict_reason
-from .rundir import is_live, read_optional_json
+from .rundir import is_live, read_optional
 
 FOLD_FILE = "fold.md"
 FOLDED_TIERS = TIERS[:2]  # the two the bench supported: Confirmed, Contested
@@ -64,8 +65,9 @@ def fold_run(run_dir: Path, doc: RunManifest, *, nonce: str | None = None) -> Fo
 
 
 def fold_block(run_dir: Path, doc: RunManifest, nonce: str) -> str:
-    tally, tally_error = read_optional_json(run_dir / "tally.json", "tally record")
-    verdict_doc, verdict_error = read_optional_json(run_dir / "verdict.json", "verdict")
+    rd = RunDir(run_dir)
+    tally, tally_error = read_optional(rd.read_tally, rd.tally_path)
+    verdict_doc, verdict_error = read_optional(rd.read_verdict, rd.verdict_path)
     verdict, _ = verdict_source(verdict_doc, verdict_error, tally)
     lines = [f"[AMICUS_FOLD:{nonce}]",
              one_line(f"Council run {doc.run_id} ({doc.status}) — chair {doc.chair}")]

@@ -11,9 +11,9 @@ to the engine's own status readers (`amicus status`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from ..council.seats import seat_file_stem
 from ..documents.run import RunManifest, SeatRecord
@@ -26,6 +26,8 @@ from ..vocabulary import TERMINAL_RUN_STATUSES
 
 SUPPORTED_RUN_SCHEMA = 2
 TEXT_LIMIT = 1_000_000  # characters of one prose file sent to the page
+
+T = TypeVar("T")
 
 
 class Manifest(NamedTuple):
@@ -137,6 +139,17 @@ def read_optional_json(path: Path, what: str) -> tuple[Any, str | None]:
         return None, None
     try:
         return read_json(path, what=what), None
+    except AmicusError as err:
+        return None, err.message
+
+
+def read_optional(read: Callable[[], T], path: Path) -> tuple[T | None, str | None]:
+    """(what `read` reads, None), (None, None) when `path` is absent, or (None, the error) when it
+    cannot be read or is not the document it should be (a view shows the problem, not a crash)."""
+    if not path.is_file():
+        return None, None
+    try:
+        return read(), None
     except AmicusError as err:
         return None, err.message
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..documents.run import RunManifest, SeatRecord
-from ..engine.run_dir import TALLY_PROVISIONAL, RunDir
+from ..engine.run_dir import RunDir
 from ..engine.store import SessionStore
 from ..errors import AmicusError
 from ..vocabulary import QUESTION
@@ -27,7 +27,7 @@ from .matrix import (decisions, dissent_panel, matrix_panel, ranking_panel, revo
                      voters)
 from .panels import chair_panel, cost_panel, last_activity, obj, run_total, seat_rows, stage_rail, stage_status
 from .rundir import (SUPPORTED_RUN_SCHEMA, Manifest, is_live, locate_run, observed, read_manifest,
-                     read_optional_json, read_prose, run_ids, seat_files, seat_list)
+                     read_optional, read_optional_json, read_prose, run_ids, seat_files, seat_list)
 
 SNAPSHOT_VERSION = 1
 
@@ -70,12 +70,13 @@ def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall
     seats = seat_list(doc)
     labels, label_notes = seat_labels(run_dir, doc, seats)
     live = is_live(doc)
-    tally, tally_error = read_optional_json(run_dir / "tally.json", "tally record")
+    rd = RunDir(run_dir)
+    tally, tally_error = read_optional(rd.read_tally, rd.tally_path)
     provisional = False
     if tally is None and tally_error is None and live:  # a debate round is on: its first tally is on disk
-        early, _ = read_optional_json(run_dir / TALLY_PROVISIONAL, "provisional tally")
-        tally, provisional = (early, True) if isinstance(early, dict) else (None, False)
-    verdict_doc, verdict_error = read_optional_json(run_dir / "verdict.json", "verdict")
+        early, _ = read_optional(lambda: rd.read_tally(provisional=True), rd.provisional_tally_path)
+        tally, provisional = (early, True) if early is not None else (None, False)
+    verdict_doc, verdict_error = read_optional(rd.read_verdict, rd.verdict_path)
     verdict, verdict_notes = verdict_source(verdict_doc, verdict_error, tally, live=live)
     debate, debate_error = read_optional_json(run_dir / "debate.json", "debate record")
     rows = seat_rows(run_dir, doc, seats, labels, now=now, stall_after_s=stall_after_s, live=live,
