@@ -68,3 +68,33 @@ async def test_legs_on_one_cli_wait_for_its_concurrency_limit(bin_dir, project, 
     assert events == ["start", "end"] * 3
     log.unlink()
     assert await legs(3) < 2.5  # all three at once
+
+
+async def test_a_queued_legs_timeout_runs_from_its_start_not_from_the_queue(bin_dir, project, monkeypatch):
+    """Four legs on one CLI slot, each taking ~1 s under a 1.8 s timeout: the last waits ~3 s for its
+    turn and still completes, through the engine's own bounded call (waves.call_route)."""
+    from amicus_mcp.engine import waves
+    from amicus_mcp.providers.routing import ProviderRegistry, resolve_model
+
+    monkeypatch.setattr(waves, "LEG_GRACE_S", 0.0)
+    stand_in(bin_dir, "codex", 'cat >/dev/null; sleep 1\n'
+                               'echo \'{"type":"item.completed","item":{"type":"agent_message","text":"ok"}}\'\n')
+    registry = ProviderRegistry({"agents": {"codex": {"concurrency": 1}}}, project=project)
+    route = resolve_model("cli:codex")
+    starts: list[float] = []
+    outcomes: list[str] = []
+
+    async def leg() -> None:
+        try:
+            done = await waves.call_route(registry, route, REQUEST.messages, timeout_s=1.8,
+                                          on_start=lambda: starts.append(time.monotonic()))
+            outcomes.append(done.text)
+        except (TimeoutError, Exception) as exc:  # noqa: BLE001 - the outcome is what is checked
+            outcomes.append(type(exc).__name__)
+
+    began = time.monotonic()
+    async with anyio.create_task_group() as group:
+        for _ in range(4):
+            group.start_soon(leg)
+    assert outcomes == ["ok"] * 4
+    assert max(starts) - began >= 2.5  # the last one really waited its turn, longer than its timeout

@@ -16,6 +16,7 @@ timeout itself, and an outer deadline catches anything that does not.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -129,6 +130,7 @@ async def call_route(
     json_schema: dict[str, Any] | None = None,
     max_tokens: int | None = None,
     tools: tuple[dict[str, object], ...] | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> Completion:
     """One bounded provider call on an already-resolved route. The schema is sent only where
     the route's profile says it is honoured (ProviderRegistry.complete).
@@ -137,15 +139,29 @@ async def call_route(
     credential) is masked here, before it is written to the run directory or forwarded to
     another model in a bundle or packet.
     """
+    bound = timeout_s + LEG_GRACE_S
+    # A provider that queues legs (an agent CLI's per-CLI limit) starts the clock when it starts
+    # the leg: a leg's turn in the queue is not its time to answer.
+    queues = bool(getattr(registry.provider_for(route), "queues", False))
+    scope = anyio.CancelScope(deadline=math.inf if queues else anyio.current_time() + bound)
+
+    def started() -> None:
+        scope.deadline = anyio.current_time() + bound
+        if on_start is not None:
+            on_start()
+
     request = CompletionRequest(model=route.model, messages=messages, json_schema=json_schema, timeout_s=timeout_s,
-                                max_tokens=max_tokens, tools=tools)
+                                max_tokens=max_tokens, tools=tools, on_start=started)
+    completion: Completion | None = None
     try:
-        with anyio.fail_after(timeout_s + LEG_GRACE_S):
+        with scope:
             completion = await registry.complete(route, request)
     except MalformedReply as exc:
         if exc.text is not None:
             exc.text = redact_text(exc.text)
         raise
+    if completion is None:  # the scope's deadline passed (as anyio.fail_after would say it)
+        raise TimeoutError
     return completion._replace(
         text=redact_text(completion.text), structured=redact_tree(completion.structured),
         reasoning=None if completion.reasoning is None else redact_text(completion.reasoning))

@@ -19,8 +19,8 @@ Limits. `request.timeout_s` bounds the leg; at the deadline, or when the leg is 
 (abort), the CLI's whole process group is killed (it runs in a session of its own). The CLI
 also gets SIGKILL when the amicus process itself dies (Linux: PR_SET_PDEATHSIG), so a run
 killed mid-leg leaves no orphan. A per-CLI semaphore bounds concurrent legs
-(config `agents.<name>.concurrency`, default 2); the rest wait their turn (and the wait counts
-against the leg's timeout, which the engine starts when the leg is launched).
+(config `agents.<name>.concurrency`, default 2); the rest wait their turn, and a leg's timeout
+runs from when its CLI starts, not from when it was queued (`request.on_start`).
 
 Cost. An agent CLI bills a subscription (or its own key), not amicus: a leg's cost is unknown
 (null, never $0), and `--max-cost` cannot bound it — pre-flight says so. Tokens are reported
@@ -391,8 +391,12 @@ class AgentProvider:
         self.active: set[int] = set()  # pids of CLIs running now (tests check none outlives its leg)
         self.on_start: Callable[[int], None] | None = None  # told each CLI's pid as it starts
 
+    queues = True  # legs beyond `concurrency` wait their turn; each one's timeout runs from its start
+
     async def complete(self, request: CompletionRequest) -> Completion:
         async with self._slots:
+            if request.on_start is not None:
+                request.on_start()
             try:
                 with anyio.fail_after(request.timeout_s):
                     with tempfile.TemporaryDirectory(prefix="leg-", dir=_scratch_root()) as scratch:

@@ -7,6 +7,7 @@ only ever sees this interface.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal, NamedTuple, Protocol
 
 from ..vocabulary import CostSource
@@ -38,6 +39,9 @@ class CompletionRequest(NamedTuple):
     # Function tools offered (OpenAI's `tools` entries), sent only where the route's profile says
     # the model supports tool calling (profiles.py); None: no tools.
     tools: tuple[dict[str, object], ...] | None = None
+    # Told when the provider starts the leg's work, for a provider that queues legs (`queues`: an
+    # agent CLI waits for a slot first); the leg's timeout runs from then, not from the queue.
+    on_start: Callable[[], None] | None = None
 
 
 class Tokens(NamedTuple):
