@@ -26,7 +26,9 @@ def test_every_generated_file_is_what_its_declaration_renders() -> None:
 def test_it_covers_every_generated_file() -> None:
     paths = {contracts.where(contract.path) for contract in contracts.contracts()}
     assert {"manifest.json", "server.json", "src/amicus_mcp/mcp/published.json",
-            "src/amicus_mcp/schemas/eval.schema.json", "src/amicus_mcp/schemas/eval-ledger-row.schema.json"} <= paths
+            "src/amicus_mcp/schemas/eval.schema.json", "src/amicus_mcp/schemas/eval-ledger-row.schema.json",
+            "src/amicus_mcp/schemas/council-run-options.schema.json", "src/amicus_mcp/schemas/wave-options.schema.json",
+            "src/amicus_mcp/schemas/council-pack.schema.json"} <= paths
 
 
 def test_check_names_each_stale_file_and_the_command_and_write_fixes_them(

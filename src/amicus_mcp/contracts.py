@@ -8,6 +8,7 @@ The files it keeps:
     schemas/eval*.schema.json   the eval's documents (eval/documents.py, pydantic models)
     schemas/council-run-options, wave-options
                                 options.json (engine/options.py: one field, with its Option, per key)
+    schemas/council-pack        a policy pack (engine/packs.py: its own keys; the options' pack keys)
     mcp/published.json          the tools' schemas as the built tools publish them (mcp/published.py)
     manifest.json               the Claude Desktop bundle's manifest (mcp/bundle.py)
     server.json                 the MCP Registry's entry (mcp/registry.py)
@@ -50,6 +51,7 @@ def contracts() -> Iterator[Contract]:
         yield Contract(PACKAGE / "schemas" / f"{name}.schema.json",
                        lambda name=name, model=model, title=title, description=description: rendered(
                            options_schema(name, model(), title, description)))
+    yield Contract(PACKAGE / "schemas" / "council-pack.schema.json", lambda: rendered(pack_schema()))
     for name in eval_documents.DOCUMENTS:
         yield Contract(PACKAGE / "schemas" / f"{name}.schema.json",
                        lambda name=name: json.dumps(eval_documents.schema_document(name), indent=2, ensure_ascii=False) + "\n")
@@ -169,6 +171,29 @@ def options_schema(name: str, model: Any, title: str, description: str) -> dict[
             "title": title, "description": description, "type": "object", "required": required,
             **({"additionalProperties": False} if model.model_config.get("extra") == "forbid" else {}),
             "properties": properties}
+
+
+def pack_schema() -> dict[str, Any]:
+    """The pack's schema: its own keys, then one per run option a pack may hold, typed as the
+    pack holds it (`pack_type`); a pack writes only what it sets (never null)."""
+    from .engine.options import packed
+    from .engine.packs import PackDocument
+
+    properties: dict[str, Any] = {}
+    for key, info in PackDocument.model_fields.items():
+        spec = type_schema(typing.Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation,
+                           dropped=(None,))
+        properties[key] = {**spec, **({"description": info.description} if info.description else {})}
+    for d in packed():
+        spec = type_schema(d.option.pack_type or d.annotation, dropped=(None,))
+        properties[str(d.option.pack)] = {**spec, **({"description": d.option.pack_doc} if d.option.pack_doc else {})}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID.format(name="council-pack"),
+            "title": "amicus council policy pack",
+            "description": "A named, versioned set of `amicus council run` defaults (`<config dir>/packs/NAME.json`, or "
+                           "any file given to --pack). Any flag typed on a run overrides the pack's value for that "
+                           "field. Unknown keys are refused. Family v2.",
+            "type": "object", "required": ["schemaVersion", "type", "name", "version"],  # `pack save` writes version
+            "additionalProperties": False, **PackDocument.SCHEMA_RULES, "properties": properties}
 
 
 def _run_options() -> Any:

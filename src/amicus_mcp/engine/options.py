@@ -98,6 +98,7 @@ class Option(NamedTuple):
     hint: str | None = None  # what a refused value should look like
     shape: str | None = None  # a patterned field: what it may hold, in words (an error never shows the regex)
     doc: str | None = None  # what the key means in options.json: its description in the generated schema
+    pack_doc: str | None = None  # what its pack key means: its description in the pack's generated schema
 
 
 class Declared(NamedTuple):
@@ -237,6 +238,7 @@ class _Options(BaseModel):
     # The bench as typed (repeats make twin seats) …
     models: Annotated[list[str] | None, Option(
         doc="the bench as typed (repeats make twin seats)",
+        pack_doc="the bench as a model list (exclusive with council)",
         flag=Flag("--models", "comma-separated bench (at least 2 seats; repeats make twin seats)", parse=_bench,
                   group="bench"),
         arg=_MODELS_ARG, pack="models",
@@ -244,6 +246,7 @@ class _Options(BaseModel):
     # … or a saved council / built-in bench.
     council: Annotated[str | None, Option(
         doc="a saved council or a built-in bench",
+        pack_doc="the bench as a saved or built-in council name",
         flag=Flag("--council", "a saved council or a built-in bench", group="bench"),
         arg=_COUNCIL_ARG, pack="council", pack_type=NonEmpty | None)] = None
     gateway: GatewayOption = None  # None: config, else auto
@@ -300,6 +303,9 @@ class RunOptions(_Options):
         doc="a question council (its seats answer the question; its chair gives an ANSWER line), "
             "or a task council (reviewed like a review; its chair gives an ANSWER line; no ledger"
             " rows). Written only then: a review's options carry no intent",
+        pack_doc="review (the default), question or task: a question council answers a question instead of reviewing"
+            " an artifact; a task council is reviewed like a review and its chair ends with an ANSWER line (no "
+            "ledger rows)",
         flag=Flag("--intent", "review (the default): review an artifact; question: answer the briefing's question, "
                               "rank the answers and end with an ANSWER line; task: do or decide what the briefing "
                               "asks — reviewed like a review, the chair ends with an ANSWER line, no ledger rows"),
@@ -312,11 +318,13 @@ class RunOptions(_Options):
         pack="intent", when_set=True, omitted=("review",), briefing=True)] = None  # an eval's cases are reviews
     max_cost: Annotated[Dollars | None, Option(  # whole-run ceiling on known spend, USD
         doc="whole-run ceiling on known spend, USD",
+        pack_doc="whole-run ceiling on known spend, USD",
         flag=Flag("--max-cost", "whole-run ceiling on known spend, USD", parse=_dollars_flag),
         arg=Arg("maxCost", "Cost ceiling (USD)", "Whole-run ceiling on known spend, USD"),
         pack="maxCost", pack_type=Annotated[Positive, BeforeValidator(_dollars_value)] | None)] = None
     timeout_min: Annotated[float | None, Option(  # per leg; default DEFAULT_TIMEOUT_MIN
         doc="per-leg timeout; null: the default (15)",
+        pack_doc="per-leg timeout, minutes",
         flag=Flag("--timeout", "per-leg timeout in minutes (default 15)"),
         arg=Arg("timeoutMinutes", "Per-leg timeout (minutes)", "Per-leg timeout in minutes (default 15)"),
         pack="timeout", pack_type=Positive | None)] = Field(None, alias="timeoutMinutes")
@@ -352,6 +360,7 @@ class RunOptions(_Options):
     verify_tiers: Annotated[Annotated[list[Tier], Field(min_length=1)] | None, Option(
         doc="--verify-tiers: the tiers --verify checks (written only when typed; default "
             "Confirmed, Contested)",
+        pack_doc="with verify: the tiers whose findings are checked (default Confirmed, Contested)",
         flag=Flag("--verify-tiers", "with --verify: the tiers whose findings are checked, comma-separated "
                                     "(default Confirmed,Contested)", metavar="TIERS", parse=_commas),
         arg=Arg("verifyTiers", "Verified tiers",
@@ -360,6 +369,7 @@ class RunOptions(_Options):
     verify_severities: Annotated[Annotated[list[Severity], Field(min_length=1)] | None, Option(
         doc="--verify-severities: the severities --verify checks (written only when typed; "
             "default blocker, major)",
+        pack_doc="with verify: the severities whose findings are checked (default blocker, major)",
         flag=Flag("--verify-severities", "with --verify: the severities whose findings are checked, comma-separated "
                                          "(default blocker,major)", metavar="SEVERITIES", parse=_commas),
         arg=Arg("verifySeverities", "Verified severities",
@@ -368,6 +378,7 @@ class RunOptions(_Options):
     verify_max: Annotated[Annotated[int, Field(ge=1, le=MAX_VERIFY_MAX)] | None, Option(
         doc="--verify-max: at most this many findings are verified, most severe first (written "
             "only when typed; default 12)",
+        pack_doc="with verify: at most this many findings are checked, most severe first (default 12)",
         flag=Flag("--verify-max", f"with --verify: at most this many findings are checked, most severe first "
                                   f"(default {DEFAULT_VERIFY_MAX}); the run says which the cap left unchecked, and "
                                   f"--max-cost pre-flight counts this many verifier legs", metavar="N"),
@@ -378,6 +389,8 @@ class RunOptions(_Options):
     verify_tool_calls: Annotated[Annotated[int, Field(ge=0, le=MAX_VERIFY_TOOL_CALLS)] | None, Option(
         doc="--verify-tool-calls: the read-only tool calls a verifier may make per finding "
             "(written only when typed; default 6)",
+        pack_doc="with verify: the read-only tool calls a verifier whose model supports them may make per finding "
+            "(default 6)",
         flag=Flag("--verify-tool-calls", f"with --verify: the read-only tool calls (read a file or lines, search) a "
                                          f"verifier whose model supports tool calling may make per finding "
                                          f"(default {DEFAULT_VERIFY_TOOL_CALLS}; 0: none, it reads the cited "
@@ -396,6 +409,7 @@ class RunOptions(_Options):
         one_run=True, briefing=True)] = None
     template: Annotated[str | None, Option(  # a briefing template (name or file) composed with `artifact`
         doc="a built-in or user template name, or an absolute template file",
+        pack_doc="a template name, or a template file (relative to a pack file's folder)",
         flag=Flag("--template", "a briefing template (built-in or user name, or a file); needs --artifact on a run"),
         arg=Arg("template", "Briefing template",
                 "design-doc, pr-diff, plan, prd, essay, question (a question council), a user template, or a "
@@ -409,6 +423,7 @@ class RunOptions(_Options):
                 path="file"),
         one_run=True, briefing=True)] = None
     vars: Annotated[dict[str, str] | None, Option(  # the template's variables
+        pack_doc="the template's variables; a typed --var wins per key",
         flag=Flag("--var", "a template variable (repeatable)", metavar="NAME=VALUE", parse=_pairs, repeat=True),
         arg=Arg("vars", "Template variables", 'The template\'s variables by name, e.g. {"audience": "the platform team"}'),
         pack="vars", briefing=True)] = None
@@ -421,6 +436,7 @@ class RunOptions(_Options):
     # A short label recorded on run.json and the ledger rows; `council stats` and `amicus list` filter by it.
     tag: Annotated[Annotated[str, Field(pattern=TAG_PATTERN)] | None, Option(
         doc="the run's tag (run.json tag, the ledger rows' tag); written only when set",
+        pack_doc="the runs' tag (run.json tag, the ledger rows' tag)",
         flag=Flag("--tag", "a short label for the run (1-64 letters, digits, '.', '_' or '-'), recorded in run.json "
                            "and the ledger: 'council stats --tag' and 'amicus list --tag' filter by it"),
         arg=Arg("tag", "Run tag", "A short label for the run (1-64 letters, digits, '.', '_' or '-'), recorded in "

@@ -8,9 +8,10 @@ field of the pack (engine/briefing_inputs.py `apply_pack`).
 
 Saved packs live in `<config dir>/packs/NAME.json`; `pack save` bumps `version` each time it
 overwrites one. A pack may also be a file anywhere (checked into a repository): an argument
-with a path separator or a `.json` suffix is a file. The schema is
-`schemas/council-pack.schema.json`; unknown keys are refused, so a typo in a pack is an
-error rather than a silently ignored setting.
+with a path separator or a `.json` suffix is a file. The schema,
+`schemas/council-pack.schema.json`, is generated from the pack model (`python -m
+amicus_mcp.contracts --write`); unknown keys are refused, so a typo in a pack is an error
+rather than a silently ignored setting.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import hashlib
 import re
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -42,7 +43,7 @@ class PackDocument(BaseModel):
     schemaVersion: Literal[2] = 2
     type: Literal["council-pack"] = "council-pack"
     name: Annotated[str, Field(pattern=PACK_NAME.pattern)]
-    version: Annotated[int, Field(ge=1)] = 1
+    version: Annotated[int, Field(ge=1, description="bumped by `pack save` each time it overwrites the pack")] = 1
     description: str | None = None
 
     @model_validator(mode="before")
@@ -54,6 +55,10 @@ class PackDocument(BaseModel):
                 if isinstance(data.get(key), int) and not isinstance(data.get(key), bool):
                     data = {**data, key: float(data[key])}
         return data
+
+    # `_coherent`'s two rules, as the generated schema states them.
+    SCHEMA_RULES: ClassVar[dict[str, Any]] = {"not": {"required": ["models", "council"]},
+                                              "dependentRequired": {"vars": ["template"]}}
 
     @model_validator(mode="after")
     def _coherent(self) -> PackDocument:
