@@ -47,6 +47,9 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
 )
 # Packages of one layer that must not import each other: the fronts hold no logic of their own.
 STRANGERS = (frozenset({"cli", "mcp"}),)
+# A package other layers reach only through its front door, the package itself (its __init__ and
+# `__all__`), never one of its modules; and the layers held to it.
+DOORS = {"engine": frozenset({"eval", "workspace", "cli", "mcp"})}
 
 
 def module_files() -> dict[str, Path]:
@@ -184,7 +187,7 @@ def lazy():
     found = {own_module(name) for name, _ in names_in(source, "amicus_mcp.cli")} - {None}
     assert found == {"amicus_mcp", "amicus_mcp.cli.fanout", "amicus_mcp.engine.options", "amicus_mcp.providers.route",
                      "amicus_mcp.council.tally", "amicus_mcp.fsio", "amicus_mcp.workspace.server"}
-    assert "amicus_mcp.engine.fanout" in import_graph()["amicus_mcp.cli.fanout"]  # the real tree, inside a function
+    assert "amicus_mcp.engine.debate_round" in import_graph()["amicus_mcp.engine.council_run"]  # the real tree, in a function
     assert cycles({"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}) == [["a", "b", "c"]]
 
 
@@ -210,6 +213,43 @@ def test_no_import_points_up_a_layer_or_across_the_fronts() -> None:
                      for pair in STRANGERS):
                 wrong.append(f"{module} (line {line}) -> {target}: one front imports another")
     assert not wrong, "imports against the layers:\n  " + "\n  ".join(wrong)
+
+
+def past_doors(graph: dict[str, dict[str, int]]) -> list[str]:
+    """Every arrow from a layer held to a door into a module behind that door."""
+    wrong = []
+    for module, edges in sorted(graph.items()):
+        for target, line in sorted(edges.items()):
+            door = top_name(target)
+            if module.count(".") and top_name(module) in DOORS.get(door, ()) and target != f"{PACKAGE}.{door}":
+                wrong.append(f"{module} (line {line}) -> {target}: use {PACKAGE}.{door} (its front door)")
+    return wrong
+
+
+def test_the_fronts_eval_and_workspace_reach_the_engine_only_through_its_door() -> None:
+    """cli/, mcp/, eval/ and workspace/ import `amicus_mcp.engine`, never a module behind it."""
+    assert past_doors({"amicus_mcp.cli.x": {"amicus_mcp.engine.store": 3, "amicus_mcp.engine": 4},
+                       "amicus_mcp.engine.y": {"amicus_mcp.engine.store": 5},
+                       "amicus_mcp.council.z": {"amicus_mcp.council.tally": 6}}) == [
+        "amicus_mcp.cli.x (line 3) -> amicus_mcp.engine.store: use amicus_mcp.engine (its front door)"]
+    # the reader sees a door import as the package, a deep one (even lazy) as the module
+    lazy = "def f():\n    from ..engine import RunDir\n    from ..engine.store import SessionStore\n"
+    assert {own_module(n) for n, _ in names_in(lazy, "amicus_mcp.cli")} == {"amicus_mcp.engine",
+                                                                           "amicus_mcp.engine.store"}
+    wrong = past_doors(import_graph())
+    assert not wrong, "imports past the engine's front door:\n  " + "\n  ".join(wrong)
+
+
+def test_the_door_names_what_it_exports() -> None:
+    """Every name in the door's `__all__` is there at run time, or (a type) to a type checker."""
+    import amicus_mcp.engine as door
+
+    types_only = {"Snapshot", "Prepared"}  # annotations only: importing them would cost start-up
+    missing = [name for name in door.__all__ if name not in types_only and not hasattr(door, name)]
+    assert not missing
+    # A door name that is also a module's would be replaced by the module once it is imported.
+    assert not {name for name in door.__all__ if f"{PACKAGE}.engine.{name}" in MODULES}
+    assert len(door.__all__) == len(set(door.__all__))
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if top_name(m) == "council"))

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from council_helpers import BRIEF
 
-from amicus_mcp.engine.council_run import RunOptions, run_council
+from amicus_mcp.engine import RunOptions, run_council
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from council_helpers import check_documents, finding, load, member, review
 from fakeprovider import chat, prompt_of
 
 from amicus_mcp.council.report import build_report
-from amicus_mcp.engine.council_run import RunOptions, run_council
+from amicus_mcp.engine import RunOptions, run_council
 
 pytestmark = pytest.mark.anyio
 

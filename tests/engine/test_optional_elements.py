@@ -39,7 +39,7 @@ from fakeprovider import FakeProvider, chat, error, usage
 
 from amicus_mcp.council.report import build_report
 from amicus_mcp.engine import council_run
-from amicus_mcp.engine.council_run import RunOptions, run_council
+from amicus_mcp.engine import RunOptions, run_council
 from amicus_mcp.errors import ClaudeReviewInvalid
 
 pytestmark = pytest.mark.anyio

@@ -19,7 +19,7 @@ from fakeprovider import (FakeProvider, chat, configure_fake, offered_tools, pro
                           tool_user, usage)
 from test_evidence_run import BRIEF, CACHE, FAKE, REAL, seat
 
-from amicus_mcp.engine.council_run import RunOptions, run_council
+from amicus_mcp.engine import RunOptions, run_council
 
 pytestmark = pytest.mark.anyio
 

@@ -93,7 +93,7 @@ def test_the_engine_starts_only_the_worker_never_a_cli_command_line() -> None:
 
 @pytest.mark.anyio
 async def test_the_seeded_manifest_is_a_valid_running_council_run(fake, project: Path, briefing: Path) -> None:  # type: ignore[no-untyped-def]
-    from amicus_mcp.engine.council_run import prepare
+    from amicus_mcp.engine import prepare
     from amicus_mcp.engine.spawn import seed_manifest
     from amicus_mcp.schemas import schema_errors
 

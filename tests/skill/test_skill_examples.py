@@ -41,7 +41,7 @@ from amicus_mcp.council.parse import parse_judge_output
 from amicus_mcp.council.report import build_report
 from amicus_mcp.council.tally import tally
 from amicus_mcp.council.verdict import build_verdict
-from amicus_mcp.documents import check_decisions, check_tally_input
+from amicus_mcp.documents.tally import check_decisions, check_tally_input
 from amicus_mcp.errors import AmicusError
 from amicus_mcp.schemas import SCHEMA_NAMES, schema_errors
 

@@ -44,7 +44,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..engine.briefing_inputs import MAX_ARTIFACT_BYTES
+from ..engine import artifact_limit
 from ..errors import EXIT_ERROR, AmicusError, BadArgs, InternalError
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def input_name(name: str) -> str:
 
 def input_names() -> dict[str, str]:
     """How the action names each run option's flag, for its error messages (--max-cost → max-cost)."""
-    from ..engine.options import flag_of
+    from ..engine import flag_of
 
     return {flag_of(field): input_name(name) for name, field in OPTION_INPUTS.items()}
 
@@ -96,7 +96,7 @@ def default_template(env: Mapping[str, str]) -> str | None:
 def run_options(env: Mapping[str, str], *, artifact: str, out_dir: str, template: str | None) -> Any:
     """The RunOptions for the action's inputs, each read as its flag reads it (a comma list, one
     NAME=VALUE per line, a number); a value the options refuse is BAD_ARGS."""
-    from ..engine.options import RunOptions, option
+    from ..engine import RunOptions, option
 
     values: dict[str, Any] = {}
     for name, field in OPTION_INPUTS.items():
@@ -116,7 +116,7 @@ def run_options(env: Mapping[str, str], *, artifact: str, out_dir: str, template
 def _pack_has_template(pack: str) -> bool:
     if not pack:
         return False
-    from ..engine.packs import load_pack
+    from ..engine import load_pack
 
     return "template" in load_pack(pack).pack.settings()
 
@@ -139,9 +139,9 @@ def pr_diff(env: Mapping[str, str], target: Path) -> Path:
     if not proc.stdout.strip():
         raise BadArgs(f"the diff origin/{base}...HEAD{where} is empty",
                       hint="nothing to review: the pull request changes no files" + (" there" if paths else ""))
-    if len(proc.stdout) > MAX_ARTIFACT_BYTES:
+    if len(proc.stdout) > artifact_limit():
         raise BadArgs(f"the pull request's diff origin/{base}...HEAD{where} is {_size(len(proc.stdout))}, over the "
-                      f"{_size(MAX_ARTIFACT_BYTES)} a council reviews at once", hint=NARROW_HINT)
+                      f"{_size(artifact_limit())} a council reviews at once", hint=NARROW_HINT)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(proc.stdout)
     return target
@@ -188,9 +188,9 @@ def main(env: Mapping[str, str] | None = None) -> int:
 
 def _run(env: Mapping[str, str]) -> int:
     from ..council.gate import evaluate_gate
-    from ..engine.run_dir import RunDir
+    from ..engine import RunDir
     from .council_ci import gate_dismissed, gate_rereview
-    from ..engine.run_report import render_verdict
+    from ..engine import render_verdict
 
     fail_on = _input(env, "FAIL_ON") or "fix-these-first"
     allow_no_verdict = _input(env, "ALLOW_NO_VERDICT").lower() == "true"
@@ -289,7 +289,7 @@ def pull_request_number(env: Mapping[str, str]) -> int | None:
 def _pr_review(env: Mapping[str, str], out_dir: Path, summary: str | None) -> tuple[str, bool]:
     """On a pull request: (the review output — preview, posted or error — and whether a requested post failed)."""
     from ..council.pr_review import DEFAULT_MIN_SEVERITY, DEFAULT_MIN_TIER
-    from ..engine.pr_loop import pr_review
+    from ..engine import pr_review
 
     post = _input(env, "POST_REVIEW").lower() == "true"
     number, repo = pull_request_number(env), env.get("GITHUB_REPOSITORY", "")
@@ -321,7 +321,7 @@ def _council(env: Mapping[str, str], *, artifact: str, out_dir: Path, template: 
     Its messages name the action's inputs, not the CLI's flags."""
     import anyio
 
-    from ..engine.council_run import run_council
+    from ..engine import run_council
     from ..errors import rename_arguments
 
     try:

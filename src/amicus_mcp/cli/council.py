@@ -134,8 +134,8 @@ def _print_json(doc: Any) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     import anyio
 
-    from ..engine.council_run import run_council
-    from ..engine.store import new_task_id
+    from ..engine import run_council
+    from ..engine import new_task_id
     from .progress import ProgressLine, council_line, wanted, with_progress
 
     options = RUN.options(args)
@@ -149,9 +149,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     import anyio
 
-    from ..engine.resume import resume_council
-    from ..engine.run_dir import find_run
-    from ..engine.store import SessionStore, resolve_project
+    from ..engine import resume_council
+    from ..engine import find_run
+    from ..engine import SessionStore, resolve_project
     from .progress import ProgressLine, council_line, wanted, with_progress
 
     store = SessionStore(resolve_project(args.project))
@@ -177,7 +177,7 @@ def _finish_run(args: argparse.Namespace, run: RunManifest, code: int, *, comman
         _print_json(run.to_doc())
     else:
         if run.dropped_members:
-            from ..engine.preflight import dropped_notice
+            from ..engine import dropped_notice
 
             say(f"Notice: {dropped_notice([d.to_doc() for d in run.dropped_members])}", err=True)
         say(render_run(run))
@@ -185,7 +185,7 @@ def _finish_run(args: argparse.Namespace, run: RunManifest, code: int, *, comman
 
 
 def render_run(run: RunManifest) -> str:
-    from ..engine.run_dir import REPORT
+    from ..engine import REPORT
 
     question = run.intent in ANSWERING_INTENTS  # the chair closes on an ANSWER line
     lines = [f"Council run {run.run_id}{f' ({run.intent})' if question else ''}: {run.status} (exit {run.exit_code})"]
@@ -278,8 +278,8 @@ def cmd_tally(args: argparse.Namespace) -> int:
 
 def cmd_verdict(args: argparse.Namespace) -> int:
     from ..council.verdict import redecide, render_verdict_summary
-    from ..engine.run_report import previous_verdict, record_run_id, report_target
-    from ..engine.run_dir import run_dir_near
+    from ..engine import previous_verdict, record_run_id, report_target
+    from ..engine import run_dir_near
 
     record = read_json(args.file, what="tally record")
     decisions = read_json(args.decisions, what="decisions file") if args.decisions else []
@@ -307,8 +307,8 @@ def cmd_verdict(args: argparse.Namespace) -> int:
 
 def remember_decisions(verdict: dict[str, Any], record: Any, decisions: Any, project: str | None) -> None:
     """Keep the accept / deny decisions (and reasons) in the project's decisions memory; a note says so."""
-    from ..engine.decisions import remember
-    from ..engine.store import resolve_project
+    from ..engine import remember
+    from ..engine import resolve_project
 
     kept = remember(verdict, record, decisions, resolve_project(project))
     denied = sum(e["decision"] == "denied" for e in kept)
@@ -331,7 +331,7 @@ def _render_next_to(verdict: dict[str, Any], out: Path, record: dict[str, Any], 
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ..engine.run_report import render_verdict
+    from ..engine import render_verdict
 
     if args.fmt == "sarif":  # SARIF reads the run beside the verdict too: a run directory will do
         text = sarif_text(args.file, min_severity=args.min_severity, min_tier=args.min_tier)
@@ -352,7 +352,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_pr_review(args: argparse.Namespace) -> int:
     import os
 
-    from ..engine.pr_loop import pr_review
+    from ..engine import pr_review
 
     doc = pr_review(args.run, repo=args.repo, pr=args.pr, env=os.environ, min_severity=args.min_severity,
                     min_tier=args.min_tier, event=args.event, post=args.post, project=args.project)
@@ -382,7 +382,7 @@ def add_finding_thresholds(p: argparse.ArgumentParser, *, severity: str, tier: s
 def sarif_text(path: str, *, min_severity: str, min_tier: str) -> str:
     from .. import __version__
     from ..council.sarif import build_sarif
-    from ..engine.run_findings import read_run_findings
+    from ..engine import read_run_findings
 
     run = read_run_findings(path)
     return dumps_json(build_sarif(run.verdict, run.findings, tool_version=__version__,
@@ -392,7 +392,7 @@ def sarif_text(path: str, *, min_severity: str, min_tier: str) -> str:
 def cmd_stats(args: argparse.Namespace) -> int:
     from ..config import eval_ledger_path, ledger_path
     from ..council.ledger import derive_stats, read_ledger, render_stats
-    from ..engine.options import check_tag
+    from ..engine import check_tag
 
     tag = None if args.tag is None else check_tag(args.tag)
     path = ledger_path()
@@ -438,7 +438,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     import anyio
 
-    from ..engine.preflight import preview_council
+    from ..engine import preview_council
 
     doc = anyio.run(lambda: preview_council(args.name, offline=args.offline))
     if args.json:

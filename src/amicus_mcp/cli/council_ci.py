@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..engine.run_dir import ENGINE_LOG, MANIFEST, RunDir
+from ..engine import ENGINE_LOG, MANIFEST, RunDir
 from ..errors import EXIT_OK, AmicusError, BadArgs
 from ..fsio import dumps_json, read_json
 from ..places import PROJECT_DEFAULT
@@ -78,7 +78,7 @@ def printed_json(args: argparse.Namespace, doc: dict[str, Any]) -> bool:
 # --------------------------------------------------------------------------- templates
 
 def cmd_template_list(args: argparse.Namespace) -> int:
-    from ..engine.briefing_inputs import list_templates
+    from ..engine import list_templates
 
     doc = list_templates()
     if printed_json(args, doc):
@@ -101,7 +101,7 @@ def _variables_line(variables: list[dict[str, Any]]) -> str:
 
 
 def cmd_template_show(args: argparse.Namespace) -> int:
-    from ..engine.briefing_inputs import show_template
+    from ..engine import show_template
 
     doc = show_template(args.name)
     if printed_json(args, doc):
@@ -121,8 +121,8 @@ def cmd_template_show(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- packs
 
 def cmd_pack_save(args: argparse.Namespace) -> int:
-    from ..engine.briefing_inputs import pack_settings
-    from ..engine.packs import save_pack
+    from ..engine import pack_settings
+    from ..engine import save_pack
 
     doc = save_pack(args.name, pack_settings(SETTINGS.options(args)), description=args.description)
     if not printed_json(args, doc):
@@ -133,7 +133,7 @@ def cmd_pack_save(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_list(args: argparse.Namespace) -> int:
-    from ..engine.packs import list_packs
+    from ..engine import list_packs
 
     doc = list_packs()
     if printed_json(args, doc):
@@ -152,7 +152,7 @@ def cmd_pack_list(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_show(args: argparse.Namespace) -> int:
-    from ..engine.packs import show_pack
+    from ..engine import show_pack
 
     doc = show_pack(args.name)
     if printed_json(args, doc):
@@ -191,8 +191,8 @@ def read_verdict_for_gate(path: str, project: str | None = None) -> tuple[dict[s
 
 def run_dir_named(target: str, project: str | None) -> Path | None:
     """The directory of the council run `target` names by id in the project; None when it names none."""
-    from ..engine.run_dir import find_run
-    from ..engine.store import SessionStore, resolve_project
+    from ..engine import find_run
+    from ..engine import SessionStore, resolve_project
 
     found = find_run(SessionStore(resolve_project(project)), target, by_path=False)
     return found.path if found is not None else None
@@ -203,7 +203,7 @@ def _where_to_look(run_dir: Path) -> str:
     ran in the foreground has no engine.log; only a spawned worker writes one)."""
     import shlex
 
-    from ..engine.resume import find_resumable, resume_command
+    from ..engine import find_resumable, resume_command
 
     if not RunDir(run_dir).holds_run():
         return f"pass a council run id, a council run directory (one holding {MANIFEST}) or its verdict.json"
@@ -238,8 +238,8 @@ def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, str] | None:
     """--gate-on new: each finding's re-review status (rereview.json beside the verdict)."""
     if gate_on != "new":
         return None
-    from ..engine.run_dir import REREVIEW
-    from ..engine.run_findings import read_rereview
+    from ..engine import REREVIEW
+    from ..engine import read_rereview
 
     doc = read_rereview(run_dir)
     if doc is None:
@@ -250,7 +250,7 @@ def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, str] | None:
 
 def gate_dismissed(run_dir: Path) -> dict[str, dict[str, Any]] | None:
     """The run's findings that match one the user dismissed before (dismissed.json beside the verdict)."""
-    from ..engine.run_findings import read_dismissed
+    from ..engine import read_dismissed
 
     doc = read_dismissed(run_dir)
     if doc is None:

@@ -32,8 +32,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from ..engine.decisions import list_decisions
-    from ..engine.store import resolve_project
+    from ..engine import list_decisions
+    from ..engine import resolve_project
 
     doc = list_decisions(None if args.all else resolve_project(args.project))
     if args.json:
@@ -54,7 +54,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    from ..engine.decisions import forget
+    from ..engine import forget
 
     gone = forget(args.id)
     say(dumps_json(gone) if args.json else f"Forgot {gone['id']} ({gone['decision']} {gone['findingId']} of run {gone['runId']}).")

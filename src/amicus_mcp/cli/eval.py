@@ -128,7 +128,7 @@ def eval_line(manifest_path: Any) -> Any:
     """The live progress line, rendered from eval-run.json (what `amicus status` reads too)."""
     from datetime import datetime
 
-    from ..engine.store import parse_iso
+    from ..engine import parse_iso
     from ..eval.documents import EvalManifest
     from ..fsio import read_json
 

@@ -27,7 +27,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_fanout(args: argparse.Namespace) -> int:
-    from ..engine.fanout import estimate, fanout
+    from ..engine import estimate_wave as estimate
+    from ..engine import run_wave as fanout
 
     options = WAVE.options(args)
     if args.estimate:
@@ -35,7 +36,7 @@ def cmd_fanout(args: argparse.Namespace) -> int:
         say(dumps_json(doc) if args.json else f"Estimate for {doc['legs']} leg(s): {doc['summary']}")
         return 0
 
-    from ..engine.store import new_task_id
+    from ..engine import new_task_id
     from .progress import ProgressLine, wanted, wave_line, with_progress
 
     # The id is fixed here so the progress line can find the wave.

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..eval import BENCH_HELP
 
 if TYPE_CHECKING:
-    from ..engine.options import Declared
+    from ..engine import Declared
 
 Select = Callable[["Declared"], bool]  # whether the command takes an option
 
@@ -35,7 +35,7 @@ class FlagSet(NamedTuple):
     hide: Select | None = None  # parsed (so a refusal can name it) but never offered in --help
 
     def declared(self) -> list[Declared]:
-        from ..engine.options import declared
+        from ..engine import declared
 
         return [d for d in declared(self.model) if d.option.flag is not None and self.select(d)]
 
@@ -65,7 +65,7 @@ class FlagSet(NamedTuple):
 
     def options(self, args: argparse.Namespace) -> Any:
         """The options model as this command line typed it (what was not typed keeps its default)."""
-        from ..engine.options import MODELS
+        from ..engine import MODELS
 
         values: dict[str, Any] = {}
         for d in self.declared():

@@ -86,7 +86,7 @@ async def with_progress(work: Callable[[], Awaitable[T]], line: ProgressLine | N
 
 
 def council_line(project: str | None, run_id: str) -> Callable[[datetime], str | None]:
-    from ..engine.store import SessionStore, resolve_project
+    from ..engine import SessionStore, resolve_project
     from ..workspace import DEFAULT_STALL_S
     from ..workspace.snapshot import run_snapshot
     from ..workspace.terminal import progress_line
@@ -100,7 +100,7 @@ def council_line(project: str | None, run_id: str) -> Callable[[datetime], str |
 
 
 def wave_line(project: str | None, wave_id: str) -> Callable[[datetime], str | None]:
-    from ..engine.store import SessionStore, resolve_project
+    from ..engine import SessionStore, resolve_project
     from ..workspace import DEFAULT_STALL_S
     from ..workspace.terminal import wave_progress_line
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from ..engine.store import SessionStore, resolve_project
+from ..engine import SessionStore, resolve_project
 from ..errors import EXIT_OK, BadArgs
 from ..fsio import dumps_json
 from ..places import PROJECT_DEFAULT
@@ -18,7 +18,7 @@ from .output import say
 
 if TYPE_CHECKING:
     from ..documents.run import RunStatusView
-    from ..engine.control import Snapshot
+    from ..engine import Snapshot
 
 
 TARGET_HELP = "a council run id or run directory, a wave id or a leg id"
@@ -59,15 +59,15 @@ def _store(args: argparse.Namespace) -> SessionStore:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from ..engine.control import status
+    from ..engine import read_status as status
 
     say(render(status(_store(args), args.id), as_json=args.json))
     return EXIT_OK
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from ..engine.control import list_all
-    from ..engine.options import check_tag
+    from ..engine import list_all
+    from ..engine import check_tag
     from ..providers.cost import format_cost
 
     rows = list_all(_store(args), tag=None if args.tag is None else check_tag(args.tag))
@@ -90,7 +90,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_abort(args: argparse.Namespace) -> int:
-    from ..engine.control import abort
+    from ..engine import abort
 
     result = abort(_store(args), args.id)
     if args.json:
@@ -103,7 +103,7 @@ def cmd_abort(args: argparse.Namespace) -> int:
 
 
 def cmd_wait(args: argparse.Namespace) -> int:
-    from ..engine.control import wait, wait_exit_code
+    from ..engine import wait, wait_exit_code
 
     if not args.timeout > 0:
         raise BadArgs(f"--timeout must be a positive number of seconds, got {args.timeout}", hint="e.g. --timeout 50")
@@ -118,7 +118,7 @@ def render(snapshot: Snapshot, *, as_json: bool) -> str:
     from ..documents.legs import LegRun
     from ..documents.run import RunStatusView
     from ..documents.wave import Wave
-    from ..engine.control import document
+    from ..engine import document
 
     if as_json:
         return dumps_json(document(snapshot))

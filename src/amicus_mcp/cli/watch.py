@@ -26,7 +26,7 @@ from ..workspace import DEFAULT_IDLE_EXIT_S, DEFAULT_STALL_S
 from .output import say
 
 if TYPE_CHECKING:
-    from ..engine.store import SessionStore
+    from ..engine import SessionStore
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -52,7 +52,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     for name in ("interval", "stall_after", "idle_exit"):
         if not getattr(args, name) > 0:
             raise BadArgs(f"--{name.replace('_', '-')} must be a positive number of seconds", hint="e.g. --interval 1")
-    from ..engine.store import SessionStore, resolve_project
+    from ..engine import SessionStore, resolve_project
 
     store = SessionStore(resolve_project(args.project))
     if args.ui:
@@ -94,7 +94,7 @@ def serve_ui(args: argparse.Namespace, store: SessionStore) -> int:
 def wait_for_run(store: SessionStore, run_id: str, *, timeout_s: float, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic) -> None:
     """Fail fast on an unknown id — after giving a just-spawned run a moment to appear."""
-    from ..engine.run_dir import RunDir
+    from ..engine import RunDir
     from ..workspace.rundir import check_run_id, locate_run
 
     check_run_id(run_id)

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from ..documents import check_tally_input
+from ..documents.tally import check_tally_input
 from ..vocabulary import TIERS
 from .evidence import GROUND_FIELDS
 from .report import format_money

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..documents import check_decisions
+from ..documents.tally import check_decisions
 from ..errors import BadArgs
 from ..schemas import schema_errors
 from ..vocabulary import ANSWERING_INTENTS, ANSWER_SCALE, EVIDENCE_CHECKS, QUESTION, TIERS, VERDICT_SCALE, VERIFICATIONS

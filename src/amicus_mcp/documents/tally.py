@@ -9,6 +9,7 @@ grows additively: an older reader must accept a newer document.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
@@ -110,8 +111,16 @@ class Decision(TypedDict):
     reason: NotRequired[str | None]  # the user's why: kept with an accept / deny in the decisions memory
 
 
-_TALLY_INPUT = TypeAdapter(TallyInput)
-_DECISIONS = TypeAdapter(list[Decision])
+@cache
+def _tally_input_adapter() -> TypeAdapter[TallyInput]:
+    # Built on first use, not on import: a process that imports the tally and never checks an
+    # input (the MCP server until its first tally call) does not pay for building the validator.
+    return TypeAdapter(TallyInput)
+
+
+@cache
+def _decisions_adapter() -> TypeAdapter[list[Decision]]:
+    return TypeAdapter(list[Decision])
 
 
 def check_tally_input(doc: Any) -> None:
@@ -122,7 +131,7 @@ def check_tally_input(doc: Any) -> None:
             hint="pass the five-key object {meta, findings, adjudications, rankings, runStats}",
         )
     check_json_tree(doc, what="tally input")
-    _validate(_TALLY_INPUT, doc, "tally input")
+    _validate(_tally_input_adapter(), doc, "tally input")
     seen: set[str] = set()
     for finding in doc["findings"]:
         if finding["id"] in seen:
@@ -137,7 +146,7 @@ def check_decisions(doc: Any) -> None:
             hint='pass [{"id": "A1", "decision": "accepted", "applied": true}, …]',
         )
     check_json_tree(doc, what="decisions")
-    _validate(_DECISIONS, doc, "decisions", root="decisions")
+    _validate(_decisions_adapter(), doc, "decisions", root="decisions")
 
 
 def _validate(adapter: TypeAdapter[Any], doc: Any, what: str, *, root: str = "") -> None:

@@ -1,0 +1,140 @@
+"""The engine's front door: what cli/, mcp/, eval/ and workspace/ may use of the engine.
+
+Nothing outside the engine imports one of its modules (tests/test_layers.py holds every other
+layer to this door); what a front needs is named here, in `__all__`, grouped by what it does:
+
+    options     the run and wave options and their declared fields (flags, arguments, packs)
+    runs        prepare, run, start (detached), resume a council run; start or run a wave
+    reading     find a run or a job, its status, its verdict and findings; wait; abort
+    stores      the project's session store, the run directory and its file names
+    packs       packs and templates (the CLI's `council pack` / `council template`)
+    the eval    what an eval's councils and matcher share with a council run
+
+No door name is also the name of a module behind it (`run_wave`, not `fanout`; `read_status`,
+not `status`): importing that module would replace the name on the package.
+
+Start-up: importing the engine must cost a front no more than what it uses. The light modules
+(options, store, run_dir, decisions, run_report: standard library and the base layer) are
+imported here; every other name is a door function that imports its module on its first call
+(`_lazy`), so the MCP server's cold start and `amicus --help` pay for no stage, provider or
+document model they do not call. A type checker sees the real definitions (TYPE_CHECKING).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .decisions import forget, list_decisions, remember
+from .options import (MODELS, Declared, RunOptions, WaveOptions, briefing_fields, check_tag, declared, flag_of,
+                      names_a_file, option)
+from .run_dir import (ENGINE_LOG, MANIFEST, REPORT, REREVIEW, TALLY, TALLY_PROVISIONAL, VERDICT, RunDir, find_run,
+                      read_pointer, resume_command, run_dir_near)
+from .run_report import previous_verdict, record_run_id, render_verdict, report_target
+from .store import TASK_ID, SessionStore, new_task_id, now_iso, parse_iso, resolve_project
+
+if TYPE_CHECKING:
+    from .briefing_inputs import apply_pack, list_templates, pack_settings, show_template
+    from .budget import Budget
+    from .control import (Snapshot, abort, council_leg_status, document, is_terminal, list_all, locate, run_dir_of,
+                          wait, wait_exit_code)
+    from .control import status as read_status
+    from .council_run import run_council, run_prepared
+    from .defaults import apply_env_defaults
+    from .fanout import estimate as estimate_wave
+    from .fanout import fanout as run_wave
+    from .jobs import write_pointer as write_job_pointer
+    from .material import check_material
+    from .packs import list_packs, load_pack, save_pack, show_pack
+    from .pr_loop import pr_review
+    from .preflight import Prepared, check_gateway, dropped_notice, max_legs, naming, prepare, prepare_bench, preview_council
+    from .resume import check_resumable, find_resumable, prepare_resume, resume_council
+    from .run_findings import read_dismissed, read_rereview, read_run_findings, review_rationales
+    from .run_state import observed
+    from .signals import run_until_signal, signal_received
+    from .spawn import cli_argv, spawn_detached, start_council_run, start_resumed_run, start_wave
+    from .status import status_of as wave_or_leg_status
+    from .waves import call_route
+
+__all__ = [
+    # options
+    "MODELS", "Declared", "RunOptions", "WaveOptions", "briefing_fields", "check_tag", "declared", "flag_of",
+    "names_a_file", "option", "apply_pack", "apply_env_defaults",
+    # runs
+    "Prepared", "prepare", "run_council", "run_prepared", "start_council_run", "check_resumable", "find_resumable",
+    "prepare_resume", "resume_council", "start_resumed_run", "estimate_wave", "run_wave", "start_wave", "preview_council",
+    "dropped_notice", "pr_review", "artifact_limit",
+    # reading, waiting, aborting
+    "Snapshot", "read_status", "document", "is_terminal", "list_all", "locate", "run_dir_of", "council_leg_status",
+    "wave_or_leg_status", "observed", "wait", "wait_exit_code", "abort", "render_verdict", "previous_verdict",
+    "record_run_id", "report_target", "read_run_findings", "read_dismissed", "read_rereview", "remember", "forget",
+    "list_decisions",
+    # stores and the run directory
+    "SessionStore", "TASK_ID", "new_task_id", "now_iso", "parse_iso", "resolve_project", "RunDir", "find_run",
+    "read_pointer", "resume_command", "run_dir_near", "ENGINE_LOG", "MANIFEST", "REPORT", "REREVIEW", "TALLY",
+    "TALLY_PROVISIONAL", "VERDICT",
+    # packs and templates
+    "list_packs", "load_pack", "save_pack", "show_pack", "list_templates", "show_template", "pack_settings",
+    # what the eval shares with a council run
+    "Budget", "call_route", "check_gateway", "check_material", "max_legs", "naming", "prepare_bench",
+    "review_rationales", "run_until_signal", "signal_received", "spawn_detached", "cli_argv", "write_job_pointer",
+    "exit_status",
+]
+
+
+def _lazy(module: str, name: str) -> Any:
+    """A door function for `name` of engine module `module`, imported on the first call. The
+    name is looked up on every call, so what the module holds (a test's stand-in too) is what runs."""
+    def door(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module, __name__), name)(*args, **kwargs)
+
+    door.__name__ = door.__qualname__ = name
+    door.__doc__ = f"{module[1:]}.{name} (imported on first call: start-up stays at the floor)"
+    return door
+
+
+if not TYPE_CHECKING:
+    apply_pack, list_templates, pack_settings, show_template = (
+        _lazy(".briefing_inputs", n) for n in ("apply_pack", "list_templates", "pack_settings", "show_template"))
+    Budget = _lazy(".budget", "Budget")
+    (abort, council_leg_status, document, is_terminal, list_all, locate, run_dir_of, wait, wait_exit_code) = (
+        _lazy(".control", n) for n in ("abort", "council_leg_status", "document", "is_terminal", "list_all", "locate",
+                                       "run_dir_of", "wait", "wait_exit_code"))
+    read_status = _lazy(".control", "status")
+    run_council, run_prepared = (_lazy(".council_run", n) for n in ("run_council", "run_prepared"))
+    apply_env_defaults = _lazy(".defaults", "apply_env_defaults")
+    estimate_wave, run_wave = _lazy(".fanout", "estimate"), _lazy(".fanout", "fanout")
+    write_job_pointer = _lazy(".jobs", "write_pointer")
+    check_material = _lazy(".material", "check_material")
+    list_packs, load_pack, save_pack, show_pack = (
+        _lazy(".packs", n) for n in ("list_packs", "load_pack", "save_pack", "show_pack"))
+    pr_review = _lazy(".pr_loop", "pr_review")
+    (check_gateway, dropped_notice, max_legs, naming, prepare, prepare_bench, preview_council) = (
+        _lazy(".preflight", n) for n in ("check_gateway", "dropped_notice", "max_legs", "naming", "prepare",
+                                         "prepare_bench", "preview_council"))
+    check_resumable, find_resumable, prepare_resume, resume_council = (
+        _lazy(".resume", n) for n in ("check_resumable", "find_resumable", "prepare_resume", "resume_council"))
+    read_dismissed, read_rereview, read_run_findings, review_rationales = (
+        _lazy(".run_findings", n) for n in ("read_dismissed", "read_rereview", "read_run_findings",
+                                            "review_rationales"))
+    observed = _lazy(".run_state", "observed")
+    run_until_signal, signal_received = (_lazy(".signals", n) for n in ("run_until_signal", "signal_received"))
+    cli_argv, spawn_detached, start_council_run, start_resumed_run, start_wave = (
+        _lazy(".spawn", n) for n in ("cli_argv", "spawn_detached", "start_council_run", "start_resumed_run",
+                                     "start_wave"))
+    wave_or_leg_status = _lazy(".status", "status_of")
+    call_route = _lazy(".waves", "call_route")
+
+
+def artifact_limit() -> int:
+    """The largest artifact a council reviews at once, in bytes (briefing_inputs reads it)."""
+    from .briefing_inputs import MAX_ARTIFACT_BYTES
+
+    return MAX_ARTIFACT_BYTES
+
+
+def exit_status(code: int) -> str:
+    """The run status an exit code stands for (run_state.EXIT_STATUS), `partial` for another."""
+    from .run_state import EXIT_STATUS
+
+    return str(EXIT_STATUS.get(code, "partial"))

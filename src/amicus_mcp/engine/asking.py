@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..providers.routing import Route
-from .context import LegResult, Row, RunContext
+from .context import RunContext
+from .legs import LegResult, Row
 from .source_tools import Toolbox
 
 Parsed = dict[str, Any]  # at least {"ok": bool, "errors": [{code, detail}]}

@@ -27,7 +27,8 @@ from ..providers.catalog import Catalog
 from ..providers.routing import Route, resolve_model
 from .asking import Contract, Parsed, ask
 from ..documents.run import ChairAttempt
-from .context import LegResult, Row, RunContext
+from .context import RunContext
+from .legs import LegResult, Row
 from .preflight import check_listed, check_ready, gate_threshold
 from .run_dir import CHAIR_OUTPUT, CHAIR_PACKET
 

@@ -33,7 +33,7 @@ from .preflight import Prepared
 from .run_state import RunState
 from .source_tools import Toolbox
 
-__all__ = ["LegResult", "Prepared", "Row", "RunContext"]
+__all__ = ["RunContext"]
 
 
 @dataclass

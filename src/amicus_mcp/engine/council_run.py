@@ -66,7 +66,7 @@ from .stage1 import SeatOutcome, run_stage1
 from .stage2 import CrossReview, run_stage2
 from .store import parse_iso
 
-__all__ = ["DEFAULT_CHAIR", "LOCAL_CHAIR", "CouncilRun", "Prepared", "RunOptions", "prepare", "run_council"]
+__all__ = ["CouncilRun", "run_council", "run_prepared"]
 
 
 # --------------------------------------------------------------------------- the run

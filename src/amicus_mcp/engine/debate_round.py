@@ -28,7 +28,8 @@ from ..council.seats import seat_file_stem
 from ..council.tally import tally
 from ..vocabulary import REVOTED_ACTIONS
 from .asking import Contract, Parsed, ask
-from .context import Row, RunContext
+from .context import RunContext
+from .legs import Row
 from .run_dir import DEBATE, TALLY_PROVISIONAL
 
 DEBATE_STAGE = 3  # runStats order: after Stage 2's rows, before the chair's

@@ -22,8 +22,7 @@ from ..errors import AmicusError
 from ..fsio import read_json
 from .run_dir import REPORT, TALLY, VERDICT, RunDir, run_dir_near
 
-__all__ = ["REPORT", "TALLY", "VERDICT", "previous_verdict", "record_run_id", "render_verdict", "report_target",
-           "run_record"]
+__all__ = ["previous_verdict", "record_run_id", "render_verdict", "report_target", "run_record"]
 
 
 def run_record(verdict_path: Path, verdict: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -28,7 +28,8 @@ from ..council.findings import count_attempted_findings, read_last_json_block, v
 from ..council.seats import Seat, seat_file_stem
 from ..providers.routing import Route
 from .asking import Contract, Parsed, ask
-from .context import Row, RunContext
+from .context import RunContext
+from .legs import Row
 
 STAGE = 1
 MAX_REPAIRS = 2

@@ -19,7 +19,8 @@ from ..council.anonymize import Anonymized, JudgeAnswer
 from ..council.parse import parse_judge_output, salvage_judge_output
 from ..council.seats import Seat, seat_file_stem
 from .asking import Answer, Contract, ask
-from .context import LegResult, Row, RunContext
+from .context import RunContext
+from .legs import LegResult, Row
 from .run_dir import BUNDLE
 from .stage1 import SeatOutcome
 

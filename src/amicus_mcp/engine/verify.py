@@ -29,7 +29,8 @@ from ..council.verification import (MAX_EXCERPT_CHARS, parse_verification, to_ve
                                      verifier_repair_prompt)
 from ..vocabulary import REFUTED, UNSURE
 from .asking import Contract, ask
-from .context import Row, RunContext
+from .context import RunContext
+from .legs import Row
 from .options import flag_of
 from .source_tools import Toolbox
 from .sources import Refused, SourceReader, referenced_names

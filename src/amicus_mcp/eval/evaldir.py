@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from pydantic import ValidationError
 
 from ..documents.run import RunManifest
-from ..engine.run_dir import RunDir
+from ..engine import RunDir
 from ..errors import AmicusError, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json
 from .documents import EvalDocument, EvalManifest, EvalRunOptions, MatchesDocument

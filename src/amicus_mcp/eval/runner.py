@@ -32,7 +32,7 @@ from typing import Any
 import anyio
 
 from ..council import briefings
-from ..engine.run_dir import RunDir
+from ..engine import RunDir
 from ..errors import AmicusError, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text
 from ..providers.base import Message
@@ -83,12 +83,12 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     """Every check before anything is sent. `bench` is the RunOptions the front built from the
     same flags `council run` takes (its briefing fields must be unset: each case has its own).
     A worker continuing an eval a front prepared passes that eval's id and run ids."""
-    from ..engine.briefing_inputs import apply_pack
-    from ..engine.council_run import prepare
-    from ..engine.defaults import apply_env_defaults
-    from ..engine.options import RunOptions, briefing_fields, flag_of
-    from ..engine.preflight import max_legs, naming, prepare_bench
-    from ..engine.store import new_task_id
+    from ..engine import apply_pack
+    from ..engine import prepare
+    from ..engine import apply_env_defaults
+    from ..engine import RunOptions, briefing_fields, flag_of
+    from ..engine import max_legs, naming, prepare_bench
+    from ..engine import new_task_id
 
     options: RunOptions = bench
     for attr in briefing_fields():  # every case brings its own briefing
@@ -151,7 +151,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
 
 def _check_secrets(suite: Suite, chosen: Sequence[Case], *, allow_secrets: bool) -> None:
     """Each case's briefing is material sent to every model: the secret scan, every case named."""
-    from ..engine.material import check_material
+    from ..engine import check_material
     from ..errors import SecretInMaterial
 
     found: list[SecretInMaterial] = []
@@ -196,13 +196,13 @@ def check_suite_ceiling(preps: dict[str, Any], ceiling: float) -> float:
 
 
 def _pack(options: Any) -> Any:
-    from ..engine.packs import load_pack
+    from ..engine import load_pack
 
     return load_pack(options.pack).pack if options.pack else None
 
 
 def _gateway(value: str | None) -> Any:
-    from ..engine.preflight import check_gateway
+    from ..engine import check_gateway
 
     return check_gateway(value)
 
@@ -298,7 +298,7 @@ def describe_estimate(est: dict[str, Any]) -> str:
 def write_inputs(plan: EvalPlan, *, pid: int | None) -> EvalManifest:
     """The eval directory before anything is sent: the suite's copy, each case's briefing,
     eval-options.json and the `running` manifest (and the pointer that finds it by id)."""
-    from ..engine import jobs
+    from ..engine import write_job_pointer
 
     d = plan.directory
     d.path.mkdir(parents=True, exist_ok=True)
@@ -323,12 +323,12 @@ def write_inputs(plan: EvalPlan, *, pid: int | None) -> EvalManifest:
                             runDir=str(plan.preps[c.id].run_dir)) for c in plan.cases],
         casesDone=0, casesTotal=len(plan.cases), notices=list(plan.notices), tag=plan.first().options.tag)
     write_manifest(d, manifest)
-    jobs.write_pointer(plan.first().store, plan.eval_id, "eval-run", d.manifest)
+    write_job_pointer(plan.first().store, plan.eval_id, "eval-run", d.manifest)
     return manifest
 
 
 def _now() -> str:
-    from ..engine.store import now_iso
+    from ..engine import now_iso
 
     return now_iso()
 
@@ -354,7 +354,7 @@ class EvalRun:
         return next(c for c in self.manifest.cases if c.caseId == case_id)
 
     async def run(self) -> int:
-        from ..engine.signals import run_until_signal, signal_received
+        from ..engine import run_until_signal, signal_received
 
         await self.councils()
         if signal_received():
@@ -377,8 +377,8 @@ class EvalRun:
                 group.start_soon(self.council, case, limiter)
 
     async def council(self, case: Case, limiter: anyio.CapacityLimiter) -> None:
-        from ..engine.council_run import run_prepared
-        from ..engine.signals import signal_received
+        from ..engine import run_prepared
+        from ..engine import signal_received
 
         async with limiter:
             progress = self.progress(case.id)
@@ -410,7 +410,7 @@ class EvalRun:
     # -- matching -------------------------------------------------------------------------
 
     async def match_all(self) -> None:
-        from ..engine.budget import Budget
+        from ..engine import Budget
 
         spent = [c.cost.amount for c in self.manifest.cases if c.cost is not None and c.cost.amount is not None]
         ceiling = None if self.plan.max_cost is None else max(0.0, self.plan.max_cost - sum(spent))
@@ -464,9 +464,9 @@ class EvalRun:
         return code
 
     def finish(self, code: int, *, error: dict[str, str] | None = None) -> int:
-        from ..engine.run_state import EXIT_STATUS
+        from ..engine import exit_status
 
-        self.manifest.status = EXIT_STATUS.get(code, "partial")  # type: ignore[assignment]
+        self.manifest.status = exit_status(code)  # type: ignore[assignment]
         self.manifest.exitCode = code
         self.manifest.completedAt = _now()
         if error is not None:
@@ -517,7 +517,7 @@ class Matcher:
 
     def rationales(self, council: Path, findings: Sequence[dict[str, Any]]) -> dict[str, str]:
         """Each finding's rationale, read back from its raiser's review (the tally keeps none)."""
-        from ..engine.run_findings import review_rationales
+        from ..engine import review_rationales
 
         return review_rationales(council, findings)
 
@@ -537,7 +537,7 @@ class Matcher:
         return answers
 
     async def call(self, text: str, pending: list[Question], attempt: int) -> Any:
-        from ..engine.waves import call_route
+        from ..engine import call_route
         from ..providers.cost import usage_from_doc
 
         plan = self.run.plan
@@ -602,7 +602,7 @@ async def run_eval(plan: EvalPlan, *, registry: ProviderRegistry | None = None,
     `manifest`: the one a front already wrote (a detached worker takes it over)."""
     import os
 
-    from ..engine.signals import run_until_signal
+    from ..engine import run_until_signal
 
     if manifest is None:
         manifest = write_inputs(plan, pid=os.getpid())
@@ -630,7 +630,7 @@ def start_eval(plan: EvalPlan) -> EvalManifest:
     import os
     import sys
 
-    from ..engine.spawn import ENGINE_LOG, spawn_detached
+    from ..engine import ENGINE_LOG, spawn_detached
     from ..errors import InternalError
 
     manifest = write_inputs(plan, pid=os.getpid())  # this (live) process stands for the worker until it runs

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..documents.run import RunManifest
-from ..engine.store import parse_iso
+from ..engine import parse_iso
 from ..vocabulary import CEILING_ERROR_CODES, EVIDENCE_CHECKS, REFUTED, SEVERITIES, TIERS, VERDICT_SCALE, VERIFICATIONS
 from .documents import EvalDocument, EvalManifest, EvalRunOptions, MatchesDocument
 from .report_md import counted

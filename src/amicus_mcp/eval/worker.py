@@ -33,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def _run(directory: Path) -> int:
-    from ..engine.options import RunOptions
+    from ..engine import RunOptions
     from .evaldir import EvalDir, read_manifest, read_options, write_manifest
     from .runner import prepare_eval, run_eval
 
@@ -45,7 +45,7 @@ async def _run(directory: Path) -> int:
                                   cases=[c.caseId for c in manifest.cases], eval_id=manifest.id, out_dir=str(d.path),
                                   run_ids={c.caseId: c.runId for c in manifest.cases})
     except AmicusError as err:  # pre-flight refused what the front accepted: say so in the manifest
-        from ..engine.store import now_iso
+        from ..engine import now_iso
 
         manifest.status, manifest.exitCode, manifest.completedAt = "error", err.exit_code, now_iso()
         manifest.error = {"code": err.code, "message": err.message}

@@ -107,7 +107,7 @@ class ViewTools:
 
     async def view_snapshot(self, ctx: Context, id: RunRef, project: Project = None) -> CallToolResult:
         """What the id names is read exactly as amicus_status reads it (`SessionTools._target`)."""
-        from ..engine.control import is_terminal, run_dir_of, wave_or_leg_status
+        from ..engine import is_terminal, run_dir_of, wave_or_leg_status
         from .results import dump
         from .snapshot import snapshot
         from .tools_sessions import SessionTools

@@ -94,7 +94,7 @@ def config_auto_open(config: Mapping[str, Any]) -> bool | None:
 
 def launch(run_id: str, project: Path, run_dir: Path) -> str | None:
     """Start `amicus watch --ui RUN_ID` detached; None on success, else the failure reason."""
-    from ..engine.spawn import cli_argv, spawn_detached
+    from ..engine import cli_argv, spawn_detached
     from ..fsio import atomic_write_text
 
     argv = cli_argv("watch", "--ui", run_id, "--project", str(project))

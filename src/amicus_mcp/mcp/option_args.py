@@ -28,7 +28,7 @@ from pydantic import Field
 from ..eval import BENCH_HELP
 
 if TYPE_CHECKING:
-    from ..engine.options import Declared
+    from ..engine import Declared
     from .state import Caller
 
 Select = Callable[["Declared"], bool]  # whether the tool takes an option
@@ -40,7 +40,7 @@ class ArgumentSet(NamedTuple):
     describe: Mapping[str, str] = MappingProxyType({})  # field → this tool's own description
 
     def declared(self) -> list[Declared]:
-        from ..engine.options import declared
+        from ..engine import declared
 
         return [d for d in declared(self.model) if d.option.arg is not None and self.select(d)]
 
@@ -70,7 +70,7 @@ class Given:
         """The options model: a negated switch turned round (`noCostGate: true` → cost_gate
         False), every path resolved inside the project, the project itself as `root`, and the
         `fixed` values the handler chose (a run id, a run directory)."""
-        from ..engine.options import MODELS, names_a_file
+        from ..engine import MODELS, names_a_file
         from ..fsio import checked_name
 
         values: dict[str, Any] = {}
@@ -139,7 +139,7 @@ class _OptionTool:
 def flag_arguments(model: str) -> dict[str, str]:
     """How the tools name each option's CLI flag (`--max-cost` → `maxCost`); a switch is named
     with the value it is given (`--no-cost-gate` → `noCostGate: true`)."""
-    from ..engine.options import declared
+    from ..engine import declared
 
     names: dict[str, str] = {}
     for d in declared(model):

@@ -23,7 +23,7 @@ from ..errors import AmicusError, BadArgs
 
 if TYPE_CHECKING:
     from ..documents.legs import LegRun
-    from ..engine.store import SessionStore
+    from ..engine import SessionStore
 
 
 READ_CAP = 51_200
@@ -58,8 +58,8 @@ def page(text: str, *, offset: int | None, limit: int, tail: bool) -> Page:
 
 def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
     """What `amicus_read` shows for an id (a `SessionStore` from the engine)."""
-    from ..engine.control import council_leg_status, locate
-    from ..engine.run_state import observed
+    from ..engine import council_leg_status, locate
+    from ..engine import observed
     from ..fsio import checked_name
 
     if file is not None:
@@ -106,12 +106,12 @@ def _run_source(run_dir: Path, run_id: str, file: str | None) -> Source:
         if file not in files:
             raise BadArgs(f"run {run_id} has no file '{file}'", hint=f"name one of: {', '.join(files)}")
         return Source("council-run", file, read_text(run_dir / file, what="run file"), files, run_dir / file)
-    from ..engine.run_dir import REPORT, VERDICT, RunDir
+    from ..engine import REPORT, VERDICT, RunDir
 
     if VERDICT not in files:
         raise BadArgs(f"run {run_id} has no verdict.json yet, so there is no report to read",
                       hint=f"wait for the run to finish, or name one of its files with `file`: {', '.join(files)}")
-    from ..engine.run_report import render_verdict
+    from ..engine import render_verdict
 
     try:
         verdict = RunDir(run_dir).read_verdict()

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..documents.run import Degrade, LegEntry, RunStatusView
     from ..documents.usage import LegUsage
     from ..documents.wave import Wave
-    from ..engine.control import Snapshot as Status
+    from ..engine import Snapshot as Status
 
 
 def snapshot(task_id: str, doc: Status, *, terminal: bool) -> Snapshot:
@@ -66,7 +66,7 @@ def progress_message(snap: Snapshot) -> str:
 
 
 def _run(task_id: str, run: RunStatusView, terminal: bool) -> Snapshot:
-    from ..engine.run_dir import REPORT
+    from ..engine import REPORT
 
     run_dir = run.options.out_dir if run.options is not None else None
     report = Path(run_dir) / REPORT if run_dir else None

@@ -40,9 +40,9 @@ class CouncilTools:
         given: Given,  # every run option's argument (engine/options.py)
         ui: Annotated[bool | None, arg("Open the workspace", "Open the workspace (true) or not (false); default: Claude Code only")] = None,
     ) -> CallToolResult:
-        from ..engine.council_run import prepare
-        from ..engine.spawn import start_council_run
-        from ..engine.store import new_task_id
+        from ..engine import prepare
+        from ..engine import start_council_run
+        from ..engine import new_task_id
 
         caller = await self.state.caller(ctx)
         root = caller.project(given.get("project"))
@@ -69,10 +69,10 @@ class CouncilTools:
             "(COST_EXCEEDED) resumes with a higher one; the spend already made counts against it", gt=0)] = None,
         project: Project = None,
     ) -> CallToolResult:
-        from ..engine.resume import check_resumable, prepare_resume
-        from ..engine.run_dir import find_run
-        from ..engine.spawn import start_resumed_run
-        from ..engine.store import SessionStore
+        from ..engine import check_resumable, prepare_resume
+        from ..engine import find_run
+        from ..engine import start_resumed_run
+        from ..engine import SessionStore
 
         caller = await self.state.caller(ctx)
         root = caller.project(project)
@@ -127,8 +127,8 @@ class CouncilTools:
     ) -> CallToolResult:
         from ..council.report import build_report
         from ..council.verdict import redecide
-        from ..engine.run_report import REPORT, previous_verdict, record_run_id
-        from ..engine.run_dir import run_dir_near
+        from ..engine import REPORT, previous_verdict, record_run_id
+        from ..engine import run_dir_near
         from ..fsio import atomic_write_text
 
         if outDir is not None and not render:
@@ -142,7 +142,7 @@ class CouncilTools:
         run_dir = run_dir_near(run_id, folder) if folder is not None else None
         verdict = redecide(record, decisions or [], previous_verdict(run_id, None, run_dir), overall_verdict=overallVerdict,
                            answer=answer)
-        from ..engine.decisions import remember
+        from ..engine import remember
 
         caller = await self.state.caller(ctx)
         remember(verdict, record, decisions or [], caller.project(project))  # a later run marks a denied one

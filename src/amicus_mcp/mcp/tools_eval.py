@@ -44,7 +44,7 @@ class EvalTools:
         estimateOnly: Annotated[bool, arg(
             "Estimate only", "Return the whole suite's cost estimate and start nothing")] = False,
     ) -> CallToolResult:
-        from ..engine.store import new_task_id
+        from ..engine import new_task_id
         from ..eval.runner import prepare_eval, start_eval
 
         caller = await self.state.caller(ctx)

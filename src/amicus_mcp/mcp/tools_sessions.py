@@ -22,7 +22,7 @@ from .state import Caller, ServerState
 from .waiting import wait_with_progress
 
 if TYPE_CHECKING:
-    from ..engine.store import SessionStore
+    from ..engine import SessionStore
 
 WAVE_NOTE = "The wave runs in the background. Call amicus_wait with the waveId (or a leg id) until it is terminal."
 
@@ -32,7 +32,7 @@ class SessionTools:
         self.state = state
 
     async def _store(self, ctx: Context, project: str | None) -> tuple[Caller, SessionStore]:
-        from ..engine.store import SessionStore
+        from ..engine import SessionStore
 
         caller = await self.state.caller(ctx)
         return caller, SessionStore(caller.project(project))
@@ -40,8 +40,8 @@ class SessionTools:
     async def _target(self, ctx: Context, id: str, project: str | None) -> tuple[Caller, SessionStore, str]:
         """The store and what `id` names for the engine: an id as given, or a run directory
         (anything that is not an id) resolved inside the allowed project roots."""
-        from ..engine.run_dir import RunDir
-        from ..engine.store import TASK_ID
+        from ..engine import RunDir
+        from ..engine import TASK_ID
 
         caller, store = await self._store(ctx, project)
         # A bare name is an id unless the project has a run directory of that name (the
@@ -57,7 +57,7 @@ class SessionTools:
         given: Given,  # every wave option's argument (engine/options.py)
         prompt: Annotated[str | None, arg("Prompt text", "The prompt text. XOR promptFile")] = None,
     ) -> CallToolResult:
-        from ..engine.spawn import start_wave
+        from ..engine import start_wave
 
         caller = await self.state.caller(ctx)
         root = caller.project(given.get("project"))
@@ -83,7 +83,8 @@ class SessionTools:
         return ok(result, notes=(f"Note: {chosen.reason}",) if chosen.reason else ())
 
     async def status(self, ctx: Context, id: RunRef, project: Project = None) -> CallToolResult:
-        from ..engine.control import is_terminal, status
+        from ..engine import is_terminal
+        from ..engine import read_status as status
 
         _, store, target = await self._target(ctx, id, project)
         doc = status(store, target)
@@ -107,7 +108,7 @@ class SessionTools:
         return ok(result, links=(file_link(source.path),) if source.path is not None and source.path.is_file() else ())
 
     async def abort(self, ctx: Context, id: RunRef, project: Project = None) -> CallToolResult:
-        from ..engine.control import abort
+        from ..engine import abort
 
         _, store, target = await self._target(ctx, id, project)
         done = abort(store, target)
@@ -122,7 +123,7 @@ class SessionTools:
         tag: TagFilter = None,
         project: Project = None,
     ) -> CallToolResult:
-        from ..engine.control import list_all
+        from ..engine import list_all
 
         _, store = await self._store(ctx, project)
         rows = list_all(store, tag=tag)[:limit]

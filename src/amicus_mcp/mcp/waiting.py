@@ -16,8 +16,8 @@ from .models import WaitResult
 from .snapshot import progress_message, snapshot
 
 if TYPE_CHECKING:
-    from ..engine.control import Snapshot as Status
-    from ..engine.store import SessionStore
+    from ..engine import Snapshot as Status
+    from ..engine import SessionStore
 
 
 PROGRESS_EVERY_S = 5.0
@@ -28,7 +28,8 @@ Report = Callable[[float, float | None, str | None], Awaitable[None]]
 async def wait_with_progress(store: SessionStore, task_id: str, *, budget_s: float, report: Report,
                              every_s: float | None = None) -> WaitResult:
     """Wait until the id is terminal or `budget_s` passes; the last snapshot plus timing."""
-    from ..engine.control import is_terminal, status, wait
+    from ..engine import is_terminal, wait
+    from ..engine import read_status as status
 
     step = every_s or PROGRESS_EVERY_S
     started = time.monotonic()

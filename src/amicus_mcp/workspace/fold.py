@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from ..council.report import build_model
 from ..documents.run import RunManifest
-from ..engine.run_dir import RunDir
+from ..engine import RunDir
 from ..termsafe import terminal_safe
 from ..vocabulary import TIER_DISPLAY_ORDER, TIERS
 from .matrix import verdict_source

@@ -17,9 +17,9 @@ from typing import Any, NamedTuple, TypeVar
 
 from ..council.seats import seat_file_stem
 from ..documents.run import RunManifest, SeatRecord
-from ..engine.run_dir import RunDir, read_pointer
-from ..engine.run_state import observed as observed_run
-from ..engine.store import TASK_ID, SessionStore
+from ..engine import RunDir, read_pointer
+from ..engine import observed as observed_run
+from ..engine import TASK_ID, SessionStore
 from ..errors import AmicusError, BadArgs, BadSession
 from ..fsio import read_json
 from ..vocabulary import TERMINAL_RUN_STATUSES

@@ -35,8 +35,8 @@ from importlib import resources
 from typing import Any, TextIO
 from urllib.parse import unquote, urlsplit
 
-from ..engine.control import abort
-from ..engine.store import SessionStore
+from ..engine import abort
+from ..engine import SessionStore
 from ..errors import AmicusError, BadArgs, BadSession
 from . import DEFAULT_IDLE_EXIT_S, DEFAULT_STALL_S, content_security_policy
 from .fold import fold_run, terminal_safe

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..documents.run import RunManifest, SeatRecord
-from ..engine.run_dir import RunDir
-from ..engine.store import SessionStore
+from ..engine import RunDir
+from ..engine import SessionStore
 from ..errors import AmicusError
 from ..vocabulary import QUESTION
 from . import DEFAULT_STALL_S
@@ -114,7 +114,7 @@ def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall
 
 def _resume_hint(run_dir: Path, doc: RunManifest, live: bool) -> str | None:
     """The command that resumes a stopped run (shown, never run: the workspace stays read-only)."""
-    from ..engine.resume import find_resumable, resume_command
+    from ..engine import find_resumable, resume_command
 
     if live or not find_resumable(RunDir(run_dir), doc).resumable:
         return None
