@@ -10,7 +10,7 @@ None of them calls a model.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -255,7 +255,7 @@ def gate_dismissed(run_dir: Path) -> dict[str, dict[str, Any]] | None:
     doc = read_dismissed(run_dir)
     if doc is None:
         return None
-    tally = RunDir(run_dir).read_tally() if RunDir(run_dir).tally_path.is_file() else {}
+    tally: Mapping[str, Any] = RunDir(run_dir).read_tally() if RunDir(run_dir).tally_path.is_file() else {}
     checks = {str(f.get("id")): f.get("evidenceCheck") for f in tally.get("findings") or [] if isinstance(f, dict)}
     return {str(m["id"]): {**m, "evidenceCheck": checks.get(str(m["id"]))} for m in doc["findings"]}
 

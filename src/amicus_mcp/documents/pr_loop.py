@@ -9,14 +9,14 @@ and a file written then still reads (`ReadVersion`)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import ConfigDict, Field
 
 from ..vocabulary import ReviewEvent, Severity, Tier
 from .base import Family, Frozen, WhenSet
 
-PR_LOOP_VERSION = 2
+PR_LOOP_VERSION: Final = 2
 ReadVersion = Literal[1, 2]  # what a reader accepts: 1 from a file written before the slip was fixed
 
 Score = Annotated[float, Field(ge=0, le=1)]

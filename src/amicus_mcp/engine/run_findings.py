@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..council.findings import validate_findings
 from ..council.seats import seat_file_stem
@@ -14,9 +14,12 @@ from ..errors import BadArgs, BadSession
 from ..fsio import read_json
 from .run_dir import DISMISSED, REREVIEW, VERDICT, RunDir, read_tally_beside, read_verdict_file
 
+if TYPE_CHECKING:
+    from ..documents.council import Verdict
+
 
 class RunFindings(NamedTuple):
-    verdict: dict[str, Any]
+    verdict: Verdict
     findings: list[dict[str, Any]]  # the verdict's findings, each with claim/location/rationale where known
     source: Path  # the verdict file read
     rereview: dict[str, Any] | None = None  # rereview.json beside it (a run with --baseline)
@@ -31,7 +34,7 @@ def read_run_findings(path: str | Path) -> RunFindings:
         raise BadArgs(f"'{path}' holds no verdict.json", hint="pass a finished council run's directory or its verdict.json")
     try:
         verdict = read_verdict_file(target)
-        tally = read_tally_beside(target) if RunDir(target.parent).tally_path.is_file() else {}
+        tally: Mapping[str, Any] = read_tally_beside(target) if RunDir(target.parent).tally_path.is_file() else {}
     except BadSession as err:
         raise BadArgs(err.message, hint="pass a finished council run's directory or its verdict.json") from None
     by_id = {str(f.get("id")): f for f in (tally.get("findings") or []) if isinstance(f, Mapping)}

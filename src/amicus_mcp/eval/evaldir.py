@@ -130,7 +130,7 @@ def _optional_run(council: Path) -> RunManifest | None:
         raise BadSession(f"{run_dir.manifest_path}: {err.message}", hint="the council's file is damaged: re-run the eval") from None
 
 
-def read_decisions(d: EvalDir, case: Case, tally: dict[str, Any], tally_path: Path) -> MatchesDocument:
+def read_decisions(d: EvalDir, case: Case, tally: TallyRecord, tally_path: Path) -> MatchesDocument:
     """A case's recorded decisions, checked against the case and the tally they decide about."""
     path = d.matches(case.id)
     if not path.is_file():

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -515,7 +515,7 @@ class Matcher:
                                usage=Money(amount=cost["amount"], unpricedLegs=cost["unpricedLegs"]),
                                legs=self.legs, durationMs=None)
 
-    def rationales(self, council: Path, findings: Sequence[dict[str, Any]]) -> dict[str, str]:
+    def rationales(self, council: Path, findings: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         """Each finding's rationale, read back from its raiser's review (the tally keeps none)."""
         from ..engine import review_rationales
 
