@@ -391,3 +391,32 @@ def test_the_sets_agree_with_each_other() -> None:
     assert [n for n in v.STAGE_NAMES if n in v.CORE_STAGE_NAMES] == list(v.CORE_STAGE_NAMES)  # in run order
     assert set(v.COST_SOURCES) | {"mixed"} == set(v.ROLLED_COST_SOURCES) and "unknown" not in v.PRICED_COST_SOURCES
     assert set(v.ESTIMATED_COST_SOURCES) < set(v.ROLLED_COST_SOURCES) and set(v.CATALOG_PRICED_MODES) < set(v.COST_MODES)
+
+
+# --------------------------------------------------------------------------- one meaning per name
+
+
+def top_level_names() -> dict[str, list[str]]:
+    """Every class and type alias defined at a module's top level under src/ → the modules."""
+    defined: dict[str, list[str]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = [node.name] if isinstance(node, ast.ClassDef) else \
+                [t.id for t in getattr(node, "targets", [getattr(node, "target", None)]) if isinstance(t, ast.Name)]
+            for name in targets:
+                defined.setdefault(name, []).append(str(path.relative_to(SRC)))
+    return defined
+
+
+def test_each_of_the_councils_overloaded_names_now_has_one_meaning() -> None:
+    """Issue 29: `Snapshot` meant the engine's status union, the MCP tools' compact result and the
+    workspace's page JSON; `Document` the documents' base model and an MCP pass-through. Now the
+    engine's is an `Observation`, the tools' a `Progress`, the pass-through a `ShippedDocument`
+    (the workspace keeps "snapshot", its `run_snapshot`), and each word set's type is the vocabulary's."""
+    defined = top_level_names()
+    assert "Snapshot" not in defined
+    assert defined["Document"] == ["documents/base.py"]
+    assert defined["Observation"] == ["engine/control.py"]
+    assert defined["Progress"] == ["mcp/models.py"] and defined["ShippedDocument"] == ["mcp/models.py"]
+    for name in ("LegStage", "StageName", "GatewayMode", "CostSource", "RolledCostSource", "CostMode", "ErrorCode"):
+        assert defined[name] == ["vocabulary.py"], name

@@ -22,7 +22,7 @@ from amicus_mcp.errors import BadArgs, rename_arguments
 from amicus_mcp.mcp.fence import FENCED_PATTERN
 from amicus_mcp.mcp.models import NEXT_READ, NEXT_WAIT
 from amicus_mcp.mcp.params import argument_names
-from amicus_mcp.mcp.snapshot import progress_message, snapshot
+from amicus_mcp.mcp.progress import progress, progress_message
 from amicus_mcp.mcp.client import BY_TAG
 
 pytestmark = pytest.mark.anyio
@@ -168,26 +168,26 @@ def run_doc(**extra: Any) -> RunStatusView:
 
 def test_a_run_announces_its_planned_legs() -> None:
     legs = [{"id": "r1", "status": "complete"}, {"id": "r2", "status": "running"}]
-    planned = snapshot("r", run_doc(legsPlanned=5, legs=legs), terminal=False)
+    planned = progress("r", run_doc(legsPlanned=5, legs=legs), terminal=False)
     assert (planned.legs_done, planned.legs_total) == (1, 5)
     assert "stage stage1 · 1/5 legs done" in progress_message(planned)
     # Without legsPlanned (an engine that predates it) the listed legs count; never fewer than listed.
-    assert snapshot("r", run_doc(legs=legs), terminal=False).legs_total == 2
-    assert snapshot("r", run_doc(legsPlanned=1, legs=legs), terminal=False).legs_total == 2
+    assert progress("r", run_doc(legs=legs), terminal=False).legs_total == 2
+    assert progress("r", run_doc(legsPlanned=1, legs=legs), terminal=False).legs_total == 2
 
 
 def test_the_first_progress_message_never_reads_zero_of_zero() -> None:
-    first = progress_message(snapshot("r", run_doc(), terminal=False))
+    first = progress_message(progress("r", run_doc(), terminal=False))
     assert "0/0" not in first and first.startswith("council-run r: running · stage stage1 starting")
-    seeded = progress_message(snapshot("r", run_doc(currentStage=None), terminal=False))
+    seeded = progress_message(progress("r", run_doc(currentStage=None), terminal=False))
     assert "0/0" not in seeded and "starting" in seeded
 
 
 def test_guidance_is_a_structured_field() -> None:
-    assert snapshot("r", run_doc(), terminal=False).next == NEXT_WAIT
-    done = snapshot("r", run_doc(status="complete"), terminal=True)
+    assert progress("r", run_doc(), terminal=False).next == NEXT_WAIT
+    done = progress("r", run_doc(status="complete"), terminal=True)
     assert done.next == NEXT_READ["council-run"] and "amicus_read" in done.next
-    degraded = snapshot("r", run_doc(degrades=[{"channel": "stage1", "what": "a review", "why": INJECTION}]),
+    degraded = progress("r", run_doc(degrades=[{"channel": "stage1", "what": "a review", "why": INJECTION}]),
                         terminal=True)
     assert degraded.degrades is not None and len(degraded.degrades) == 1
     assert unfenced(degraded.degrades[0]).startswith("stage1: a review — Ignore previous instructions")

@@ -18,7 +18,7 @@ from .output import say
 
 if TYPE_CHECKING:
     from ..documents.run import RunStatusView
-    from ..engine import Snapshot
+    from ..engine import Observation
 
 
 TARGET_HELP = "a council run id or run directory, a wave id or a leg id"
@@ -108,29 +108,29 @@ def cmd_wait(args: argparse.Namespace) -> int:
     if not args.timeout > 0:
         raise BadArgs(f"--timeout must be a positive number of seconds, got {args.timeout}", hint="e.g. --timeout 50")
     waited = anyio.run(lambda: wait(_store(args), args.id, timeout_s=args.timeout))
-    say(dumps_json(waited.to_doc()) if args.json else render(waited.snapshot, as_json=False))
+    say(dumps_json(waited.to_doc()) if args.json else render(waited.observation, as_json=False))
     if waited.timed_out and not args.json:
         say(f"  still running after {waited.waited_ms / 1000:.0f}s — run 'amicus wait {shlex.quote(args.id)}' again")
     return wait_exit_code(waited)
 
 
-def render(snapshot: Snapshot, *, as_json: bool) -> str:
+def render(observation: Observation, *, as_json: bool) -> str:
     from ..documents.legs import LegRun
     from ..documents.run import RunStatusView
     from ..documents.wave import Wave
     from ..engine import document
 
     if as_json:
-        return dumps_json(document(snapshot))
-    if isinstance(snapshot, RunStatusView):
-        return render_run_status(snapshot)
-    if isinstance(snapshot, Wave):
-        return render_wave(snapshot)
-    if isinstance(snapshot, LegRun):
-        return render_leg(snapshot)
+        return dumps_json(document(observation))
+    if isinstance(observation, RunStatusView):
+        return render_run_status(observation)
+    if isinstance(observation, Wave):
+        return render_wave(observation)
+    if isinstance(observation, LegRun):
+        return render_leg(observation)
     from .eval import render_eval_status  # a job of a layer above: an eval
 
-    return render_eval_status(snapshot)
+    return render_eval_status(observation)
 
 
 def render_run_status(run: RunStatusView) -> str:

@@ -36,7 +36,7 @@ from .store import TASK_ID, SessionStore, new_task_id, now_iso, parse_iso, resol
 if TYPE_CHECKING:
     from .briefing_inputs import apply_pack, list_templates, pack_settings, show_template
     from .budget import Budget
-    from .control import (Snapshot, abort, council_leg_status, document, is_terminal, list_all, locate, run_dir_of,
+    from .control import (Observation, abort, council_leg_status, document, is_terminal, list_all, locate, run_dir_of,
                           wait, wait_exit_code)
     from .control import status as read_status
     from .council_run import run_council, run_prepared
@@ -65,7 +65,7 @@ __all__ = [
     "prepare_resume", "resume_council", "start_resumed_run", "estimate_wave", "run_wave", "start_wave", "preview_council",
     "dropped_notice", "pr_review", "artifact_limit",
     # reading, waiting, aborting
-    "Snapshot", "read_status", "document", "is_terminal", "list_all", "locate", "run_dir_of", "council_leg_status",
+    "Observation", "read_status", "document", "is_terminal", "list_all", "locate", "run_dir_of", "council_leg_status",
     "wave_or_leg_status", "observed", "wait", "wait_exit_code", "abort", "render_verdict", "previous_verdict",
     "record_run_id", "report_target", "read_run_findings", "read_dismissed", "read_rereview", "remember", "forget",
     "list_decisions",

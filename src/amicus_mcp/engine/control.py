@@ -39,12 +39,12 @@ from .status import observed_wave
 from .status import status_of as wave_or_leg_status
 from .store import TASK_ID, SessionStore, now_iso, pid_alive
 
-__all__ = ["ENGINE_DIED", "Located", "Snapshot", "Waited", "abort", "council_leg_status", "document", "is_terminal",
+__all__ = ["ENGINE_DIED", "Located", "Observation", "Waited", "abort", "council_leg_status", "document", "is_terminal",
            "list_all", "locate", "observe_run", "run_dir_of", "run_status", "status", "wait", "wait_exit_code"]
 
 # What status names: a council run, a leg (a wave's, or a council run's), a wave, or a job of a
 # layer above (an eval's manifest, a document of its own).
-Snapshot = Union[RunStatusView, LegRun, Wave, dict[str, Any]]
+Observation = Union[RunStatusView, LegRun, Wave, dict[str, Any]]
 
 
 class Located(NamedTuple):
@@ -86,8 +86,8 @@ def _run_of_leg(store: SessionStore, leg_id: str) -> RunDir | None:
     return None
 
 
-def status(store: SessionStore, task_id: str) -> Snapshot:
-    """The current snapshot of a council run (by id or run directory), a leg of one, a wave or
+def status(store: SessionStore, task_id: str) -> Observation:
+    """The current observation of a council run (by id or run directory), a leg of one, a wave or
     a wave's leg."""
     found = locate(store, task_id)
     if found.kind == "council-run" and found.run_dir is not None:
@@ -181,20 +181,20 @@ def usage_so_far(run: RunManifest) -> dict[str, Any]:
             "costExact": unknown == 0}
 
 
-def document(snapshot: Snapshot) -> dict[str, Any]:
-    """A snapshot as JSON-ready data (what `--json` prints)."""
-    return snapshot if isinstance(snapshot, dict) else snapshot.to_doc()
+def document(observation: Observation) -> dict[str, Any]:
+    """An observation as JSON-ready data (what `--json` prints)."""
+    return observation if isinstance(observation, dict) else observation.to_doc()
 
 
-def is_terminal(snapshot: Snapshot) -> bool:
-    if isinstance(snapshot, RunManifest):
-        return snapshot.status in TERMINAL_RUN_STATUSES
-    if isinstance(snapshot, Wave):
-        return snapshot.status in TERMINAL_WAVE_STATUSES
-    if isinstance(snapshot, LegRun):
+def is_terminal(observation: Observation) -> bool:
+    if isinstance(observation, RunManifest):
+        return observation.status in TERMINAL_RUN_STATUSES
+    if isinstance(observation, Wave):
+        return observation.status in TERMINAL_WAVE_STATUSES
+    if isinstance(observation, LegRun):
         # Once it finished, or once the council run it belongs to has (nothing runs it any more).
-        return snapshot.status != "running" or snapshot.run_status in TERMINAL_RUN_STATUSES
-    return snapshot.get("status") not in ("running", None)  # a job
+        return observation.status != "running" or observation.run_status in TERMINAL_RUN_STATUSES
+    return observation.get("status") not in ("running", None)  # a job
 
 
 def list_all(store: SessionStore, *, tag: str | None = None) -> list[dict[str, Any]]:
@@ -251,10 +251,10 @@ def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
                          hint=f"abort {run_id}, the run's id")
     run_dir = found.run_dir
     if run_dir is not None:
-        snapshot = run_status(run_dir)
-        if snapshot.status in TERMINAL_RUN_STATUSES:
-            return {"id": task_id, "alreadyTerminal": True, "status": snapshot.status}
-        pid = run_dir.engine_pid(snapshot)
+        observation = run_status(run_dir)
+        if observation.status in TERMINAL_RUN_STATUSES:
+            return {"id": task_id, "alreadyTerminal": True, "status": observation.status}
+        pid = run_dir.engine_pid(observation)
         state = RunState(run_dir, run_dir.read())
         state.abort(at=now_iso())  # abort wins: the engine's later checkpoints keep it
         return {"id": task_id, "aborted": True, "signalled": _terminate(pid)}
@@ -285,26 +285,26 @@ def _terminate(pid: Any) -> bool:
 class Waited(NamedTuple):
     """What a wait saw last, and whether it gave up at its timeout."""
 
-    snapshot: Snapshot
+    observation: Observation
     timed_out: bool
     waited_ms: int
 
     def to_doc(self) -> dict[str, Any]:
-        return {**document(self.snapshot), "timedOut": self.timed_out, "waitedMs": self.waited_ms}
+        return {**document(self.observation), "timedOut": self.timed_out, "waitedMs": self.waited_ms}
 
 
 async def wait(store: SessionStore, task_id: str, *, timeout_s: float, poll_s: float = 0.5) -> Waited:
-    """Block until the run/wave/leg is terminal or `timeout_s` passes; the snapshot + timing."""
+    """Block until the run/wave/leg is terminal or `timeout_s` passes; the observation + timing."""
     started = time.monotonic()
-    snapshot = status(store, task_id)
-    while not is_terminal(snapshot):
+    observation = status(store, task_id)
+    while not is_terminal(observation):
         left = timeout_s - (time.monotonic() - started)
         if left <= 0:
             break
         await anyio.sleep(min(poll_s, left))
-        snapshot = status(store, task_id)
+        observation = status(store, task_id)
     waited = int((time.monotonic() - started) * 1000)
-    return Waited(snapshot, not is_terminal(snapshot), waited)
+    return Waited(observation, not is_terminal(observation), waited)
 
 
 # What `amicus wait` exits with: the outcome of what it waited on (README "Exit codes").
@@ -315,4 +315,4 @@ def wait_exit_code(waited: Waited) -> int:
     """0 complete, 2 partial (degraded), 1 failed / crashed / aborted, 3 still running at the timeout."""
     if waited.timed_out:
         return EXIT_WAIT_TIMEOUT
-    return WAIT_EXIT.get(str(document(waited.snapshot).get("status")), EXIT_ERROR)
+    return WAIT_EXIT.get(str(document(waited.observation).get("status")), EXIT_ERROR)

@@ -8,7 +8,7 @@ the workspace's own page (`workspace/static`: index.html, app.css, app.js) with
 fresh snapshots with the app-only tool `amicus_view_snapshot` (`visibility: ["app"]`, so the
 host never offers it to the model); it returns the workspace's own snapshot of a council run
 (`workspace.snapshot.run_snapshot`, without prose) or, for a fanout wave or leg, the status
-projection the tools return (`snapshot.snapshot`).
+projection the tools return (`progress.progress`).
 
 A client that did not negotiate the extension sees none of this (`AppsGate`): its
 initialize result, its tools/list and every tool result are what they were before the view
@@ -41,7 +41,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.shared.exceptions import MCPError
 from mcp.types import METHOD_NOT_FOUND, CallToolResult, ClientCapabilities, TextContent, ToolAnnotations
 
-from .models import Document
+from .models import ShippedDocument
 from .params import Project, RunRef
 from .state import ServerState
 
@@ -109,7 +109,7 @@ class ViewTools:
         """What the id names is read exactly as amicus_status reads it (`SessionTools._target`)."""
         from ..engine import is_terminal, run_dir_of, wave_or_leg_status
         from .results import dump
-        from .snapshot import snapshot
+        from .progress import progress
         from .tools_sessions import SessionTools
 
         _, store, target = await SessionTools(self.state)._target(ctx, id, project)  # noqa: SLF001 - one reading of an id
@@ -120,7 +120,7 @@ class ViewTools:
             return _view_result(id, snapshot_of(run_dir.path, id, texts=False))
         doc = wave_or_leg_status(store, target)
         terminal = is_terminal(doc)
-        wave = dump(snapshot(id, doc, terminal=terminal))
+        wave = dump(progress(id, doc, terminal=terminal))
         return _view_result(id, {"type": "workspace-wave", "snapshotVersion": 1, "live": not terminal, **wave})
 
 
@@ -180,7 +180,7 @@ def bind(tools: Sequence[Tool], state: ServerState, make_tool: Callable[..., Too
                                    "wave or leg (seats, stages, matrix, cost, verdict).",
                        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                                    idempotent_hint=True, open_world_hint=False),
-                       output=Document)
+                       output=ShippedDocument)
     helper.meta = {"ui": {"resourceUri": VIEW_URI, "visibility": ["app"]}}
     state.views = True
     return [*tools, helper]

@@ -103,7 +103,7 @@ class LegRow(Out):
     error: Fenced | None = None
 
 
-class Snapshot(Out):
+class Progress(Out):
     """Where a council run, wave or leg is now; when it is terminal, its result summary."""
 
     id: str
@@ -136,7 +136,7 @@ class Snapshot(Out):
     next: Next = None
 
 
-class WaitResult(Snapshot):
+class WaitResult(Progress):
     timed_out: bool
     waited_ms: int
     slice_seconds: float = Field(description="the longest this call was allowed to block")
@@ -183,7 +183,7 @@ class ListResult(Out):
     items: list[ListItem]
 
 
-class Document(BaseModel):
+class ShippedDocument(BaseModel):
     """A project document returned as is; the tool advertises its shipped schema instead."""
 
     model_config = ConfigDict(extra="allow")

@@ -36,12 +36,12 @@ from pydantic import BaseModel
 from .. import HOMEPAGE, __version__
 from .models import (
     AbortResult,
-    Document,
     EvalStarted,
     ListResult,
+    Progress,
     ReadResult,
     RunStarted,
-    Snapshot,
+    ShippedDocument,
     VerdictResult,
     WaitResult,
     WaveStarted,
@@ -152,7 +152,7 @@ def build_tools(state: ServerState) -> list[Tool]:
                   annotations=_hints(read_only=False, idempotent=True), output=WaitResult),
         make_tool(sessions.status, name="amicus_status", title="Status of a run, wave or leg",
                   description="Where a council run, wave or leg is now: stage, legs done, cost so far, result when done.",
-                  annotations=_hints(read_only=False, idempotent=True), output=Snapshot),
+                  annotations=_hints(read_only=False, idempotent=True), output=Progress),
         make_tool(sessions.read, name="amicus_read", title="Read outputs",
                   description="Page through a council run's report or run-dir files, a wave's outputs or a leg's output.",
                   annotations=_hints(read_only=True, idempotent=True), output=ReadResult, meta=MAX_RESULT_META),
@@ -165,7 +165,8 @@ def build_tools(state: ServerState) -> list[Tool]:
         make_tool(council.council_tally, name="amicus_council_tally", title="Tally a council",
                   description="Deterministic tiers, basis, confidence and street-cred from a tally-input object; "
                               "appends the reliability ledger unless noLedger.",
-                  annotations=_hints(read_only=False), output=Document, schema=lambda: shipped_schema("council-tally")),
+                  annotations=_hints(read_only=False), output=ShippedDocument,
+                  schema=lambda: shipped_schema("council-tally")),
         make_tool(council.verdict, name="amicus_verdict", title="Build a verdict",
                   description="Merge a tally record with Stage-4 decisions into a verdict; with render, also the Markdown "
                               "report, and with render + outDir, refresh report.html there.",
@@ -173,7 +174,7 @@ def build_tools(state: ServerState) -> list[Tool]:
                   schema=verdict_result_schema, meta=MAX_RESULT_META),
         make_tool(council.council_stats, name="amicus_council_stats", title="Reviewer reliability",
                   description="Per-model reliability across all past council runs, from the ledger.",
-                  annotations=_hints(read_only=True, idempotent=True), output=Document,
+                  annotations=_hints(read_only=True, idempotent=True), output=ShippedDocument,
                   schema=lambda: shipped_schema("council-stats")),
         make_tool(evals.eval, name="amicus_eval", title="Measure a bench (eval)",
                   description="Measure a bench on a planted-flaw suite (one council per case): recall per seat and by "

@@ -17,7 +17,7 @@ from .option_args import WAVE, Given, takes
 from .params import Project, RunRef, TagFilter, arg
 from .reading import READ_CAP, page, read_source
 from .results import file_link, ok
-from .snapshot import snapshot
+from .progress import progress
 from .state import Caller, ServerState
 from .waiting import wait_with_progress
 
@@ -88,7 +88,7 @@ class SessionTools:
 
         _, store, target = await self._target(ctx, id, project)
         doc = status(store, target)
-        return ok(snapshot(id, doc, terminal=is_terminal(doc)))
+        return ok(progress(id, doc, terminal=is_terminal(doc)))
 
     async def read(
         self,

@@ -13,10 +13,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from .models import WaitResult
-from .snapshot import progress_message, snapshot
+from .progress import progress, progress_message
 
 if TYPE_CHECKING:
-    from ..engine import Snapshot as Status
+    from ..engine import Observation
     from ..engine import SessionStore
 
 
@@ -27,7 +27,7 @@ Report = Callable[[float, float | None, str | None], Awaitable[None]]
 
 async def wait_with_progress(store: SessionStore, task_id: str, *, budget_s: float, report: Report,
                              every_s: float | None = None) -> WaitResult:
-    """Wait until the id is terminal or `budget_s` passes; the last snapshot plus timing."""
+    """Wait until the id is terminal or `budget_s` passes; the last progress plus timing."""
     from ..engine import is_terminal, wait
     from ..engine import read_status as status
 
@@ -40,16 +40,16 @@ async def wait_with_progress(store: SessionStore, task_id: str, *, budget_s: flo
         if left <= 0:
             break
         sent = await _progress(report, task_id, doc, started, sent, budget_s)
-        doc = (await wait(store, task_id, timeout_s=min(step, left))).snapshot
+        doc = (await wait(store, task_id, timeout_s=min(step, left))).observation
     terminal = is_terminal(doc)
-    snap = snapshot(task_id, doc, terminal=terminal)
+    snap = progress(task_id, doc, terminal=terminal)
     waited = int((time.monotonic() - started) * 1000)
     return WaitResult(**snap.model_dump(), timed_out=not terminal, waited_ms=waited, slice_seconds=budget_s)
 
 
-async def _progress(report: Report, task_id: str, doc: Status, started: float, last: float,
+async def _progress(report: Report, task_id: str, doc: Observation, started: float, last: float,
                     budget_s: float) -> float:
     """Send one notification; progress values must strictly increase, so they are elapsed seconds."""
     value = max(round(time.monotonic() - started, 3), last + 0.001)
-    await report(value, budget_s, progress_message(snapshot(task_id, doc, terminal=False)))
+    await report(value, budget_s, progress_message(progress(task_id, doc, terminal=False)))
     return value

@@ -1,4 +1,4 @@
-"""Projecting the engine's status documents onto the compact `Snapshot` the tools return.
+"""Projecting the engine's status documents onto the compact `Progress` the tools return.
 
 `engine.control.status` returns the whole document (run.json, wave.json or a leg's
 run.json), with every output text in it. A tool result should say where the work is and,
@@ -19,17 +19,17 @@ from typing import TYPE_CHECKING, Any
 from ..documents.base import Document
 from ..vocabulary import ANSWERING_INTENTS
 from .fence import fence, fence_all
-from .models import NEXT_READ, NEXT_RESUME, NEXT_WAIT, Cost, LegRow, Snapshot
+from .models import NEXT_READ, NEXT_RESUME, NEXT_WAIT, Cost, LegRow, Progress
 
 if TYPE_CHECKING:
     from ..documents.legs import LegRun
     from ..documents.run import Degrade, LegEntry, RunStatusView
     from ..documents.usage import LegUsage
     from ..documents.wave import Wave
-    from ..engine import Snapshot as Status
+    from ..engine import Observation
 
 
-def snapshot(task_id: str, doc: Status, *, terminal: bool) -> Snapshot:
+def progress(task_id: str, doc: Observation, *, terminal: bool) -> Progress:
     from ..documents.legs import LegRun
     from ..documents.run import RunStatusView
     from ..documents.wave import Wave
@@ -48,7 +48,7 @@ def snapshot(task_id: str, doc: Status, *, terminal: bool) -> Snapshot:
     return snap
 
 
-def progress_message(snap: Snapshot) -> str:
+def progress_message(snap: Progress) -> str:
     """One line for a progress notification: stage, legs done, cost so far."""
     parts = [f"{snap.kind} {snap.id}: {snap.status}"]
     stage = f"stage {snap.stage}" if snap.stage else None
@@ -65,13 +65,13 @@ def progress_message(snap: Snapshot) -> str:
     return " · ".join(parts)
 
 
-def _run(task_id: str, run: RunStatusView, terminal: bool) -> Snapshot:
+def _run(task_id: str, run: RunStatusView, terminal: bool) -> Progress:
     from ..engine import REPORT
 
     run_dir = run.options.out_dir if run.options is not None else None
     report = Path(run_dir) / REPORT if run_dir else None
     done, total = run.progress()
-    return Snapshot(
+    return Progress(
         id=task_id, kind="council-run", status=run.status, terminal=terminal,
         stage=run.current_stage, legs_done=done, legs_total=total,
         cost=_cost(leg.usage for leg in run.legs if leg.finished),
@@ -88,14 +88,14 @@ def _run(task_id: str, run: RunStatusView, terminal: bool) -> Snapshot:
     )
 
 
-def _eval(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Snapshot:
+def _eval(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Progress:
     """An eval: its cases stand where a run's legs do; its report is eval.html."""
     cases = _list(doc.get("cases"))
     report = doc.get("report")
     known = [c for c in cases if isinstance(c.get("cost"), Mapping)]
     unpriced = sum(int(c["cost"].get("unpricedLegs") or 0) for c in known)
     amount = doc.get("cost")
-    return Snapshot(
+    return Progress(
         id=task_id, kind="eval-run", status=str(doc.get("status")), terminal=terminal, stage=doc.get("stage"),
         legs_done=int(doc.get("casesDone") or 0), legs_total=int(doc.get("casesTotal") or len(cases)),
         cost=Cost(amount=float(amount) if isinstance(amount, (int, float)) else None, unpriced_legs=unpriced),
@@ -115,8 +115,8 @@ def _dict(raw: Any) -> Mapping[str, Any]:
     return raw if isinstance(raw, Mapping) else {}
 
 
-def _wave(task_id: str, wave: Wave, terminal: bool) -> Snapshot:
-    return Snapshot(
+def _wave(task_id: str, wave: Wave, terminal: bool) -> Progress:
+    return Progress(
         id=task_id, kind="wave", status=wave.status, terminal=terminal,
         legs_done=sum(1 for leg in wave.legs if leg.status != "running"), legs_total=len(wave.legs),
         cost=_cost(leg.usage for leg in wave.legs if leg.status != "running"),
@@ -126,9 +126,9 @@ def _wave(task_id: str, wave: Wave, terminal: bool) -> Snapshot:
     )
 
 
-def _leg(task_id: str, leg: LegRun, terminal: bool) -> Snapshot:
+def _leg(task_id: str, leg: LegRun, terminal: bool) -> Progress:
     done = leg.status != "running"
-    return Snapshot(
+    return Progress(
         id=task_id, kind="leg", status=leg.status, terminal=terminal,
         legs_done=int(done), legs_total=1, cost=_cost([leg.usage] if done else []),
         created_at=leg.created_at, completed_at=leg.completed_at,
