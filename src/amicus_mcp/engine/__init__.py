@@ -6,7 +6,8 @@ layer to this door); what a front needs is named here, in `__all__`, grouped by 
     options     the run and wave options and their declared fields (flags, arguments, packs)
     runs        prepare, run, start (detached), resume a council run; start or run a wave
     reading     find a run or a job, its status, its verdict and findings; wait; abort
-    stores      the project's session store, the run directory and its file names
+    stores      the project's session store, the run directory (`RunDir`, whose read_tally() /
+                read_verdict() read a run's council outputs) and its file names
     packs       packs and templates (the CLI's `council pack` / `council template`)
     the eval    what an eval's councils and matcher share with a council run
 
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from .material import check_material
     from .packs import list_packs, load_pack, save_pack, show_pack
     from .pr_loop import pr_review
-    from .preflight import Prepared, check_gateway, dropped_notice, max_legs, naming, prepare, prepare_bench, preview_council
+    from .preflight import Prepared, dropped_notice, max_legs, prepare, prepare_model, preview_council
     from .resume import check_resumable, find_resumable, prepare_resume, resume_council
     from .run_findings import read_dismissed, read_rereview, read_run_findings, review_rationales
     from .run_state import observed
@@ -76,7 +77,7 @@ __all__ = [
     # packs and templates
     "list_packs", "load_pack", "save_pack", "show_pack", "list_templates", "show_template", "pack_settings",
     # what the eval shares with a council run
-    "Budget", "call_route", "check_gateway", "check_material", "max_legs", "naming", "prepare_bench",
+    "Budget", "call_route", "check_material", "max_legs", "prepare_model",
     "review_rationales", "run_until_signal", "signal_received", "spawn_detached", "cli_argv", "write_job_pointer",
     "exit_status",
 ]
@@ -109,9 +110,8 @@ if not TYPE_CHECKING:
     list_packs, load_pack, save_pack, show_pack = (
         _lazy(".packs", n) for n in ("list_packs", "load_pack", "save_pack", "show_pack"))
     pr_review = _lazy(".pr_loop", "pr_review")
-    (check_gateway, dropped_notice, max_legs, naming, prepare, prepare_bench, preview_council) = (
-        _lazy(".preflight", n) for n in ("check_gateway", "dropped_notice", "max_legs", "naming", "prepare",
-                                         "prepare_bench", "preview_council"))
+    dropped_notice, max_legs, prepare, prepare_model, preview_council = (
+        _lazy(".preflight", n) for n in ("dropped_notice", "max_legs", "prepare", "prepare_model", "preview_council"))
     check_resumable, find_resumable, prepare_resume, resume_council = (
         _lazy(".resume", n) for n in ("check_resumable", "find_resumable", "prepare_resume", "resume_council"))
     read_dismissed, read_rereview, read_run_findings, review_rationales = (

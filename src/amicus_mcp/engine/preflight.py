@@ -177,6 +177,14 @@ async def prepare_bench(
     return price_bench(routed, catalog, minimum=minimum, cost_gate=cost_gate, validate=validate, cfg=cfg)
 
 
+async def prepare_model(model: str, *, flag: str, options: RunOptions) -> Bench:
+    """One model a run calls beside its bench (the eval's matcher), checked as a seat is — its
+    route, key, catalog entry and the cost gate, under the run's gateway — each error naming `flag`."""
+    with naming(flag):
+        return await prepare_bench([model], None, gateway=check_gateway(options.gateway), minimum=1,
+                                   cost_gate=options.cost_gate, validate=options.validate_models)
+
+
 # --- the checks every model a run calls must pass: each seat (critic and lens seats are bench
 # seats) and the chair alike. `check_ready` before the catalog is read, `check_listed` after.
 

@@ -15,7 +15,7 @@ accuracy, cost and time — beside the street-cred each model earned in the same
     compare.py      two eval documents side by side (pure)
     documents.py    the pydantic models of every eval document (and their JSON Schemas)
     evaldir.py      the eval directory's layout, reading recorded files, re-scoring (I/O)
-    runner.py       pre-flight, the councils (through engine.council_run), the matcher calls
+    runner.py       pre-flight, the councils (through the engine's door), the matcher calls
     worker.py       `python -m amicus_mcp.eval.worker DIR`: a detached eval (MCP amicus_eval)
 
 This layer sits above the engine: it imports engine and council, never the reverse. The

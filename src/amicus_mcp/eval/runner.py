@@ -1,11 +1,12 @@
 """`amicus eval run`: one council per case through the engine, then matching, then the scores.
 
     pre-flight  the suite loaded and every case checked; the bench options (a pack applied) with
-                every council's own pre-flight (`engine.preflight.prepare`) done for every case;
-                the matcher checked like a seat (route, key, catalog, cost gate); the estimate of
-                the whole suite; the eval directory. Nothing is sent before all of it passed.
-    councils    the cases' councils run concurrently (`engine.council_run.run_prepared`), as many
-                at once as keep the legs in flight within the fan-out cap; each gets an even
+                every council's own pre-flight (`engine.prepare`) done for every case; the
+                matcher checked like a seat (`engine.prepare_model`: route, key, catalog, cost
+                gate); the estimate of the whole suite; the eval directory. Nothing is sent
+                before all of it passed.
+    councils    the cases' councils run concurrently (`engine.run_prepared`, as `council run`
+                runs one), as many at once as keep the legs in flight within the fan-out cap; each gets an even
                 share of the suite's --max-cost as its own ceiling, and is kept out of the
                 reliability ledger (the eval ledger records the eval's results instead)
     matching    per case, the pre-filter places every finding, then one matcher call (at most one
@@ -61,7 +62,7 @@ class EvalPlan:
     options: EvalRunOptions  # what eval-options.json records
     suite: Suite
     cases: list[Case]
-    preps: dict[str, Any]  # case id → the council's engine.context.Prepared
+    preps: dict[str, Any]  # case id → the council's engine.Prepared (preflight.py)
     matcher: str
     matcher_route: Route
     max_cost: float | None
@@ -87,7 +88,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     from ..engine import prepare
     from ..engine import apply_env_defaults
     from ..engine import RunOptions, briefing_fields, flag_of
-    from ..engine import max_legs, naming, prepare_bench
+    from ..engine import max_legs, prepare_model
     from ..engine import new_task_id
 
     options: RunOptions = bench
@@ -130,9 +131,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     for prep in preps.values():
         prep.options = prep.options.model_copy(update={"max_cost": share})
     first = next(iter(preps.values()))
-    with naming("--matcher"):  # its resolution, key, catalog and cost gate errors name the flag
-        with_matcher = await prepare_bench([matcher], None, gateway=_gateway(first.options.gateway), minimum=1,
-                                           cost_gate=first.options.cost_gate, validate=first.options.validate_models)
+    with_matcher = await prepare_model(matcher, flag="--matcher", options=first.options)
     route = with_matcher.routes[0]
     bench_ids = {seat["alias"] for seat in first.seats} | {r.canonical for r in first.routes}
     if matcher in bench_ids or route.canonical in bench_ids:
@@ -199,12 +198,6 @@ def _pack(options: Any) -> Any:
     from ..engine import load_pack
 
     return load_pack(options.pack).pack if options.pack else None
-
-
-def _gateway(value: str | None) -> Any:
-    from ..engine import check_gateway
-
-    return check_gateway(value)
 
 
 def _bench_document(options: Any, ceiling: float | None) -> dict[str, Any]:
