@@ -420,3 +420,17 @@ def test_each_of_the_councils_overloaded_names_now_has_one_meaning() -> None:
     assert defined["Progress"] == ["mcp/models.py"] and defined["ShippedDocument"] == ["mcp/models.py"]
     for name in ("LegStage", "StageName", "GatewayMode", "CostSource", "RolledCostSource", "CostMode", "ErrorCode"):
         assert defined[name] == ["vocabulary.py"], name
+
+
+def test_a_council_manifest_and_a_wave_legs_document_have_a_name_each() -> None:
+    """Both files are `run.json` on disk (users' runs and sessions have them), but the council
+    manifest is `run_dir.MANIFEST` and a wave leg's document `store.LEG_FILE`: no module imports
+    the one under the other's name."""
+    from amicus_mcp.engine import run_dir, store
+
+    assert run_dir.MANIFEST == store.LEG_FILE == "run.json"
+    renamed = [f"{path.relative_to(SRC)}:{node.lineno}" for path in sorted(SRC.rglob("*.py"))
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.ImportFrom) for alias in node.names
+               if alias.name in ("MANIFEST", "LEG_FILE") and alias.asname not in (None, alias.name)]
+    assert renamed == []

@@ -26,7 +26,6 @@ from ..errors import BadArgs, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, checked_name, pid_alive, read_json, sweep_temp_files
 from ..places import PROJECT_ENV
 from .run_dir import BRIEFING
-from .run_dir import MANIFEST as LEG_RUN  # a wave's leg keeps its run document under the manifest's name
 
 if TYPE_CHECKING:
     from ..documents.legs import LegRun
@@ -36,6 +35,10 @@ __all__ = ["SESSIONS_DIR", "SessionStore", "new_task_id", "now_iso", "pid_alive"
 
 SESSIONS_DIR = Path(".claude") / "amicus_sessions"
 WAVE = "wave.json"
+# A wave leg's own document (documents.legs.LegRun) in its leg directory. Not a council run's
+# manifest (run_dir.MANIFEST), though it has the same file name: the sessions users already have
+# keep it, so the name stays and only the Python name tells the two apart.
+LEG_FILE = "run.json"
 TASK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -105,13 +108,13 @@ class SessionStore:
     # -- legs ---------------------------------------------------------------------------
 
     def leg_path(self, task_id: str) -> Path:
-        return self.task_dir(task_id) / LEG_RUN
+        return self.task_dir(task_id) / LEG_FILE
 
     def write_leg(self, leg: LegRun, output: str | None = None) -> None:
         leg_dir = self.task_dir(leg.task_id)
         if output is not None:
             atomic_write_text(leg_dir / "output.md", output)
-        atomic_write_json(leg_dir / LEG_RUN, leg.to_doc())
+        atomic_write_json(leg_dir / LEG_FILE, leg.to_doc())
 
     def read_leg(self, task_id: str) -> LegRun:
         from ..documents.legs import LegRun
