@@ -158,3 +158,34 @@ async def test_a_model_that_never_stops_calling_ends_unsure_when_its_budget_runs
     assert b1["verificationReason"].startswith("no answer: it used its 3 tool calls")
     verdict = load(run_dir, "verdict.json")
     assert any(n.startswith("the verifier of B1 is recorded unsure") for n in verdict["notices"])
+
+
+async def test_each_tool_calling_turn_claims_room_and_the_launch_record_holds_every_turns_reservation(
+        gateway, brief, run_dir, project):
+    """Priced (the fake as OpenRouter, $1/$10 per Mtok) with a ceiling: a verifier with tools claims
+    room again for each further turn, and its launch record is rewritten with what every turn has
+    reserved so far — what a resume holds if the process dies mid-conversation — while run.json
+    keeps the launch's own reservation."""
+    from amicus_mcp.providers.catalog import ModelInfo, write_catalog
+    from council_helpers import member as bench_member
+
+    next(row for row in gateway.catalog if row["id"] == "vendor/chair")["supported_parameters"] = ["tools"]
+    write_catalog([m for m in (ModelInfo.from_doc(row) for row in gateway.catalog) if m is not None])
+    for name in ("vendor/a", "vendor/b"):
+        bench_member(gateway, name, cost=0.001)
+    plan = lambda body, turn: [tool_call("search", {"text": f"cache {turn}"})] if turn < 2 else None  # noqa: E731
+    bench_member(gateway, "vendor/chair", cost=0.001, verifier=tool_user(plan, answer_from_reads,
+                                                                            usage=usage(100, 50, cost=0.001)))
+    opts = RunOptions(prompt_file=str(brief), models=["openrouter/vendor/a", "openrouter/vendor/b"],
+                      chair="openrouter/vendor/chair", project=str(project), out_dir=str(run_dir), verify=True,
+                      max_cost=5.0)
+    manifest, code = await run_council(opts)
+    run = manifest.to_doc()
+    assert run["status"] in ("complete", "partial"), run.get("error")
+    legs = verify_legs(run)
+    assert legs and all(len(leg["toolCalls"]) == 2 for leg in legs)
+    for leg in legs:
+        [launch] = [json.loads(p.read_text()) for p in (run_dir / "legs").glob("*.launch")
+                    if json.loads(p.read_text())["id"] == leg["id"]]
+        # Three turns, each prompt larger than the last: more than three times the first turn's claim.
+        assert launch["reserved"] > 3 * leg["reserved"] > 0, (launch, leg["reserved"])

@@ -157,7 +157,14 @@ class LegRunner:
             if toolbox is None:
                 ended = await self.call(ask, sent_schema, max_tokens)
             else:
-                ended = await self.call_with_tools(ask, toolbox, sent_schema, claim, floor)
+                def grew(reserved: float) -> None:
+                    # A killed attempt's resume holds what the launch record says it reserved: every
+                    # turn claimed so far, not the first turn's alone (run.json keeps the launch's own).
+                    record = entry.copy_doc()
+                    record.reserved = round(reserved, 10)
+                    write_launch(self.prep.dir, key, attempt=self.state.attempt, entry=record)
+
+                ended = await self.call_with_tools(ask, toolbox, sent_schema, claim, floor, grew=grew)
         except anyio.get_cancelled_exc_class():
             self.state.abandon(entry)
             self.budget.settle(claim, None)  # it may have been billed: its cost is unknown
@@ -204,12 +211,13 @@ class LegRunner:
         return ended
 
     async def call_with_tools(self, ask: LegAsk, toolbox: Toolbox, schema: dict[str, Any] | None, claim: Claim,
-                              floor: int) -> Outcome:
+                              floor: int, *, grew: Callable[[float], None]) -> Outcome:
         """A leg whose model may call the read-only tools: turn after turn, each tool call run here
         and its result sent back, until the model answers without calling, its budget of calls is
         spent (it is then asked for its answer, offered no tools), or the ceiling has no room for
-        another turn. Each further turn claims its own room (its prompt has grown); the leg settles
-        once, with every turn's usage summed, its duration the whole conversation's."""
+        another turn. Each further turn claims its own room (its prompt has grown), and `grew` is told
+        the leg's reservation so far (its launch record is rewritten with it); the leg settles once,
+        with every turn's usage summed, its duration the whole conversation's."""
         started = time.monotonic()
         messages: tuple[Message, ...] = (Message("user", ask.prompt),)
         pricing = route_pricing(ask.route, self.prep.catalog)
@@ -238,6 +246,7 @@ class LegRunner:
                     ended.summary, ended.tool_calls = "", ()
                     break
                 turn_claims.append(more)
+                grew(claim.amount + sum(c.amount for c in turn_claims))
         finally:
             for extra in turn_claims:
                 self.budget.release(extra)
