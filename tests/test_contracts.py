@@ -89,3 +89,23 @@ def test_a_type_the_house_style_cannot_spell_is_an_error() -> None:
         contracts.type_schema(int | str)
     assert contracts.type_schema(dict[str, object] | None) == {"type": ["object", "null"]}  # open JSON
     assert contracts.type_schema(list[str] | None, dropped=(None,)) == {"type": "array", "items": {"type": "string"}}
+
+
+def test_a_typeddict_declaration_becomes_its_schema() -> None:
+    """session-list.schema.json is documents/sessions.py's: NotRequired keys are optional, a
+    Field's description is the key's, a word set from vocabulary.py is its enum."""
+    from amicus_mcp.documents.sessions import SessionRow
+    from amicus_mcp.vocabulary import ChairLine
+
+    schema = contracts.type_schema(SessionRow)
+    assert schema["required"] == ["id", "type", "status", "createdAt", "models", "cost"]
+    assert schema["properties"]["overallVerdict"]["enum"] == [*typing_args(ChairLine), None]
+    cases = schema["properties"]["cases"]
+    assert (cases["type"], cases["minimum"]) == ("integer", 0) and cases["description"].startswith("an eval's cases")
+    assert schema["properties"]["intent"]["const"] == "question"
+
+
+def typing_args(literal: object) -> list[object]:
+    import typing
+
+    return [w for part in typing.get_args(literal) for w in (typing.get_args(part) or (part,))]

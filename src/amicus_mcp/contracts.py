@@ -9,6 +9,7 @@ The files it keeps:
     schemas/council-run-options, wave-options
                                 options.json (engine/options.py: one field, with its Option, per key)
     schemas/council-pack        a policy pack (engine/packs.py: its own keys; the options' pack keys)
+    schemas/session-list        `amicus list --json` (documents/sessions.py, TypedDicts)
     mcp/published.json          the tools' schemas as the built tools publish them (mcp/published.py)
     manifest.json               the Claude Desktop bundle's manifest (mcp/bundle.py)
     server.json                 the MCP Registry's entry (mcp/registry.py)
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple, Union
 
 import annotated_types
+import typing_extensions
 
 COMMAND = "python -m amicus_mcp.contracts --write"
 PACKAGE = Path(str(files("amicus_mcp")))
@@ -52,6 +54,12 @@ def contracts() -> Iterator[Contract]:
                        lambda name=name, model=model, title=title, description=description: rendered(
                            options_schema(name, model(), title, description)))
     yield Contract(PACKAGE / "schemas" / "council-pack.schema.json", lambda: rendered(pack_schema()))
+    for name, (declaration, title, description) in TYPED_DOCUMENTS.items():
+        yield Contract(PACKAGE / "schemas" / f"{name}.schema.json",
+                       lambda name=name, declaration=declaration, title=title, description=description: rendered(
+                           {"$schema": "https://json-schema.org/draft/2020-12/schema",
+                            "$id": SCHEMA_ID.format(name=name), "title": title, "description": description,
+                            **type_schema(declaration())}))
     for name in eval_documents.DOCUMENTS:
         yield Contract(PACKAGE / "schemas" / f"{name}.schema.json",
                        lambda name=name: json.dumps(eval_documents.schema_document(name), indent=2, ensure_ascii=False) + "\n")
@@ -132,6 +140,8 @@ def type_schema(annotation: Any, *, dropped: tuple[Any, ...] = ()) -> dict[str, 
         left = [v for v in (True, False) if v not in dropped]
         if len(left) == 1:
             return {"const": left[0]}
+    if typing_extensions.is_typeddict(bare):
+        return typeddict_schema(bare)
     origin = typing.get_origin(bare) or bare
     if origin is list:
         kind, inner = "array", {"items": type_schema(typing.get_args(bare)[0])}
@@ -143,6 +153,30 @@ def type_schema(annotation: Any, *, dropped: tuple[Any, ...] = ()) -> dict[str, 
     else:
         raise TypeError(f"no house-style schema for {bare!r}")
     return {"type": [kind, "null"] if nullable else kind, **_bounds(metadata, kind), **inner}
+
+
+def typeddict_schema(declaration: Any) -> dict[str, Any]:
+    """A TypedDict's schema: its keys (required unless NotRequired), each with the description
+    its `Field` carries; closed when its pydantic config forbids extra keys."""
+    from pydantic.fields import FieldInfo
+
+    hints = typing.get_type_hints(declaration, include_extras=True)
+    properties: dict[str, Any] = {}
+    required = []
+    for key, annotation in hints.items():
+        # Read from the hint, not __required_keys__: under `from __future__ import annotations`
+        # the class cannot see a NotRequired inside its string annotations.
+        wrapper = typing.get_origin(annotation)
+        if wrapper is typing_extensions.Required or (declaration.__total__ and wrapper is not typing_extensions.NotRequired):
+            required.append(key)
+        while typing.get_origin(annotation) in (typing_extensions.NotRequired, typing_extensions.Required):
+            annotation = typing.get_args(annotation)[0]
+        description = next((m.description for m in getattr(annotation, "__metadata__", ())
+                            if isinstance(m, FieldInfo) and m.description), None)
+        properties[key] = {**type_schema(annotation), **({"description": description} if description else {})}
+    closed = (getattr(declaration, "__pydantic_config__", None) or {}).get("extra") == "forbid"
+    return {"type": "object", "required": required,
+            **({"additionalProperties": False} if closed else {}), "properties": properties}
 
 
 def options_schema(name: str, model: Any, title: str, description: str) -> dict[str, Any]:
@@ -207,6 +241,17 @@ def _wave_options() -> Any:
 
     return WaveOptions
 
+
+def _session_list() -> Any:
+    from .documents.sessions import SessionList
+
+    return SessionList
+
+
+TYPED_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
+    "session-list": (_session_list, "amicus session list",
+                     "`amicus list --json`: the project's council runs, waves and evals, newest first. Family v2."),
+}
 
 OPTIONS_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
     "council-run-options": (_run_options, "council run options (options.json)",

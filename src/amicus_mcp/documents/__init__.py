@@ -11,8 +11,10 @@
     council   the council's outputs: tally record, verdict, ledger row, stats, gate, debate
               (TypedDicts, checked by `check_document` when read)
     pr_loop   rereview.json, dismissed.json, the decisions memory, the PR review
+    sessions  `amicus list --json` (its schema is generated from it: python -m amicus_mcp.contracts)
 
-The shipped JSON Schemas (schemas/) are the public contract; tests/test_document_models.py
-holds every model to its schema. Import a document's names from its own module.
+The shipped JSON Schemas (schemas/) are the public contract: `python -m amicus_mcp.contracts`
+generates those it lists from their declarations, and tests/test_document_models.py holds the
+other models to theirs. Import a document's names from its own module.
 """
 
