@@ -772,3 +772,26 @@ def test_markdown_of_hostile_verdict_keeps_its_shape() -> None:
     md = build_report(hostile_verdict())
     assert all(len(r) == 9 for r in md_table(md, "## Adjudication matrix"))
     assert md.startswith("# Council Report — ")
+
+
+def test_the_pull_request_loop_sections_are_escaped_model_text_in_both_formats() -> None:
+    """A re-review's resolved claims and a dismissal's reason are model and user text: escaped in
+    the HTML page, and the page without them is the page it always was."""
+    verdict = json.loads(VERDICT_PATH.read_text(encoding="utf-8"))
+    rereview = {"schemaVersion": 2, "type": "council-rereview", "runId": "r2", "baselineRunId": "r1", "baseline": "v.json",
+                "decisions": [{"id": "A1", "status": "new", "baselineId": None, "by": None, "score": None}],
+                "resolved": [{"baselineId": "B7", "severity": "major", "tier": "Confirmed",
+                              "claim": "<script>alert(1)</script> leaks", "location": "a.py:1"}],
+                "counts": {"new": 1, "still-open": 0, "resolved": 1}}
+    dismissed = {"schemaVersion": 2, "type": "council-dismissed", "runId": "r2", "project": "/p",
+                 "findings": [{"id": "A1", "decisionId": "D1", "dismissedIn": "r1", "reason": "<img src=x> by design",
+                               "by": "claim", "score": 0.9}]}
+    page = build_report(verdict, fmt="html", rereview=rereview, dismissed=dismissed)
+    assert "<script>" not in page and "<img" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; leaks" in page and "&lt;img src=x&gt; by design" in page
+    assert "<h2>Re-review against run r1</h2>" in page and "<h2>Previously dismissed</h2>" in page
+    text = build_report(verdict, fmt="md", rereview=rereview, dismissed=dismissed)
+    assert text.startswith(build_report(verdict, fmt="md").rstrip("\n"))
+    assert "## Re-review against run r1: 1 new, 0 still open, 1 resolved" in text and "## Previously dismissed" in text
+    assert "<script>" not in text
+    assert build_report(verdict, fmt="html") == build_report(verdict, fmt="html", rereview=None, dismissed=None)

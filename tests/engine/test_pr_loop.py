@@ -295,6 +295,19 @@ def test_a_re_review_reports_new_still_open_and_resolved_and_gates_on_new(fake, 
     report = capsys.readouterr().out
     assert f"## Re-review against run {doc['baselineRunId']}: 1 new, 1 still open, 1 resolved" in report
     assert "- new: B1\n- still open: A1\n- resolved: 1\n  - **B1** major — The store never closes its file. (src/store.py:7)" in report
+    # and so does the run's own report.html, written as the run ended
+    page = (again / "report.html").read_text(encoding="utf-8")
+    assert f"<h2>Re-review against run {doc['baselineRunId']}</h2>" in page
+    assert "<li>new: B1</li><li>still open: A1</li><li>resolved: 1" in page
+    assert ("<li><strong>B1</strong> (major) — The store never closes its file."
+            '<div class="location">location: src/store.py:7</div></li>') in page
+    # re-deciding the run into its own directory keeps the section on the page it rewrites
+    decided = tmp_path / "decided.json"
+    decided.write_text(json.dumps([{"id": "A1", "decision": "deferred"}]), encoding="utf-8")
+    assert cli_main(["council", "verdict", str(again / "tally.json"), "--decisions", str(decided),
+                     "-o", str(again / "verdict.json"), "--render", "--project", str(project)]) == 0
+    capsys.readouterr()
+    assert f"<h2>Re-review against run {doc['baselineRunId']}</h2>" in (again / "report.html").read_text(encoding="utf-8")
     # SARIF carries each result's status and the resolved ones as the run's properties
     log = sarif_of(capsys, again)
     assert sarif_errors(log) == []
@@ -387,6 +400,9 @@ def test_a_denied_finding_comes_back_marked_and_does_not_fail_the_gate(fake, bri
     assert (f"## Previously dismissed\n\nThese findings match one the user denied in an earlier run; the gate does not "
             f"count them unless they come back Confirmed with verified evidence.\n\n- **A1** — dismissed in run "
             f"{run['runId']}: the cache is write-through by design") in capsys.readouterr().out
+    page = (second / "report.html").read_text(encoding="utf-8")
+    assert ("<h2>Previously dismissed</h2>" in page and f"<li><strong>A1</strong> — dismissed in run {run['runId']}: "
+            "the cache is write-through by design</li>" in page)
     log = sarif_of(capsys, second)
     assert sarif_errors(log) == []
     (a1,) = [r for r in log["runs"][0]["results"] if r["properties"]["findingId"] == "A1"]

@@ -295,7 +295,7 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     remember_decisions(verdict, record, decisions, args.project)
     target = report_target(out, run_dir) if args.render else None
     if target is not None:
-        _render_next_to(verdict, out, record, target)
+        _render_next_to(verdict, out, record, target, run_dir)
     if args.json:
         _print_json(verdict)
     else:
@@ -317,12 +317,13 @@ def remember_decisions(verdict: dict[str, Any], record: Any, decisions: Any, pro
             "('amicus decisions list')", err=True)
 
 
-def _render_next_to(verdict: dict[str, Any], out: Path, record: dict[str, Any], target: Path) -> None:
+def _render_next_to(verdict: dict[str, Any], out: Path, record: dict[str, Any], target: Path,
+                    run_dir: Path | None) -> None:
     """Refresh the HTML report beside a freshly decided verdict; the verdict is already safe."""
-    from ..council.report import build_report
+    from ..engine import decided_report_html
 
     try:
-        atomic_write_text(target, build_report(verdict, fmt="html", record=record))
+        atomic_write_text(target, decided_report_html(verdict, record, target, run_dir))
     except OSError as exc:
         raise BadArgs(
             f"verdict written to {out}, but {target.name} could not be written: {exc.strerror or exc}",

@@ -97,14 +97,17 @@ def build_report(
     fmt: Literal["md", "html"] = "md",
     wave: dict[str, Any] | None = None,
     record: Mapping[str, Any] | None = None,
+    rereview: Mapping[str, Any] | None = None,
+    dismissed: Mapping[str, Any] | None = None,
 ) -> str:
     """Render a council-verdict document as Markdown (`md`) or a self-contained HTML page.
 
     `record` (the run's tally record) supplies what each finding claims and where: the verdict
     is a closed projection without them, so a bare verdict renders exactly as the seed shows.
     A council run's verdict (`runType: headless`) rendered without its record says that the
-    claims are unavailable rather than leaving them out in silence."""
-    model = build_model(verdict, wave=wave, record=record)
+    claims are unavailable rather than leaving them out in silence. `rereview` and `dismissed`
+    (a run's rereview.json and dismissed.json) add the pull-request loop's sections."""
+    model = build_model(verdict, wave=wave, record=record)._replace(rereview=rereview, dismissed=dismissed)
     if fmt == "md":
         return render_markdown(model)
     if fmt == "html":

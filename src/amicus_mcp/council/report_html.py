@@ -13,7 +13,7 @@ Class names are never built from model text — they come from fixed lookup tabl
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from amicus_mcp.council.report_model import (
     CLAIMS_UNAVAILABLE,
@@ -135,6 +135,8 @@ def render_html(model: ReportModel) -> str:
             _matrix(model.matrix),
             _street_cred(model.street_cred),
             _findings(model.tier_groups, claims_unavailable=model.claims_unavailable),
+            *([_rereview(model.rereview)] if model.rereview is not None else []),
+            *([_dismissed(model.dismissed)] if model.dismissed is not None else []),
             *([_debate(model.debate)] if model.debate is not None else []),
             *([_notes(model.notes)] if model.notes else []),
             _cost(model.cost_rows, model.wave_total, model.total_label),
@@ -355,6 +357,40 @@ def _evidence(f: FindingView) -> str:
         out += (f'<div class="verification verify-{_e(f.verification)}">verifier: <strong>{_e(f.verification)}</strong>'
                 f'{read}</div>')
     return out
+
+
+def _rereview(doc: Mapping[str, object]) -> str:
+    """The Markdown re-review's content (council/rereview.py), as a section: which findings are
+    new, which are still open, and what the baseline raised that this run no longer does."""
+    from .rereview import rereview_line
+
+    status: dict[str, list[str]] = {"new": [], "still-open": []}
+    for d in _rows(doc.get("decisions")):
+        status.setdefault(str(d.get("status")), []).append(str(d.get("id")))
+    items = [f"<li>new: {_e(', '.join(status['new']) or 'none')}</li>",
+             f"<li>still open: {_e(', '.join(status['still-open']) or 'none')}</li>"]
+    resolved = _rows(doc.get("resolved"))
+    gone = "".join(
+        f"<li><strong>{_e(str(r.get('baselineId')))}</strong> ({_e(str(r.get('severity')))}) — "
+        f"{_e(str(r.get('claim') or ''))}"
+        + (f'<div class="location">location: {_e(str(r.get("location")))}</div>' if r.get("location") else "")
+        + "</li>" for r in resolved)
+    items.append(f"<li>resolved: {len(resolved) or 'none'}" + (f'<ul class="findings">{gone}</ul>' if gone else "") + "</li>")
+    line = rereview_line(doc)
+    return _section(line.split(":", 1)[0], f'<p class="note">{_e(line)}</p>\n<ul class="rereview">{"".join(items)}</ul>')
+
+
+def _dismissed(doc: Mapping[str, object]) -> str:
+    rows = "".join(
+        f"<li><strong>{_e(str(m.get('id')))}</strong> — dismissed in run {_e(str(m.get('dismissedIn')))}: "
+        f"{_e(str(m.get('reason'))) if m.get('reason') else 'no reason given'}</li>" for m in _rows(doc.get("findings")))
+    return _section("Previously dismissed", _empty("These findings match one the user denied in an earlier run; the gate "
+                                                   "does not count them unless they come back Confirmed with verified "
+                                                   "evidence.") + f'\n<ul class="dismissed">{rows}</ul>')
+
+
+def _rows(value: object) -> list[Mapping[str, object]]:
+    return [row for row in value if isinstance(row, Mapping)] if isinstance(value, list) else []
 
 
 def _findings(groups: Sequence[TierGroup], *, claims_unavailable: bool = False, title: str = "Findings by tier",

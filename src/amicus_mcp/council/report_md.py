@@ -69,8 +69,17 @@ def render_markdown(model: ReportModel) -> str:
         *([_debate(model.debate)] if model.debate is not None else []),
         *([_notes(model.notes)] if model.notes else []),
         _cost(model.cost_rows, model.wave_total, model.total_label),
+        *_pr_loop(model),
     ]
     return "\n\n".join(blocks) + "\n"
+
+
+def _pr_loop(model: ReportModel) -> list[str]:
+    """The re-review against the baseline run and the previously dismissed findings, when the run has them."""
+    from .rereview import dismissed_summary, rereview_summary
+
+    return [*([rereview_summary(model.rereview).rstrip()] if model.rereview is not None else []),
+            *([dismissed_summary(model.dismissed).rstrip()] if model.dismissed is not None else [])]
 
 
 def _lost(losses: Sequence[str], notes: Sequence[str]) -> str:
@@ -285,8 +294,17 @@ def render_question_markdown(model: ReportModel, q: QuestionView) -> str:
         *([_debate(model.debate)] if model.debate is not None else []),
         *([_notes(model.notes)] if model.notes else []),
         _cost(model.cost_rows, model.wave_total, model.total_label),
+        *_pr_loop(model),
     ]
     return "\n\n".join(blocks) + "\n"
+
+
+def _pr_loop(model: ReportModel) -> list[str]:
+    """The re-review against the baseline run and the previously dismissed findings, when the run has them."""
+    from .rereview import dismissed_summary, rereview_summary
+
+    return [*([rereview_summary(model.rereview).rstrip()] if model.rereview is not None else []),
+            *([dismissed_summary(model.dismissed).rstrip()] if model.dismissed is not None else [])]
 
 
 def _answer_header(h: Header, q: QuestionView, *, thin: bool) -> str:

@@ -7,6 +7,7 @@ apart from both so the renderers and the builder import it, and not each other.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal, NamedTuple
 
 from ..vocabulary import VOTES, CostSource, VoteVerdict
@@ -248,6 +249,10 @@ class ReportModel(NamedTuple):
     question: QuestionView | None = None  # a question council's report (None: a review's)
     qualified: bool = False  # a council run's tier table carries TIER_QUALIFIER (the seed's example does not)
     total_label: str = WAVE_TOTAL
+    # A run with --baseline: its rereview.json; one whose findings match a dismissed one: its
+    # dismissed.json (validated documents, rendered as they are: council/rereview.py)
+    rereview: Mapping[str, object] | None = None
+    dismissed: Mapping[str, object] | None = None
 
 
 def _count(value: int | None) -> str:

@@ -31,7 +31,7 @@ from .options import (MODELS, Declared, RunOptions, WaveOptions, briefing_fields
                       names_a_file, option)
 from .run_dir import (ENGINE_LOG, MANIFEST, REPORT, REREVIEW, TALLY, TALLY_PROVISIONAL, VERDICT, RunDir, find_run,
                       read_pointer, resume_command, run_dir_near)
-from .run_report import previous_verdict, record_run_id, render_verdict, report_target
+from .run_report import decided_report_html, previous_verdict, record_run_id, render_verdict, report_target
 from .store import TASK_ID, SessionStore, new_task_id, now_iso, parse_iso, resolve_project
 
 if TYPE_CHECKING:
@@ -67,7 +67,8 @@ __all__ = [
     "dropped_notice", "pr_review", "artifact_limit",
     # reading, waiting, aborting
     "Observation", "read_status", "document", "is_terminal", "list_all", "locate", "run_dir_of", "council_leg_status",
-    "wave_or_leg_status", "observed", "wait", "wait_exit_code", "abort", "render_verdict", "previous_verdict",
+    "wave_or_leg_status", "observed", "wait", "wait_exit_code", "abort", "render_verdict", "decided_report_html",
+    "previous_verdict",
     "record_run_id", "report_target", "read_run_findings", "read_dismissed", "read_rereview", "remember", "forget",
     "list_decisions",
     # stores and the run directory

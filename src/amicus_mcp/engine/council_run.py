@@ -255,11 +255,16 @@ class CouncilRun:
         self.check_cost_floor()  # before the verdict, so its degrades say so too
         verdict = merge_verdict(record, decisions, overall_verdict=verdict_line, run=self.run_facts(chair.text))
         ctx.write_json(VERDICT, verdict)
-        ctx.write(REPORT, build_report(verdict, fmt="html", record=record))
+        rereview = None
         if p.options.baseline:
             from .rereview import write_rereview
 
-            ctx.notice(rereview_line(write_rereview(ctx.prep.run_dir, p.options.baseline)))
+            rereview = write_rereview(ctx.prep.run_dir, p.options.baseline)
+            ctx.notice(rereview_line(rereview))
+        from .run_findings import read_dismissed
+
+        ctx.write(REPORT, build_report(verdict, fmt="html", record=record, rereview=rereview,
+                                       dismissed=read_dismissed(ctx.prep.run_dir)))
         ctx.stage("verdict", "complete")
         return self.finish(record, verdict)
 

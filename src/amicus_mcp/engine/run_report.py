@@ -22,7 +22,7 @@ from ..errors import AmicusError
 from ..fsio import read_json
 from .run_dir import REPORT, TALLY, VERDICT, RunDir, run_dir_near
 
-__all__ = ["previous_verdict", "record_run_id", "render_verdict", "report_target", "run_record"]
+__all__ = ["decided_report_html", "previous_verdict", "record_run_id", "render_verdict", "report_target", "run_record"]
 
 
 def run_record(verdict_path: Path, verdict: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -44,25 +44,26 @@ def render_verdict(verdict_path: Path, verdict: Mapping[str, Any], *, fmt: Liter
                    wave: dict[str, Any] | None = None) -> str:
     """The report of a verdict file, with its run's claims and locations when it is a run's."""
     from ..council.report import build_report
-
-    text = build_report(dict(verdict), fmt=fmt, wave=wave, record=run_record(verdict_path, verdict))
-    if fmt == "md" and verdict_path.name == VERDICT:
-        text += pr_loop_sections(verdict_path.parent)
-    return text
-
-
-def pr_loop_sections(run_dir: Path) -> str:
-    """The Markdown report's re-review and previously-dismissed sections, when the run has them."""
-    from ..council.rereview import dismissed_summary, rereview_summary
     from .run_findings import read_dismissed, read_rereview
 
-    parts = []
-    rereview, dismissed = read_rereview(run_dir), read_dismissed(run_dir)
-    if rereview is not None:
-        parts.append(rereview_summary(rereview))
-    if dismissed is not None:
-        parts.append(dismissed_summary(dismissed))
-    return "".join(f"\n{part.rstrip()}\n" for part in parts)
+    own = verdict_path.name == VERDICT  # a run's own verdict: its re-review and dismissed findings too
+    return build_report(dict(verdict), fmt=fmt, wave=wave, record=run_record(verdict_path, verdict),
+                        rereview=read_rereview(verdict_path.parent) if own else None,
+                        dismissed=read_dismissed(verdict_path.parent) if own else None)
+
+
+def decided_report_html(verdict: Mapping[str, Any], record: Mapping[str, Any], target: Path,
+                        run_dir: Path | None) -> str:
+    """The HTML page a re-decided verdict gets at `target` (`council verdict --render`,
+    amicus_verdict with outDir): written into the run's own directory, it keeps the run's
+    re-review and previously dismissed sections, as the page the run wrote did."""
+    from ..council.report import build_report
+    from .run_findings import read_dismissed, read_rereview
+
+    own = run_dir is not None and target.parent.resolve() == run_dir.resolve()
+    return build_report(dict(verdict), fmt="html", record=record,
+                        rereview=read_rereview(target.parent) if own else None,
+                        dismissed=read_dismissed(target.parent) if own else None)
 
 
 def previous_verdict(run_id: Any, out: Path | None, run_dir: Path | None) -> dict[str, Any] | None:

@@ -127,7 +127,7 @@ class CouncilTools:
     ) -> CallToolResult:
         from ..council.report import build_report
         from ..council.verdict import redecide
-        from ..engine import REPORT, previous_verdict, record_run_id
+        from ..engine import REPORT, decided_report_html, previous_verdict, record_run_id
         from ..engine import run_dir_near
         from ..fsio import atomic_write_text
 
@@ -151,7 +151,7 @@ class CouncilTools:
             result.markdown = build_report(verdict, fmt="md", record=record)
         if folder is not None:
             target = folder / REPORT
-            atomic_write_text(target, build_report(verdict, fmt="html", record=record))
+            atomic_write_text(target, decided_report_html(verdict, record, target, run_dir))
             result.report_html = str(target)
         return ok(result)
 
