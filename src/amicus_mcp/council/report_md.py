@@ -14,7 +14,8 @@ also escapes every inline Markdown marker, so it reads as text and never as stru
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from amicus_mcp.council.report_model import (
     CLAIMS_UNAVAILABLE,
@@ -76,8 +77,6 @@ def render_markdown(model: ReportModel) -> str:
 
 def _pr_loop(model: ReportModel) -> list[str]:
     """The re-review against the baseline run and the previously dismissed findings, when the run has them."""
-    from .rereview import dismissed_summary, rereview_summary
-
     return [*([rereview_summary(model.rereview).rstrip()] if model.rereview is not None else []),
             *([dismissed_summary(model.dismissed).rstrip()] if model.dismissed is not None else [])]
 
@@ -301,8 +300,6 @@ def render_question_markdown(model: ReportModel, q: QuestionView) -> str:
 
 def _pr_loop(model: ReportModel) -> list[str]:
     """The re-review against the baseline run and the previously dismissed findings, when the run has them."""
-    from .rereview import dismissed_summary, rereview_summary
-
     return [*([rereview_summary(model.rereview).rstrip()] if model.rereview is not None else []),
             *([dismissed_summary(model.dismissed).rstrip()] if model.dismissed is not None else [])]
 
@@ -391,3 +388,33 @@ def claim_line(f: FindingView) -> str:
 def _claims(groups: Sequence[TierGroup], *, claims_unavailable: bool) -> str:
     return _findings(groups, claims_unavailable=claims_unavailable, title="## Claims by tier",
                      empty=f"_{NO_CLAIMS_MADE}_", line=claim_line)
+
+
+def rereview_summary(doc: Mapping[str, Any]) -> str:
+    """The re-review as Markdown (the Action's step summary): the counts, then what was resolved.
+    Claims are model text: escaped as the report escapes them."""
+    from .rereview import rereview_line
+
+    lines = [f"## {rereview_line(doc)}", ""]
+    statuses: dict[str, list[str]] = {"new": [], "still-open": []}
+    for d in doc.get("decisions") or []:
+        statuses.setdefault(str(d.get("status")), []).append(str(d.get("id")))
+    lines.append(f"- new: {', '.join(statuses['new']) or 'none'}")
+    lines.append(f"- still open: {', '.join(statuses['still-open']) or 'none'}")
+    resolved = doc.get("resolved") or []
+    lines.append(f"- resolved: {len(resolved) or 'none'}")
+    for r in resolved:
+        where = f" ({prose(str(r.get('location')))})" if r.get("location") else ""
+        lines.append(f"  - **{prose(str(r.get('baselineId')))}** {r.get('severity')} — {prose(str(r.get('claim') or ''))}{where}")
+    return "\n".join(lines)
+
+
+def dismissed_summary(doc: Mapping[str, Any]) -> str:
+    """The run's findings that match one the user dismissed before, as Markdown."""
+    lines = ["## Previously dismissed", "",
+             "These findings match one the user denied in an earlier run; the gate does not count them "
+             "unless they come back Confirmed with verified evidence.", ""]
+    for m in doc.get("findings") or []:
+        reason = prose(str(m.get("reason"))) if m.get("reason") else "no reason given"
+        lines.append(f"- **{prose(str(m.get('id')))}** — dismissed in run {prose(str(m.get('dismissedIn')))}: {reason}")
+    return "\n".join(lines)

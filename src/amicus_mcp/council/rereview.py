@@ -87,35 +87,3 @@ def rereview_line(doc: Mapping[str, Any]) -> str:
     counts = doc.get("counts") or {}
     return (f"Re-review against run {doc.get('baselineRunId')}: {counts.get('new', 0)} new, "
             f"{counts.get('still-open', 0)} still open, {counts.get('resolved', 0)} resolved")
-
-
-def rereview_summary(doc: Mapping[str, Any]) -> str:
-    """The re-review as Markdown (the Action's step summary): the counts, then what was resolved.
-    Claims are model text: escaped as the report escapes them."""
-    from .report_md import prose
-
-    lines = [f"## {rereview_line(doc)}", ""]
-    statuses: dict[str, list[str]] = {"new": [], "still-open": []}
-    for d in doc.get("decisions") or []:
-        statuses.setdefault(str(d.get("status")), []).append(str(d.get("id")))
-    lines.append(f"- new: {', '.join(statuses['new']) or 'none'}")
-    lines.append(f"- still open: {', '.join(statuses['still-open']) or 'none'}")
-    resolved = doc.get("resolved") or []
-    lines.append(f"- resolved: {len(resolved) or 'none'}")
-    for r in resolved:
-        where = f" ({prose(str(r.get('location')))})" if r.get("location") else ""
-        lines.append(f"  - **{prose(str(r.get('baselineId')))}** {r.get('severity')} — {prose(str(r.get('claim') or ''))}{where}")
-    return "\n".join(lines)
-
-
-def dismissed_summary(doc: Mapping[str, Any]) -> str:
-    """The run's findings that match one the user dismissed before, as Markdown."""
-    from .report_md import prose
-
-    lines = ["## Previously dismissed", "",
-             "These findings match one the user denied in an earlier run; the gate does not count them "
-             "unless they come back Confirmed with verified evidence.", ""]
-    for m in doc.get("findings") or []:
-        reason = prose(str(m.get("reason"))) if m.get("reason") else "no reason given"
-        lines.append(f"- **{prose(str(m.get('id')))}** — dismissed in run {prose(str(m.get('dismissedIn')))}: {reason}")
-    return "\n".join(lines)
