@@ -422,6 +422,19 @@ def test_each_of_the_councils_overloaded_names_now_has_one_meaning() -> None:
         assert defined[name] == ["vocabulary.py"], name
 
 
+def test_the_id_a_caller_names_is_a_target_not_a_task_id() -> None:
+    """status, wait, abort and the tools' projection take a council run's, a wave's or a leg's id:
+    `target`, as `locate` calls it (`task_id` is an MCP task's id, and a leg document's field)."""
+    import inspect
+
+    from amicus_mcp.engine import control
+    from amicus_mcp.mcp import progress, waiting
+
+    for fn in (control.locate, control.status, control.wait, control.abort, progress.progress,
+               waiting.wait_with_progress):
+        assert "target" in inspect.signature(fn).parameters and "task_id" not in inspect.signature(fn).parameters, fn
+
+
 def test_a_council_manifest_and_a_wave_legs_document_have_a_name_each() -> None:
     """Both files are `run.json` on disk (users' runs and sessions have them), but the council
     manifest is `run_dir.MANIFEST` and a wave leg's document `store.LEG_FILE`: no module imports

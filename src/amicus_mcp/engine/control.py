@@ -86,17 +86,17 @@ def _run_of_leg(store: SessionStore, leg_id: str) -> RunDir | None:
     return None
 
 
-def status(store: SessionStore, task_id: str) -> Observation:
+def status(store: SessionStore, target: str) -> Observation:
     """The current observation of a council run (by id or run directory), a leg of one, a wave or
     a wave's leg."""
-    found = locate(store, task_id)
+    found = locate(store, target)
     if found.kind == "council-run" and found.run_dir is not None:
         return run_status(found.run_dir)
     if found.kind == "council-leg" and found.run_dir is not None:
-        return council_leg_status(found.run_dir, run_status(found.run_dir), task_id)
+        return council_leg_status(found.run_dir, run_status(found.run_dir), target)
     if found.kind == "job" and found.manifest is not None:
         return jobs.job_status(found.manifest)
-    return wave_or_leg_status(store, task_id)
+    return wave_or_leg_status(store, target)
 
 
 def run_dir_of(store: SessionStore, target: str) -> RunDir | None:
@@ -242,34 +242,34 @@ def _runs(store: SessionStore) -> list[RunManifest]:
     return runs
 
 
-def abort(store: SessionStore, task_id: str) -> dict[str, Any]:
+def abort(store: SessionStore, target: str) -> dict[str, Any]:
     """Abort a running council run or wave: SIGTERM to its process, which records `aborted`."""
-    found = locate(store, task_id)
+    found = locate(store, target)
     if found.kind == "council-leg" and found.run_dir is not None:
         run_id = found.run_dir.read().run_id
-        raise BadSession(f"'{task_id}' is a leg of council run {run_id}; abort the run instead",
+        raise BadSession(f"'{target}' is a leg of council run {run_id}; abort the run instead",
                          hint=f"abort {run_id}, the run's id")
     run_dir = found.run_dir
     if run_dir is not None:
         observation = run_status(run_dir)
         if observation.status in TERMINAL_RUN_STATUSES:
-            return {"id": task_id, "alreadyTerminal": True, "status": observation.status}
+            return {"id": target, "alreadyTerminal": True, "status": observation.status}
         pid = run_dir.engine_pid(observation)
         state = RunState(run_dir, run_dir.read())
         state.abort(at=now_iso())  # abort wins: the engine's later checkpoints keep it
-        return {"id": task_id, "aborted": True, "signalled": _terminate(pid)}
+        return {"id": target, "aborted": True, "signalled": _terminate(pid)}
     if found.kind == "job" and found.manifest is not None:
         job = jobs.job_status(found.manifest)
         if job.get("status") != "running":
-            return {"id": task_id, "alreadyTerminal": True, "status": job.get("status")}
-        return {"id": task_id, "aborted": True, "signalled": _terminate(job.get("pid"))}
-    wave = wave_or_leg_status(store, task_id)
+            return {"id": target, "alreadyTerminal": True, "status": job.get("status")}
+        return {"id": target, "aborted": True, "signalled": _terminate(job.get("pid"))}
+    wave = wave_or_leg_status(store, target)
     if not isinstance(wave, Wave):
-        raise BadSession(f"'{task_id}' is a leg; abort its wave ({wave.wave_id}) instead",
+        raise BadSession(f"'{target}' is a leg; abort its wave ({wave.wave_id}) instead",
                          hint=f"{command(f'amicus abort {wave.wave_id}', 'amicus_abort', id=wave.wave_id)} aborts the wave")
     if wave.status in TERMINAL_WAVE_STATUSES:
-        return {"id": task_id, "alreadyTerminal": True, "status": wave.status}
-    return {"id": task_id, "aborted": True, "signalled": _terminate(wave.pid)}
+        return {"id": target, "alreadyTerminal": True, "status": wave.status}
+    return {"id": target, "aborted": True, "signalled": _terminate(wave.pid)}
 
 
 def _terminate(pid: Any) -> bool:
@@ -293,16 +293,16 @@ class Waited(NamedTuple):
         return {**document(self.observation), "timedOut": self.timed_out, "waitedMs": self.waited_ms}
 
 
-async def wait(store: SessionStore, task_id: str, *, timeout_s: float, poll_s: float = 0.5) -> Waited:
+async def wait(store: SessionStore, target: str, *, timeout_s: float, poll_s: float = 0.5) -> Waited:
     """Block until the run/wave/leg is terminal or `timeout_s` passes; the observation + timing."""
     started = time.monotonic()
-    observation = status(store, task_id)
+    observation = status(store, target)
     while not is_terminal(observation):
         left = timeout_s - (time.monotonic() - started)
         if left <= 0:
             break
         await anyio.sleep(min(poll_s, left))
-        observation = status(store, task_id)
+        observation = status(store, target)
     waited = int((time.monotonic() - started) * 1000)
     return Waited(observation, not is_terminal(observation), waited)
 

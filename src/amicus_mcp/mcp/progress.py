@@ -29,19 +29,19 @@ if TYPE_CHECKING:
     from ..engine import Observation
 
 
-def progress(task_id: str, doc: Observation, *, terminal: bool) -> Progress:
+def progress(target: str, doc: Observation, *, terminal: bool) -> Progress:
     from ..documents.legs import LegRun
     from ..documents.run import RunStatusView
     from ..documents.wave import Wave
 
     if isinstance(doc, RunStatusView):
-        snap = _run(task_id, doc, terminal)
+        snap = _run(target, doc, terminal)
     elif isinstance(doc, Wave):
-        snap = _wave(task_id, doc, terminal)
+        snap = _wave(target, doc, terminal)
     elif isinstance(doc, LegRun):
-        snap = _leg(task_id, doc, terminal)
+        snap = _leg(target, doc, terminal)
     else:  # a job of a layer above: an eval
-        snap = _eval(task_id, doc, terminal)
+        snap = _eval(target, doc, terminal)
     snap.next = NEXT_READ[snap.kind] if terminal else NEXT_WAIT
     if snap.resumable:
         snap.next = NEXT_RESUME
@@ -65,14 +65,14 @@ def progress_message(snap: Progress) -> str:
     return " · ".join(parts)
 
 
-def _run(task_id: str, run: RunStatusView, terminal: bool) -> Progress:
+def _run(target: str, run: RunStatusView, terminal: bool) -> Progress:
     from ..engine import REPORT
 
     run_dir = run.options.out_dir if run.options is not None else None
     report = Path(run_dir) / REPORT if run_dir else None
     done, total = run.progress()
     return Progress(
-        id=task_id, kind="council-run", status=run.status, terminal=terminal,
+        id=target, kind="council-run", status=run.status, terminal=terminal,
         stage=run.current_stage, legs_done=done, legs_total=total,
         cost=_cost(leg.usage for leg in run.legs if leg.finished),
         created_at=run.created_at, completed_at=run.completed_at, run_dir=run_dir,
@@ -88,7 +88,7 @@ def _run(task_id: str, run: RunStatusView, terminal: bool) -> Progress:
     )
 
 
-def _eval(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Progress:
+def _eval(target: str, doc: Mapping[str, Any], terminal: bool) -> Progress:
     """An eval: its cases stand where a run's legs do; its report is eval.html."""
     cases = _list(doc.get("cases"))
     report = doc.get("report")
@@ -96,7 +96,7 @@ def _eval(task_id: str, doc: Mapping[str, Any], terminal: bool) -> Progress:
     unpriced = sum(int(c["cost"].get("unpricedLegs") or 0) for c in known)
     amount = doc.get("cost")
     return Progress(
-        id=task_id, kind="eval-run", status=str(doc.get("status")), terminal=terminal, stage=doc.get("stage"),
+        id=target, kind="eval-run", status=str(doc.get("status")), terminal=terminal, stage=doc.get("stage"),
         legs_done=int(doc.get("casesDone") or 0), legs_total=int(doc.get("casesTotal") or len(cases)),
         cost=Cost(amount=float(amount) if isinstance(amount, (int, float)) else None, unpriced_legs=unpriced),
         created_at=doc.get("createdAt"), completed_at=doc.get("completedAt"), run_dir=doc.get("evalDir"),
@@ -115,9 +115,9 @@ def _dict(raw: Any) -> Mapping[str, Any]:
     return raw if isinstance(raw, Mapping) else {}
 
 
-def _wave(task_id: str, wave: Wave, terminal: bool) -> Progress:
+def _wave(target: str, wave: Wave, terminal: bool) -> Progress:
     return Progress(
-        id=task_id, kind="wave", status=wave.status, terminal=terminal,
+        id=target, kind="wave", status=wave.status, terminal=terminal,
         legs_done=sum(1 for leg in wave.legs if leg.status != "running"), legs_total=len(wave.legs),
         cost=_cost(leg.usage for leg in wave.legs if leg.status != "running"),
         created_at=wave.created_at, completed_at=wave.completed_at,
@@ -126,10 +126,10 @@ def _wave(task_id: str, wave: Wave, terminal: bool) -> Progress:
     )
 
 
-def _leg(task_id: str, leg: LegRun, terminal: bool) -> Progress:
+def _leg(target: str, leg: LegRun, terminal: bool) -> Progress:
     done = leg.status != "running"
     return Progress(
-        id=task_id, kind="leg", status=leg.status, terminal=terminal,
+        id=target, kind="leg", status=leg.status, terminal=terminal,
         legs_done=int(done), legs_total=1, cost=_cost([leg.usage] if done else []),
         created_at=leg.created_at, completed_at=leg.completed_at,
         error=_error(leg.error), legs=[_wave_leg(leg)],

@@ -25,7 +25,7 @@ PROGRESS_EVERY_S = 5.0
 Report = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
-async def wait_with_progress(store: SessionStore, task_id: str, *, budget_s: float, report: Report,
+async def wait_with_progress(store: SessionStore, target: str, *, budget_s: float, report: Report,
                              every_s: float | None = None) -> WaitResult:
     """Wait until the id is terminal or `budget_s` passes; the last progress plus timing."""
     from ..engine import is_terminal, wait
@@ -33,23 +33,23 @@ async def wait_with_progress(store: SessionStore, task_id: str, *, budget_s: flo
 
     step = every_s or PROGRESS_EVERY_S
     started = time.monotonic()
-    doc = status(store, task_id)  # an unknown id fails here, before any waiting
+    doc = status(store, target)  # an unknown id fails here, before any waiting
     sent = 0.0
     while not is_terminal(doc):
         left = budget_s - (time.monotonic() - started)
         if left <= 0:
             break
-        sent = await _progress(report, task_id, doc, started, sent, budget_s)
-        doc = (await wait(store, task_id, timeout_s=min(step, left))).observation
+        sent = await _progress(report, target, doc, started, sent, budget_s)
+        doc = (await wait(store, target, timeout_s=min(step, left))).observation
     terminal = is_terminal(doc)
-    snap = progress(task_id, doc, terminal=terminal)
+    snap = progress(target, doc, terminal=terminal)
     waited = int((time.monotonic() - started) * 1000)
     return WaitResult(**snap.model_dump(), timed_out=not terminal, waited_ms=waited, slice_seconds=budget_s)
 
 
-async def _progress(report: Report, task_id: str, doc: Observation, started: float, last: float,
+async def _progress(report: Report, target: str, doc: Observation, started: float, last: float,
                     budget_s: float) -> float:
     """Send one notification; progress values must strictly increase, so they are elapsed seconds."""
     value = max(round(time.monotonic() - started, 3), last + 0.001)
-    await report(value, budget_s, progress_message(progress(task_id, doc, terminal=False)))
+    await report(value, budget_s, progress_message(progress(target, doc, terminal=False)))
     return value
