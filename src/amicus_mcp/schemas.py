@@ -7,6 +7,10 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
+# Open JSON, typed so that a reader narrows a value before using it (never `Any`):
+JsonObject = dict[str, object]  # an object whose shape is not ours: a wire body, a foreign document passed through
+JsonSchema = dict[str, object]  # a JSON Schema document (a tool's input or output schema, a shipped schema)
+
 SCHEMA_NAMES = (
     "council-tally",
     "council-tally-input",
@@ -48,7 +52,7 @@ SCHEMA_NAMES = (
 
 
 @lru_cache(maxsize=None)
-def load_schema(name: str) -> dict[str, Any]:
+def load_schema(name: str) -> JsonSchema:
     text = files("amicus_mcp").joinpath("schemas", f"{name}.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
 
@@ -61,7 +65,7 @@ def _validator(name: str) -> Any:
 
     # Every shipped schema is registered under its $id, so one may `$ref` another by name.
     registry: Registry = Registry().with_resources(
-        (load_schema(other)["$id"], Resource.from_contents(load_schema(other))) for other in SCHEMA_NAMES
+        (str(load_schema(other)["$id"]), Resource.from_contents(load_schema(other))) for other in SCHEMA_NAMES
     )
     return Draft202012Validator(load_schema(name), registry=registry)
 

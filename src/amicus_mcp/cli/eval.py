@@ -145,11 +145,13 @@ def eval_line(manifest_path: Any) -> Any:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from ..eval.evaldir import locate, read_manifest, rescore, score_exit, write_reports
+    from ..eval.scoring import eval_json
 
     d = locate(args.dir)
     manifest = read_manifest(d)
-    doc = rescore(d, manifest)
-    paths = write_reports(d, doc)
+    scores = rescore(d, manifest)
+    paths = write_reports(d, scores)
+    doc = eval_json(scores)
     code = score_exit(manifest)
     if args.json:
         say(dumps_json(doc))

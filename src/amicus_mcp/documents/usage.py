@@ -7,7 +7,7 @@ and engine/budget.py (`usage_block`); these are their shapes.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypedDict
 
 from pydantic import Field
 
@@ -65,3 +65,54 @@ class RunUsage(Document):
     unknown_legs: Count
     subtree_unknown_legs: Count
     cost_exact: bool
+
+
+# The same blocks as plain dicts, as the providers and the budget build them (a usage block
+# is made for every leg, and most are only summed: no model instance for each).
+
+
+class TokenCountsDoc(TypedDict):
+    input: int | None
+    output: int | None
+    reasoning: int | None
+    cacheRead: int | None
+    cacheWrite: int | None
+
+
+class LegCostDoc(TypedDict):
+    amount: Number | None
+    currency: Literal["USD"]
+    source: CostSource
+
+
+class LegUsageDoc(TypedDict):
+    """`LegUsage` as a dict."""
+
+    tokens: TokenCountsDoc
+    cost: LegCostDoc
+
+
+class RolledCostDoc(TypedDict):
+    amount: Number | None
+    currency: Literal["USD"]
+    source: RolledSource
+    reportedLegs: int
+    estimatedLegs: int
+    unpricedLegs: int
+
+
+class RollupDoc(TypedDict):
+    """`WaveUsage` as a dict: what `providers.cost.rollup` returns."""
+
+    tokens: TokenCountsDoc
+    cost: RolledCostDoc
+
+
+class RunUsageDoc(TypedDict):
+    """`RunUsage` as a dict: what `engine.budget.Budget.usage_block` returns."""
+
+    cost: RolledCostDoc
+    tokens: TokenCountsDoc
+    unknownLegs: int
+    subtreeUnknownLegs: int
+    costExact: bool

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..providers.routing import Route
+from ..schemas import JsonObject, JsonSchema
 from .context import RunContext
 from .legs import LegResult, Row
 from .source_tools import Toolbox
@@ -44,8 +45,8 @@ class Contract(NamedTuple):
     repair_prompt: Callable[[str, Parsed], str]  # (the failing answer, its parse) → the repair prompt
     repair_id: Callable[[], str]  # the next repair leg's id
     max_repairs: int = 2
-    schema: dict[str, Any] | None = None  # sent wherever the model's profile honours it
-    to_text: Callable[[dict[str, Any]], str] | None = None  # a structured answer as its document
+    schema: JsonSchema | None = None  # sent wherever the model's profile honours it
+    to_text: Callable[[JsonObject], str] | None = None  # a structured answer as its document
     repair_empty: bool = False  # an empty reply is asked again too (else it is a dead leg)
     refuse: Callable[[str, Parsed], str | None] = lambda failing, fixed: None  # why a parsed repair is refused
     merge: Callable[[str, str, Parsed], str] = lambda original, repair, parsed: repair

@@ -34,10 +34,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..providers.catalog import Pricing
 from ..providers.cost import rollup, usage_from_doc
+
+if TYPE_CHECKING:
+    from ..documents.usage import LegUsageDoc, RunUsageDoc
 
 FLOOR_DIVISOR = 16  # a leg's floor cap is its full cap over this: a 1,000-token review, a 750-token judgement
 
@@ -74,7 +77,7 @@ class Budget:
     claimed: float = 0.0
     held: float = 0.0  # reservations of legs lost in flight by an earlier attempt: maybe billed
     lost: int = 0  # how many such legs (each one unknown in the usage block)
-    usages: list[Any] = field(default_factory=list)  # every settled leg's usage doc (or None)
+    usages: list[LegUsageDoc | None] = field(default_factory=list)  # every settled leg's usage doc (or None)
     floors: dict[str, float] = field(default_factory=dict)  # planned waves not yet opened → floor
     pending: dict[str, int] = field(default_factory=dict)  # opened waves → first legs yet to claim
 
@@ -119,7 +122,7 @@ class Budget:
         if first and wave is not None and self.pending.get(wave, 0) > 0:
             self.pending[wave] -= 1
 
-    def settle(self, claim: Claim | None, usage: dict[str, Any] | None) -> None:
+    def settle(self, claim: Claim | None, usage: LegUsageDoc | None) -> None:
         """Replace a claim by what the leg really cost (once)."""
         if claim is not None and not claim.settled:
             self.claimed -= claim.amount
@@ -158,7 +161,7 @@ class Budget:
     def exhausted(self) -> bool:
         return self.ceiling is not None and self.known + self.held >= self.ceiling
 
-    def usage_block(self) -> dict[str, Any]:
+    def usage_block(self) -> RunUsageDoc:
         """run.json `usage`: the rollup over every council leg, plus whether it is exact."""
         total = rollup([*self.usages, *([None] * self.lost)])
         unknown = total["cost"]["unpricedLegs"]

@@ -27,6 +27,7 @@ from typing import Any
 from ..documents.run import RunManifest
 from ..providers.profiles import Profile
 from ..providers.routing import ProviderRegistry, Route
+from ..schemas import JsonObject, JsonSchema
 from .budget import Budget
 from .legs import LegAsk, LegResult, LegRunner, Row, StatRows
 from .preflight import Prepared
@@ -129,8 +130,8 @@ class RunContext:
         self.state.plan(0)
 
     async def leg(self, *, leg_id: str, stage: str, role: str, route: Route, model: str, prompt: str,
-                  seat_id: str | None = None, schema: dict[str, Any] | None = None,
-                  to_text: Callable[[dict[str, Any]], str] | None = None,
+                  seat_id: str | None = None, schema: JsonSchema | None = None,
+                  to_text: Callable[[JsonObject], str] | None = None,
                   tools: Toolbox | None = None) -> LegResult | None:
         """One paid call (legs.py); None when the ceiling refused it."""
         return await self.runner.run(LegAsk(leg_id=leg_id, stage=stage, role=role, route=route, model=model,

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..documents.legs import FinishedLeg, InterruptedLeg, LaunchRecord
 from ..documents.run import LegEntry
@@ -35,13 +35,15 @@ from ..providers.routing import Route
 from ..vocabulary import LEG_OUTCOMES
 from .run_dir import RunDir
 
+if TYPE_CHECKING:
+    from ..schemas import JsonSchema
 
 
-def leg_key(route: Route, *, seat_id: str | None, prompt: str, schema: dict[str, Any] | None,
+def leg_key(route: Route, *, seat_id: str | None, prompt: str, schema: JsonSchema | None,
             max_tokens: int | None, ordinal: int, tools: object = None) -> str:
     """The content key of one leg (hex sha256). `tools`: what a tool-calling leg was offered
     (its tools and budget), in the key only when set, so every other leg's key is unchanged."""
-    doc: dict[str, Any] = {"provider": route.provider, "model": route.model, "seat": seat_id, "prompt": prompt,
+    doc: dict[str, object] = {"provider": route.provider, "model": route.model, "seat": seat_id, "prompt": prompt,
                            "schema": schema, "maxTokens": max_tokens, "ordinal": ordinal}
     if tools is not None:
         doc["tools"] = tools
@@ -49,7 +51,7 @@ def leg_key(route: Route, *, seat_id: str | None, prompt: str, schema: dict[str,
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
-def base_key(route: Route, *, seat_id: str | None, prompt: str, schema: dict[str, Any] | None,
+def base_key(route: Route, *, seat_id: str | None, prompt: str, schema: JsonSchema | None,
              max_tokens: int | None, tools: object = None) -> str:
     """What counts as "the same leg" for the ordinal (the key without it)."""
     return leg_key(route, seat_id=seat_id, prompt=prompt, schema=schema, max_tokens=max_tokens, ordinal=-1,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NotRequired, TypedDict, cast
 
 import anyio
 
@@ -43,13 +43,17 @@ from .source_tools import TOOLS_SPENT, Toolbox
 from .store import now_iso
 from .waves import Outcome, call_route, outcome_of
 
+if TYPE_CHECKING:
+    from ..documents.usage import LegUsageDoc
+    from ..schemas import JsonObject, JsonSchema
+
 
 @dataclass
 class LegResult:
     leg_id: str
     status: str  # complete | error | timeout
     text: str | None
-    usage: dict[str, Any] | None  # the usage document, as the tally's runStats and the budget read it
+    usage: LegUsageDoc | None  # the usage document, as the tally's runStats and the budget read it
     resolved_model: str | None
     duration_ms: int | None
     error: dict[str, str] | None
@@ -77,8 +81,8 @@ class LegAsk(NamedTuple):
     model: str  # the alias or id the run calls it by
     prompt: str
     seat_id: str | None = None
-    schema: dict[str, Any] | None = None  # sent wherever the model's profile honours it
-    to_text: Callable[[dict[str, Any]], str] | None = None  # a structured answer as its document
+    schema: JsonSchema | None = None  # sent wherever the model's profile honours it
+    to_text: Callable[[JsonObject], str] | None = None  # a structured answer as its document
     tools: Toolbox | None = None  # read-only tools, offered where the model supports tool calling
 
     @property
@@ -88,7 +92,7 @@ class LegAsk(NamedTuple):
 
     def entry(self, **fields: Any) -> LegEntry:
         """Its run.json leg entry: who it is, then `fields` in order."""
-        who: dict[str, Any] = {"id": self.leg_id, "stage": self.stage, "role": self.role, "model": self.model}
+        who: dict[str, str] = {"id": self.leg_id, "stage": self.stage, "role": self.role, "model": self.model}
         if self.seat_id is not None:
             who["seat"] = self.seat_id
         return LegEntry.model_validate({**who, **{LegEntry._wire[k]: v for k, v in fields.items()}})
@@ -142,7 +146,7 @@ class LegRunner:
             self.refuse(ask)
             return None
         max_tokens = None if profile.compact else claim.cap
-        launch: dict[str, Any] = {"status": "running", "started_at": now_iso(),
+        launch: dict[str, object] = {"status": "running", "started_at": now_iso(),
                                   "reserved": round(claim.amount, 10)}  # what a resume holds if this process dies
         if max_tokens is not None:
             launch["max_tokens"] = max_tokens
@@ -184,7 +188,7 @@ class LegRunner:
         self.state.checkpoint()
         return result
 
-    async def call(self, ask: LegAsk, schema: dict[str, Any] | None, max_tokens: int | None,
+    async def call(self, ask: LegAsk, schema: JsonSchema | None, max_tokens: int | None,
                    messages: tuple[Message, ...] | None = None,
                    tools: tuple[dict[str, object], ...] | None = None) -> Outcome:
         """The request, and how it ended: one leg's failure is that leg's outcome."""
@@ -277,7 +281,7 @@ class LegRunner:
         else:
             self.notice(truncation_notice(ask, cap))
 
-    def key(self, ask: LegAsk, schema: dict[str, Any] | None, *, max_tokens: int | None,
+    def key(self, ask: LegAsk, schema: JsonSchema | None, *, max_tokens: int | None,
             tools: object = None) -> str:
         """The leg's content key, with its ordinal among legs asking the very same thing (taken
         synchronously at launch, so a resumed run numbers them in the same order)."""
@@ -302,14 +306,14 @@ class LegRunner:
     def reuse(self, ask: LegAsk, finished: FinishedLeg) -> LegResult:
         """A leg finished by an earlier attempt of this run: no request; its recorded spend
         counts against the ceiling; run.json marks it `reused`."""
-        usage = finished.usage.to_doc() if finished.usage is not None else None
+        usage = cast("LegUsageDoc", finished.usage.to_doc()) if finished.usage is not None else None
         self.budget.settle(None, usage)
         error = finished.error.to_doc() if finished.error is not None else None
         result = LegResult(ask.leg_id, finished.status, finished.text, usage, finished.resolved_model,
                            finished.duration_ms, error, truncated=finished.truncated,
                            schema_mismatch=finished.schema_mismatch)
         # When it really ran (in the earlier attempt), not when it was read back.
-        fields: dict[str, Any] = {"status": result.status, "started_at": finished.started_at,
+        fields: dict[str, object] = {"status": result.status, "started_at": finished.started_at,
                                   "completed_at": finished.completed_at, "duration_ms": result.duration_ms,
                                   "usage": finished.usage, "reused": True}
         if result.resolved_model:
@@ -344,7 +348,7 @@ class LegRunner:
         return doc
 
 
-def sum_usage_docs(docs: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+def sum_usage_docs(docs: list[LegUsageDoc | None]) -> LegUsageDoc | None:
     """Several turns' usage documents as one (a total cost only when every turn's is known)."""
     parsed = [usage_from_doc(d) for d in docs]
     if not parsed:
@@ -354,7 +358,7 @@ def sum_usage_docs(docs: list[dict[str, Any] | None]) -> dict[str, Any] | None:
     return sum_usage([u if u is not None else Usage() for u in parsed]).to_doc()
 
 
-def _usage(doc: dict[str, Any] | None) -> LegUsage | None:
+def _usage(doc: LegUsageDoc | None) -> LegUsage | None:
     return None if doc is None else LegUsage.model_validate(doc)
 
 
@@ -390,15 +394,38 @@ class Row(NamedTuple):
     was_chair: bool = False
 
 
+class StatRow(TypedDict):
+    """One runStats row of the tally input (documents/tally.py's `RunStat` reads it), in the
+    order its keys are written: status, durationMs and usage are always set, after the rest."""
+
+    model: str
+    role: str
+    wasChair: bool
+    conformance: str | None
+    repairRefused: NotRequired[bool]
+    waveId: NotRequired[str]
+    resolvedModel: NotRequired[str]
+    truncated: NotRequired[bool]
+    seat: NotRequired[str]
+    findingsUnverified: NotRequired[bool]
+    status: NotRequired[str]
+    durationMs: NotRequired[int | None]
+    usage: NotRequired[LegUsageDoc | None]
+
+
+# A fact about a leg learned after its row was added (`StatRows.flag`).
+RowFlag = Literal["findingsUnverified"]
+
+
 @dataclass
 class StatRows:
     """The tally input's runStats rows, sorted by stage, bench position and launch order."""
 
-    _rows: list[tuple[tuple[int, int, int, int], dict[str, Any]]] = field(default_factory=list)
+    _rows: list[tuple[tuple[int, int, int, int], StatRow]] = field(default_factory=list)
 
     def add(self, row: Row, result: LegResult | None, conformance: str = "clean", repair_refused: bool = False) -> None:
         """One leg's row (`result` None: a leg that never ran)."""
-        doc: dict[str, Any] = {"model": row.model, "role": row.role, "wasChair": row.was_chair,
+        doc: StatRow = {"model": row.model, "role": row.role, "wasChair": row.was_chair,
                                "conformance": conformance}
         if repair_refused:
             doc["repairRefused"] = True
@@ -415,17 +442,17 @@ class StatRows:
         doc["usage"] = result.usage if result is not None else None
         self.add_doc(doc, stage=row.stage, position=row.position, secondary=row.role in ("repair", "chair-attempt"))
 
-    def add_doc(self, doc: dict[str, Any], *, stage: int, position: int, secondary: bool = False) -> None:
+    def add_doc(self, doc: StatRow, *, stage: int, position: int, secondary: bool = False) -> None:
         self._rows.append(((stage, position, int(secondary), len(self._rows)), doc))
 
-    def flag(self, leg_id: str, key: str) -> None:
+    def flag(self, leg_id: str, key: RowFlag) -> None:
         """Set `key: true` on the row of leg `leg_id` (a fact learned after the row was added)."""
         for _, doc in self._rows:
             if doc.get("waveId") == leg_id:
                 doc[key] = True
 
     @property
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[StatRow]:
         """The rows in a stable order (stage, bench position, launch order), whatever order the
         concurrent legs finished in — so the same run gives the same documents."""
         return [row for _, row in sorted(self._rows, key=lambda item: item[0])]

@@ -17,8 +17,8 @@ back (`control.observe_run`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -30,6 +30,9 @@ from ..fsio import sweep_temp_files
 from ..vocabulary import Conformance
 from .run_dir import RunDir
 from .store import now_iso, pid_alive
+
+if TYPE_CHECKING:
+    from ..documents.usage import RunUsageDoc
 
 EXIT_STATUS = {0: "complete", 1: "error", 2: "partial", 130: "aborted", 143: "aborted"}
 ENGINE_DIED = "Council engine process exited unexpectedly"
@@ -152,10 +155,10 @@ class RunState:
         self.manifest.chair = alias
         self.manifest.chair_conformance = conformance
 
-    def set_debate(self, summary: dict[str, Any]) -> None:
+    def set_debate(self, summary: Mapping[str, object]) -> None:  # council/debate.py's summary, validated here
         self.manifest.debate = DebateSummary.model_validate(summary)
 
-    def set_usage(self, usage: dict[str, Any]) -> None:
+    def set_usage(self, usage: RunUsageDoc) -> None:
         self.manifest.usage = RunUsage.model_validate(usage)
 
     # -- legs (the leg runner's records) -----------------------------------------------------

@@ -207,9 +207,9 @@ def seed_wave(store: SessionStore, wave_id: str, models: Sequence[str], *, pid: 
     They say what the child's own first write will say (the child reads the same briefing
     file), so a reader never sees the wave change shape when the child takes over.
     """
-    from .waves import WavePlan, build_wave_doc, new_leg
+    from .waves import PromptMeta, WavePlan, build_wave_doc, new_leg
 
-    meta = {"source": "file", "file": str(briefing.resolve()), "chars": chars}
+    meta: PromptMeta = {"source": "file", "file": str(briefing.resolve()), "chars": chars}
     plan = WavePlan(wave_id=wave_id, models=list(models), messages=(), timeout_s=1.0, prompt_meta=meta, pid=pid)
     legs = [new_leg(plan, index) for index in range(len(plan.models))]
     for leg in legs:

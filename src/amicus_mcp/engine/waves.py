@@ -20,7 +20,7 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 import anyio
 
@@ -36,9 +36,21 @@ from ..secrets import redact_text, redact_tree
 from ..vocabulary import TERMINAL_LEG_STATUSES, GatewayMode
 from .store import SessionStore, now_iso
 
+if TYPE_CHECKING:
+    from ..documents.usage import LegUsageDoc
+    from ..schemas import JsonSchema
+
 LEG_GRACE_S = 5.0
 
 LegCallback = Callable[[LegRun], Awaitable[None] | None]
+
+
+class PromptMeta(TypedDict):
+    """The wave's `prompt` record, as its plan carries it."""
+
+    source: Literal["file", "inline"]
+    file: str | None
+    chars: int
 
 
 @dataclass
@@ -47,9 +59,9 @@ class WavePlan:
     models: Sequence[str]  # what the user typed, one entry per leg (repeats allowed)
     messages: tuple[Message, ...]
     timeout_s: float
-    json_schema: dict[str, Any] | None = None
+    json_schema: JsonSchema | None = None
     gateway: GatewayMode | None = None
-    prompt_meta: dict[str, Any] | None = None
+    prompt_meta: PromptMeta | None = None
     notices: list[str] = field(default_factory=list)
     pid: int | None = None
 
@@ -113,7 +125,7 @@ async def call_leg(
     messages: tuple[Message, ...],
     *,
     timeout_s: float,
-    json_schema: dict[str, Any] | None = None,
+    json_schema: JsonSchema | None = None,
     gateway: GatewayMode | None = None,
 ) -> Completion:
     """One bounded provider call for what the user typed (`spec`)."""
@@ -127,7 +139,7 @@ async def call_route(
     messages: tuple[Message, ...],
     *,
     timeout_s: float,
-    json_schema: dict[str, Any] | None = None,
+    json_schema: JsonSchema | None = None,
     max_tokens: int | None = None,
     tools: tuple[dict[str, object], ...] | None = None,
     on_start: Callable[[], None] | None = None,
@@ -176,7 +188,7 @@ class Outcome:
     duration_ms: int
     model: str | None = None  # the executable id that served it
     summary: str | None = None  # its text
-    usage: dict[str, Any] | None = None  # its usage document; None when nothing is known
+    usage: LegUsageDoc | None = None  # its usage document; None when nothing is known
     finish: str | None = None  # the provider's finish reason
     truncated: bool = False  # cut at the output cap: complete as a call, not as an answer
     error: dict[str, str] | None = None
@@ -227,7 +239,7 @@ def finish_leg(leg: LegRun, started: float, *, completion: Completion | None = N
         leg.usage = _usage(ended.usage)
 
 
-def _usage(doc: dict[str, Any] | None) -> LegUsage | None:
+def _usage(doc: LegUsageDoc | None) -> LegUsage | None:
     return None if doc is None else LegUsage.model_validate(doc)
 
 

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..schemas import JsonSchema
 from ..vocabulary import CaseStatus, EvidenceCheck, OverallVerdict, RunStatus, Tier, Verification
 from .suite import CaseDocument, SuiteDocument
 
@@ -427,7 +428,7 @@ DOCUMENTS: dict[str, tuple[type[BaseModel], str]] = {
 }
 
 
-def schema_document(name: str) -> dict[str, Any]:
+def schema_document(name: str) -> JsonSchema:
     """The JSON Schema of document `name`, as shipped under schemas/."""
     model, description = DOCUMENTS[name]
     generated = model.model_json_schema(by_alias=True, mode="serialization")

@@ -30,7 +30,7 @@ from ..engine import RunDir
 from ..errors import AmicusError, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json
 from .documents import EvalDocument, EvalManifest, EvalRunOptions, MatchesDocument
-from .scoring import CaseInputs, score
+from .scoring import CaseInputs, eval_json, score
 from .suite import Case, Suite, load_suite
 
 if TYPE_CHECKING:
@@ -190,7 +190,7 @@ def load_recorded_suite(d: EvalDir, manifest: EvalManifest) -> Suite:
     return suite
 
 
-def rescore(d: EvalDir, manifest: EvalManifest | None = None) -> dict[str, Any]:
+def rescore(d: EvalDir, manifest: EvalManifest | None = None) -> EvalDocument:
     """The eval document from what the directory recorded (no model call). The runner passes its
     own ending manifest: a waiter must not see the eval terminal before its reports exist."""
     manifest = manifest if manifest is not None else read_manifest(d)
@@ -215,11 +215,12 @@ def score_exit(manifest: EvalManifest) -> int:
     return EXIT_OK if manifest.status == "complete" else EXIT_DEGRADED
 
 
-def write_reports(d: EvalDir, doc: dict[str, Any]) -> dict[str, Path]:
-    """eval.json, eval.md and eval.html, each a pure rendering of `doc`."""
+def write_reports(d: EvalDir, scores: EvalDocument) -> dict[str, Path]:
+    """eval.json, eval.md and eval.html, each a pure rendering of `scores`."""
     from .report_html import render_html
     from .report_md import render_md
 
+    doc = eval_json(scores)
     atomic_write_text(d.report(EVAL_JSON), dumps_json(doc) + "\n")
     atomic_write_text(d.report(EVAL_MD), render_md(doc))
     atomic_write_text(d.report(EVAL_HTML), render_html(doc))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..council.findings import read_last_json_block
+from ..schemas import JsonSchema
 from .suite import Case
 
 REASON_MAX = 300
@@ -100,7 +101,7 @@ above: `finding` is its id, `flaw` a planted flaw id or null, `reason` one short
 """
 
 
-def reply_schema(questions: Sequence[Question], flaw_ids: Sequence[str]) -> dict[str, Any]:
+def reply_schema(questions: Sequence[Question], flaw_ids: Sequence[str]) -> JsonSchema:
     """The JSON Schema a structured-output matcher is held to."""
     return {
         "title": "eval_matches",

@@ -41,7 +41,7 @@ from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimat
 from ..providers.routing import ProviderRegistry, Route
 from ..textcodec import decode_text
 from ..vocabulary import CEILING_ERROR_CODES, TERMINAL_RUN_STATUSES
-from .documents import CaseProgress, Decision, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
+from .documents import CaseProgress, Decision, EvalDocument, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
 from .evaldir import BRIEFING_FILE, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
 from .matching import Question, prompt, read_reply, repair_prompt, reply_schema
 from .prefilter import candidates
@@ -440,7 +440,7 @@ class EvalRun:
         except AmicusError as err:
             self.manifest.stage = "scoring"
             return self.finish(1, error={"code": err.code, "message": err.message})
-        if doc["casesScored"] == 0:  # every council failed: say why the first one did
+        if doc.casesScored == 0:  # every council failed: say why the first one did
             self.manifest.stage = "scoring"
             first = next((c.error for c in self.manifest.cases if c.error), None) or {"code": "COUNCIL_QUORUM"}
             return self.finish(1, error={"code": first["code"],
@@ -578,13 +578,14 @@ class Matcher:
 
 # --------------------------------------------------------------------------- the ledger
 
-def append_eval_ledger(doc: dict[str, Any]) -> str | None:
+def append_eval_ledger(doc: EvalDocument) -> str | None:
     """One content-free row per model (eval-ledger-row) in the eval ledger; best effort."""
     from ..config import eval_ledger_path
     from ..council.ledger import append_rows
     from .scoring import ledger_rows
 
-    return append_rows(ledger_rows(doc), eval_ledger_path(), what="eval ledger")
+    rows = [row.model_dump(mode="json", exclude=None if row.tag else {"tag"}) for row in ledger_rows(doc)]  # tag: emit-when-set
+    return append_rows(rows, eval_ledger_path(), what="eval ledger")
 
 
 # --------------------------------------------------------------------------- entry points

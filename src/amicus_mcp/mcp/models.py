@@ -21,6 +21,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.alias_generators import to_camel
 
+from ..schemas import JsonSchema
 from ..vocabulary import AnsweringIntent, RunStatus, WaveStatus
 from .fence import FENCED_PATTERN
 
@@ -224,7 +225,7 @@ def portable(schema: Any) -> Any:
     return out
 
 
-def shipped_schema(name: str) -> dict[str, Any]:
+def shipped_schema(name: str) -> JsonSchema:
     """A shipped document schema, ready to be a tool's outputSchema (no `$schema`/`$id`)."""
     from ..schemas import load_schema
 
@@ -234,12 +235,12 @@ def shipped_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-def verdict_result_schema() -> dict[str, Any]:
+def verdict_result_schema() -> JsonSchema:
     """VerdictResult's schema with `verdict` described by the shipped council-verdict schema."""
     verdict = shipped_schema("council-verdict")
-    defs = verdict.pop("$defs", {})
+    defs = verdict.pop("$defs", None)
     schema = VerdictResult.model_json_schema(by_alias=True)
     schema["properties"]["verdict"] = verdict
-    if defs:
+    if isinstance(defs, dict) and defs:
         schema["$defs"] = {**schema.get("$defs", {}), **defs}
     return schema

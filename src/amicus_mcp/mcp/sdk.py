@@ -37,8 +37,10 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
 from pydantic import Field, PrivateAttr
 
+from ..schemas import JsonObject, JsonSchema
 
-def publish(tool: Tool, output_schema: dict[str, Any]) -> Tool:
+
+def publish(tool: Tool, output_schema: JsonSchema) -> Tool:
     """`tool` with a closed input schema (an unknown argument is refused) and `output_schema`."""
     tool.parameters["additionalProperties"] = False
     tool.fn_metadata.output_schema = output_schema
@@ -49,7 +51,7 @@ class DeferredTool(Tool):
     """A tool whose published schemas are known ahead and whose SDK parts are built at its first call."""
 
     make: Callable[[], Tool] = Field(exclude=True)
-    published_output: dict[str, Any] | None = Field(default=None, exclude=True)
+    published_output: JsonSchema | None = Field(default=None, exclude=True)
     _built: Tool | None = PrivateAttr(default=None)
 
     @cached_property
@@ -67,8 +69,8 @@ class DeferredTool(Tool):
 
 
 def deferred(make: Callable[[], Tool], *, name: str, title: str | None, description: str,
-             annotations: ToolAnnotations | None, input_schema: dict[str, Any],
-             output_schema: dict[str, Any] | None, meta: dict[str, Any] | None = None) -> DeferredTool:
+             annotations: ToolAnnotations | None, input_schema: JsonSchema,
+             output_schema: JsonSchema | None, meta: JsonObject | None = None) -> DeferredTool:
     """A tool `make()` builds at its first call, published meanwhile with the given schemas."""
     return DeferredTool.model_construct(
         fn=make, name=name, title=title, description=description, parameters=input_schema, fn_metadata=None,

@@ -8,7 +8,11 @@ only ever sees this interface.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    from ..documents.usage import LegUsageDoc, TokenCountsDoc
+    from ..schemas import JsonSchema
 
 from ..vocabulary import CostSource
 
@@ -32,7 +36,7 @@ class Message(NamedTuple):
 class CompletionRequest(NamedTuple):
     model: str  # the provider-side model id (already resolved from an alias)
     messages: tuple[Message, ...]
-    json_schema: dict[str, Any] | None = None  # ask for structured output when supported
+    json_schema: JsonSchema | None = None  # ask for structured output when supported
     timeout_s: float = 900.0
     max_tokens: int | None = None
     temperature: float | None = None
@@ -51,7 +55,7 @@ class Tokens(NamedTuple):
     cache_read: int | None = None
     cache_write: int | None = None
 
-    def to_doc(self) -> dict[str, int | None]:
+    def to_doc(self) -> TokenCountsDoc:
         return {
             "input": self.input,
             "output": self.output,
@@ -68,7 +72,7 @@ class Usage(NamedTuple):
     cost_amount: float | None = None
     cost_source: CostSource = "unknown"
 
-    def to_doc(self) -> dict[str, Any]:
+    def to_doc(self) -> LegUsageDoc:
         return {
             "tokens": self.tokens.to_doc(),
             "cost": {"amount": self.cost_amount, "currency": "USD", "source": self.cost_source},

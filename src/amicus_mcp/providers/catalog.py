@@ -29,7 +29,7 @@ from datetime import datetime, timedelta, UTC
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, NotRequired, Protocol, TypedDict
 
 import anyio
 import httpx
@@ -37,6 +37,7 @@ import httpx
 from ..config import config_dir
 from ..errors import AmicusError, BadModel
 from ..fsio import atomic_write_json, loads_json, read_json
+from ..schemas import JsonObject
 from .endpoints import openrouter_base_url
 
 CATALOG_FILE = "model-catalog.json"
@@ -78,6 +79,16 @@ class Pricing(NamedTuple):
         return {"prompt": self.prompt, "completion": self.completion}
 
 
+class ModelRowDoc(TypedDict):
+    """One model of the catalog cache file (`models[]`)."""
+
+    id: str
+    name: str
+    contextLength: int | None
+    pricing: dict[str, float] | None
+    supportedParameters: NotRequired[list[str]]
+
+
 def _price(value: Any) -> float | None:
     if isinstance(value, bool) or value is None:
         return None
@@ -97,8 +108,8 @@ class ModelInfo(NamedTuple):
     pricing: Pricing | None
     supported_parameters: tuple[str, ...] | None = None  # the request parameters the model honours
 
-    def to_doc(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {
+    def to_doc(self) -> ModelRowDoc:
+        doc: ModelRowDoc = {
             "id": self.id,
             "name": self.name,
             "contextLength": self.context_length,
@@ -193,7 +204,7 @@ def read_cached_catalog(*, now: datetime | None = None, ttl: timedelta = CATALOG
     )
 
 
-def _read_cache_doc(endpoint: str) -> dict[str, Any] | None:
+def _read_cache_doc(endpoint: str) -> JsonObject | None:
     """The cache document, when it is the catalog of `endpoint`."""
     path = catalog_path()
     if not path.exists():
@@ -238,7 +249,7 @@ def _record_failed_refresh(error: str, now: datetime, endpoint: str) -> None:
     _try_write(doc)
 
 
-def _try_write(doc: dict[str, Any]) -> str | None:
+def _try_write(doc: Mapping[str, object]) -> str | None:
     try:
         atomic_write_json(catalog_path(), doc)
     except OSError as exc:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypedDict
 
 from ..errors import BudgetExceeded
 from ..vocabulary import ESTIMATED_COST_SOURCES, PRICED_COST_SOURCES, CostSource
@@ -27,6 +27,9 @@ from .base import Tokens, Usage
 from .catalog import Catalog, Pricing
 from .profiles import traits
 from .route import Route
+
+if TYPE_CHECKING:
+    from ..documents.usage import RolledSource, RollupDoc, TokenCountsDoc
 
 DEFAULT_MAX_COST_PER_MTOK = 60.0
 ASSUMED_OUTPUT_TOKENS = 4000
@@ -69,7 +72,7 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def rollup(legs: Iterable[Usage | Mapping[str, Any] | None]) -> dict[str, Any]:
+def rollup(legs: Iterable[Usage | Mapping[str, Any] | None]) -> RollupDoc:
     """The wave usage block: summed tokens and a cost whose source says how it was known."""
     usages = [leg if isinstance(leg, Usage) or leg is None else usage_from_doc(leg) for leg in legs]
     priced = [u for u in usages if u is not None and u.cost_amount is not None and u.cost_source != "unknown"]
@@ -89,7 +92,7 @@ def rollup(legs: Iterable[Usage | Mapping[str, Any] | None]) -> dict[str, Any]:
     }
 
 
-def _wave_source(reported: int, estimated: int, legs: int) -> str:
+def _wave_source(reported: int, estimated: int, legs: int) -> RolledSource:
     if legs and reported == legs:
         return "reported"
     if legs and estimated == legs:
@@ -97,7 +100,7 @@ def _wave_source(reported: int, estimated: int, legs: int) -> str:
     return "unknown" if reported == 0 and estimated == 0 else "mixed"
 
 
-def _sum_tokens(all_tokens: Iterable[Tokens]) -> dict[str, int | None]:
+def _sum_tokens(all_tokens: Iterable[Tokens]) -> TokenCountsDoc:
     """Field-wise sums; a field no leg reported stays None rather than becoming 0."""
     totals: dict[str, int | None] = dict.fromkeys(_TOKEN_FIELDS)
     for tokens in all_tokens:
@@ -117,12 +120,22 @@ class PlannedLeg(NamedTuple):
     pricing: Pricing | None  # None: no known price
 
 
+class CostEstimateDoc(TypedDict):
+    """A pre-flight estimate as documents carry it (the cost-estimate schema's `estimate`)."""
+
+    amount: float | None
+    currency: Literal["USD"]
+    source: Literal["estimated", "unknown"]
+    pricedLegs: int
+    unpricedLegs: list[str]
+
+
 class CostEstimate(NamedTuple):
     amount: float | None  # None when no leg could be priced
     priced_legs: int
     unpriced: tuple[str, ...]
 
-    def to_doc(self) -> dict[str, Any]:
+    def to_doc(self) -> CostEstimateDoc:
         return {
             "amount": self.amount,
             "currency": "USD",

@@ -67,6 +67,7 @@ import jsonschema
 from ..config import config_dir, load_config
 from ..errors import BadArgs, BadModel
 from ..fsio import loads_json
+from ..schemas import JsonSchema
 from . import gguf_cache
 from .base import Completion, CompletionRequest, Message, Tokens, Usage
 from .errors import ContextTooLong, MalformedReply, ProviderTimeout
@@ -148,7 +149,7 @@ def _config_relative(path: str) -> Path:
     return p if p.is_absolute() else config_dir() / p
 
 
-def _positive_int(section: dict[str, Any], key: str, default: int) -> int:
+def _positive_int(section: Mapping[str, object], key: str, default: int) -> int:
     value = section.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise BadArgs(f"config.json 'local.{key}' must be a positive integer, got {value!r}")
@@ -525,7 +526,7 @@ def _usage(raw: _Raw) -> Usage:
     )
 
 
-def _validate_json(raw: _Raw, schema: dict[str, Any], model: str) -> Any:
+def _validate_json(raw: _Raw, schema: JsonSchema, model: str) -> Any:
     """The reply parsed and checked against `schema`; LocalReplyInvalid otherwise."""
 
     def invalid(problem: str) -> LocalReplyInvalid:

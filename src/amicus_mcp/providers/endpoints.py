@@ -15,6 +15,8 @@ import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from ..schemas import JsonObject  # config.json is the user's: every value is narrowed where it is read
+
 OPENROUTER = "openrouter"
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
 OPENROUTER_BASE_URL_ENV = "AMICUS_OPENROUTER_BASE_URL"
@@ -48,7 +50,7 @@ DIRECT_VENDORS: dict[str, DirectVendor] = {
 }
 
 
-def provider_settings(cfg: Mapping[str, Any], name: str) -> dict[str, Any]:
+def provider_settings(cfg: Mapping[str, Any], name: str) -> JsonObject:
     """config.json `providers.<name>` as a dict (`{}` when absent or not an object)."""
     providers = cfg.get("providers")
     entry = providers.get(name) if isinstance(providers, dict) else None
@@ -74,7 +76,7 @@ def direct_base_url(vendor: DirectVendor, cfg: Mapping[str, Any]) -> str:
     return configured_base_url(cfg, vendor.vendor) or vendor.base_url
 
 
-def local_servers(cfg: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def local_servers(cfg: Mapping[str, Any]) -> dict[str, JsonObject]:
     """Config `providers` entries that name a server of your own (not a known gateway/vendor)."""
     providers = cfg.get("providers")
     if not isinstance(providers, dict):

@@ -33,6 +33,7 @@ import httpx
 
 from ..errors import BadArgs
 from ..fsio import loads_json
+from ..schemas import JsonObject
 from ..vocabulary import CATALOG_PRICED_MODES, CostMode, CostSource
 from .base import Completion, CompletionRequest, Message, Tokens, ToolCall, Usage
 from .catalog import Pricing
@@ -86,9 +87,9 @@ def make_client(transport: httpx.AsyncBaseTransport | None = None) -> httpx.Asyn
 
 def build_payload(
     request: CompletionRequest, *, extra: Mapping[str, Any] | None = None, max_tokens_field: str = "max_tokens"
-) -> dict[str, Any]:
-    """The JSON body for POST /chat/completions."""
-    payload: dict[str, Any] = {
+) -> JsonObject:
+    """The JSON body for POST /chat/completions (a wire body: open JSON)."""
+    payload: JsonObject = {
         "model": request.model,
         "messages": [wire_message(m) for m in request.messages],
     }
@@ -147,7 +148,7 @@ def schema_name(schema: Mapping[str, Any]) -> str:
 # --------------------------------------------------------------- response mapping
 
 
-def parse_reply(body: Any, request: CompletionRequest, *, provider: str) -> tuple[Completion, dict[str, Any]]:
+def parse_reply(body: Any, request: CompletionRequest, *, provider: str) -> tuple[Completion, JsonObject]:
     """A decoded 2xx body → (Completion without cost, the raw usage object)."""
     if not isinstance(body, dict):
         raise MalformedReply(
@@ -219,14 +220,14 @@ def with_structured(
     return completion._replace(structured=value)
 
 
-def _first_choice(body: dict[str, Any], *, provider: str, model: str) -> dict[str, Any]:
+def _first_choice(body: JsonObject, *, provider: str, model: str) -> JsonObject:
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise MalformedReply(f"{provider}: reply for '{model}' has no choices", provider=provider, model=model)
     return choices[0]
 
 
-def _content_text(message: dict[str, Any], *, provider: str, model: str) -> str:
+def _content_text(message: JsonObject, *, provider: str, model: str) -> str:
     content = message.get("content")
     if isinstance(content, str):
         return content
@@ -282,7 +283,7 @@ def parse_tokens(usage: Mapping[str, Any]) -> Tokens:
     )
 
 
-def _object(value: Any) -> dict[str, Any]:
+def _object(value: object) -> JsonObject:
     """`value` when it is a JSON object, else an empty one (servers omit and vary fields)."""
     return value if isinstance(value, dict) else {}
 
@@ -571,7 +572,7 @@ class OpenAICompatibleProvider:
         """Provider-specific fields added to every body (a subclass may vary them by request)."""
         return self._extra_body
 
-    async def _attempt(self, payload: dict[str, Any], request: CompletionRequest, seconds_left: float) -> Completion:
+    async def _attempt(self, payload: JsonObject, request: CompletionRequest, seconds_left: float) -> Completion:
         body = await self._post_json(payload, request.model, seconds_left)
         try:
             completion, usage_obj = parse_reply(body, request, provider=self.name)
@@ -591,7 +592,7 @@ class OpenAICompatibleProvider:
     def _price(self, model: str) -> Pricing | None:
         return self._pricing(self._pricing_prefix + model) if self._pricing is not None else None
 
-    async def _post_json(self, payload: dict[str, Any], model: str, seconds_left: float) -> Any:
+    async def _post_json(self, payload: JsonObject, model: str, seconds_left: float) -> Any:
         status, raw, headers = await self._send(payload, model, seconds_left)
         if not 200 <= status < 300:
             hint = f"check {self._key_name}" if self._key_name else None
@@ -609,7 +610,7 @@ class OpenAICompatibleProvider:
                 status=status,
             ) from None
 
-    async def _send(self, payload: dict[str, Any], model: str, seconds_left: float) -> tuple[int, bytes, httpx.Headers]:
+    async def _send(self, payload: JsonObject, model: str, seconds_left: float) -> tuple[int, bytes, httpx.Headers]:
         connect = min(self._connect_timeout_s, seconds_left)
         timeout = httpx.Timeout(connect=connect, read=seconds_left, write=seconds_left, pool=connect)
         url = f"{self.base_url}/chat/completions"

@@ -47,6 +47,7 @@ import httpx
 
 from ..config import effective_aliases, load_config
 from ..errors import BadModel, MissingKey
+from ..schemas import JsonObject
 from ..vocabulary import COST_MODES, GATEWAY_MODES, CostMode, GatewayMode
 from .base import Completion, CompletionRequest, Provider
 from .catalog import Catalog, Pricing, read_cached_catalog
@@ -316,7 +317,7 @@ class ProviderRegistry:
         if base_url is None:
             raise BadModel(f"Provider '{name}' has no baseUrl in config.json", hint=f"set providers.{name}.baseUrl")
         raw_headers = settings.get("headers")
-        headers: dict[str, Any] = raw_headers if isinstance(raw_headers, dict) else {}
+        headers: JsonObject = raw_headers if isinstance(raw_headers, dict) else {}
         return OpenAICompatibleProvider(
             name,
             base_url,
@@ -324,7 +325,7 @@ class ProviderRegistry:
             headers={str(k): str(v) for k, v in headers.items()},
             cost_mode=_server_cost_mode(settings, base_url),
             pricing=self.price,
-            key_name=settings.get("apiKeyEnv") if isinstance(settings.get("apiKeyEnv"), str) else None,
+            key_name=env if isinstance(env := settings.get("apiKeyEnv"), str) else None,
             client=self._client(),
             retry=self._retry,
         )
