@@ -8,11 +8,13 @@ The config dir is `$AMICUS_CONFIG_DIR`, else `~/.config/amicus` (`places.config_
 from __future__ import annotations
 
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from .errors import BadArgs
 from .fsio import atomic_write_json, read_json
 from .places import config_dir
+from .schemas import JsonObject
 
 CONFIG_FILE = "config.json"
 LEDGER_FILE = "council-ledger.jsonl"
@@ -57,8 +59,9 @@ def eval_ledger_path() -> Path:
     return config_dir() / EVAL_LEDGER_FILE
 
 
-def load_config() -> dict[str, Any]:
-    """The user's config.json as a dict; `{}` when there is none yet."""
+def load_config() -> JsonObject:
+    """The user's config.json as a dict; `{}` when there is none yet. The user writes it: every
+    value is narrowed where it is read."""
     path = config_path()
     if not path.exists():
         return {}
@@ -68,12 +71,12 @@ def load_config() -> dict[str, Any]:
     return doc
 
 
-def save_config(doc: dict[str, Any]) -> Path:
+def save_config(doc: Mapping[str, object]) -> Path:
     # Unmasked: the user's own file, whose provider headers may hold a credential on purpose.
     return atomic_write_json(config_path(), doc, mask_keys=False)
 
 
-def effective_aliases(cfg: dict[str, Any] | None = None) -> dict[str, str]:
+def effective_aliases(cfg: Mapping[str, object] | None = None) -> dict[str, str]:
     """Built-in aliases overlaid by the user's `aliases` (the user wins)."""
     cfg = load_config() if cfg is None else cfg
     merged = dict(DEFAULT_ALIASES)

@@ -11,10 +11,21 @@ environment before anything reads it (`envvars.scrub_placeholders`).
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
 INSTALL_ENV = "AMICUS_INSTALL"  # set to DESKTOP_BUNDLE by the bundle: hints then point at its form
 DESKTOP_BUNDLE = "claude-desktop-bundle"
+
+
+class UserConfigEntry(TypedDict):
+    """One `user_config` entry of the bundle's manifest."""
+
+    type: Literal["string", "number", "directory"]
+    title: str
+    description: str
+    required: bool
+    sensitive: NotRequired[bool]
+    min: NotRequired[float]
 
 
 class Setting(NamedTuple):
@@ -27,9 +38,9 @@ class Setting(NamedTuple):
     required: bool = False
     min: float | None = None
 
-    def field(self) -> dict[str, Any]:
+    def field(self) -> UserConfigEntry:
         """The manifest's `user_config` entry."""
-        entry: dict[str, Any] = {"type": self.kind, "title": self.title, "description": self.description,
+        entry: UserConfigEntry = {"type": self.kind, "title": self.title, "description": self.description,
                                  "required": self.required}
         if self.sensitive:
             entry["sensitive"] = True

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 ERROR_SCHEMA_VERSION = 2
 
@@ -56,7 +56,7 @@ class AmicusError(Exception):
         self.hint = None if hint is None else redact_text(hint)
         self.command = command
 
-    def to_envelope(self) -> dict[str, Any]:
+    def to_envelope(self) -> ErrorEnvelope:
         return {
             "schemaVersion": ERROR_SCHEMA_VERSION,
             "type": "error",
@@ -68,6 +68,22 @@ class AmicusError(Exception):
                 "command": self.command,
             },
         }
+
+
+class ErrorBody(TypedDict):
+    code: str
+    message: str
+    hint: str | None
+    command: str | None
+
+
+class ErrorEnvelope(TypedDict):
+    """The error document (schemas/error.schema.json) every front gives a failed call."""
+
+    schemaVersion: int
+    type: Literal["error"]
+    ok: Literal[False]
+    error: ErrorBody
 
 
 # A flag, with the CLI's placeholder for its value when one follows (`--prompt-file FILE`).

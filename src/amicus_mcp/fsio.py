@@ -16,7 +16,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -369,7 +369,7 @@ def pid_alive(pid: Any) -> bool:
     return True
 
 
-def append_jsonl(path: str | os.PathLike[str], rows: list[dict[str, Any]]) -> None:
+def append_jsonl(path: str | os.PathLike[str], rows: Sequence[Mapping[str, object]]) -> None:
     """Append rows to a JSON Lines file, one whole line per write, under a file lock."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)

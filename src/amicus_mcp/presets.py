@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from .config import effective_aliases, load_config, save_config
 from .errors import BadArgs
@@ -56,7 +56,40 @@ def parse_models_arg(raw: str) -> list[str]:
     return members
 
 
-def save_council(name: str, members: list[str]) -> dict[str, Any]:
+class CouncilSave(TypedDict):
+    schemaVersion: int
+    type: Literal["council-save"]
+    name: str
+    members: list[str]
+    overwritten: bool
+
+
+class CouncilRow(TypedDict):
+    name: str
+    members: list[str]
+    builtin: bool
+    shadowed: NotRequired[bool]
+
+
+class CouncilList(TypedDict):
+    schemaVersion: int
+    type: Literal["council-list"]
+    councils: list[CouncilRow]
+
+
+class CouncilShow(TypedDict):
+    """`council show`: a named bench resolved as `--council` resolves it."""
+
+    schemaVersion: int
+    type: Literal["council-show"]
+    name: str
+    builtin: bool
+    members: list[str]
+    resolved: list[str]
+    dropped: list[dict[str, str]]
+
+
+def save_council(name: str, members: list[str]) -> CouncilSave:
     if not _NAME.match(name):
         raise BadArgs(
             f"council name '{name}' is not allowed",
@@ -72,7 +105,7 @@ def save_council(name: str, members: list[str]) -> dict[str, Any]:
             f"cannot save council '{name}': {bad} does not resolve",
             hint="use a known alias (see config.json 'aliases') or a raw vendor/model id",
         )
-    councils = cfg.get("councils") if isinstance(cfg.get("councils"), dict) else {}
+    councils: dict[str, object] = found if isinstance(found := cfg.get("councils"), dict) else {}
     overwritten = name in councils
     councils[name] = list(members)
     cfg["councils"] = councils
@@ -80,24 +113,24 @@ def save_council(name: str, members: list[str]) -> dict[str, Any]:
     return {"schemaVersion": 2, "type": "council-save", "name": name, "members": list(members), "overwritten": overwritten}
 
 
-def list_councils() -> dict[str, Any]:
+def list_councils() -> CouncilList:
     cfg = load_config()
-    saved = cfg.get("councils") if isinstance(cfg.get("councils"), dict) else {}
-    rows: list[dict[str, Any]] = []
+    saved: dict[str, object] = found if isinstance(found := cfg.get("councils"), dict) else {}
+    rows: list[CouncilRow] = []
     for name, members in saved.items():
         rows.append({"name": name, "members": _member_list(members), "builtin": False})
     for name in BUILTIN_COUNCILS:
-        row: dict[str, Any] = {"name": name, "members": builtin_members(name), "builtin": True}
+        row: CouncilRow = {"name": name, "members": builtin_members(name), "builtin": True}
         if name in saved:
             row["shadowed"] = True
         rows.append(row)
     return {"schemaVersion": 2, "type": "council-list", "councils": rows}
 
 
-def show_council(name: str) -> dict[str, Any]:
+def show_council(name: str) -> CouncilShow:
     """Resolve a name exactly like `--council` does; reports even below the 2-member minimum."""
     cfg = load_config()
-    saved = cfg.get("councils") if isinstance(cfg.get("councils"), dict) else {}
+    saved: dict[str, object] = found if isinstance(found := cfg.get("councils"), dict) else {}
     if name in saved:
         members, builtin = _member_list(saved[name]), False
     elif name in BUILTIN_COUNCILS:

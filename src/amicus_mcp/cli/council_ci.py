@@ -10,7 +10,7 @@ None of them calls a model.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,7 @@ def _command(sub: argparse._SubParsersAction, command: str, help_text: str, hand
     return p
 
 
-def printed_json(args: argparse.Namespace, doc: dict[str, Any]) -> bool:
+def printed_json(args: argparse.Namespace, doc: Mapping[str, object]) -> bool:
     """Under --json, print the document and say so (the caller then prints nothing else)."""
     if args.json:
         print(dumps_json(doc))
@@ -94,7 +94,7 @@ def cmd_template_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _variables_line(variables: list[dict[str, Any]]) -> str:
+def _variables_line(variables: Sequence[Mapping[str, object]]) -> str:
     parts = [f"{v['name']} (required)" if v["required"] else f"{v['name']}" + (" (default)" if "default" in v else "")
              for v in variables]
     return ", ".join(parts) or "(none)"

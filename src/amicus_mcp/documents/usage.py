@@ -95,7 +95,7 @@ class LegUsageDoc(TypedDict):
 class RolledCostDoc(TypedDict):
     amount: Number | None
     currency: Literal["USD"]
-    source: RolledSource
+    source: RolledCostSource
     reportedLegs: int
     estimatedLegs: int
     unpricedLegs: int

@@ -17,17 +17,18 @@ Templates are found as a file path, else by name in the user's `<config dir>/tem
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NotRequired, TypedDict
 
 from ..config import config_dir
 from ..council.templates import BriefingTemplate, check_known_values, compose, parse_template, resolve_values
 from ..errors import AmicusError, BadArgs, MissingPrompt
 from ..front import command
 from ..fsio import read_bytes_bounded, read_text
+from ..schemas import JsonObject
 from ..textcodec import NotText, decode_text
 from ..vocabulary import QUESTION, REVIEW, TASK
 from .packs import LoadedPack, load_pack, sha256_of
@@ -44,6 +45,57 @@ MAX_ARTIFACT_BYTES = 400 * 1024
 TemplateSource = Literal["builtin", "user", "file"]
 
 
+class TemplateRecord(TypedDict):
+    """run.json `inputs.template`: which template composed the briefing, with what."""
+
+    name: str
+    source: TemplateSource
+    hash: str
+    path: str
+    vars: NotRequired[dict[str, str]]
+    intent: NotRequired[str]
+
+
+class ArtifactRecord(TypedDict):
+    """run.json `inputs.artifact`: the artifact the template was given."""
+
+    path: str
+    hash: str
+    bytes: int
+
+
+class BriefingRecords(TypedDict):
+    template: TemplateRecord
+    artifact: ArtifactRecord
+
+
+class TemplateRow(TypedDict):
+    """A template as `council template list/show` give it (unreadable: its problem instead)."""
+
+    name: str
+    source: TemplateSource
+    path: str
+    hash: NotRequired[str]
+    title: NotRequired[str | None]
+    description: NotRequired[str | None]
+    variables: NotRequired[Sequence[Mapping[str, object]]]
+    intent: NotRequired[str]
+    body: NotRequired[str]
+    shadowed: NotRequired[bool]
+    error: NotRequired[str]
+
+
+class TemplateList(TypedDict):
+    schemaVersion: int
+    type: Literal["council-template-list"]
+    templates: list[TemplateRow]
+
+
+class TemplateShow(TemplateRow):
+    schemaVersion: int
+    type: Literal["council-template"]
+
+
 # --------------------------------------------------------------------------- templates
 
 class LoadedTemplate(NamedTuple):
@@ -52,12 +104,12 @@ class LoadedTemplate(NamedTuple):
     path: str
     hash: str
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> TemplateRecord:
         """What run.json records: `template: {name, source, hash, path}`."""
         return {"name": self.template.name, "source": self.source, "hash": self.hash, "path": self.path}
 
-    def document(self, *, body: bool) -> dict[str, Any]:
-        doc: dict[str, Any] = {"name": self.template.name, "source": self.source, "path": self.path,
+    def document(self, *, body: bool) -> TemplateRow:
+        doc: TemplateRow = {"name": self.template.name, "source": self.source, "path": self.path,
                                "hash": self.hash, "title": self.template.title,
                                "description": self.template.description, "variables": self.template.describe()}
         if self.template.intent == QUESTION:  # emit when set: a review template's document is unchanged
@@ -118,9 +170,9 @@ def load_template(ref: str) -> LoadedTemplate:
                                                     + (f" ({listing} describes each)" if listing else ""))
 
 
-def list_templates() -> dict[str, Any]:
+def list_templates() -> TemplateList:
     """Built-ins and user templates; a user template that does not parse is listed with its error."""
-    rows: list[dict[str, Any]] = []
+    rows: list[TemplateRow] = []
     users = set(_user_names())
     for name in sorted(users):
         try:
@@ -135,7 +187,7 @@ def list_templates() -> dict[str, Any]:
     return {"schemaVersion": 2, "type": "council-template-list", "templates": rows}
 
 
-def show_template(ref: str) -> dict[str, Any]:
+def show_template(ref: str) -> TemplateShow:
     return {"schemaVersion": 2, "type": "council-template", **load_template(ref).document(body=True)}
 
 
@@ -147,7 +199,7 @@ class Artifact(NamedTuple):
     hash: str
     bytes: int
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> ArtifactRecord:
         return {"path": str(self.path), "hash": self.hash, "bytes": self.bytes}
 
 
@@ -177,7 +229,7 @@ class ComposedBriefing(NamedTuple):
     artifact: Artifact
     values: dict[str, str]  # every variable's value as composed (given or default)
 
-    def records(self) -> dict[str, Any]:
+    def records(self) -> BriefingRecords:
         template = self.template.record()
         if self.values:
             template["vars"] = self.values
@@ -253,7 +305,7 @@ def apply_pack(options: RunOptions) -> RunOptions:
         return options
     loaded = load_pack(options.pack)
     pack = loaded.pack
-    changes: dict[str, Any] = {}
+    changes: dict[str, object] = {}
     supplied: list[str] = []
     if not options.models and not options.council and (pack.models or pack.council):
         changes.update(models=list(pack.models) if pack.models else None, council=pack.council)
@@ -332,7 +384,7 @@ def blame_pack(options: RunOptions, subject: str, *related: str) -> Iterator[Non
                 err.args = (err.message,)
         raise
 
-def pack_settings(options: RunOptions) -> dict[str, Any]:
+def pack_settings(options: RunOptions) -> JsonObject:
     """The pack settings (JSON keys) an options object typed — what `pack save` stores.
 
     A template given as a file is stored as an absolute path, so the saved pack works from
@@ -344,7 +396,7 @@ def pack_settings(options: RunOptions) -> dict[str, Any]:
         if getattr(options, attr):
             raise BadArgs(f"a pack does not hold {flag_of(attr)}",
                           hint="a pack holds settings; the briefing or artifact is given per run")
-    settings: dict[str, Any] = {}
+    settings: JsonObject = {}
     if options.models:
         settings["models"] = list(options.models)
     if options.council:

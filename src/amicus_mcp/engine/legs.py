@@ -225,7 +225,7 @@ class LegRunner:
         started = time.monotonic()
         messages: tuple[Message, ...] = (Message("user", ask.prompt),)
         pricing = route_pricing(ask.route, self.prep.catalog)
-        usages: list[dict[str, Any] | None] = []
+        usages: list[LegUsageDoc | None] = []
         turn_claims: list[Claim] = []
         try:
             while True:

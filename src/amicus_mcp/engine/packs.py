@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, NamedTuple
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -28,6 +29,7 @@ from ..config import config_dir
 from ..errors import BadArgs
 from ..front import command
 from ..fsio import atomic_write_json, dumps_json, loads_json, read_bytes_bounded
+from ..schemas import JsonObject
 
 PACKS_DIR = "packs"
 PACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
@@ -69,11 +71,11 @@ class PackDocument(BaseModel):
             raise ValueError("vars are for a template: set template as well")
         return self
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> JsonObject:
         """The pack as JSON: every key that is set, in model order (emit-when-set)."""
         return self.model_dump(exclude_none=True)
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> JsonObject:
         """Only the run options the pack sets."""
         keys = pack_keys()
         return {k: v for k, v in self.document().items() if k in keys}
@@ -105,13 +107,57 @@ def number_keys() -> tuple[str, ...]:
     return tuple(str(d.option.pack) for d in packed() if d.is_number)
 
 
+class PackRecord(TypedDict):
+    """run.json `pack`: which pack a run was given."""
+
+    name: str
+    version: int
+    hash: str
+    source: Literal["saved", "file"]
+    path: str
+
+
+class PackSave(TypedDict):
+    schemaVersion: int
+    type: Literal["council-pack-save"]
+    name: str
+    version: int
+    overwritten: bool
+    path: str
+    pack: JsonObject
+
+
+class PackRow(TypedDict):
+    """One saved pack of `council pack list`: its figures, or (unreadable) its problem."""
+
+    name: str
+    version: NotRequired[int]
+    hash: NotRequired[str]
+    path: str
+    description: NotRequired[str]
+    settings: NotRequired[list[str]]
+    error: NotRequired[str]
+
+
+class PackList(TypedDict):
+    schemaVersion: int
+    type: Literal["council-pack-list"]
+    packs: list[PackRow]
+
+
+class PackShow(PackRecord):
+    schemaVersion: int
+    type: Literal["council-pack-show"]
+    pack: JsonObject
+
+
 class LoadedPack(NamedTuple):
     pack: PackDocument
     source: Literal["saved", "file"]
     path: Path
     hash: str
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> PackRecord:
         """What run.json records: `pack: {name, version, hash, source, path}`."""
         return {"name": self.pack.name, "version": self.pack.version, "hash": self.hash,
                 "source": self.source, "path": str(self.path)}
@@ -179,7 +225,7 @@ def check_pack_name(name: str) -> None:
                       hint="1-64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit")
 
 
-def save_pack(name: str, settings: dict[str, Any], *, description: str | None = None) -> dict[str, Any]:
+def save_pack(name: str, settings: Mapping[str, object], *, description: str | None = None) -> PackSave:
     """Write (or overwrite, bumping its version) the saved pack NAME. Returns the save document."""
     check_pack_name(name)
     if not settings:
@@ -195,9 +241,9 @@ def save_pack(name: str, settings: dict[str, Any], *, description: str | None = 
             "overwritten": previous is not None, "path": str(path), "pack": pack.document()}
 
 
-def list_packs() -> dict[str, Any]:
+def list_packs() -> PackList:
     """Every saved pack (a broken one is listed with its problem, never hidden)."""
-    rows: list[dict[str, Any]] = []
+    rows: list[PackRow] = []
     folder = packs_dir()
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         name = path.stem
@@ -206,7 +252,7 @@ def list_packs() -> dict[str, Any]:
         except BadArgs as err:
             rows.append({"name": name, "path": str(path), "error": err.message})
             continue
-        row: dict[str, Any] = {"name": name, "version": loaded.pack.version, "hash": loaded.hash, "path": str(path)}
+        row: PackRow = {"name": name, "version": loaded.pack.version, "hash": loaded.hash, "path": str(path)}
         if loaded.pack.description:
             row["description"] = loaded.pack.description
         row["settings"] = sorted(loaded.pack.settings())
@@ -214,7 +260,7 @@ def list_packs() -> dict[str, Any]:
     return {"schemaVersion": 2, "type": "council-pack-list", "packs": rows}
 
 
-def show_pack(ref: str) -> dict[str, Any]:
+def show_pack(ref: str) -> PackShow:
     loaded = load_pack(ref)
     return {"schemaVersion": 2, "type": "council-pack-show", **loaded.record(), "pack": loaded.pack.document()}
 

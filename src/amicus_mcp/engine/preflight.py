@@ -21,16 +21,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..config import load_config
 from ..errors import AmicusError, BadArgs, ClaudeReviewInvalid, MissingPrompt
 from ..fsio import read_text
-from ..presets import show_council
+from ..presets import CouncilShow, show_council
 from ..providers.catalog import Catalog, load_catalog, read_cached_catalog, validate_models
 from ..providers.cost import check_cost_gate, cost_gate_threshold, route_pricing
 from ..providers.profiles import check_ready, profile_for, traits
 from ..providers.routing import Route, resolve_model
+from ..schemas import JsonObject
 from ..vocabulary import GATEWAY_MODES, GatewayMode
 from .material import check_material
 from .run_dir import RunDir
@@ -123,7 +124,7 @@ class Routed:
 
 
 def route_bench(models: Sequence[str] | None, council: str | None, *, gateway: GatewayMode | None = None,
-                minimum: int = 1, ready: bool = True, cfg: dict[str, Any] | None = None) -> Routed:
+                minimum: int = 1, ready: bool = True, cfg: JsonObject | None = None) -> Routed:
     """Resolve every member (a council's unroutable members are dropped) and check each route
     can run — before the catalog is even fetched; an estimate spends nothing, so it needs no keys."""
     members, dropped = members_of(models, council, minimum=minimum)
@@ -146,7 +147,7 @@ async def read_catalog(routes: Sequence[Route], catalog: Catalog | None = None) 
 
 
 def price_bench(routed: Routed, catalog: Catalog, *, minimum: int = 1, cost_gate: bool = True,
-                validate: bool = True, cfg: dict[str, Any] | None = None) -> Bench:
+                validate: bool = True, cfg: JsonObject | None = None) -> Bench:
     """Drop a council's members that left the catalog, then hold every seat to `check_listed`."""
     members, routes, dropped = routed.members, routed.routes, [*routed.dropped, *routed.unresolved]
     if routed.council:
@@ -171,7 +172,7 @@ async def prepare_bench(
 ) -> Bench:
     """Resolve every member, drop a council's stale members, validate ids against the catalog,
     check every route can run (its key, the local extra) and apply the cost gate."""
-    cfg: dict[str, Any] = load_config()
+    cfg: JsonObject = load_config()
     routed = route_bench(models, council, gateway=gateway, minimum=minimum, ready=ready, cfg=cfg)
     catalog = await read_catalog(routed.routes, catalog)
     return price_bench(routed, catalog, minimum=minimum, cost_gate=cost_gate, validate=validate, cfg=cfg)
@@ -200,7 +201,7 @@ def naming(flag: str) -> Iterator[None]:
         raise
 
 
-def gate_threshold(cost_gate: bool, cfg: dict[str, Any]) -> float | None:
+def gate_threshold(cost_gate: bool, cfg: JsonObject) -> float | None:
     return cost_gate_threshold(cfg, disabled=not cost_gate)
 
 
@@ -233,7 +234,7 @@ def check_council_size(council: str, members: Sequence[str], minimum: int,
 # --- stale council members: dropped with a reason, never fatal on their own ---------------
 
 def split_resolvable(members: Sequence[str], *, gateway: GatewayMode | None,
-                     cfg: dict[str, Any]) -> tuple[list[str], list[Route], list[dict[str, str]]]:
+                     cfg: JsonObject) -> tuple[list[str], list[Route], list[dict[str, str]]]:
     """(members that route, their routes, the dropped ones with the routing error as reason)."""
     kept: list[str] = []
     routes: list[Route] = []
@@ -269,13 +270,13 @@ def dropped_notice(dropped: Sequence[dict[str, str]]) -> str:
     return "dropped unavailable council member(s): " + "; ".join(f"{d['member']} ({d['reason']})" for d in dropped)
 
 
-async def preview_council(name: str, *, gateway: GatewayMode | None = None, offline: bool = False) -> dict[str, Any]:
+async def preview_council(name: str, *, gateway: GatewayMode | None = None, offline: bool = False) -> CouncilPreview:
     """`council show`: the resolved/dropped split a `--council NAME` run would get, against
     the model catalog as a run reads it (refreshed when the cache is older than a day;
     `offline`: the cache only). `catalog` says whether the members were checked against it:
     a member that left the catalog is only caught when they were. Nothing is spent."""
     doc = show_council(name)
-    cfg: dict[str, Any] = load_config()
+    cfg: JsonObject = load_config()
     resolvable, routes, unresolved = split_resolvable(doc["resolved"], gateway=gateway, cfg=cfg)
     looked_up = any(traits(r).catalogued for r in routes)  # as prepare_bench decides to fetch it
     catalog = (read_cached_catalog() if offline else await load_catalog()) if looked_up else Catalog()
@@ -284,7 +285,22 @@ async def preview_council(name: str, *, gateway: GatewayMode | None = None, offl
             "catalog": catalog_check(catalog, looked_up=looked_up, offline=offline)}
 
 
-def catalog_check(catalog: Catalog, *, looked_up: bool, offline: bool) -> dict[str, Any]:
+class CatalogCheck(TypedDict):
+    """`council show`'s `catalog`: whether the members were checked against the model catalog."""
+
+    checked: bool
+    state: str | None
+    fetchedAt: str | None
+    note: str | None
+
+
+class CouncilPreview(CouncilShow):
+    """`council show` with the model catalog's say: members it no longer lists are dropped."""
+
+    catalog: CatalogCheck
+
+
+def catalog_check(catalog: Catalog, *, looked_up: bool, offline: bool) -> CatalogCheck:
     """What `council show` says of the catalog it checked the members against (or did not)."""
     fetched = catalog.fetched_at.isoformat().replace("+00:00", "Z") if catalog.fetched_at else None
     if not looked_up:
@@ -464,7 +480,7 @@ def _seat_ids(routed: Routed) -> set[str]:
 
 
 def pick_chair(routed: Routed, preferred: str | None, *, gateway: GatewayMode | None,
-               cfg: dict[str, Any]) -> tuple[str, Route, str | None]:
+               cfg: JsonObject) -> tuple[str, Route, str | None]:
     """The chair of a run that names none: `preferred` (AMICUS_DEFAULT_CHAIR, the bundle's
     "Default chair"), else DEFAULT_CHAIR — unless it sits on the bench, when the first of
     CHAIR_ORDER that is no bench seat and whose key is set chairs instead, with a notice saying
@@ -507,7 +523,7 @@ def pick_chair(routed: Routed, preferred: str | None, *, gateway: GatewayMode | 
     return chosen, route, notice
 
 
-def _is_ready(member: str, route: Route, cfg: dict[str, Any]) -> bool:
+def _is_ready(member: str, route: Route, cfg: JsonObject) -> bool:
     try:
         check_ready(member, route, cfg)
     except AmicusError:
@@ -522,7 +538,7 @@ def compose_or_read(options: RunOptions) -> tuple[str, dict[str, Document]]:
     from ..documents.run import input_records
 
     check_briefing_source(options)
-    raw: dict[str, Any] = {"pack": options.pack_record} if options.pack_record else {}
+    raw: dict[str, object] = {"pack": options.pack_record} if options.pack_record else {}
     if not options.template:
         return read_prompt_file(options.prompt_file, allow_secrets=options.allow_secrets), input_records(raw)
     composed = compose_briefing(options)

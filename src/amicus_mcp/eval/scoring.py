@@ -302,7 +302,7 @@ def _council(scored: Sequence[_Scored]) -> CouncilResult:
     by_severity = {sev: _ratio(sum(1 for f in found if f.severity == sev),
                                sum(1 for f in flaws if f.severity == sev),
                                sum(s.undecided(severity=sev) for s in scored)) for sev in SEVERITIES}
-    by_tier = {tier: sum(1 for f in flaws if f.tier == tier) for tier in TIERS}
+    by_tier: dict[str, int] = {tier: sum(1 for f in flaws if f.tier == tier) for tier in TIERS}
     by_tier["Missed"] = len(flaws) - len(found)
     unrefuted_recall = None
     if any(f.verification for s in scored for f in s.findings):  # a --verify eval

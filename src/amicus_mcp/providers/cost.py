@@ -29,7 +29,8 @@ from .profiles import traits
 from .route import Route
 
 if TYPE_CHECKING:
-    from ..documents.usage import RolledSource, RollupDoc, TokenCountsDoc
+    from ..documents.usage import RollupDoc, TokenCountsDoc
+    from ..vocabulary import RolledCostSource
 
 DEFAULT_MAX_COST_PER_MTOK = 60.0
 ASSUMED_OUTPUT_TOKENS = 4000
@@ -92,7 +93,7 @@ def rollup(legs: Iterable[Usage | Mapping[str, Any] | None]) -> RollupDoc:
     }
 
 
-def _wave_source(reported: int, estimated: int, legs: int) -> RolledSource:
+def _wave_source(reported: int, estimated: int, legs: int) -> RolledCostSource:
     if legs and reported == legs:
         return "reported"
     if legs and estimated == legs:
