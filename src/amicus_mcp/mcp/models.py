@@ -21,7 +21,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.alias_generators import to_camel
 
-from ..schemas import JsonSchema
+from ..schemas import JsonObject, JsonSchema
 from ..vocabulary import AnsweringIntent, RunStatus, WaveStatus
 from .fence import FENCED_PATTERN
 
@@ -46,8 +46,8 @@ class Out(BaseModel):
     KEEP_NULL: ClassVar[frozenset[str]] = frozenset()  # wire names that stay when null
 
     @model_serializer(mode="wrap")
-    def _emit_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
+    def _emit_when_set(self, handler: SerializerFunctionWrapHandler) -> JsonObject:
+        data: JsonObject = handler(self)
         return {key: value for key, value in data.items() if value is not None or key in self.KEEP_NULL}
 
 
@@ -79,7 +79,7 @@ class EvalStarted(Out):
     eval_id: str | None = Field(description="null when only the estimate was asked for")
     eval_dir: str | None = None
     status: Literal[RunStatus, "estimated"]
-    estimate: dict[str, Any] = Field(description="the whole suite's estimate (eval-estimate): amount, legs, basis")
+    estimate: JsonObject = Field(description="the whole suite's estimate (eval-estimate): amount, legs, basis")
     cases: int
     notices: list[str] | None = None
     next: Next = None
@@ -191,7 +191,7 @@ class ShippedDocument(BaseModel):
 
 
 class VerdictResult(Out):
-    verdict: dict[str, Any]
+    verdict: JsonObject  # the council-verdict document, described by its shipped schema
     markdown: str | None = None
     report_html: str | None = Field(default=None, description="path of the refreshed report.html")
 

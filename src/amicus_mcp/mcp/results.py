@@ -37,6 +37,7 @@ from pydantic import BaseModel
 
 from ..errors import AmicusError, BadArgs, InternalError, rename_arguments
 from ..front import serving
+from ..schemas import JsonObject
 from .params import argument_names
 
 log = logging.getLogger("amicus_mcp.mcp")
@@ -44,7 +45,7 @@ log = logging.getLogger("amicus_mcp.mcp")
 P = ParamSpec("P")
 
 
-def dump(model: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
+def dump(model: BaseModel | Mapping[str, Any]) -> JsonObject:
     """A document as JSON-ready data: camelCase keys, optional keys only when set."""
     if isinstance(model, BaseModel):
         return model.model_dump(mode="json", by_alias=True)
@@ -214,5 +215,5 @@ class ErrorShaping:
         return _wire(failure(err, tool=err.command or "tool"))
 
 
-def _wire(result: CallToolResult) -> dict[str, Any]:
+def _wire(result: CallToolResult) -> JsonObject:
     return result.model_dump(mode="json", by_alias=True, exclude_none=True)

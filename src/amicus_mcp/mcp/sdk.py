@@ -55,7 +55,7 @@ class DeferredTool(Tool):
     _built: Tool | None = PrivateAttr(default=None)
 
     @cached_property
-    def output_schema(self) -> dict[str, Any] | None:
+    def output_schema(self) -> JsonSchema | None:
         return self.published_output
 
     def built(self) -> Tool:

@@ -53,6 +53,8 @@ from mcp.types import (
 from pydantic import Field
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from ..schemas import JsonObject  # the MCP tasks protocol's own objects (wire)
+
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
@@ -75,7 +77,7 @@ _TASK_FIELDS = ("taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt
 
 
 class UpdateTaskRequestParams(GetTaskRequestParams):
-    input_responses: dict[str, Any] = Field(default_factory=dict)
+    input_responses: JsonObject = Field(default_factory=dict)
 
 
 def _now() -> str:
@@ -99,7 +101,7 @@ class Tasks(Extension):
         self._records = records  # where task records are kept (default: <config dir>/tasks)
         self.projects: dict[str, str | None] = {}  # task id → the `project` its start call named
         self.created: dict[str, str] = {}
-        self.started: dict[str, dict[str, Any]] = {}  # task id → the start document tools/call made
+        self.started: dict[str, JsonObject] = {}  # task id → the start document tools/call made
 
     # ------------------------------------------------------------------ the records
 
@@ -190,7 +192,7 @@ class Tasks(Extension):
 
     # ------------------------------------------------------------------ reading the run
 
-    async def _task(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> dict[str, Any]:
+    async def _task(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> JsonObject:
         """The task as tasks/get answers it (SEP-2663's detailed task)."""
         status = await self._tool(ctx, "amicus_status", task_id)
         if status.is_error:
@@ -201,7 +203,7 @@ class Tasks(Extension):
         message = ", ".join(part for part in (
             run_status, f"stage {stage}" if stage else None,
             f"{done}/{total} legs done" if done is not None and total else None) if part)
-        task: dict[str, Any] = {"taskId": task_id, "status": _STATUS.get(run_status, "working"), "statusMessage": message,
+        task: JsonObject = {"taskId": task_id, "status": _STATUS.get(run_status, "working"), "statusMessage": message,
                                 "createdAt": self.created.get(task_id) or _now(), "lastUpdatedAt": _now(),
                                 "ttlMs": None, "pollIntervalMs": POLL_MS}
         if task["status"] == "completed":
@@ -212,7 +214,7 @@ class Tasks(Extension):
                              f"{error.get('message', 'the run ended in error')}", "data": {"status": snap}}
         return task
 
-    def _result(self, task_id: str, snap: dict[str, Any]) -> dict[str, Any]:
+    def _result(self, task_id: str, snap: JsonObject) -> JsonObject:
         """The result tools/call would have given, as the tool's output schema says: the start
         document, now with the terminal status; then the terminal snapshot, as amicus_wait gives it."""
         from ..fsio import dumps_json
@@ -230,7 +232,7 @@ class Tasks(Extension):
         if not self._recall(task_id):
             raise MCPError(code=INVALID_PARAMS, message=f"no task '{task_id}' was started on this server")
         assert self.server is not None
-        arguments: dict[str, Any] = {"id": task_id}
+        arguments: JsonObject = {"id": task_id}
         if self.projects[task_id] is not None:
             arguments["project"] = self.projects[task_id]
         result = await self.server.call_tool(name, arguments, Context(request_context=ctx, mcp_server=self.server))

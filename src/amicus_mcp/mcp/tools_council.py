@@ -13,6 +13,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 
 from ..errors import BadArgs
+from ..schemas import JsonObject  # a tool's arguments: checked by the council's validating readers
 from .app_view import renders_inline
 from .autoopen import open_workspace
 from .models import RunStarted, VerdictResult
@@ -90,19 +91,19 @@ class CouncilTools:
 
     async def council_tally(
         self,
-        meta: Annotated[dict[str, Any], arg("Run metadata", "{runId, models[], runType?, date?, chair?, claudeInCouncil?, "
+        meta: Annotated[JsonObject, arg("Run metadata", "{runId, models[], runType?, date?, chair?, claudeInCouncil?, "
                                                             "seats?, intent?: review|question}")],
-        findings: Annotated[list[dict[str, Any]], arg("Findings", "[{id, raiser, severity, claim?, location?}]; a question "
+        findings: Annotated[list[JsonObject], arg("Findings", "[{id, raiser, severity, claim?, location?}]; a question "
                                                                   "council's key claims: [{id, raiser, claim}]")],
-        adjudications: Annotated[list[dict[str, Any]], arg("Adjudications", "[{findingId, judge, verdict: agree|dispute|neutral}]")],
-        rankings: Annotated[list[dict[str, Any]], arg("Rankings", "[{judge, order: [model | [tied models]]}]")],
-        runStats: Annotated[list[dict[str, Any]] | None, arg("Per-leg stats", "Per-leg rows: model, role, status, durationMs, usage")] = None,
+        adjudications: Annotated[list[JsonObject], arg("Adjudications", "[{findingId, judge, verdict: agree|dispute|neutral}]")],
+        rankings: Annotated[list[JsonObject], arg("Rankings", "[{judge, order: [model | [tied models]]}]")],
+        runStats: Annotated[list[JsonObject] | None, arg("Per-leg stats", "Per-leg rows: model, role, status, durationMs, usage")] = None,
         noLedger: Annotated[bool, arg("Skip the ledger", "Do not append to the reliability ledger (re-tallies, debate, lenses)")] = False,
     ) -> CallToolResult:
         from ..council.ledger import append_ledger
         from ..council.tally import tally
 
-        tally_input: dict[str, Any] = {"meta": meta, "findings": findings, "adjudications": adjudications,
+        tally_input: JsonObject = {"meta": meta, "findings": findings, "adjudications": adjudications,
                                        "rankings": rankings}
         if runStats is not None:
             tally_input["runStats"] = runStats
@@ -113,8 +114,8 @@ class CouncilTools:
     async def verdict(
         self,
         ctx: Context,
-        record: Annotated[dict[str, Any], arg("Tally record", "The tally record amicus_council_tally returned")],
-        decisions: Annotated[list[dict[str, Any]] | None, arg(
+        record: Annotated[JsonObject, arg("Tally record", "The tally record amicus_council_tally returned")],
+        decisions: Annotated[list[JsonObject] | None, arg(
             "Stage-4 decisions", "Stage-4 decisions: [{id, decision, applied?, duplicateOf?, tierOverride?, reason?}]; "
             "accept / deny decisions and their reasons are remembered for the project")] = None,
         overallVerdict: Annotated[Verdict | None, arg(
