@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
@@ -66,23 +66,14 @@ from .stage1 import SeatOutcome, run_stage1
 from .stage2 import CrossReview, run_stage2
 from .store import parse_iso
 
+if TYPE_CHECKING:
+    from ..documents.council import VerdictAnswer
+
 __all__ = ["CouncilRun", "run_council", "run_prepared"]
 
 
 # --------------------------------------------------------------------------- the run
 
-
-class AnswerEntry(TypedDict):
-    """One answer of a question council as verdict.json `answers` gives it (by label, unblinded)."""
-
-    label: str
-    model: str
-    seat: NotRequired[str]
-    structured: NotRequired[bool]  # always set, after the seat
-    answer: NotRequired[str | None]  # council/answers.py's AnswerResult, as the judges read it
-    confidence: NotRequired[str | None]
-    assumptions: NotRequired[list[str]]
-    claims: NotRequired[list[str]]
 
 class CouncilRun:
     """The stages in order over one RunContext: Stage 1 → quorum → Stage 2 → tally →
@@ -93,7 +84,7 @@ class CouncilRun:
         its clock, and its `resumes` (the last entry is this attempt's)."""
         self.prep = prep
         self.chair_answer: str | None = None  # a question council: the sentence on the chair's ANSWER line
-        self.answers: list[AnswerEntry] = []  # a question council: verdict.json `answers`
+        self.answers: list[VerdictAnswer] = []  # a question council: verdict.json `answers`
         self.material: list[Any] = []  # what the evidence check (and the verifier) read
         started = parse_iso(resumed.created_at) if resumed is not None and resumed.created_at else None
         self.ctx = RunContext(prep, registry, initial_manifest(prep), started_at=started, resuming=resumed is not None)
@@ -314,12 +305,12 @@ class CouncilRun:
                                   details=answer_details(parsed))
         return StageOneReview("claude", "claude", text, validate_findings(text)["findings"], structured=True)
 
-    def answers_fact(self, anon: Anonymized) -> list[AnswerEntry]:
+    def answers_fact(self, anon: Anonymized) -> list[VerdictAnswer]:
         """verdict.json `answers`: each answer as the judges read it, by label, unblinded."""
         out = []
         for label in anon.labels:
             alias, seat = anon.label_map[label], anon.seat_map[label]
-            entry: AnswerEntry = {"label": label, "model": alias}
+            entry: dict[str, object] = {"label": label, "model": alias}  # built in the key order verdict.json keeps
             if seat != alias:
                 entry["seat"] = seat
             detail = anon.details.get(label)
@@ -329,7 +320,7 @@ class CouncilRun:
                 entry["confidence"] = detail["confidence"]
                 entry["assumptions"] = list(detail["assumptions"])
             entry["claims"] = [f["id"] for f in anon.findings if f["label"] == label]
-            out.append(entry)
+            out.append(cast("VerdictAnswer", entry))
         return out
 
     def meta(self, chair: str) -> dict[str, Any]:

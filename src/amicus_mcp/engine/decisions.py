@@ -17,7 +17,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict, cast
 
 from ..documents.pr_loop import PR_LOOP_VERSION
 from ..errors import BadArgs, BadSession
@@ -25,6 +25,34 @@ from ..fsio import atomic_write_json, locked, read_json
 from .run_dir import DISMISSED
 
 DECISIONS_FILE = "council-decisions.json"
+
+
+class DecisionEntry(TypedDict):
+    """One remembered accept / deny (documents/pr_loop.py's DecisionsDocument checks it on read)."""
+
+    id: str
+    project: str
+    runId: Any  # the verdict's runId, as it was
+    findingId: str
+    decision: str
+    reason: str | None
+    severity: Any
+    claim: Any
+    location: Any
+    decidedAt: str
+
+
+class DecisionsMemory(TypedDict):
+    """council-decisions.json (a newer writer's keys kept)."""
+
+    schemaVersion: int
+    type: Literal["council-decisions"]
+    decisions: list[DecisionEntry]
+
+
+class DecisionsListing(DecisionsMemory):
+    path: str
+    project: str | None
 REMEMBERED = ("accepted", "denied")  # the decisions a later run can learn from
 
 
@@ -34,7 +62,7 @@ def decisions_path() -> Path:
     return config_dir() / DECISIONS_FILE
 
 
-def read_memory(path: Path | None = None) -> dict[str, Any]:
+def read_memory(path: Path | None = None) -> DecisionsMemory:
     path = path or decisions_path()
     if not path.is_file():
         return {"schemaVersion": PR_LOOP_VERSION, "type": "council-decisions", "decisions": []}
@@ -49,7 +77,7 @@ def read_memory(path: Path | None = None) -> dict[str, Any]:
     except BadSession as exc:
         raise BadArgs(exc.message, hint="move it aside; amicus writes a new one at the next decision") from None
     doc["schemaVersion"] = PR_LOOP_VERSION  # a memory written as version 1 reads as it is, and is written back as 2
-    return doc
+    return cast("DecisionsMemory", doc)  # checked by its model just above
 
 
 def entry_id(project: str, run_id: Any, finding_id: Any) -> str:
@@ -57,13 +85,13 @@ def entry_id(project: str, run_id: Any, finding_id: Any) -> str:
 
 
 def remember(verdict: Mapping[str, Any], record: Mapping[str, Any], decisions: Sequence[Mapping[str, Any]],
-             project: Path) -> list[dict[str, Any]]:
+             project: Path) -> list[DecisionEntry]:
     """Keep the accept / deny decisions of `verdict` (with their reasons) for `project`; returns the entries kept."""
     by_id = {str(f.get("id")): f for f in record.get("findings") or [] if isinstance(f, Mapping)}
     reasons = {str(d.get("id")): d.get("reason") for d in decisions if isinstance(d, Mapping)}
     run_id = verdict.get("runId")
     now = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-    kept = []
+    kept: list[DecisionEntry] = []
     for finding in verdict.get("findings") or []:
         fid = str(finding.get("id"))
         if finding.get("decision") not in REMEMBERED or fid not in reasons:
@@ -87,7 +115,7 @@ def remember(verdict: Mapping[str, Any], record: Mapping[str, Any], decisions: S
     return kept
 
 
-def list_decisions(project: Path | None = None) -> dict[str, Any]:
+def list_decisions(project: Path | None = None) -> DecisionsListing:
     """The council-decisions document, only `project`'s entries when one is given."""
     doc = read_memory()
     rows = [e for e in doc["decisions"] if project is None or e.get("project") == str(project)]
@@ -95,7 +123,7 @@ def list_decisions(project: Path | None = None) -> dict[str, Any]:
             "project": str(project) if project is not None else None, "decisions": rows}
 
 
-def forget(decision_id: str) -> dict[str, Any]:
+def forget(decision_id: str) -> DecisionEntry:
     path = decisions_path()
     if not path.is_file():
         raise BadArgs(f"no remembered decision '{decision_id}'", hint="'amicus decisions list' shows their ids")
@@ -109,7 +137,7 @@ def forget(decision_id: str) -> dict[str, Any]:
     return gone[0]
 
 
-def denied_for(project: Path) -> list[dict[str, Any]]:
+def denied_for(project: Path) -> list[DecisionEntry]:
     return [e for e in read_memory()["decisions"] if e.get("project") == str(project) and e.get("decision") == "denied"]
 
 
