@@ -28,7 +28,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -47,6 +47,9 @@ from .matching import Question, prompt, read_reply, repair_prompt, reply_schema
 from .prefilter import candidates
 from .scoring import share_note
 from .suite import CASE_FILE, CASES_DIR, SUITE_FILE, Case, Suite, case_briefing, load_suite
+
+if TYPE_CHECKING:
+    from ..documents.council import ScoredFinding
 
 MATCHER_OUTPUT_CAP = 8_000
 PER_FINDING_CHARS = 600  # a finding as the matcher prompt shows it, for the estimate
@@ -508,7 +511,7 @@ class Matcher:
                                usage=Money(amount=cost["amount"], unpricedLegs=cost["unpricedLegs"]),
                                legs=self.legs, durationMs=None)
 
-    def rationales(self, council: Path, findings: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    def rationales(self, council: Path, findings: Sequence[ScoredFinding]) -> dict[str, str]:
         """Each finding's rationale, read back from its raiser's review (the tally keeps none)."""
         from ..engine import review_rationales
 
