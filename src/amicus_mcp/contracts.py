@@ -10,6 +10,7 @@ The files it keeps:
                                 options.json (engine/options.py: one field, with its Option, per key)
     schemas/council-pack        a policy pack (engine/packs.py: its own keys; the options' pack keys)
     schemas/session-list        `amicus list --json` (documents/sessions.py, TypedDicts)
+    schemas/wave                wave.json (documents/wave.py, a document model)
     mcp/published.json          the tools' schemas as the built tools publish them (mcp/published.py)
     manifest.json               the Claude Desktop bundle's manifest (mcp/bundle.py)
     server.json                 the MCP Registry's entry (mcp/registry.py)
@@ -54,6 +55,12 @@ def contracts() -> Iterator[Contract]:
                        lambda name=name, model=model, title=title, description=description: rendered(
                            options_schema(name, model(), title, description)))
     yield Contract(PACKAGE / "schemas" / "council-pack.schema.json", lambda: rendered(pack_schema()))
+    for name, (model, title, description) in DOCUMENT_SCHEMAS.items():
+        yield Contract(PACKAGE / "schemas" / f"{name}.schema.json",
+                       lambda name=name, model=model, title=title, description=description: rendered(
+                           {"$schema": "https://json-schema.org/draft/2020-12/schema",
+                            "$id": SCHEMA_ID.format(name=name), "title": title, "description": description,
+                            **document_schema(model(), top=True)}))
     for name, (declaration, title, description) in TYPED_DOCUMENTS.items():
         yield Contract(PACKAGE / "schemas" / f"{name}.schema.json",
                        lambda name=name, declaration=declaration, title=title, description=description: rendered(
@@ -126,8 +133,10 @@ def type_schema(annotation: Any, *, dropped: tuple[Any, ...] = ()) -> dict[str, 
     """The schema of one key's value; `dropped`: values the writer never writes (an
     emit-when-set key's default)."""
     members, metadata = _members(annotation)
-    nullable = any(m is type(None) for m in members) and None not in dropped
+    nullable = any(m is type(None) for m in members) and None not in dropped and not _when_set(metadata)
     members = [m for m in members if m is not type(None)]
+    if {_unwrap(m)[0] for m in members} == {int, float}:  # a Number: an integral figure stays an int
+        members = [float]
     words = [w for m in members if typing.get_origin(_unwrap(m)[0]) is Literal for w in typing.get_args(_unwrap(m)[0])]
     if words:
         words = [w for w in words if w not in dropped] + ([None] if nullable else [])
@@ -142,6 +151,8 @@ def type_schema(annotation: Any, *, dropped: tuple[Any, ...] = ()) -> dict[str, 
             return {"const": left[0]}
     if typing_extensions.is_typeddict(bare):
         return typeddict_schema(bare)
+    if isinstance(bare, type) and _is_document(bare):
+        return _nullable(document_schema(bare), nullable)
     origin = typing.get_origin(bare) or bare
     if origin is list:
         kind, inner = "array", {"items": type_schema(typing.get_args(bare)[0])}
@@ -153,6 +164,53 @@ def type_schema(annotation: Any, *, dropped: tuple[Any, ...] = ()) -> dict[str, 
     else:
         raise TypeError(f"no house-style schema for {bare!r}")
     return {"type": [kind, "null"] if nullable else kind, **_bounds(metadata, kind), **inner}
+
+
+def _when_set(metadata: list[Any]) -> bool:
+    """An emit-when-set key of a document (documents/base.py WhenSet): absent or a value, never null."""
+    from .documents.base import WhenSet
+
+    marks = typing.get_args(WhenSet)[1:]
+    return any(m in marks for m in metadata)
+
+
+def _is_document(kind: type) -> bool:
+    from .documents.base import Document
+
+    return issubclass(kind, Document)
+
+
+def _nullable(schema: dict[str, Any], nullable: bool) -> dict[str, Any]:
+    if not nullable or "$ref" in schema:
+        return {"anyOf": [schema, {"type": "null"}]} if nullable else schema
+    return {**schema, "type": [schema["type"], "null"]}
+
+
+def _shipped(model: type) -> str | None:
+    """The shipped schema a nested document has its own file for (referred to, not repeated)."""
+    from .documents.legs import LegRun
+
+    return {LegRun: "run.schema.json"}.get(model)
+
+
+def document_schema(model: Any, *, top: bool = False) -> dict[str, Any]:
+    """A document model's schema (documents/base.py): its keys by alias, required as `parse`
+    requires them, open unless the model forbids extra keys."""
+    ref = None if top else _shipped(model)
+    if ref is not None:
+        return {"$ref": ref}
+    properties: dict[str, Any] = {}
+    required = []
+    always = {model._wire[name] for name in model._always}
+    for name, info in model.model_fields.items():
+        key = info.alias or name
+        annotation = typing.Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+        properties[key] = {**type_schema(annotation), **({"description": info.description} if info.description else {})}
+        if info.is_required() or key in always:
+            required.append(key)
+    return {"type": "object", **({"required": required} if required else {}),
+            **({"additionalProperties": False} if model.model_config.get("extra") == "forbid" else {}),
+            "properties": properties}
 
 
 def typeddict_schema(declaration: Any) -> dict[str, Any]:
@@ -240,6 +298,19 @@ def _wave_options() -> Any:
     from .engine.options import WaveOptions
 
     return WaveOptions
+
+
+def _wave() -> Any:
+    from .documents.wave import Wave
+
+    return Wave
+
+
+DOCUMENT_SCHEMAS: dict[str, tuple[Callable[[], Any], str, str]] = {
+    "wave": (_wave, "amicus wave document",
+             "`amicus fanout`: one prompt to N models. `<sessions>/<waveId>/wave.json`, rewritten atomically as legs "
+             "finish. Family v2."),
+}
 
 
 def _session_list() -> Any:
