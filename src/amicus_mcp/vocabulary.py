@@ -158,7 +158,8 @@ COST_SOURCES: tuple[CostSource, ...] = get_args(CostSource)
 # The sources under which a leg's figure is known.
 PRICED_COST_SOURCES: tuple[CostSource, ...] = ("reported", "estimated")
 # A pre-flight estimate's (cost-estimate.schema.json): nothing is billed before a run.
-PREFLIGHT_COST_SOURCES: tuple[CostSource, ...] = ("estimated", "unknown")
+PreflightCostSource = Literal["estimated", "unknown"]
+PREFLIGHT_COST_SOURCES: tuple[PreflightCostSource, ...] = get_args(PreflightCostSource)
 # A sum over legs (a wave's, a run's): `mixed` when some were billed and some estimated.
 RolledCostSource = Literal["reported", "estimated", "mixed", "unknown"]
 ROLLED_COST_SOURCES: tuple[RolledCostSource, ...] = get_args(RolledCostSource)

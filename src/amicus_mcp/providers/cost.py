@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypedDict
 
 from ..errors import BudgetExceeded
-from ..vocabulary import ESTIMATED_COST_SOURCES, PRICED_COST_SOURCES, CostSource
+from ..vocabulary import ESTIMATED_COST_SOURCES, PRICED_COST_SOURCES, CostSource, PreflightCostSource
 from .base import Tokens, Usage
 from .catalog import Catalog, Pricing
 from .profiles import traits
@@ -126,7 +126,7 @@ class CostEstimateDoc(TypedDict):
 
     amount: float | None
     currency: Literal["USD"]
-    source: Literal["estimated", "unknown"]
+    source: PreflightCostSource
     pricedLegs: int
     unpricedLegs: list[str]
 
