@@ -28,6 +28,7 @@ import json
 import types
 import typing
 from collections.abc import Callable, Iterator
+from functools import partial
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, Union
@@ -50,26 +51,15 @@ def contracts() -> Iterator[Contract]:
     from .eval import documents as eval_documents
     from .mcp import bundle, published, registry
 
+    schemas = PACKAGE / "schemas"
     for name, (model, title, description) in OPTIONS_DOCUMENTS.items():
-        yield Contract(PACKAGE / "schemas" / f"{name}.schema.json",
-                       lambda name=name, model=model, title=title, description=description: rendered(
-                           options_schema(name, model(), title, description)))
-    yield Contract(PACKAGE / "schemas" / "council-pack.schema.json", lambda: rendered(pack_schema()))
-    for name, (model, title, description) in DOCUMENT_SCHEMAS.items():
-        yield Contract(PACKAGE / "schemas" / f"{name}.schema.json",
-                       lambda name=name, model=model, title=title, description=description: rendered(
-                           {"$schema": "https://json-schema.org/draft/2020-12/schema",
-                            "$id": SCHEMA_ID.format(name=name), "title": title, "description": description,
-                            **document_schema(model(), top=True)}))
-    for name, (declaration, title, description) in TYPED_DOCUMENTS.items():
-        yield Contract(PACKAGE / "schemas" / f"{name}.schema.json",
-                       lambda name=name, declaration=declaration, title=title, description=description: rendered(
-                           {"$schema": "https://json-schema.org/draft/2020-12/schema",
-                            "$id": SCHEMA_ID.format(name=name), "title": title, "description": description,
-                            **type_schema(declaration())}))
+        yield Contract(schemas / f"{name}.schema.json", partial(_options_text, name, model, title, description))
+    yield Contract(schemas / "council-pack.schema.json", partial(_schema_text, pack_schema))
+    for name, (declaration, title, description) in {**DOCUMENT_SCHEMAS, **TYPED_DOCUMENTS}.items():
+        yield Contract(schemas / f"{name}.schema.json", partial(_declared_text, name, declaration, title, description))
     for name in eval_documents.DOCUMENTS:
-        yield Contract(PACKAGE / "schemas" / f"{name}.schema.json",
-                       lambda name=name: json.dumps(eval_documents.schema_document(name), indent=2, ensure_ascii=False) + "\n")
+        yield Contract(schemas / f"{name}.schema.json",
+                       partial(_schema_text, partial(eval_documents.schema_document, name)))
     yield Contract(published.target(), published.text)
     yield Contract(bundle.MANIFEST, bundle.render)
     yield Contract(registry.SERVER_JSON, registry.render)
@@ -77,6 +67,22 @@ def contracts() -> Iterator[Contract]:
 
 def rendered(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def _schema_text(build: Callable[[], dict[str, Any]]) -> str:
+    return rendered(build())
+
+
+def _options_text(name: str, model: Callable[[], Any], title: str, description: str) -> str:
+    return rendered(options_schema(name, model(), title, description))
+
+
+def _declared_text(name: str, declaration: Callable[[], Any], title: str, description: str) -> str:
+    """A document model's or a TypedDict's schema file."""
+    kind = declaration()
+    body = type_schema(kind) if typing_extensions.is_typeddict(kind) else document_schema(kind, top=True)
+    return rendered({"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID.format(name=name),
+                     "title": title, "description": description, **body})
 
 
 # --------------------------------------------------------------------------- schemas in the house style
@@ -190,7 +196,8 @@ def _shipped(model: type) -> str | None:
     """The shipped schema a nested document has its own file for (referred to, not repeated)."""
     from .documents.legs import LegRun
 
-    return {LegRun: "run.schema.json"}.get(model)
+    refs: dict[type, str] = {LegRun: "run.schema.json"}
+    return refs.get(model)
 
 
 def document_schema(model: Any, *, top: bool = False) -> dict[str, Any]:
