@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Literal, TypedDict
+from typing import Any, Final, Literal, TypedDict
 
 ERROR_SCHEMA_VERSION = 2
 
@@ -40,7 +40,7 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_DEGRADED = 2  # also `council validate`'s "parsed, but invalid" outcome
 EXIT_WAIT_TIMEOUT = 3  # `amicus wait`: the timeout passed while the work was still running
-EXIT_GATE_FAILED = 4  # `council gate`: the verdict failed the --fail-on level
+EXIT_GATE_FAILED: Final = 4  # `council gate`: the verdict failed the --fail-on level
 
 
 class AmicusError(Exception):

@@ -12,13 +12,16 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine import ENGINE_LOG, MANIFEST, RunDir
 from ..errors import EXIT_OK, AmicusError, BadArgs
 from ..fsio import dumps_json, read_json
 from ..places import PROJECT_DEFAULT
 from .option_flags import SETTINGS
+
+if TYPE_CHECKING:
+    from ..documents.council import ReReview
 
 
 def register_ci(sub: argparse._SubParsersAction) -> None:
@@ -234,7 +237,7 @@ def _why_no_verdict(run_dir: Path) -> str:
     return f"the run's status is {status}{detail}"
 
 
-def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, str] | None:
+def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, ReReview] | None:
     """--gate-on new: each finding's re-review status (rereview.json beside the verdict)."""
     if gate_on != "new":
         return None
@@ -245,7 +248,7 @@ def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, str] | None:
     if doc is None:
         raise BadArgs(f"--gate-on new needs a re-review, and {run_dir} holds no {REREVIEW}",
                       hint="run the council with --baseline RUN (the run it re-reviews), then gate that run")
-    return {str(d["id"]): str(d["status"]) for d in doc.get("decisions") or []}
+    return {str(d["id"]): d["status"] for d in doc.get("decisions") or []}  # checked by its model when read
 
 
 def gate_dismissed(run_dir: Path) -> dict[str, dict[str, Any]] | None:

@@ -38,11 +38,14 @@ Pure: takes the verdict document, returns the `council-gate` document.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_GATE_FAILED, BadArgs
 from ..vocabulary import (FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, GATE_LEVELS, QUESTION, REFUTED, TASK, TIERS,
                           UNVERIFIED_CHECKS, VERDICT_SCALE)
+
+if TYPE_CHECKING:
+    from ..documents.council import GateBlocker, GateRecord, ReReview
 
 # The chair's verdicts that fail each verdict level: its own phrase and every harsher one.
 VERDICT_LEVELS = {"fundamental-rethink": VERDICT_SCALE[VERDICT_SCALE.index(FUNDAMENTAL_RETHINK):],
@@ -55,8 +58,8 @@ BLOCKER_SCOPE = {"confirmed-blocker": "the Confirmed tier", "disputed-blocker": 
 
 def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: bool = False,
                   allow_unjudged: bool = False, require_evidence: bool = False, source: str | None = None,
-                  rereview: Mapping[str, str] | None = None,
-                  dismissed: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+                  rereview: Mapping[str, ReReview] | None = None,
+                  dismissed: Mapping[str, Mapping[str, Any]] | None = None) -> GateRecord:
     """The council-gate document for `verdict` at `level` (`passed`, `exitCode`, `reason`).
 
     `require_evidence`: a blocker whose quoted evidence is not-found or absent does not block on
@@ -114,7 +117,7 @@ def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: b
         failed, reason = True, (f"gate fails: the run was never cross-reviewed (judged: false — fewer than two judges "
                                 f"gave a usable judgement), so its tiers cannot pass --fail-on {level}; "
                                 "--allow-unjudged gates it anyway")
-    doc: dict[str, Any] = {
+    doc: GateRecord = {
         "schemaVersion": 2,
         "type": "council-gate",
         "failOn": level,
@@ -147,17 +150,19 @@ def evaluate_gate(verdict: Mapping[str, Any], level: str, *, allow_no_verdict: b
     return doc
 
 
-def _blocker(finding: Mapping[str, Any]) -> dict[str, Any]:
-    row = {"id": finding.get("id"), "tier": finding.get("tier")}
+def _blocker(finding: Mapping[str, Any]) -> GateBlocker:
+    row: GateBlocker = {"id": finding.get("id"), "tier": finding.get("tier")}
     if finding.get("raiser") is not None:
         row["raiser"] = finding["raiser"]
-    for key in ("evidenceCheck", "verification"):  # emitted when the run checked or verified it
-        if isinstance(finding.get(key), str):
-            row[key] = finding[key]
+    # Emitted when the run checked or verified it.
+    if isinstance(finding.get("evidenceCheck"), str):
+        row["evidenceCheck"] = finding["evidenceCheck"]
+    if isinstance(finding.get("verification"), str):
+        row["verification"] = finding["verification"]
     return row
 
 
-def _held_back(blocker: Mapping[str, Any], require_evidence: bool) -> bool:
+def _held_back(blocker: GateBlocker, require_evidence: bool) -> bool:
     """A blocker that does not block on its own: a verifier refuted it, or (`--require-evidence`)
     its quoted evidence is not in the material or was never given. It is still reported."""
     if blocker.get("verification") == REFUTED:
@@ -165,7 +170,7 @@ def _held_back(blocker: Mapping[str, Any], require_evidence: bool) -> bool:
     return require_evidence and blocker.get("evidenceCheck") in UNVERIFIED_CHECKS
 
 
-def _held_text(held: list[dict[str, Any]]) -> str:
+def _held_text(held: list[GateBlocker]) -> str:
     if not held:
         return ""
     parts = [f"{b['id']} ({'refuted by the verifier' if b.get('verification') == REFUTED else 'evidence ' + str(b.get('evidenceCheck'))})"
@@ -173,13 +178,13 @@ def _held_text(held: list[dict[str, Any]]) -> str:
     return f"; {len(held)} blocker(s) do not block on their own: {', '.join(parts)}"
 
 
-def _decide(level: str, overall: str | None, blockers: list[dict[str, Any]], allow_no_verdict: bool, *,
-            held: list[dict[str, Any]] | None = None) -> tuple[bool, str]:
+def _decide(level: str, overall: str | None, blockers: list[GateBlocker], allow_no_verdict: bool, *,
+            held: list[GateBlocker] | None = None) -> tuple[bool, str]:
     failed, reason = _decide_counted(level, overall, blockers, allow_no_verdict)
     return failed, reason + (_held_text(held or []) if level in BLOCKER_LEVELS else "")
 
 
-def _decide_counted(level: str, overall: str | None, blockers: list[dict[str, Any]],
+def _decide_counted(level: str, overall: str | None, blockers: list[GateBlocker],
                     allow_no_verdict: bool) -> tuple[bool, str]:
     if level == "never":
         return False, "gate passes: --fail-on never (report only)"

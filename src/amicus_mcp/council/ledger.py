@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -186,7 +186,7 @@ def _fold_run_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return folded
 
 
-def _street_cred(record: dict[str, Any], alias: str, judged: bool,
+def _street_cred(record: Mapping[str, Any], alias: str, judged: bool,
                  seats: set[str] | None = None) -> tuple[float | None, float | None]:
     """(withSelf, peersOnly) for an alias — over `seats` only, when given: the mean over those
     seats' non-null values (a seat is a streetCred row's `seat`, else its model)."""
@@ -200,7 +200,7 @@ def _street_cred(record: dict[str, Any], alias: str, judged: bool,
     return with_self, peers_only
 
 
-def _row_street_cred(record: dict[str, Any], alias: str, judged: bool, bucket: list[dict[str, Any]],
+def _row_street_cred(record: Mapping[str, Any], alias: str, judged: bool, bucket: list[dict[str, Any]],
                      anchor: bool) -> tuple[float | None, float | None]:
     """One ledger row's street cred: its own seats' (see the module docstring)."""
     seats = {_text(r.get("seat")) or alias for r in bucket if r.get("role") != "chair"}
@@ -209,7 +209,7 @@ def _row_street_cred(record: dict[str, Any], alias: str, judged: bool, bucket: l
     return _street_cred(record, alias, judged, seats)
 
 
-def _findings_stats(record: dict[str, Any], alias: str, judged: bool) -> dict[str, Any]:
+def _findings_stats(record: Mapping[str, Any], alias: str, judged: bool) -> dict[str, Any]:
     raised = [_dict(f) for f in _list(record.get("findings")) if _dict(f).get("raiser") == alias]
     by_severity = {sev: sum(1 for f in raised if f.get("severity") == sev) for sev in SEVERITIES}
     rated = judged and len(raised) > 0
@@ -244,7 +244,7 @@ def _run_fields(meta: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _alias_rows(record: dict[str, Any], alias: str, run: dict[str, Any]) -> list[dict[str, Any]]:
+def _alias_rows(record: Mapping[str, Any], alias: str, run: dict[str, Any]) -> list[dict[str, Any]]:
     judged = record.get("judged") is True
     joinable = [
         _dict(r)
@@ -273,7 +273,7 @@ def _alias_rows(record: dict[str, Any], alias: str, run: dict[str, Any]) -> list
     return out
 
 
-def ledger_rows(record: dict[str, Any], *, tag: str | None = None) -> list[dict[str, Any]]:
+def ledger_rows(record: Mapping[str, Any], *, tag: str | None = None) -> list[dict[str, Any]]:
     """The ledger rows one tally record contributes (pure; see the module docstring); a run's
     tag, when it has one, on every row (emit-when-set: untagged rows are as they always were)."""
     record = _dict(record)
@@ -291,7 +291,7 @@ def ledger_rows(record: dict[str, Any], *, tag: str | None = None) -> list[dict[
 # file I/O (the only file access in amicus_mcp.council)
 
 
-def append_ledger(record: dict[str, Any], path: Path | None = None, *, tag: str | None = None) -> str | None:
+def append_ledger(record: Mapping[str, Any], path: Path | None = None, *, tag: str | None = None) -> str | None:
     """Append `ledger_rows(record, tag=tag)` to the ledger; best effort.
 
     Returns None on success (or when there is nothing to append) and a one-line warning

@@ -30,9 +30,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .seats import repeats_alias
+
+if TYPE_CHECKING:
+    from ..documents.council import StreetCredRow
 
 
 def positions(order: Sequence[Any]) -> list[tuple[Any, float]]:
@@ -111,7 +114,7 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def street_cred(meta: Mapping[str, Any], rankings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def street_cred(meta: Mapping[str, Any], rankings: Sequence[Mapping[str, Any]]) -> list[StreetCredRow]:
     """One row per `meta.models` entry, in that order."""
     indexed = [_Ranking(r) for r in rankings]
     rows = []
@@ -128,7 +131,7 @@ def street_cred(meta: Mapping[str, Any], rankings: Sequence[Mapping[str, Any]]) 
             if not ranking.is_own(alias, seat):
                 peers.append(pos)
             per_judge[ranking.key] = pos
-        row: dict[str, Any] = {
+        row: StreetCredRow = {
             "model": alias,
             "withSelf": _mean(with_self),
             "peersOnly": _mean(peers),

@@ -28,7 +28,7 @@ from ..vocabulary import (AnswerConfidence, AnsweringIntent, ChairLine, Confiden
 from .tally import TierOverride
 
 __all__ = ["Basis", "DebateFinding", "DebateMark", "DebateRecord", "DebateRevote", "GateBlocker", "GateRecord",
-           "LedgerRow", "Measured", "ModelStats", "RecordMeta", "RunStatRow", "ScoredFinding", "Stats",
+           "LedgerRow", "Measured", "ModelStats", "ReReview", "RecordMeta", "RunStatRow", "ScoredFinding", "Stats",
            "StreetCredRow", "TallyRecord", "TierCounts", "Verdict", "VerdictAnswer", "VerdictDegrade",
            "VerdictFinding", "VerdictRanking", "VerdictStreetCred", "VoteEntry", "check_document"]
 
@@ -36,6 +36,7 @@ _OPEN = ConfigDict(extra="allow", strict=True)
 _CLOSED = ConfigDict(extra="forbid", strict=True)
 Number = int | float
 Count = Annotated[int, Field(ge=0)]
+ReReview = Literal["new", "still-open"]  # a re-review's word for a finding it matched (rereview.json)
 # A JSON value the council passes through unread (a seat table entry, a usage block): the
 # schema leaves its shape open; `object` makes a reader narrow it before use.
 JsonValue = object
@@ -110,7 +111,7 @@ class StreetCredRow(TypedDict):
     model: str
     withSelf: NotRequired[Number | None]
     peersOnly: NotRequired[Number | None]
-    perJudgeRank: NotRequired[dict[str, Number]]
+    perJudgeRank: NotRequired[dict[str, float]]
     seat: NotRequired[str]
 
 
@@ -347,7 +348,7 @@ class GateBlocker(TypedDict):
     id: str | None
     tier: Tier | None
     raiser: NotRequired[str]
-    reReview: NotRequired[Literal["new", "still-open"]]
+    reReview: NotRequired[ReReview]
     previouslyDismissed: NotRequired[Literal[True]]
     evidenceCheck: NotRequired[EvidenceCheck]
     verification: NotRequired[Verification]

@@ -12,7 +12,7 @@ up on exactly as a VERDICT line is.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -197,7 +197,7 @@ def promote_chair(*, exclude: set[str], gateway: str | None, catalog: Catalog, v
 
 
 def chair_packet(ctx: RunContext, anon: Anonymized, authors: list[str], judges_input: dict[str, Any],
-                 record: dict[str, Any]) -> str:
+                 record: Mapping[str, Any]) -> str:
     """The de-anonymized packet: the briefing, the record, every finding (amended claims win),
     every review under its seat's name, and the rankings. A question council's packet carries
     the answers in the council's aggregate ranking, the key claims as tiered, every answer under

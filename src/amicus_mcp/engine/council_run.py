@@ -67,7 +67,7 @@ from .stage2 import CrossReview, run_stage2
 from .store import parse_iso
 
 if TYPE_CHECKING:
-    from ..documents.council import VerdictAnswer
+    from ..documents.council import TallyRecord, VerdictAnswer
 
 __all__ = ["CouncilRun", "run_council", "run_prepared"]
 
@@ -361,11 +361,12 @@ class CouncilRun:
         return {**task, "synthesis": sections.synthesis if sections else None,
                 "hardQuestions": sections.hard_questions if sections else [], **facts}
 
-    def finish(self, record: dict[str, Any], verdict: dict[str, Any]) -> tuple[RunManifest, int]:
+    def finish(self, record: TallyRecord, verdict: dict[str, Any]) -> tuple[RunManifest, int]:
         ctx = self.ctx
         ctx.state.set_usage(ctx.budget.usage_block())
         answer = verdict.get("answer")
-        ctx.state.finish(judged=record["judged"], tier_counts=record["tierCounts"],
+        counts = cast("dict[str, int]", record["tierCounts"])  # a tally's counts are whole numbers
+        ctx.state.finish(judged=record["judged"], tier_counts=counts,
                          overall_verdict=verdict["overallVerdict"], notices=ctx.notices,
                          answer=answer if isinstance(answer, str) else None)
         code = 2 if ctx.degraded else 0

@@ -17,7 +17,7 @@ Claude's own review never defends: its findings stand, as after a dead defense l
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -32,6 +32,9 @@ from .context import RunContext
 from .legs import Row
 from .run_dir import DEBATE, TALLY_PROVISIONAL
 
+if TYPE_CHECKING:
+    from ..documents.council import TallyRecord
+
 DEBATE_STAGE = 3  # runStats order: after Stage 2's rows, before the chair's
 # Each debate answer's schema (for models held to one) and its document form.
 STRUCTURED = {
@@ -41,7 +44,7 @@ STRUCTURED = {
 
 
 class DebateRound:
-    def __init__(self, ctx: RunContext, anon: Anonymized, judges: Sequence[JudgeAnswer], provisional: dict[str, Any],
+    def __init__(self, ctx: RunContext, anon: Anonymized, judges: Sequence[JudgeAnswer], provisional: TallyRecord,
                  base_input: dict[str, Any], judge_prose: Mapping[str, str]):
         self.ctx = ctx
         self.anon = anon

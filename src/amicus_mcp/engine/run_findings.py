@@ -113,4 +113,11 @@ def _read_beside(path: Path, kind: str, *, what: str, hint: str) -> dict[str, An
     doc = read_json(path, what=what)
     if not isinstance(doc, dict) or doc.get("type") != kind:
         raise BadArgs(f"'{path}' is not a {kind} document", hint=hint)
+    from ..documents.pr_loop import DismissedDocument, RereviewDocument
+
+    model = RereviewDocument if kind == "council-rereview" else DismissedDocument
+    try:
+        model.parse(doc, what=what, where=path)  # checked against its model; read as written
+    except BadSession as err:
+        raise BadArgs(err.message, hint=hint) from None
     return doc
