@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -305,7 +306,7 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def remember_decisions(verdict: dict[str, Any], record: Any, decisions: Any, project: str | None) -> None:
+def remember_decisions(verdict: Mapping[str, Any], record: Any, decisions: Any, project: str | None) -> None:
     """Keep the accept / deny decisions (and reasons) in the project's decisions memory; a note says so."""
     from ..engine import remember
     from ..engine import resolve_project
@@ -317,7 +318,7 @@ def remember_decisions(verdict: dict[str, Any], record: Any, decisions: Any, pro
             "('amicus decisions list')", err=True)
 
 
-def _render_next_to(verdict: dict[str, Any], out: Path, record: dict[str, Any], target: Path,
+def _render_next_to(verdict: Mapping[str, Any], out: Path, record: Mapping[str, Any], target: Path,
                     run_dir: Path | None) -> None:
     """Refresh the HTML report beside a freshly decided verdict; the verdict is already safe."""
     from ..engine import decided_report_html

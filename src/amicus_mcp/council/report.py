@@ -92,7 +92,7 @@ from amicus_mcp.vocabulary import (AGENT_PREFIX, ANSWERING_INTENTS, ESTIMATED_CO
 
 
 def build_report(
-    verdict: dict[str, Any],
+    verdict: Mapping[str, Any],
     *,
     fmt: Literal["md", "html"] = "md",
     wave: dict[str, Any] | None = None,

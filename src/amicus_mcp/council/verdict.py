@@ -20,7 +20,7 @@ everything else is a review's (findings, street-cred, no ranking).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from ..documents.tally import check_decisions
 from ..errors import BadArgs
@@ -28,7 +28,10 @@ from ..schemas import schema_errors
 from ..vocabulary import ANSWERING_INTENTS, ANSWER_SCALE, EVIDENCE_CHECKS, QUESTION, TIERS, VERDICT_SCALE, VERIFICATIONS
 from .ranking import aggregate_ranking
 
-VERDICT_SCHEMA_VERSION = 2
+if TYPE_CHECKING:
+    from ..documents.council import Verdict, VerdictFinding, VerdictStreetCred
+
+VERDICT_SCHEMA_VERSION: Final = 2
 
 
 # What the run itself knew beyond the tally (council run, issue 12): emitted after
@@ -82,7 +85,7 @@ def build_verdict(
     *,
     overall_verdict: str | None = None,
     run: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Verdict:
     """Merge `record` (a council-tally document) with `decisions` into a council-verdict.
 
     `run` carries what the run knew beyond the record — the chair's `synthesis` and
@@ -103,7 +106,7 @@ def merge_verdict(
     *,
     overall_verdict: str | None = None,
     run: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Verdict:
     """`build_verdict` for a record `tally()` has just built (a council run's own): checking it
     against the schema would only re-check the tally's tests, at the cost of importing jsonschema
     in every run (~60 ms). The decisions are checked as always."""
@@ -122,7 +125,7 @@ def merge_verdict(
     by_id = _decisions_by_id(decisions, {f["id"] for f in record["findings"]})
     meta = record["meta"]
 
-    verdict: dict[str, Any] = {
+    verdict: dict[str, object] = {  # built open (its optional keys by name), in the family's key order
         "schemaVersion": VERDICT_SCHEMA_VERSION,
         "type": "council-verdict",
         "overallVerdict": overall_verdict,
@@ -147,14 +150,14 @@ def merge_verdict(
     if question:
         verdict["ranking"] = aggregate_ranking(record)
     verdict.update(run_facts(run))
-    return verdict
+    return cast("Verdict", verdict)
 
 
-def run_facts(run: Mapping[str, Any] | None) -> dict[str, Any]:
+def run_facts(run: Mapping[str, Any] | None) -> dict[str, object]:
     """The well-formed, non-empty RUN_FACT_KEYS of `run`, in that order; the rest is dropped."""
     if not isinstance(run, Mapping):
         return {}
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     question = run.get("question")
     if isinstance(question, str) and question.strip():
         out["question"] = question
@@ -194,13 +197,13 @@ def same_run(previous: Any, record: Any) -> bool:
     return isinstance(meta, Mapping) and previous.get("runId") == meta.get("runId")
 
 
-def carried_run_facts(previous: Any, record: Mapping[str, Any]) -> dict[str, Any] | None:
+def carried_run_facts(previous: Any, record: Mapping[str, Any]) -> dict[str, object] | None:
     """A previous verdict's run facts, when it is a verdict of the same run as `record`."""
     return (run_facts(previous) or None) if same_run(previous, record) else None
 
 
 def redecide(record: Any, decisions: Any, previous: Any, *, overall_verdict: str | None = None,
-             keep_verdict: bool = True, answer: str | None = None) -> dict[str, Any]:
+             keep_verdict: bool = True, answer: str | None = None) -> Verdict:
     """Stage-4 decisions over a run that may already have a verdict (`previous`, any document).
 
     Re-deciding keeps what the run decided: a previous verdict of the same run gives its chair's
@@ -226,9 +229,9 @@ def redecide(record: Any, decisions: Any, previous: Any, *, overall_verdict: str
     return build_verdict(record, decisions, overall_verdict=overall, run=facts or None)
 
 
-def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any], *, question: bool = False) -> dict[str, Any]:
+def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any], *, question: bool = False) -> VerdictFinding:
     override = decision.get("tierOverride") or finding.get("tierOverride") or None
-    out: dict[str, Any] = {
+    out: VerdictFinding = {
         "id": finding["id"],
         "raiser": finding.get("raiser"),
         "severity": finding.get("severity"),
@@ -258,8 +261,8 @@ def _finding(finding: Mapping[str, Any], decision: Mapping[str, Any], *, questio
     return out
 
 
-def _street_cred_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    out = {"model": row["model"], "withSelf": row.get("withSelf"), "peersOnly": row.get("peersOnly")}
+def _street_cred_row(row: Mapping[str, Any]) -> VerdictStreetCred:
+    out: VerdictStreetCred = {"model": row["model"], "withSelf": row.get("withSelf"), "peersOnly": row.get("peersOnly")}
     if row.get("seat") is not None:
         out["seat"] = row["seat"]
     return out

@@ -32,7 +32,7 @@ writer, the run-state owner (run_state.py).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -361,7 +361,7 @@ class CouncilRun:
         return {**task, "synthesis": sections.synthesis if sections else None,
                 "hardQuestions": sections.hard_questions if sections else [], **facts}
 
-    def finish(self, record: TallyRecord, verdict: dict[str, Any]) -> tuple[RunManifest, int]:
+    def finish(self, record: TallyRecord, verdict: Mapping[str, Any]) -> tuple[RunManifest, int]:
         ctx = self.ctx
         ctx.state.set_usage(ctx.budget.usage_block())
         answer = verdict.get("answer")

@@ -27,7 +27,7 @@ MAX_ROWS = 500
 
 
 def verdict_source(verdict: Any, verdict_error: str | None, tally: Any, *,
-                   live: bool = False) -> tuple[dict[str, Any] | None, list[str]]:
+                   live: bool = False) -> tuple[Mapping[str, Any] | None, list[str]]:
     """(the verdict document to render, notes on how it was obtained). A live run's tally is
     written when Stage 2 (and any debate) ends, its verdict only after the chair: rebuilt from
     the tally meanwhile, which is the expected path then, not a note."""
