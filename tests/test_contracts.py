@@ -43,7 +43,8 @@ def test_check_names_each_stale_file_and_the_command_and_write_fixes_them(
                    f"{server} is stale: run python -m amicus_mcp.contracts --write"]
     assert contracts.main(["--write"]) == 0
     assert capsys.readouterr().out.splitlines() == [f"wrote {manifest}", f"wrote {server}"]
-    assert manifest.read_text(encoding="utf-8") == bundle.render() and server.read_text(encoding="utf-8") == registry.render()
+    assert manifest.read_text(encoding="utf-8") == bundle.render()
+    assert server.read_text(encoding="utf-8") == registry.render()
     assert contracts.main(["--check"]) == 0 and capsys.readouterr().err == ""
     assert not [p for p in tmp_path.iterdir() if p.name not in ("manifest.json", "server.json")]  # no temp file left
 
@@ -52,8 +53,8 @@ def test_the_command_line() -> None:
     done = subprocess.run([sys.executable, "-m", "amicus_mcp.contracts", "--check"], capture_output=True, text=True,
                           cwd=REPO, timeout=120)
     assert (done.returncode, done.stderr) == (0, "")
-    done = subprocess.run([sys.executable, "-m", "amicus_mcp.contracts", "--frobnicate"], capture_output=True, text=True,
-                          cwd=REPO, timeout=60)
+    done = subprocess.run([sys.executable, "-m", "amicus_mcp.contracts", "--frobnicate"], capture_output=True,
+                          text=True, cwd=REPO, timeout=60)
     assert done.returncode == 2 and "usage: python -m amicus_mcp.contracts --check | --write" in done.stderr
 
 

@@ -232,7 +232,8 @@ def typeddict_schema(declaration: Any) -> dict[str, Any]:
         # Read from the hint, not __required_keys__: under `from __future__ import annotations`
         # the class cannot see a NotRequired inside its string annotations.
         wrapper = typing.get_origin(annotation)
-        if wrapper is typing_extensions.Required or (declaration.__total__ and wrapper is not typing_extensions.NotRequired):
+        optional = wrapper is typing_extensions.NotRequired
+        if wrapper is typing_extensions.Required or (declaration.__total__ and not optional):
             required.append(key)
         while typing.get_origin(annotation) in (typing_extensions.NotRequired, typing_extensions.Required):
             annotation = typing.get_args(annotation)[0]
