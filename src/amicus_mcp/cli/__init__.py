@@ -50,7 +50,7 @@ class ArgParser(argparse.ArgumentParser):
         self.complete()
         return super().parse_known_args(args, namespace)
 
-    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
         """An argument no parser took is the chosen subcommand's error (its `--help` is the
         one that lists its flags), not the top-level parser's."""
         parsed, extras = self.parse_known_args(args, namespace)
@@ -129,11 +129,11 @@ def _dispatch(argv: list[str]) -> int:
     except BrokenPipeError:
         return 0  # the reader went away (a pager, `head`): not a failure of the command
     except (RecursionError, UnicodeError) as exc:
-        err = BadArgs(_bad_input(exc), hint="check the input files: amicus reads plain, finite, shallow JSON and text")
-        return report_error(err, as_json=as_json, command=_command_name(argv))
+        bad = BadArgs(_bad_input(exc), hint="check the input files: amicus reads plain, finite, shallow JSON and text")
+        return report_error(bad, as_json=as_json, command=_command_name(argv))
     except Exception as exc:  # a bug: say what happened, never dump a traceback on the user
-        err = InternalError(f"{type(exc).__name__}: {exc}", hint="this is a bug in amicus; please report it with the command you ran")
-        return report_error(err, as_json=as_json, command=_command_name(argv))
+        bug = InternalError(f"{type(exc).__name__}: {exc}", hint="this is a bug in amicus; please report it with the command you ran")
+        return report_error(bug, as_json=as_json, command=_command_name(argv))
 
 
 def _bad_input(exc: BaseException) -> str:

@@ -216,8 +216,9 @@ def cost_text(run: RunManifest) -> str:
     ceiling = run.options.max_cost if run.options is not None else None
     if ceiling is None:
         return shown
-    lost = [*run.interrupted_legs, *(leg for leg in run.legs if leg.status == "crashed")]  # maybe billed
-    held = sum(float(leg.reserved or 0.0) for leg in lost)
+    # The legs lost in flight, maybe billed: interrupted by a resume, or crashed with their process.
+    held = (sum(float(leg.reserved or 0.0) for leg in run.interrupted_legs)
+            + sum(float(leg.reserved or 0.0) for leg in run.legs if leg.status == "crashed"))
     counted = f", with ${held:.4f} reserved by legs lost in flight counting against it" if held else ""
     return f"{shown} of the ${ceiling} --max-cost ceiling{counted}"
 
@@ -246,19 +247,21 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     if args.intent == QUESTION:  # a question council's answer block
         answer = answers.validate_answer(read_text(args.file, what="answer file"))
-        result, doc, found = answer, answers.validate_document(answer), f"an answer with {len(answer['claims'])} key claim(s)"
+        ok, errors = answer["ok"], answer["errors"]
+        doc, found = answers.validate_document(answer), f"an answer with {len(answer['claims'])} key claim(s)"
     else:
         review = validate_findings(read_text(args.file, what="review file"))
-        result, doc, found = review, validate_document(review), f"{len(review['findings'])} finding(s)"
+        ok, errors = review["ok"], review["errors"]
+        doc, found = validate_document(review), f"{len(review['findings'])} finding(s)"
     if args.json:
         _print_json(doc)
-    elif result["ok"]:
+    elif ok:
         say(f"ok: {found} — {args.file}")
     else:
         say(f"invalid: {args.file}")
-        for err in result["errors"]:
+        for err in errors:
             say(f"  {err['code']}: {err['detail']}")
-    return EXIT_OK if result["ok"] else EXIT_DEGRADED
+    return EXIT_OK if ok else EXIT_DEGRADED
 
 
 def cmd_tally(args: argparse.Namespace) -> int:

@@ -166,5 +166,5 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     a, b = read_scores(args.a), read_scores(args.b)
     doc = compare(a, b, a_dir=args.a, b_dir=args.b)
-    say(dumps_json(doc) if args.json else render_compare(doc), **({} if args.json else {"end": ""}))
+    say(dumps_json(doc) if args.json else render_compare(doc), end="\n" if args.json else "")
     return EXIT_OK

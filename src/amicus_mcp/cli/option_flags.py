@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..eval import BENCH_HELP
 
 if TYPE_CHECKING:
-    from ..engine import Declared
+    from ..engine import Declared, Flag
 
 Select = Callable[["Declared"], bool]  # whether the command takes an option
 
@@ -34,10 +34,11 @@ class FlagSet(NamedTuple):
     describe: Mapping[str, str] = MappingProxyType({})  # field → this command's own help
     hide: Select | None = None  # parsed (so a refusal can name it) but never offered in --help
 
-    def declared(self) -> list[Declared]:
+    def declared(self) -> list[tuple[Declared, Flag]]:
+        """The options the command takes, each with its flag."""
         from ..engine import declared
 
-        return [d for d in declared(self.model) if d.option.flag is not None and self.select(d)]
+        return [(d, flag) for d in declared(self.model) if (flag := d.option.flag) is not None and self.select(d)]
 
     def add_to(self, parser: argparse.ArgumentParser) -> None:
         """Add the flags when `parser` is parsed (its command was chosen), not before."""
@@ -49,14 +50,13 @@ class FlagSet(NamedTuple):
 
     def add_now(self, parser: argparse.ArgumentParser) -> None:
         groups: dict[str, Any] = {}
-        for d in self.declared():
-            flag = d.option.flag
+        for d, flag in self.declared():
             target: Any = parser
             if flag.group is not None:
                 if flag.group not in groups:
                     groups[flag.group] = parser.add_mutually_exclusive_group()
                 target = groups[flag.group]
-            how = _how(d)
+            how = _how(d, flag)
             if self.hide is not None and self.hide(d):
                 how["help"] = argparse.SUPPRESS
             elif d.field in self.describe and how["help"] is not argparse.SUPPRESS:
@@ -68,17 +68,16 @@ class FlagSet(NamedTuple):
         from ..engine import MODELS
 
         values: dict[str, Any] = {}
-        for d in self.declared():
+        for d, flag in self.declared():
             value = getattr(args, d.field, None)
             if value is not None:
-                parse = d.option.flag.parse
+                parse = flag.parse
                 values[d.field] = parse(value) if parse is not None else value
         return MODELS[self.model].given(**values)
 
 
-def _how(d: Declared) -> dict[str, Any]:
+def _how(d: Declared, flag: Flag) -> dict[str, Any]:
     """The add_argument keywords for one option, from its field's type and default."""
-    flag = d.option.flag
     how: dict[str, Any] = {"help": argparse.SUPPRESS if flag.hidden else flag.help}
     if d.info.annotation is bool:  # a switch: --no-x turns a default-on behaviour off, --x one on
         how.update(action="store_false" if d.negated else "store_true", default=d.info.default)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .evidence import GROUND_FIELDS
-from .parse import ranking_to_order
+from .parse import Adjudication, ranking_to_order
 
 MAX_REVIEWS = len(string.ascii_uppercase)
 
@@ -99,7 +99,7 @@ class JudgeAnswer(NamedTuple):
     seat_id: str
     alias: str
     ranking: Sequence[Any]
-    adjudications: Sequence[Mapping[str, str]]
+    adjudications: Sequence[Adjudication]
 
 
 def tally_input(

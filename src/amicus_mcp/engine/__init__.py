@@ -27,8 +27,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .decisions import forget, list_decisions, remember
-from .options import (MODELS, Declared, RunOptions, WaveOptions, briefing_fields, check_tag, declared, flag_of,
-                      names_a_file, option)
+from .options import (MODELS, Arg, Declared, Flag, RunOptions, WaveOptions, briefing_fields, check_tag, declared,
+                      flag_of, names_a_file, option)
 from .run_dir import (ENGINE_LOG, MANIFEST, REPORT, REREVIEW, TALLY, TALLY_PROVISIONAL, VERDICT, RunDir, find_run,
                       read_pointer, resume_command, run_dir_near)
 from .run_report import decided_report_html, previous_verdict, record_run_id, render_verdict, report_target
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     # options
-    "MODELS", "Declared", "RunOptions", "WaveOptions", "briefing_fields", "check_tag", "declared", "flag_of",
+    "MODELS", "Arg", "Declared", "Flag", "RunOptions", "WaveOptions", "briefing_fields", "check_tag", "declared", "flag_of",
     "names_a_file", "option", "apply_pack", "apply_env_defaults",
     # runs
     "Prepared", "prepare", "run_council", "run_prepared", "start_council_run", "check_resumable", "find_resumable",

@@ -21,7 +21,8 @@ undefended finding — is the stage's call: `ask()` reports, the stage degrades.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -31,7 +32,8 @@ from .context import RunContext
 from .legs import LegResult, Row
 from .source_tools import Toolbox
 
-Parsed = dict[str, Any]  # at least {"ok": bool, "errors": [{code, detail}]}
+# At least {"ok": bool, "errors": [{code, detail}]}: each contract's parser returns its own TypedDict.
+Parsed = Mapping[str, Any]
 SCHEMA_MISMATCH = "SCHEMA_MISMATCH"
 # What a parser says of a structured reply's bare JSON (no fence): true, and beside the point.
 _BLOCK_READ_ERRORS = frozenset({"NO_FENCED_BLOCK", "NOT_PARSEABLE"})
@@ -87,9 +89,10 @@ async def ask(ctx: RunContext, contract: Contract, *, leg_id: str, role: str, ro
     `seat_id` names the seat on the legs; `dead_row`, when given, is the row of a leg that
     gave nothing to parse; `tools`, read-only tools the first leg is offered (a repair fixes
     form, so it is offered none)."""
-    launch = dict(stage=contract.stage, route=route, model=row.model, seat_id=seat_id,
-                  schema=contract.schema, to_text=contract.to_text)
-    first = await ctx.leg(leg_id=leg_id, role=role, prompt=prompt, tools=tools, **launch)
+    # What every leg of this answer shares, the first and its repairs.
+    launch = functools.partial(ctx.leg, stage=contract.stage, route=route, model=row.model, seat_id=seat_id,
+                               schema=contract.schema, to_text=contract.to_text)
+    first = await launch(leg_id=leg_id, role=role, prompt=prompt, tools=tools)
     if first is None:
         return Answer(None, "", contract.parse(""), "clean", dead=True)
     if first.status != "complete" or (not first.usable and not contract.repair_empty):
@@ -104,14 +107,14 @@ async def ask(ctx: RunContext, contract: Contract, *, leg_id: str, role: str, ro
 
 
 async def _repair(ctx: RunContext, contract: Contract, answer: Answer, *, route: Route, row: Row,
-                  launch: dict[str, Any]) -> None:
+                  launch: Callable[..., Awaitable[LegResult | None]]) -> None:
     failing_text, failing = answer.text, answer.parsed
     repair_row = row._replace(role="repair", seat_id=None, was_chair=False)
     for _ in range(contract.max_repairs):
         if ctx.exhausted:
             break
-        repair = await ctx.leg(leg_id=contract.repair_id(), role="repair",
-                               prompt=contract.repair_prompt(failing_text, failing), **launch)
+        repair = await launch(leg_id=contract.repair_id(), role="repair",
+                              prompt=contract.repair_prompt(failing_text, failing))
         if repair is None:
             break
         answer.repairs.append(repair)

@@ -305,27 +305,34 @@ def apply_pack(options: RunOptions) -> RunOptions:
         return options
     loaded = load_pack(options.pack)
     pack = loaded.pack
+    # The pack's settings are fields pack_model() adds from the options model: read by key (the
+    # pack was validated, so each holds its field's type).
+    settings = pack.settings()
+    models = listed if isinstance(listed := settings.get("models"), list) else None
+    council = named if isinstance(named := settings.get("council"), str) else None
+    pack_template = framed if isinstance(framed := settings.get("template"), str) else None
+    pack_vars = given if isinstance(given := settings.get("vars"), dict) else None
     changes: dict[str, object] = {}
     supplied: list[str] = []
-    if not options.models and not options.council and (pack.models or pack.council):
-        changes.update(models=list(pack.models) if pack.models else None, council=pack.council)
+    if not options.models and not options.council and (models or council):
+        changes.update(models=list(models) if models else None, council=council)
         supplied.append("bench")
     for attr, key in _from_pack().items():
         value = getattr(pack, key)
         if getattr(options, attr) is None and value is not None:
             changes[attr] = list(value) if isinstance(value, list) else value
             supplied.append(attr)
-    if pack.template and not options.prompt_file:
-        template = _pack_template(pack.template, loaded)
+    if pack_template and not options.prompt_file:
+        template = _pack_template(pack_template, loaded)
         if options.template is None:
             changes["template"] = template
             supplied.append("template")
         typed = options.template
         if typed and is_template_file(typed):
             typed = str(Path(typed).expanduser().resolve())
-        if (typed or template) == template and pack.vars:
-            changes["vars"] = {**pack.vars, **dict(options.vars or {})}
-            if set(pack.vars) - set(options.vars or {}):
+        if (typed or template) == template and pack_vars:
+            changes["vars"] = {**pack_vars, **dict(options.vars or {})}
+            if set(pack_vars) - set(options.vars or {}):
                 supplied.append("vars")
     return options.model_copy(update={**changes, "pack_record": loaded.record(), "pack_fields": tuple(supplied)})
 

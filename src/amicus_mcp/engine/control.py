@@ -265,8 +265,13 @@ def abort(store: SessionStore, target: str) -> dict[str, Any]:
         return {"id": target, "aborted": True, "signalled": _terminate(job.get("pid"))}
     wave = wave_or_leg_status(store, target)
     if not isinstance(wave, Wave):
-        raise BadSession(f"'{target}' is a leg; abort its wave ({wave.wave_id}) instead",
-                         hint=f"{command(f'amicus abort {wave.wave_id}', 'amicus_abort', id=wave.wave_id)} aborts the wave")
+        # A fanout leg belongs to a wave; a council run's leg (no wave) to its run.
+        owner, kind = (wave.wave_id, "wave") if wave.wave_id is not None else (wave.run_id, "run")
+        if owner is None:
+            raise BadSession(f"'{target}' is a leg of no wave or run: there is nothing to abort",
+                             hint="amicus abort takes a run's or a wave's id")
+        raise BadSession(f"'{target}' is a leg; abort its {kind} ({owner}) instead",
+                         hint=f"{command(f'amicus abort {owner}', 'amicus_abort', id=owner)} aborts the {kind}")
     if wave.status in TERMINAL_WAVE_STATUSES:
         return {"id": target, "alreadyTerminal": True, "status": wave.status}
     return {"id": target, "aborted": True, "signalled": _terminate(wave.pid)}

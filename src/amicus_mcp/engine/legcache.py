@@ -67,15 +67,19 @@ def read_finished(run_dir: RunDir, key: str, *, damaged: Callable[[str], None] |
     try:
         doc = read_json(path, what="finished leg")
     except AmicusError as err:
-        return _damaged(damaged, err.message)  # a leg to send again, never a reason to stop
+        _damaged(damaged, err.message)  # a leg to send again, never a reason to stop
+        return None
     if not isinstance(doc, dict) or doc.get("type") != "council-leg" or doc.get("key") != key:
-        return _damaged(damaged, "it is not this leg's council-leg document")
+        _damaged(damaged, "it is not this leg's council-leg document")
+        return None
     if doc.get("status") not in LEG_OUTCOMES:
-        return _damaged(damaged, f"its status is {doc.get('status')!r}, not a finished leg's")
+        _damaged(damaged, f"its status is {doc.get('status')!r}, not a finished leg's")
+        return None
     try:
         return FinishedLeg.parse(doc, what="council-leg document")
     except AmicusError as err:
-        return _damaged(damaged, err.message)
+        _damaged(damaged, err.message)
+        return None
 
 
 def _damaged(report: Callable[[str], None] | None, why: str) -> None:

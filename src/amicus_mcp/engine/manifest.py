@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from ..documents.run import DebateSummary, DroppedMember, OptionsRecord, RunManifest, SeatRecord
-from ..vocabulary import ANSWERING_INTENTS
+from ..vocabulary import ANSWERING_INTENTS, AnsweringIntent
 from .options import RunOptions, write_options
 from .run_dir import BRIEFING
 from .store import now_iso
@@ -30,13 +30,24 @@ if TYPE_CHECKING:
     from .preflight import Prepared
 
 
+class _Tag(TypedDict, total=False):
+    tag: str
+
+
+class _Intent(TypedDict, total=False):
+    intent: AnsweringIntent
+
+
 def initial_manifest(prep: Prepared) -> RunManifest:
     """The `running` run.json a run starts from."""
     options = prep.options
+    assert options.timeout_min is not None  # pre-flight set the default
+    # Emitted when set, in their place in the key order: a review's run.json has no intent.
+    tag: _Tag = {"tag": options.tag} if options.tag else {}
+    intent: _Intent = {"intent": options.intent} if options.intent in ANSWERING_INTENTS else {}
     manifest = RunManifest(
-        run_id=prep.run_id, **({"tag": options.tag} if options.tag else {}), status="running", stages=[],
-        bench=[seat["alias"] for seat in prep.seats], chair=prep.chair,
-        **({"intent": options.intent} if options.intent in ANSWERING_INTENTS else {}),  # emit when set: a review's is unchanged
+        run_id=prep.run_id, **tag, status="running", stages=[],
+        bench=[seat["alias"] for seat in prep.seats], chair=prep.chair, **intent,
         critic=next((seat["alias"] for seat in prep.seats if seat["role"] == "critic"), None),
         lenses=sorted(seat["lens"] for seat in prep.seats if seat["lens"]) or None,
         label_map=None, seats=[SeatRecord.model_validate(dict(seat)) for seat in prep.seats],

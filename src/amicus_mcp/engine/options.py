@@ -632,8 +632,9 @@ def read_options(directory: Path) -> RunOptions | WaveOptions:
     path = directory / OPTIONS
     doc = read_json(path, what="run options")
     kind = doc.get("type") if isinstance(doc, dict) else None
-    model: type[RunOptions] | type[WaveOptions] | None = {
-        "council-run-options": RunOptions, "wave-options": WaveOptions}.get(str(kind))
+    models: dict[str, type[RunOptions] | type[WaveOptions]] = {
+        "council-run-options": RunOptions, "wave-options": WaveOptions}
+    model = models.get(str(kind))
     if model is None:
         raise BadSession(f"'{path}' is not a run-options document",
                          hint="the file may have been edited by hand")

@@ -88,7 +88,8 @@ def pack_model() -> type[PackDocument]:
 
     from .options import packed
 
-    fields: dict[str, Any] = {d.option.pack: (d.option.pack_type or d.annotation, None) for d in packed()}
+    fields: dict[str, Any] = {d.option.pack: (d.option.pack_type or d.annotation, None)
+                              for d in packed() if d.option.pack is not None}  # packed() yields only these
     return create_model("Pack", __base__=PackDocument, **fields)
 
 

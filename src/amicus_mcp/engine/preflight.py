@@ -77,7 +77,7 @@ def check_gateway(gateway: str | None) -> GatewayMode | None:
         return None
     if gateway not in GATEWAY_MODES:
         raise BadArgs(f"--gateway '{gateway}' is not one of {', '.join(GATEWAY_MODES)}", hint="auto picks a direct key when one is set, else OpenRouter")
-    return gateway  # type: ignore[return-value]
+    return gateway
 
 
 def check_timeout_minutes(minutes: float) -> float:
@@ -392,9 +392,8 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     from .store import SessionStore, new_task_id, resolve_project
 
     options = apply_env_defaults(apply_pack(options))
-    options = options.model_copy(update={
-        "timeout_min": DEFAULT_TIMEOUT_MIN if options.timeout_min is None else options.timeout_min,
-        "debate": bool(options.debate)})
+    timeout_min = DEFAULT_TIMEOUT_MIN if options.timeout_min is None else options.timeout_min
+    options = options.model_copy(update={"timeout_min": timeout_min, "debate": bool(options.debate)})
     if options.baseline:  # resolved before any spend; the worker reads the verdict file it names
         from .rereview import resolve_baseline
 
@@ -411,7 +410,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     with blame_pack(options, "gateway"):
         gateway = check_gateway(options.gateway)
     with blame_pack(options, "timeout_min"):
-        timeout_s = check_timeout_minutes(options.timeout_min)
+        timeout_s = check_timeout_minutes(timeout_min)
     # Infinity is no reader's value (every front reads dollars through options.parse_dollars,
     # which refuses it): it is the eval's "no ceiling of its own" for a case it prepares before
     # sharing the suite's ceiling out (eval/runner.py), so only a non-positive amount is refused.

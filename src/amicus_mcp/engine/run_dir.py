@@ -179,7 +179,7 @@ def read_verdict_file(path: Path) -> Verdict:
     checked as `RunDir.read_verdict` checks a run's."""
     from ..documents.council import Verdict
 
-    return RunDir._read_checked(path, Verdict, "council-verdict", "verdict")  # type: ignore[no-any-return]
+    return RunDir._read_checked(path, Verdict, "council-verdict", "verdict")
 
 
 def read_tally_beside(path: Path) -> TallyRecord:

@@ -74,8 +74,8 @@ def review_rationales(run_dir: Path, findings: Sequence[Mapping[str, Any]]) -> d
         seat = str(f.get("raiserSeat") or f.get("raiser") or "")
         if seat not in by_seat:
             path = run_dir / f"review-{seat_file_stem(seat)}.md"
-            parsed = validate_findings(path.read_text(encoding="utf-8")) if path.is_file() else {"findings": []}
-            by_seat[seat] = {str(g.get("id")): str(g.get("rationale") or "") for g in parsed["findings"]}
+            raised = validate_findings(path.read_text(encoding="utf-8"))["findings"] if path.is_file() else []
+            by_seat[seat] = {str(g.get("id")): str(g.get("rationale") or "") for g in raised}
         fid = str(f.get("id"))
         out[fid] = by_seat[seat].get(fid[1:], "")
     return out

@@ -33,7 +33,7 @@ from ..providers.cost import rollup
 from ..providers.errors import MalformedReply, ProviderError
 from ..providers.routing import ProviderRegistry, Route, resolve_model
 from ..secrets import redact_text, redact_tree
-from ..vocabulary import TERMINAL_LEG_STATUSES, GatewayMode
+from ..vocabulary import TERMINAL_LEG_STATUSES, GatewayMode, WaveStatus
 from .store import SessionStore, now_iso
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def new_leg(plan: WavePlan, index: int) -> LegRun:
                   duration_ms=None, usage=None)
 
 
-def wave_status(legs: Sequence[LegRun]) -> str:
+def wave_status(legs: Sequence[LegRun]) -> WaveStatus:
     statuses = [leg.status for leg in legs]
     if any(s not in TERMINAL_LEG_STATUSES for s in statuses):
         return "running"
@@ -93,7 +93,7 @@ def wave_exit_code(status: str) -> int:
     return {"complete": 0, "partial": 2}.get(status, 1)
 
 
-def build_wave_doc(plan: WavePlan, legs: list[LegRun], *, created_at: str, status: str | None = None) -> Wave:
+def build_wave_doc(plan: WavePlan, legs: list[LegRun], *, created_at: str, status: WaveStatus | None = None) -> Wave:
     status = status or wave_status(legs)
     finished = status != "running"
     wave = Wave(
@@ -103,7 +103,7 @@ def build_wave_doc(plan: WavePlan, legs: list[LegRun], *, created_at: str, statu
         duration_ms=_ms_since_iso(created_at) if finished else None,
         usage=WaveUsage.model_validate(rollup(leg.usage.to_doc() if leg.usage is not None else None for leg in legs)),
         notices=list(plan.notices),
-    )  # type: ignore[arg-type]
+    )
     if plan.pid is not None:
         wave.pid = plan.pid
     return wave
@@ -278,7 +278,7 @@ async def run_wave(
     started = [time.monotonic()] * len(legs)
     write_lock = anyio.Lock()
 
-    async def checkpoint(status: str | None = None) -> Wave:
+    async def checkpoint(status: WaveStatus | None = None) -> Wave:
         async with write_lock:
             doc = build_wave_doc(plan, legs, created_at=created_at, status=status)
             store.write_wave(doc)

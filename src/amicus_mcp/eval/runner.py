@@ -41,7 +41,7 @@ from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimat
 from ..providers.routing import ProviderRegistry, Route
 from ..textcodec import decode_text
 from ..vocabulary import CEILING_ERROR_CODES, TERMINAL_RUN_STATUSES
-from .documents import CaseProgress, Decision, EvalDocument, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
+from .documents import CaseProgress, Decision, DecisionBy, EvalDocument, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
 from .evaldir import BRIEFING_FILE, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
 from .matching import Question, prompt, read_reply, repair_prompt, reply_schema
 from .prefilter import candidates
@@ -244,7 +244,9 @@ def _check_eval_dir(directory: EvalDir, eval_id: str) -> None:
 def estimate(plan: EvalPlan, *, catalog: Any) -> dict[str, Any]:
     """The whole suite's cost at typical output lengths: every council leg (Stage 1, Stage 2, the
     chair, a debate round when on) and one matcher call per case."""
-    rows, unpriced, legs_total = [], set(), 0
+    rows: list[dict[str, Any]] = []
+    unpriced: set[str] = set()
+    legs_total = 0
     for case in plan.cases:
         prep = plan.preps[case.id]
         seats = len(prep.seats)
@@ -491,7 +493,7 @@ class Matcher:
             fid, location, claim = str(f.get("id")), str(f.get("location") or ""), str(f.get("claim") or "")
             found = candidates(self.case.doc.plantedFlaws, location=location, claim=claim)
             if not found.flaws:
-                by = "clean-case" if found.placement == "clean" else "prefilter"
+                by: DecisionBy = "clean-case" if found.placement == "clean" else "prefilter"
                 decisions[fid] = Decision(finding=fid, candidates=[], placement=found.placement, flaw=None, by=by,
                                           reason=None)
             else:

@@ -29,9 +29,10 @@ import json
 import re
 from importlib.resources import files
 from pathlib import Path
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import ErrorDetails
 
 from ..errors import BadArgs
 from ..fsio import read_bytes_bounded
@@ -65,7 +66,7 @@ class FlawLocation(_Strict):
     def ranges(self) -> list[tuple[int, int]]:
         """The location as (start, end) ranges, however it was written."""
         raw = self.lines if isinstance(self.lines[0], list) else [self.lines]
-        return [(int(r[0]), int(r[1])) for r in raw]  # type: ignore[index]
+        return [(int(r[0]), int(r[1])) for r in raw]
 
 
 class PlantedFlaw(_Strict):
@@ -149,6 +150,14 @@ def numbered(text: str) -> str:
 
 # --------------------------------------------------------------------------- checks (pure)
 
+class SuiteProblems(BadArgs):
+    """The BadArgs a suite's problems end in: it carries them, so an enclosing list can take them all."""
+
+    def __init__(self, message: str, *, hint: str | None, problems: Problems) -> None:
+        super().__init__(message, hint=hint)
+        self.problems = problems
+
+
 class Problems(list[str]):
     """Every problem found in a suite, so its author sees them all at once; one BadArgs at the end."""
 
@@ -162,8 +171,8 @@ class Problems(list[str]):
             self.hints.append(hint)
 
     def take(self, err: BadArgs) -> None:
-        found = getattr(err, "problems", None)
-        if isinstance(found, Problems):  # one case's own list: its problems join this one's
+        if isinstance(err, SuiteProblems):  # one case's own list: its problems join this one's
+            found = err.problems
             for message in found:
                 self.append(message)
             self.hints += [h for h in found.hints if h not in self.hints]
@@ -171,16 +180,16 @@ class Problems(list[str]):
             self.add(err.message, err.hint or "")
 
     def raise_any(self) -> None:
-        if not self:
-            return
+        if self:
+            self.fail()
+
+    def fail(self) -> NoReturn:
+        """Raise the problems found (at least one has been added)."""
         if len(self) == 1:
-            err = BadArgs(self[0], hint=self.hints[0] or None)
-        else:
-            listed = "; ".join(f"({n}) {message}" for n, message in enumerate(self, 1))
-            err = BadArgs(f"the suite has {len(self)} problems: {listed}",
-                          hint="; ".join(h for h in self.hints if h) or None)
-        err.problems = self  # type: ignore[attr-defined]
-        raise err
+            raise SuiteProblems(self[0], hint=self.hints[0] or None, problems=self)
+        listed = "; ".join(f"({n}) {message}" for n, message in enumerate(self, 1))
+        raise SuiteProblems(f"the suite has {len(self)} problems: {listed}",
+                            hint="; ".join(h for h in self.hints if h) or None, problems=self)
 
 
 def format_hint() -> str:
@@ -194,14 +203,14 @@ def parse_case(raw: bytes, artifact_raw: bytes | None, *, where: str, dir_name: 
     problems = Problems()
     doc = _parse(CaseDocument, raw, where=where, hint=format_hint(), problems=problems)
     if doc is None:
-        problems.raise_any()
+        problems.fail()  # _parse added why
     if doc.id != dir_name:
         problems.add(f"{where}: id: '{doc.id}' does not match its folder '{dir_name}'",
                      "a case's id is the name of its folder under cases/")
     if artifact_raw is None:
         problems.add(f"{where}: artifact: the file '{doc.artifact}' is missing beside case.json",
                      "put the artifact in the case's folder, named as `artifact` says")
-        problems.raise_any()
+        problems.fail()
     text = _artifact_text(artifact_raw, where=where, name=doc.artifact, problems=problems)
     if text is not None:
         _check_flaws(doc, text, where=where, problems=problems)
@@ -289,7 +298,7 @@ def _field(loc: tuple[Any, ...]) -> str:
     return out or "(root)"
 
 
-def _message(problem: dict[str, Any]) -> str:
+def _message(problem: ErrorDetails) -> str:
     if problem["type"] == "missing":
         return "this field is required"
     if problem["type"] == "extra_forbidden":

@@ -37,11 +37,8 @@ LONG_DESCRIPTION = (
 SCREENSHOTS = [f"docs/screenshots/view-{name}.png" for name in ("1-stage1", "2-stage2", "3-verdict")]
 KEYWORDS = ["council", "review", "second-opinion", "llm", "mcp", "openrouter"]
 # uv runs the project from the unpacked bundle: the lock the bundle carries, no dev extras.
-SERVER = {
-    "type": "uv",
-    "entry_point": "src/amicus_mcp/mcp/__main__.py",
-    "mcp_config": {"command": "uv", "args": ["run", "--directory", "${__dirname}", "--frozen", "amicus-mcp"]},
-}
+MCP_CONFIG: dict[str, Any] = {"command": "uv", "args": ["run", "--directory", "${__dirname}", "--frozen", "amicus-mcp"]}
+SERVER: dict[str, Any] = {"type": "uv", "entry_point": "src/amicus_mcp/mcp/__main__.py", "mcp_config": MCP_CONFIG}
 
 
 def project_metadata(pyproject: Path = REPO / "pyproject.toml") -> dict[str, Any]:
@@ -75,7 +72,7 @@ def manifest() -> dict[str, Any]:
         "screenshots": SCREENSHOTS,
         "keywords": KEYWORDS,
         "privacy_policies": [urls["Privacy"]],
-        "server": {**SERVER, "mcp_config": {**SERVER["mcp_config"], "env": {**env, INSTALL_ENV: DESKTOP_BUNDLE}}},
+        "server": {**SERVER, "mcp_config": {**MCP_CONFIG, "env": {**env, INSTALL_ENV: DESKTOP_BUNDLE}}},
         "tools": [{"name": t.name, "description": t.description} for t in build_tools(ServerState())],
         "tools_generated": False,
         "compatibility": {"platforms": ["darwin", "win32", "linux"],

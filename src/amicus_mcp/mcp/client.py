@@ -95,7 +95,7 @@ def detect(name: str | None, env: Mapping[str, str]) -> Detection:
     override = env.get(ENV_OVERRIDE, "").strip()
     ignored: str | None = None
     if override in CLIENT_TAGS:
-        return Detection(override, "env")  # type: ignore[arg-type] - checked against the tags just above
+        return Detection(override, "env")  # narrowed by the check against the tags just above
     if override:
         ignored = f"amicus-mcp: ignoring {ENV_OVERRIDE}={override!r} (expected one of {', '.join(CLIENT_TAGS)})"
     tag = classify(name)

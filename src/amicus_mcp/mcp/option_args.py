@@ -28,7 +28,7 @@ from pydantic import Field
 from ..eval import BENCH_HELP
 
 if TYPE_CHECKING:
-    from ..engine import Declared
+    from ..engine import Arg, Declared
     from .state import Caller
 
 Select = Callable[["Declared"], bool]  # whether the tool takes an option
@@ -39,19 +39,19 @@ class ArgumentSet(NamedTuple):
     select: Select
     describe: Mapping[str, str] = MappingProxyType({})  # field → this tool's own description
 
-    def declared(self) -> list[Declared]:
+    def declared(self) -> list[tuple[Declared, Arg]]:
+        """The options the tool takes, each with its argument."""
         from ..engine import declared
 
-        return [d for d in declared(self.model) if d.option.arg is not None and self.select(d)]
+        return [(d, arg) for d in declared(self.model) if (arg := d.option.arg) is not None and self.select(d)]
 
     def parameters(self) -> list[inspect.Parameter]:
         """One keyword parameter per option, typed and described for the input schema."""
-        return [inspect.Parameter(d.option.arg.name, inspect.Parameter.KEYWORD_ONLY,
-                                  annotation=self.annotation(d), default=False if d.negated else d.info.default)
-                for d in self.declared()]
+        return [inspect.Parameter(arg.name, inspect.Parameter.KEYWORD_ONLY,
+                                  annotation=self.annotation(d, arg), default=False if d.negated else d.info.default)
+                for d, arg in self.declared()]
 
-    def annotation(self, d: Declared) -> Any:
-        arg = d.option.arg
+    def annotation(self, d: Declared, arg: Arg) -> Any:
         kind = bool if d.negated else arg.type if arg.type is not None else d.annotation
         return Annotated[kind, Field(title=arg.title, description=self.describe.get(d.field, arg.description))]
 
@@ -74,17 +74,17 @@ class Given:
         from ..fsio import checked_name
 
         values: dict[str, Any] = {}
-        for d in self.arguments.declared():
-            value = self.values.get(d.field)
+        for d, arg in self.arguments.declared():
+            value: Any = self.values.get(d.field)  # what the call passed: the options model checks it
             if value is None:
                 continue
             if d.negated:
                 value = not value
-            path = d.option.arg.path
+            path = arg.path
             if path is not None:  # a file, or a saved name that becomes one: no control characters
-                checked_name(value, d.option.arg.name)
+                checked_name(value, arg.name)
             if path is not None and (path == "file" or names_a_file(value, path)):
-                value = str(caller.inside(root, value, what=d.option.arg.name))
+                value = str(caller.inside(root, value, what=arg.name))
             values[d.field] = value
         return MODELS[self.arguments.model].given(**{**values, "project": str(root), **fixed})
 
@@ -109,7 +109,7 @@ class _OptionTool:
 
     def __init__(self, handler: Handler, arguments: ArgumentSet):
         self.handler, self.arguments = handler, arguments
-        functools.update_wrapper(self, handler)
+        functools.update_wrapper(self, handler)  # type: ignore[arg-type]  # typeshed wants a callable; a descriptor takes the name and doc too
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         if instance is None:
@@ -119,7 +119,7 @@ class _OptionTool:
         own = [p.replace(annotation=hints.get(p.name, p.annotation), kind=inspect.Parameter.KEYWORD_ONLY)
                for p in list(inspect.signature(handler).parameters.values())[1:]]
         ctx, rest = own[0], [p for p in own[1:] if p.name != "given"]
-        names = {d.option.arg.name: d.field for d in arguments.declared()}
+        names = {arg.name: d.field for d, arg in arguments.declared()}
         required = [p for p in rest if p.default is inspect.Parameter.empty]
         optional = [p for p in rest if p.default is not inspect.Parameter.empty]
         parameters = [ctx, *required, *arguments.parameters(), *optional]

@@ -26,7 +26,7 @@ def arg(title: str, description: str, **constraints: Any) -> Any:
     return Field(title=title, description=description, **constraints)
 
 
-Project = RUN.annotation(next(d for d in RUN.declared() if d.field == "project"))
+Project = RUN.annotation(*next((d, arg) for d, arg in RUN.declared() if d.field == "project"))
 # What status / wait / read / abort take: an id, or a council run's directory inside the project roots.
 RunRef = Annotated[str, arg("Run, wave or leg", "A council run id or run directory (inside the project), a wave id or "
                                                 "a leg id", min_length=1, max_length=4096)]

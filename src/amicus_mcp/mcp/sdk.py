@@ -73,7 +73,8 @@ def deferred(make: Callable[[], Tool], *, name: str, title: str | None, descript
              output_schema: JsonSchema | None, meta: JsonObject | None = None) -> DeferredTool:
     """A tool `make()` builds at its first call, published meanwhile with the given schemas."""
     return DeferredTool.model_construct(
-        fn=make, name=name, title=title, description=description, parameters=input_schema, fn_metadata=None,
+        fn=make, name=name, title=title, description=description, parameters=input_schema,
+        fn_metadata=None,  # type: ignore[arg-type]  # never read: a call runs, and the output schema comes from, the built tool
         is_async=True, context_kwarg=None, annotations=annotations, icons=None, meta=meta, make=make,
         published_output=output_schema)
 

@@ -90,7 +90,7 @@ def negotiated(ctx: ServerRequestContext[Any, Any]) -> bool:
         return False
     capabilities = ctx.session.client_params.capabilities if ctx.session.client_params is not None else None
     extensions = capabilities.extensions if capabilities is not None else None
-    return bool(extensions) and EXTENSION_ID in extensions
+    return extensions is not None and EXTENSION_ID in extensions
 
 
 class Tasks(Extension):
@@ -209,7 +209,7 @@ class Tasks(Extension):
         if task["status"] == "completed":
             task["result"] = self._result(task_id, snap)
         elif task["status"] == "failed":
-            error = snap.get("error") if isinstance(snap.get("error"), dict) else {}
+            error = got if isinstance(got := snap.get("error"), dict) else {}
             task["error"] = {"code": INTERNAL_ERROR, "message": f"{error.get('code', 'ERROR')}: "
                              f"{error.get('message', 'the run ended in error')}", "data": {"status": snap}}
         return task

@@ -56,7 +56,7 @@ class CouncilTools:
             ui=ui, client=caller.client, inline=inline, run_id=run_id, project=root, run_dir=started.run_dir,
             env=caller.env))
         result = RunStarted(run_id=run_id, run_dir=str(started.run_dir), workspace_opened=opened.open,
-                            workspace_open_reason=opened.reason, dropped_members=started.dropped or None,
+                            workspace_open_reason=opened.reason, dropped_members=list(started.dropped) if started.dropped else None,
                             next=RUN_NOTE)
         return ok(result, notes=(RUN_NOTE,))
 

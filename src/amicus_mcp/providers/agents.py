@@ -124,15 +124,15 @@ def _claude_parse(stdout: str) -> Reply:
     doc = _last_json(stdout)
     if not isinstance(doc, dict) or "result" not in doc and "is_error" not in doc:
         raise ValueError("no result object")
-    usage = doc.get("usage") if isinstance(doc.get("usage"), dict) else {}
-    models = doc.get("modelUsage") if isinstance(doc.get("modelUsage"), dict) else {}
-    details = usage.get("output_tokens_details") if isinstance(usage.get("output_tokens_details"), dict) else {}
+    usage = got if isinstance(got := doc.get("usage"), dict) else {}
+    models = got if isinstance(got := doc.get("modelUsage"), dict) else {}
+    details = got if isinstance(got := usage.get("output_tokens_details"), dict) else {}
     tokens = Tokens(input=_int(usage.get("input_tokens")), output=_int(usage.get("output_tokens")),
                     reasoning=_int(details.get("thinking_tokens")),
                     cache_read=_int(usage.get("cache_read_input_tokens")),
                     cache_write=_int(usage.get("cache_creation_input_tokens")))
     model = next(iter(models), None)
-    text = doc.get("result") if isinstance(doc.get("result"), str) else ""
+    text = got if isinstance(got := doc.get("result"), str) else ""
     if "structured_output" in doc:  # --json-schema: what the model handed its StructuredOutput tool
         text = json.dumps(doc["structured_output"], ensure_ascii=False)
     return Reply(text, model, tokens, error=text or str(doc.get("subtype")) if doc.get("is_error") else None)
@@ -168,7 +168,7 @@ def _codex_parse(stdout: str) -> Reply:
         if not isinstance(event, dict):
             continue
         seen = True
-        item = event.get("item") if isinstance(event.get("item"), dict) else {}
+        item = got if isinstance(got := event.get("item"), dict) else {}
         if event.get("type") == "item.completed" and item.get("type") == "agent_message":
             texts.append(str(item.get("text") or ""))
         elif event.get("type") == "turn.completed" and isinstance(event.get("usage"), dict):
@@ -178,7 +178,7 @@ def _codex_parse(stdout: str) -> Reply:
                             cache_read=_int(usage.get("cached_input_tokens")),
                             cache_write=_int(usage.get("cache_write_input_tokens")))
         elif event.get("type") in ("turn.failed", "error"):
-            detail = event.get("error") if isinstance(event.get("error"), dict) else event
+            detail = got if isinstance(got := event.get("error"), dict) else event
             error = str(detail.get("message") or "the turn failed")
     if not seen:
         raise ValueError("no JSON events")
@@ -203,8 +203,8 @@ def _gemini_parse(stdout: str) -> Reply:
     doc = _last_json(stdout)
     if not isinstance(doc, dict) or not ("response" in doc or "error" in doc):
         raise ValueError("no response object")
-    stats = doc.get("stats") if isinstance(doc.get("stats"), dict) else {}
-    models = stats.get("models") if isinstance(stats.get("models"), dict) else {}
+    stats = got if isinstance(got := doc.get("stats"), dict) else {}
+    models = got if isinstance(got := stats.get("models"), dict) else {}
     model = next(iter(models), None)
     counts = models[model].get("tokens", {}) if model and isinstance(models[model], dict) else {}
     tokens = Tokens(input=_int(counts.get("prompt")), output=_int(counts.get("candidates")),

@@ -43,8 +43,10 @@ def latest(values: Sequence[Any]) -> datetime | None:
 def last_activity(doc: RunManifest) -> datetime | None:
     """The most recent thing the run recorded: a leg or stage starting or finishing."""
     stamps: list[Any] = [doc.created_at]
-    for item in [*doc.legs, *doc.stages]:
-        stamps += [item.started_at, item.completed_at]
+    for leg in doc.legs:
+        stamps += [leg.started_at, leg.completed_at]
+    for stage in doc.stages:
+        stamps += [stage.started_at, stage.completed_at]
     return latest(stamps)
 
 

@@ -123,7 +123,7 @@ def _resume_hint(run_dir: Path, doc: RunManifest, live: bool) -> str | None:
 
 def _header(doc: RunManifest, crashed: bool) -> dict[str, Any]:
     done, total = doc.progress()
-    header = {
+    header: dict[str, Any] = {
         "status": doc.status, "exitCode": doc.exit_code, "error": doc.error.to_doc() if doc.error else None,
         "createdAt": doc.created_at, "completedAt": doc.completed_at, "abortRequestedAt": doc.abort_requested_at,
         "crashDetected": True if crashed else None, "chair": doc.chair, "critic": doc.critic,
