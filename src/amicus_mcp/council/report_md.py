@@ -298,12 +298,6 @@ def render_question_markdown(model: ReportModel, q: QuestionView) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-def _pr_loop(model: ReportModel) -> list[str]:
-    """The re-review against the baseline run and the previously dismissed findings, when the run has them."""
-    return [*([rereview_summary(model.rereview).rstrip()] if model.rereview is not None else []),
-            *([dismissed_summary(model.dismissed).rstrip()] if model.dismissed is not None else [])]
-
-
 def _answer_header(h: Header, q: QuestionView, *, thin: bool) -> str:
     council = ", ".join(_inline(m) for m in h.council)
     lines = [f"# Council Answer — {_subject(h)} ({_inline(h.run_id)})", ""]
