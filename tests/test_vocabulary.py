@@ -433,6 +433,11 @@ def test_the_id_a_caller_names_is_a_target_not_a_task_id() -> None:
     for fn in (control.locate, control.status, control.wait, control.abort, progress.progress,
                waiting.wait_with_progress):
         assert "target" in inspect.signature(fn).parameters and "task_id" not in inspect.signature(fn).parameters, fn
+    # One id shape and one id maker for every run, wave and eval (they were TASK_ID and new_task_id).
+    from amicus_mcp import engine
+
+    assert engine.ID_SHAPE.match(engine.new_id())
+    assert not hasattr(engine, "TASK_ID") and not hasattr(engine, "new_task_id")
 
 
 def test_a_council_manifest_and_a_wave_legs_document_have_a_name_each() -> None:

@@ -136,12 +136,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     import anyio
 
     from ..engine import run_council
-    from ..engine import new_task_id
+    from ..engine import new_id
     from .progress import ProgressLine, council_line, wanted, with_progress
 
     options = RUN.options(args)
     # The id is fixed here so the progress line can find the run as soon as it exists.
-    options.run_id = args.run_id or new_task_id()
+    options.run_id = args.run_id or new_id()
     line = ProgressLine(council_line(args.project, options.run_id), sys.stderr) if wanted(args) else None
     run, code = anyio.run(lambda: with_progress(lambda: run_council(options), line))
     return _finish_run(args, run, code, command="council run")

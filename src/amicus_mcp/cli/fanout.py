@@ -36,11 +36,11 @@ def cmd_fanout(args: argparse.Namespace) -> int:
         say(dumps_json(doc) if args.json else f"Estimate for {doc['legs']} leg(s): {doc['summary']}")
         return 0
 
-    from ..engine import new_task_id
+    from ..engine import new_id
     from .progress import ProgressLine, wanted, wave_line, with_progress
 
     # The id is fixed here so the progress line can find the wave.
-    options.wave_id = args.wave_id or new_task_id()
+    options.wave_id = args.wave_id or new_id()
     line = ProgressLine(wave_line(args.project, options.wave_id), sys.stderr) if wanted(args) else None
     wave, code = anyio.run(lambda: with_progress(lambda: fanout(options), line))
     if not args.json:

@@ -32,7 +32,7 @@ from .options import (MODELS, Arg, Declared, Flag, RunOptions, WaveOptions, brie
 from .run_dir import (ENGINE_LOG, MANIFEST, REPORT, REREVIEW, TALLY, TALLY_PROVISIONAL, VERDICT, RunDir, find_run,
                       read_pointer, resume_command, run_dir_near)
 from .run_report import decided_report_html, previous_verdict, record_run_id, render_verdict, report_target
-from .store import TASK_ID, SessionStore, new_task_id, now_iso, parse_iso, resolve_project
+from .store import ID_SHAPE, SessionStore, new_id, now_iso, parse_iso, resolve_project
 
 if TYPE_CHECKING:
     from .briefing_inputs import apply_pack, list_templates, pack_settings, show_template
@@ -72,7 +72,7 @@ __all__ = [
     "record_run_id", "report_target", "read_run_findings", "read_dismissed", "read_rereview", "remember", "forget",
     "list_decisions",
     # stores and the run directory
-    "SessionStore", "TASK_ID", "new_task_id", "now_iso", "parse_iso", "resolve_project", "RunDir", "find_run",
+    "SessionStore", "ID_SHAPE", "new_id", "now_iso", "parse_iso", "resolve_project", "RunDir", "find_run",
     "read_pointer", "resume_command", "run_dir_near", "ENGINE_LOG", "MANIFEST", "REPORT", "REREVIEW", "TALLY",
     "TALLY_PROVISIONAL", "VERDICT",
     # packs and templates

@@ -37,7 +37,7 @@ from .run_dir import MANIFEST, RunDir, find_run, list_runs, read_pointer
 from .run_state import ENGINE_DIED, RunState, observed
 from .status import observed_wave
 from .status import status_of as wave_or_leg_status
-from .store import TASK_ID, SessionStore, now_iso, pid_alive
+from .store import ID_SHAPE, SessionStore, now_iso, pid_alive
 
 __all__ = ["ENGINE_DIED", "Located", "Observation", "Waited", "abort", "council_leg_status", "document", "is_terminal",
            "list_all", "locate", "observe_run", "run_dir_of", "run_status", "status", "wait", "wait_exit_code"]
@@ -103,7 +103,7 @@ def run_dir_of(store: SessionStore, target: str) -> RunDir | None:
     """The council run `target` names (its id or its directory); None when it can only be a
     wave or leg id; refused when it is neither an id nor a run directory."""
     run_dir = find_run(store, target)
-    if run_dir is None and not TASK_ID.match(target):
+    if run_dir is None and not ID_SHAPE.match(target):
         raise _not_found(target)
     return run_dir
 

@@ -17,7 +17,7 @@ from ..providers.routing import ProviderRegistry
 from .options import WaveOptions, write_options
 from .preflight import check_gateway, check_material, check_timeout_minutes, dropped_notice, prepare_bench, read_prompt_file
 from .signals import run_until_signal
-from .store import SessionStore, new_task_id, resolve_project
+from .store import SessionStore, new_id, resolve_project
 from .waves import WavePlan, run_wave, wave_exit_code
 
 
@@ -44,7 +44,7 @@ async def fanout(options: WaveOptions, *, briefing: str | None = None,
     store = SessionStore(resolve_project(options.project))
     bench = await prepare_bench(options.models, options.council, gateway=mode, cost_gate=options.cost_gate,
                                 validate=options.validate_models)
-    wave_id = options.wave_id or new_task_id()
+    wave_id = options.wave_id or new_id()
     store.task_dir(wave_id)  # validates a caller-supplied id before anything is written
     copy = store.write_briefing(wave_id, prompt)  # the prompt every leg received
     write_options(store.task_dir(wave_id), options)

@@ -389,7 +389,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     from .defaults import apply_env_defaults, default_chair
     from .limits import check_ceiling, plan_run
     from .options import DEFAULT_TIMEOUT_MIN
-    from .store import SessionStore, new_task_id, resolve_project
+    from .store import SessionStore, new_id, resolve_project
 
     options = apply_env_defaults(apply_pack(options))
     timeout_min = DEFAULT_TIMEOUT_MIN if options.timeout_min is None else options.timeout_min
@@ -461,7 +461,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     with blame_pack(options, "max_cost", "bench", "chair"):
         check_ceiling(plan, options.max_cost)
     store = SessionStore(resolve_project(options.project))
-    run_id = options.run_id or new_task_id()
+    run_id = options.run_id or new_id()
     store.task_dir(run_id)  # validates a caller-supplied id
     # A run directory no one named goes inside the project, where its index is (store.py).
     run_dir = Path(options.out_dir).expanduser().resolve() if options.out_dir else store.project / f"council-{run_id}"

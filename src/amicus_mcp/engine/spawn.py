@@ -37,7 +37,7 @@ from ..errors import BadArgs, InternalError, MissingPrompt
 from ..front import worker_env
 from .options import WaveOptions, write_options
 from .run_dir import ENGINE_LOG, RunDir, write_pointer
-from .store import SessionStore, new_task_id, now_iso
+from .store import SessionStore, new_id, now_iso
 
 if TYPE_CHECKING:  # the engine proper is imported by whoever prepared the run
     from ..documents.run import RunManifest
@@ -175,7 +175,7 @@ async def start_wave(options: WaveOptions, *, prompt: str | None = None) -> Star
     bench = await prepare_bench(options.models, options.council, gateway=mode,
                                 cost_gate=options.cost_gate, validate=options.validate_models)
     store = SessionStore(resolve_project(options.project))
-    wave_id = new_task_id()
+    wave_id = new_id()
     briefing = store.write_briefing(wave_id, text)
     write_options(store.task_dir(wave_id), options)
     try:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ..documents.legs import LegRun
     from ..documents.wave import Wave
 
-__all__ = ["SESSIONS_DIR", "SessionStore", "new_task_id", "now_iso", "pid_alive", "resolve_project"]
+__all__ = ["SESSIONS_DIR", "SessionStore", "new_id", "now_iso", "pid_alive", "resolve_project"]
 
 SESSIONS_DIR = Path(".claude") / "amicus_sessions"
 WAVE = "wave.json"
@@ -39,7 +39,7 @@ WAVE = "wave.json"
 # manifest (run_dir.MANIFEST), though it has the same file name: the sessions users already have
 # keep it, so the name stays and only the Python name tells the two apart.
 LEG_FILE = "run.json"
-TASK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+ID_SHAPE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # a council run's, a wave's, a leg's or an eval run's id
 
 
 def now_iso() -> str:
@@ -54,7 +54,8 @@ def parse_iso(text: str) -> datetime:
     return when
 
 
-def new_task_id() -> str:
+def new_id() -> str:
+    """A fresh id for a council run, a wave or an eval run (eight hex digits)."""
     return secrets.token_hex(4)
 
 
@@ -84,7 +85,7 @@ class SessionStore:
         self.root = project / SESSIONS_DIR
 
     def task_dir(self, task_id: str) -> Path:
-        if not TASK_ID.match(task_id):
+        if not ID_SHAPE.match(task_id):
             raise BadSession(f"'{task_id}' is not a valid id", hint="ids are letters, digits, '-' and '_' (at most 64)")
         return self.root / task_id
 

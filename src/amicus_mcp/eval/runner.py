@@ -92,7 +92,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     from ..engine import apply_env_defaults
     from ..engine import RunOptions, briefing_fields, flag_of
     from ..engine import max_legs, prepare_model
-    from ..engine import new_task_id
+    from ..engine import new_id
 
     options: RunOptions = bench
     for attr in briefing_fields():  # every case brings its own briefing
@@ -106,7 +106,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     loaded = load_suite(suite)
     chosen = _select(loaded, cases)
     _check_secrets(loaded, chosen, allow_secrets=bool(options.allow_secrets))
-    eval_id = eval_id or new_task_id()
+    eval_id = eval_id or new_id()
     directory = EvalDir(Path(out_dir or f"eval-{eval_id}").expanduser().resolve())
     _check_eval_dir(directory, eval_id)
 
@@ -128,7 +128,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
         # A prompt file (this case's briefing copy) keeps a pack's template out of the options.
         case_options = options.model_copy(update={
             "prompt_file": str(case_dir / BRIEFING_FILE), "out_dir": str(directory.council_dir(case.id)),
-            "run_id": (run_ids or {}).get(case.id) or new_task_id(), "ledger": False, "max_cost": math.inf})
+            "run_id": (run_ids or {}).get(case.id) or new_id(), "ledger": False, "max_cost": math.inf})
         preps[case.id] = await prepare(case_options, briefing=case_briefing(case))
     share = None if ceiling is None else check_suite_ceiling(preps, ceiling)
     for prep in preps.values():

@@ -43,11 +43,11 @@ class CouncilTools:
     ) -> CallToolResult:
         from ..engine import prepare
         from ..engine import start_council_run
-        from ..engine import new_task_id
+        from ..engine import new_id
 
         caller = await self.state.caller(ctx)
         root = caller.project(given.get("project"))
-        run_id = new_task_id()
+        run_id = new_id()
         run_dir = caller.inside(root, given.get("out_dir") or f"council-{run_id}", what="outDir")
         prep = await prepare(given.options(caller, root, out_dir=str(run_dir), run_id=run_id))
         started = await anyio.to_thread.run_sync(start_council_run, prep)

@@ -44,12 +44,12 @@ class EvalTools:
         estimateOnly: Annotated[bool, arg(
             "Estimate only", "Return the whole suite's cost estimate and start nothing")] = False,
     ) -> CallToolResult:
-        from ..engine import new_task_id
+        from ..engine import new_id
         from ..eval.runner import prepare_eval, start_eval
 
         caller = await self.state.caller(ctx)
         root = caller.project(given.get("project"))
-        eval_id = new_task_id()
+        eval_id = new_id()
         out_dir = caller.inside(root, outDir or f"eval-{eval_id}", what="outDir")
         bench = given.options(caller, root)
         plan = await prepare_eval(bench, suite=str(caller.inside(root, suite, what="suite")) if suite else None,

@@ -41,12 +41,12 @@ class SessionTools:
         """The store and what `id` names for the engine: an id as given, or a run directory
         (anything that is not an id) resolved inside the allowed project roots."""
         from ..engine import RunDir
-        from ..engine import TASK_ID
+        from ..engine import ID_SHAPE
 
         caller, store = await self._store(ctx, project)
         # A bare name is an id unless the project has a run directory of that name (the
         # default one is `council-<runId>`, which is also a valid id).
-        if TASK_ID.match(id) and not RunDir(store.project / id).holds_run():
+        if ID_SHAPE.match(id) and not RunDir(store.project / id).holds_run():
             return caller, store, id
         return caller, store, str(caller.inside(store.project, id, what="id"))
 

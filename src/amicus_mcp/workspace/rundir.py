@@ -19,7 +19,7 @@ from ..council.seats import seat_file_stem
 from ..documents.run import RunManifest, SeatRecord
 from ..engine import RunDir, read_pointer
 from ..engine import observed as observed_run
-from ..engine import TASK_ID, SessionStore
+from ..engine import ID_SHAPE, SessionStore
 from ..errors import AmicusError, BadArgs, BadSession
 from ..fsio import read_json
 from ..vocabulary import TERMINAL_RUN_STATUSES
@@ -47,7 +47,7 @@ class SeatFile(NamedTuple):
 
 
 def check_run_id(run_id: str) -> str:
-    if not TASK_ID.match(run_id):
+    if not ID_SHAPE.match(run_id):
         raise BadArgs(f"'{run_id}' is not a run id", hint="run ids are letters, digits, '-' and '_' (see 'amicus list')")
     return run_id
 
@@ -66,7 +66,7 @@ def run_ids(store: SessionStore) -> list[str]:
     if not store.root.is_dir():
         return []
     ids = (p.stem.removeprefix("council-") for p in store.root.glob("council-*.json"))
-    return sorted(i for i in ids if TASK_ID.match(i))
+    return sorted(i for i in ids if ID_SHAPE.match(i))
 
 
 def read_manifest(run_dir: Path) -> Manifest:
