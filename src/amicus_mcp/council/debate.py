@@ -68,8 +68,8 @@ def targets(tally_input: Mapping[str, Any], record: Mapping[str, Any], judge_pro
 
 def _own_vote(finding: Mapping[str, Any], vote: Mapping[str, Any]) -> bool:
     if finding.get("raiserSeat") and vote.get("seat"):
-        return finding["raiserSeat"] == vote["seat"]
-    return vote.get("judge") == finding.get("raiser")
+        return bool(finding["raiserSeat"] == vote["seat"])
+    return bool(vote.get("judge") == finding.get("raiser"))
 
 
 def reason_for(prose: str, finding_id: str) -> str:

@@ -62,8 +62,8 @@ def _raised_by(finding: Mapping[str, Any], model: Any, seat: Any) -> bool:
     """Whether `finding` is the row's: by seat when the row has one, else by alias."""
     if isinstance(seat, str) and seat:
         raiser_seat = finding.get("raiserSeat")
-        return raiser_seat == seat if isinstance(raiser_seat, str) and raiser_seat else finding.get("raiser") == seat
-    return finding.get("raiser") == model
+        return raiser_seat == seat if isinstance(raiser_seat, str) and raiser_seat else bool(finding.get("raiser") == seat)
+    return bool(finding.get("raiser") == model)
 
 
 def _tier(finding: Mapping[str, Any]) -> Any:

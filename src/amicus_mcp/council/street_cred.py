@@ -106,8 +106,8 @@ class _Ranking:
 
     def is_own(self, alias: str, seat: str | None) -> bool:
         if seat is not None and self.seat:
-            return self.seat == seat
-        return self.judge == alias
+            return bool(self.seat == seat)
+        return bool(self.judge == alias)
 
 
 def _mean(values: list[float]) -> float | None:
