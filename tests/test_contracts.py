@@ -96,14 +96,15 @@ def test_a_typeddict_declaration_becomes_its_schema() -> None:
     """session-list.schema.json is documents/sessions.py's: NotRequired keys are optional, a
     Field's description is the key's, a word set from vocabulary.py is its enum."""
     from amicus_mcp.documents.sessions import SessionRow
-    from amicus_mcp.vocabulary import ChairLine
+    from amicus_mcp.vocabulary import AnsweringIntent, ChairLine
 
     schema = contracts.type_schema(SessionRow)
     assert schema["required"] == ["id", "type", "status", "createdAt", "models", "cost"]
     assert schema["properties"]["overallVerdict"]["enum"] == [*typing_args(ChairLine), None]
     cases = schema["properties"]["cases"]
     assert (cases["type"], cases["minimum"]) == ("integer", 0) and cases["description"].startswith("an eval's cases")
-    assert schema["properties"]["intent"]["const"] == "question"
+    # A task council's row carries its intent too (the declaration said only "question": mypy caught it).
+    assert schema["properties"]["intent"]["enum"] == list(typing_args(AnsweringIntent))
 
 
 def typing_args(literal: object) -> list[object]:

@@ -86,3 +86,23 @@ def test_the_cli_takes_intent_task_and_a_review_template_frames_it(fake, run_dir
                      "--artifact", str(project / "design.md"), "--models", "fake/a,fake/b", "--chair", "fake/chair",
                      "--out-dir", str(run_dir.parent / "again"), "--project", str(project)]) == 1
     assert "--intent task does not fit template 'question', which frames a question" in capsys.readouterr().err
+
+
+@pytest.mark.anyio
+async def test_a_task_run_is_listed_with_its_intent_and_the_list_is_schema_valid(fake, brief, run_dir, project):
+    # mypy found it: the session-list declaration allowed only "question", while the list
+    # writes a task run's intent too — `amicus list --json` was then schema-invalid.
+    from amicus_mcp.engine.control import list_all
+    from amicus_mcp.engine.store import SessionStore
+    from amicus_mcp.schemas import schema_errors
+
+    for name in "ab":
+        member(fake, name)
+    member(fake, "chair", chair=chat(CHAIR))
+    opts = RunOptions(prompt_file=str(brief), models=["fake/a", "fake/b"], chair="fake/chair", project=str(project),
+                      out_dir=str(run_dir), intent="task")
+    manifest, code = await run_council(opts)
+    assert code == 0
+    rows = list_all(SessionStore(project))
+    assert [(r["id"], r.get("intent")) for r in rows] == [(manifest.run_id, "task")]
+    assert schema_errors({"schemaVersion": 2, "type": "session-list", "items": rows}, "session-list") == []

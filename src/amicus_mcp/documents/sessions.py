@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
-from ..vocabulary import ChairLine
+from ..vocabulary import AnsweringIntent, ChairLine
 
 
 class SessionRow(TypedDict):
@@ -22,8 +22,8 @@ class SessionRow(TypedDict):
     chair: NotRequired[str | None]
     overallVerdict: NotRequired[Annotated[ChairLine | None, Field(
         description="the chair's VERDICT line; a question council's: its ANSWER standing")]]
-    intent: NotRequired[Annotated[Literal["question"], Field(
-        description="emit-when-set: a question council (its chair's line is ANSWER)")]]
+    intent: NotRequired[Annotated[AnsweringIntent, Field(
+        description="emit-when-set: a question or task council (its chair's line is ANSWER)")]]
     cost: float | None
     tag: NotRequired[Annotated[str, Field(description="emit-when-set: the council run's or the eval's tag")]]
     cases: NotRequired[Annotated[int, Field(ge=0, description="an eval's cases: their councils are not listed on "

@@ -18,13 +18,13 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, Union
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict, Union
 
 import anyio
 
 from ..documents.legs import LegRun
 from ..documents.run import RunManifest, RunStatusView
-from ..documents.usage import RunUsage
+from ..documents.usage import RunUsage, RunUsageDoc
 from ..documents.wave import Wave
 from ..errors import EXIT_DEGRADED, EXIT_ERROR, EXIT_OK, EXIT_WAIT_TIMEOUT, AmicusError, BadArgs, BadSession
 from ..front import command
@@ -167,7 +167,7 @@ def run_status(run_dir: RunDir) -> RunStatusView:
     return view
 
 
-def usage_so_far(run: RunManifest) -> dict[str, Any]:
+def usage_so_far(run: RunManifest) -> RunUsageDoc:
     """run.json's `usage` block from the legs alone, for a run that never wrote its own (its
     process died): settled legs as billed, every leg not settled (in flight, crashed, lost by an
     earlier attempt) of unknown cost — so the total is a floor, and says so."""
@@ -242,7 +242,17 @@ def _runs(store: SessionStore) -> list[RunManifest]:
     return runs
 
 
-def abort(store: SessionStore, target: str) -> dict[str, Any]:
+class Aborted(TypedDict):
+    """What `abort` did: the target was already over, or it was asked to stop."""
+
+    id: str
+    alreadyTerminal: NotRequired[bool]
+    aborted: NotRequired[bool]
+    status: NotRequired[object]
+    signalled: NotRequired[bool]
+
+
+def abort(store: SessionStore, target: str) -> Aborted:
     """Abort a running council run or wave: SIGTERM to its process, which records `aborted`."""
     found = locate(store, target)
     if found.kind == "council-leg" and found.run_dir is not None:
