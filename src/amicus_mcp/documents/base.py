@@ -132,7 +132,7 @@ class Document(BaseModel):
         # private attributes are read from their dict (pydantic's own lookup costs 5×).
         private = self.__pydantic_private__
         assert private is not None  # as in __setattr__
-        cached = private["_cached"]
+        cached: dict[str, Any] | None = private["_cached"]  # what the last call built, until a change
         if cached is not None:
             return cached
         wire = self._wire
