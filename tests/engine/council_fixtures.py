@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from council_helpers import BRIEF
 
-from amicus_mcp.engine import RunOptions, run_council
+from amicus_mcp.engine import run_council
+from amicus_mcp.engine.options import RunOptions
 
 
 @pytest.fixture

@@ -49,7 +49,8 @@ from polling import read_run_json, wait_for
 
 from amicus_mcp.cli import main as cli_main
 from amicus_mcp.engine.control import ENGINE_DIED
-from amicus_mcp.engine import RunOptions, run_council
+from amicus_mcp.engine import run_council
+from amicus_mcp.engine.options import RunOptions
 from amicus_mcp.engine.run_dir import find_run
 from amicus_mcp.engine.store import SessionStore
 from amicus_mcp.errors import BadArgs, BadModel, MissingPrompt

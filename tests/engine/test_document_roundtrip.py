@@ -119,7 +119,8 @@ async def test_a_tagged_question_councils_run_json_reads_and_writes_back_unchang
     chair's `answer`, a question template's record — are the model's own, in their places."""
     from council_helpers import QUESTION, question_member
 
-    from amicus_mcp.engine import RunOptions, run_council
+    from amicus_mcp.engine import run_council
+    from amicus_mcp.engine.options import RunOptions
 
     artifact = tmp_path / "trace.log"
     artifact.write_text("12:00:01 GET /login 3021 ms\n", encoding="utf-8")

@@ -16,7 +16,8 @@ from council_helpers import check_documents, finding, load, member, review
 from fakeprovider import chat, prompt_of
 
 from amicus_mcp.council.report import build_report
-from amicus_mcp.engine import RunOptions, run_council
+from amicus_mcp.engine import run_council
+from amicus_mcp.engine.options import RunOptions
 
 pytestmark = pytest.mark.anyio
 

@@ -39,7 +39,8 @@ from fakeprovider import FakeProvider, chat, error, usage
 
 from amicus_mcp.council.report import build_report
 from amicus_mcp.engine import council_run
-from amicus_mcp.engine import RunOptions, run_council
+from amicus_mcp.engine import run_council
+from amicus_mcp.engine.options import RunOptions
 from amicus_mcp.errors import ClaudeReviewInvalid
 
 pytestmark = pytest.mark.anyio

@@ -42,7 +42,8 @@ from fakeprovider import chat, copycat, error
 from ranking_table import CLAIMS_1, ORDERS_1, TABLE_1, TIERS_1, VOTES_1
 
 from amicus_mcp.cli import main as cli_main
-from amicus_mcp.engine import RunOptions, run_council
+from amicus_mcp.engine import run_council
+from amicus_mcp.engine.options import RunOptions
 
 pytestmark = pytest.mark.anyio
 

@@ -14,7 +14,7 @@ from council_helpers import check_documents, finding, load, member, preflight_re
 from fakeprovider import chat
 
 from amicus_mcp.cli import main as cli_main
-from amicus_mcp.engine import RunOptions
+from amicus_mcp.engine.options import RunOptions
 from amicus_mcp.schemas import schema_errors
 
 DESIGN = "# Widget cache\n\nThe cache evicts every entry on every write.\n"

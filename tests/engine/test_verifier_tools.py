@@ -19,7 +19,8 @@ from fakeprovider import (FakeProvider, chat, configure_fake, offered_tools, pro
                           tool_user, usage)
 from test_evidence_run import BRIEF, CACHE, FAKE, REAL, seat
 
-from amicus_mcp.engine import RunOptions, run_council
+from amicus_mcp.engine import run_council
+from amicus_mcp.engine.options import RunOptions
 
 pytestmark = pytest.mark.anyio
 

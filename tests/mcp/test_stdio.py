@@ -149,11 +149,13 @@ async def test_a_fanout_wave_and_an_abort(client_name: str, fake: FakeProvider, 
 
 async def test_initialize_answers_without_the_engine_loaded(project: Path) -> None:
     """The handshake does not wait for the engine: its modules are imported by the tools. Only the
-    options model is loaded (the run tools' arguments are its fields: engine/options.py), and it
-    imports nothing else of the engine's."""
+    options model is loaded (the run tools' arguments are its fields: engine/options.py), beside
+    the two modules the engine's front door imports (store and run_dir: the standard library and
+    the base layer, no pydantic model); nothing else of the engine's."""
     script = ("import sys; from amicus_mcp.mcp.server import build_server; build_server(); "
               "print(sorted(m for m in sys.modules if m.split('.')[0] == 'httpx' or m.startswith(("
               "'amicus_mcp.engine', 'amicus_mcp.providers', 'amicus_mcp.council', 'amicus_mcp.workspace'))))")
     with anyio.fail_after(60):
         done = await anyio.run_process([sys.executable, "-c", script], cwd=str(project))
-    assert done.stdout.decode().strip() == "['amicus_mcp.engine', 'amicus_mcp.engine.options']"
+    assert done.stdout.decode().strip() == ("['amicus_mcp.engine', 'amicus_mcp.engine.options', 'amicus_mcp.engine.run_dir', "
+                                            "'amicus_mcp.engine.store']")

@@ -27,7 +27,8 @@ from polling import read_run_json as read_run  # noqa: F401  (re-exported for th
 from polling import wait_for  # noqa: F401  (re-exported for the workspace tests)
 from council_prompts import kind
 
-from amicus_mcp.engine import RunOptions, prepare
+from amicus_mcp.engine import prepare
+from amicus_mcp.engine.options import RunOptions
 from amicus_mcp.engine.council_run import CouncilRun
 from amicus_mcp.providers.routing import ProviderRegistry
 

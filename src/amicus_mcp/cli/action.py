@@ -96,7 +96,7 @@ def default_template(env: Mapping[str, str]) -> str | None:
 def run_options(env: Mapping[str, str], *, artifact: str, out_dir: str, template: str | None) -> Any:
     """The RunOptions for the action's inputs, each read as its flag reads it (a comma list, one
     NAME=VALUE per line, a number); a value the options refuse is BAD_ARGS."""
-    from ..engine import RunOptions, option
+    from ..engine import given_run_options, option
 
     values: dict[str, Any] = {}
     for name, field in OPTION_INPUTS.items():
@@ -110,7 +110,7 @@ def run_options(env: Mapping[str, str], *, artifact: str, out_dir: str, template
     values.update(artifact=artifact, out_dir=out_dir)
     if template is not None:
         values["template"] = template
-    return RunOptions.given(**values)
+    return given_run_options(**values)
 
 
 def _pack_has_template(pack: str) -> bool:

@@ -65,7 +65,7 @@ class FlagSet(NamedTuple):
 
     def options(self, args: argparse.Namespace) -> Any:
         """The options model as this command line typed it (what was not typed keeps its default)."""
-        from ..engine import MODELS
+        from ..engine import option_models
 
         values: dict[str, Any] = {}
         for d, flag in self.declared():
@@ -73,7 +73,7 @@ class FlagSet(NamedTuple):
             if value is not None:
                 parse = flag.parse
                 values[d.field] = parse(value) if parse is not None else value
-        return MODELS[self.model].given(**values)
+        return option_models()[self.model].given(**values)
 
 
 def _how(d: Declared, flag: Flag) -> dict[str, Any]:

@@ -14,11 +14,13 @@ layer to this door); what a front needs is named here, in `__all__`, grouped by 
 No door name is also the name of a module behind it (`run_wave`, not `fanout`; `read_status`,
 not `status`): importing that module would replace the name on the package.
 
-Start-up: importing the engine must cost a front no more than what it uses. The light modules
-(options, store, run_dir, decisions, run_report: standard library and the base layer) are
-imported here; every other name is a door function that imports its module on its first call
-(`_lazy`), so the MCP server's cold start and `amicus --help` pay for no stage, provider or
-document model they do not call. A type checker sees the real definitions (TYPE_CHECKING).
+Start-up: importing the engine must cost a front no more than what it uses. Only store and
+run_dir (the standard library and the base layer: no pydantic) are imported here; every other
+name is a door function that imports its module on its first call (`_lazy`), so building the
+CLI's parser loads no options model, and the MCP server's cold start and `amicus --help` pay
+for no stage, provider or document model they do not call. A type checker sees the real
+definitions (TYPE_CHECKING); the classes only it sees (the options models, Arg, Declared, Flag,
+Prepared, Observation) are for annotations, and `option_models()` gives the options models at run time.
 """
 
 from __future__ import annotations
@@ -26,12 +28,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .decisions import forget, list_decisions, remember
-from .options import (MODELS, Arg, Declared, Flag, RunOptions, WaveOptions, briefing_fields, check_tag, declared,
-                      flag_of, names_a_file, option)
 from .run_dir import (ENGINE_LOG, MANIFEST, REPORT, REREVIEW, TALLY, TALLY_PROVISIONAL, VERDICT, RunDir, find_run,
                       read_pointer, resume_command, run_dir_near)
-from .run_report import decided_report_html, previous_verdict, record_run_id, render_verdict, report_target
 from .store import ID_SHAPE, SessionStore, new_id, now_iso, parse_iso, resolve_project
 
 if TYPE_CHECKING:
@@ -41,15 +39,19 @@ if TYPE_CHECKING:
                           wait, wait_exit_code)
     from .control import status as read_status
     from .council_run import run_council, run_prepared
+    from .decisions import forget, list_decisions, remember
     from .defaults import apply_env_defaults
     from .fanout import estimate as estimate_wave
     from .fanout import fanout as run_wave
     from .jobs import write_pointer as write_job_pointer
     from .material import check_material
+    from .options import (Arg, Declared, Flag, RunOptions, WaveOptions, briefing_fields, check_tag, declared,
+                          flag_of, names_a_file, option)
     from .packs import list_packs, load_pack, save_pack, show_pack
     from .pr_loop import pr_review
     from .preflight import Prepared, dropped_notice, max_legs, prepare, prepare_model, preview_council
     from .resume import check_resumable, find_resumable, prepare_resume, resume_council
+    from .run_report import decided_report_html, previous_verdict, record_run_id, render_verdict, report_target
     from .run_findings import read_dismissed, read_rereview, read_run_findings, review_rationales
     from .run_state import observed
     from .signals import run_until_signal, signal_received
@@ -59,7 +61,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     # options
-    "MODELS", "Arg", "Declared", "Flag", "RunOptions", "WaveOptions", "briefing_fields", "check_tag", "declared", "flag_of",
+    "option_models", "run_options", "given_run_options", "Arg", "Declared", "Flag", "RunOptions", "WaveOptions",
+    "briefing_fields", "check_tag", "declared", "flag_of",
     "names_a_file", "option", "apply_pack", "apply_env_defaults",
     # runs
     "Prepared", "prepare", "run_council", "run_prepared", "start_council_run", "check_resumable", "find_resumable",
@@ -104,10 +107,13 @@ if not TYPE_CHECKING:
                                        "run_dir_of", "wait", "wait_exit_code"))
     read_status = _lazy(".control", "status")
     run_council, run_prepared = (_lazy(".council_run", n) for n in ("run_council", "run_prepared"))
+    forget, list_decisions, remember = (_lazy(".decisions", n) for n in ("forget", "list_decisions", "remember"))
     apply_env_defaults = _lazy(".defaults", "apply_env_defaults")
     estimate_wave, run_wave = _lazy(".fanout", "estimate"), _lazy(".fanout", "fanout")
     write_job_pointer = _lazy(".jobs", "write_pointer")
     check_material = _lazy(".material", "check_material")
+    briefing_fields, check_tag, declared, flag_of, names_a_file, option = (
+        _lazy(".options", n) for n in ("briefing_fields", "check_tag", "declared", "flag_of", "names_a_file", "option"))
     list_packs, load_pack, save_pack, show_pack = (
         _lazy(".packs", n) for n in ("list_packs", "load_pack", "save_pack", "show_pack"))
     pr_review = _lazy(".pr_loop", "pr_review")
@@ -118,6 +124,9 @@ if not TYPE_CHECKING:
     read_dismissed, read_rereview, read_run_findings, review_rationales = (
         _lazy(".run_findings", n) for n in ("read_dismissed", "read_rereview", "read_run_findings",
                                             "review_rationales"))
+    decided_report_html, previous_verdict, record_run_id, render_verdict, report_target = (
+        _lazy(".run_report", n) for n in ("decided_report_html", "previous_verdict", "record_run_id", "render_verdict",
+                                          "report_target"))
     observed = _lazy(".run_state", "observed")
     run_until_signal, signal_received = (_lazy(".signals", n) for n in ("run_until_signal", "signal_received"))
     cli_argv, spawn_detached, start_council_run, start_resumed_run, start_wave = (
@@ -139,3 +148,25 @@ def exit_status(code: int) -> str:
     from .run_state import EXIT_STATUS
 
     return str(EXIT_STATUS.get(code, "partial"))
+
+
+def option_models() -> dict[str, type[RunOptions] | type[WaveOptions]]:
+    """The options models by name ("run", "wave"): options.MODELS, imported on the call (pydantic
+    is not loaded before a command needs it)."""
+    from .options import MODELS
+
+    return MODELS
+
+
+def given_run_options(**values: Any) -> RunOptions:
+    """A run's options from what a caller typed (RunOptions.given: unset stays unset)."""
+    from .options import RunOptions
+
+    return RunOptions.given(**values)
+
+
+def run_options(doc: object) -> RunOptions:
+    """A run's options from their document (options.json's shape), validated."""
+    from .options import RunOptions
+
+    return RunOptions.model_validate(doc)

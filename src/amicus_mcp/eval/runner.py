@@ -50,6 +50,7 @@ from .suite import CASE_FILE, CASES_DIR, SUITE_FILE, Case, Suite, case_briefing,
 
 if TYPE_CHECKING:
     from ..documents.council import ScoredFinding
+    from ..engine import RunOptions
 
 MATCHER_OUTPUT_CAP = 8_000
 PER_FINDING_CHARS = 600  # a finding as the matcher prompt shows it, for the estimate
@@ -90,7 +91,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     from ..engine import apply_pack
     from ..engine import prepare
     from ..engine import apply_env_defaults
-    from ..engine import RunOptions, briefing_fields, flag_of
+    from ..engine import briefing_fields, flag_of, run_options
     from ..engine import max_legs, prepare_model
     from ..engine import new_id
 
@@ -140,7 +141,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     if matcher in bench_ids or route.canonical in bench_ids:
         notices.append(f"the matcher '{matcher}' also sits on the bench: it decides about its own findings among "
                        "the others (it never sees who raised which)")
-    record = RunOptions.model_validate(first.options.document())
+    record = run_options(first.options.document())
     eval_options = EvalRunOptions(suite=str(loaded.path) if suite is not None else None, matcher=matcher,
                                   cases=list(cases) if cases else None,
                                   bench=_bench_document(record, ceiling))

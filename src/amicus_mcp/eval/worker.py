@@ -33,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def _run(directory: Path) -> int:
-    from ..engine import RunOptions
+    from ..engine import run_options
     from .evaldir import EvalDir, read_manifest, read_options, write_manifest
     from .runner import prepare_eval, run_eval
 
@@ -41,7 +41,7 @@ async def _run(directory: Path) -> int:
     manifest = read_manifest(d)
     options = read_options(d)
     try:
-        plan = await prepare_eval(RunOptions.model_validate(options.bench), suite=str(d.path), matcher=options.matcher,
+        plan = await prepare_eval(run_options(options.bench), suite=str(d.path), matcher=options.matcher,
                                   cases=[c.caseId for c in manifest.cases], eval_id=manifest.id, out_dir=str(d.path),
                                   run_ids={c.caseId: c.runId for c in manifest.cases})
     except AmicusError as err:  # pre-flight refused what the front accepted: say so in the manifest

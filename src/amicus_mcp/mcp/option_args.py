@@ -70,7 +70,7 @@ class Given:
         """The options model: a negated switch turned round (`noCostGate: true` → cost_gate
         False), every path resolved inside the project, the project itself as `root`, and the
         `fixed` values the handler chose (a run id, a run directory)."""
-        from ..engine import MODELS, names_a_file
+        from ..engine import names_a_file, option_models
         from ..fsio import checked_name
 
         values: dict[str, Any] = {}
@@ -86,7 +86,7 @@ class Given:
             if path is not None and (path == "file" or names_a_file(value, path)):
                 value = str(caller.inside(root, value, what=arg.name))
             values[d.field] = value
-        return MODELS[self.arguments.model].given(**{**values, "project": str(root), **fixed})
+        return option_models()[self.arguments.model].given(**{**values, "project": str(root), **fixed})
 
 
 Handler = Callable[..., Awaitable[Any]]
