@@ -18,8 +18,8 @@ import os
 import shutil
 import stat
 import sys
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal, TypedDict
 
 from .config import config_dir, config_path
 from .errors import AmicusError
@@ -86,7 +86,39 @@ def check_local_model() -> Check:
     return Check("local model", "ok", f"{model.file_name} installed; assembled into {target.parent} on first use")
 
 
-def agent_report() -> list[dict[str, Any]]:
+class AgentRow(TypedDict):
+    """One agent CLI as `doctor` reports it (the doctor schema's `agents[]`)."""
+
+    name: str
+    title: str
+    binary: str
+    package: str
+    found: bool
+    path: str | None
+    version: str | None
+    supported: bool
+    loggedIn: bool
+    ready: bool
+    problem: str | None
+    fix: str | None
+
+
+class CheckRow(TypedDict):
+    name: str
+    status: Status
+    detail: str
+    hint: str | None
+
+
+class DoctorReport(TypedDict):
+    schemaVersion: int
+    type: Literal["doctor"]
+    ok: bool
+    checks: list[CheckRow]
+    agents: list[AgentRow]
+
+
+def agent_report() -> list[AgentRow]:
     """Every supported agent CLI, found or not, with its version and readiness (probed in parallel:
     each probe starts the CLI, ~1 s)."""
     from concurrent.futures import ThreadPoolExecutor
@@ -95,7 +127,7 @@ def agent_report() -> list[dict[str, Any]]:
 
     with ThreadPoolExecutor(max_workers=len(AGENT_CLIS)) as pool:
         statuses = list(pool.map(agent_status, AGENT_CLIS.values()))
-    report = []
+    report: list[AgentRow] = []
     for status in statuses:
         problem = status.problem()
         report.append({"name": AGENT_PREFIX + status.cli.name, "title": status.cli.title,
@@ -106,14 +138,14 @@ def agent_report() -> list[dict[str, Any]]:
     return report
 
 
-def agent_checks(report: list[dict[str, Any]]) -> list[Check]:
+def agent_checks(report: list[AgentRow]) -> list[Check]:
     """One check per agent CLI: ok when it can sit on a bench; a warning otherwise (none is required)."""
     checks = []
     for agent in report:
         if agent["ready"]:
             checks.append(Check(agent["name"], "ok", f"{agent['title']} {agent['version']} ({agent['path']}): ready"))
         else:
-            checks.append(Check(agent["name"], "warn", agent["problem"], agent["fix"]))
+            checks.append(Check(agent["name"], "warn", agent["problem"] or "", agent["fix"]))  # not ready: problem() names why
     return checks
 
 
@@ -165,20 +197,21 @@ def check_config_dir(*, fix: bool = False) -> Check:
     return Check("config dir", "ok", f"{folder} is writable" + (", keys file private" if keys_file.exists() else ""))
 
 
-def run_checks(*, fix: bool = False, offline: bool = False) -> dict[str, Any]:
+def run_checks(*, fix: bool = False, offline: bool = False) -> DoctorReport:
     checks = [check_keys()]
     if not offline:
         checks.append(check_catalog(fix=fix))
     agents = agent_report()
     checks += [check_local_model(), *agent_checks(agents), check_browser(), check_config_dir(fix=fix)]
     return {"schemaVersion": 2, "type": "doctor", "ok": all(c.status != "fail" for c in checks),
-            "checks": [asdict(c) for c in checks], "agents": agents}
+            "checks": [CheckRow(name=c.name, status=c.status, detail=c.detail, hint=c.hint) for c in checks],
+            "agents": agents}
 
 
 MARK = {"ok": "✓", "warn": "!", "fail": "✗"}
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: DoctorReport) -> str:
     lines = []
     for check in doc["checks"]:
         lines.append(f"{MARK[check['status']]} {check['name']}: {check['detail']}")
