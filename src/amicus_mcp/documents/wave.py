@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -54,7 +54,7 @@ class Wave(Family):
         return next((leg for leg in self.legs if leg.task_id == task_id), None)
 
 
-def counts_of(legs: list[LegRun]) -> dict[str, Any]:
+def counts_of(legs: list[LegRun]) -> dict[str, int]:
     counts = {"total": len(legs)}
     for bucket in ("complete", "error", "timeout", "aborted"):
         counts[bucket] = sum(1 for leg in legs if leg.status == bucket)
