@@ -227,9 +227,11 @@ LegFailure = Literal["error", "timeout"]
 LEG_FAILURES: tuple[LegFailure, ...] = get_args(LegFailure)
 LegOutcome = Literal["complete", LegFailure]
 LEG_OUTCOMES: tuple[LegOutcome, ...] = get_args(LegOutcome)
-LegStatus = Literal["running", LegOutcome, "aborted", "crashed"]  # crashed: in flight when its process died
+# queued: launched, waiting for its agent CLI's slot (agents.<name>.concurrency); crashed: in flight when its process died
+LegStatus = Literal["queued", "running", LegOutcome, "aborted", "crashed"]
 LEG_STATUSES: tuple[LegStatus, ...] = get_args(LegStatus)
-TERMINAL_LEG_STATUSES: tuple[LegStatus, ...] = LEG_STATUSES[1:]
+IN_FLIGHT_LEG_STATUSES: tuple[LegStatus, ...] = LEG_STATUSES[:2]
+TERMINAL_LEG_STATUSES: tuple[LegStatus, ...] = LEG_STATUSES[2:]
 
 # A fanout wave (wave.json).
 WaveStatus = Literal[RunStatus, "crashed"]

@@ -51,7 +51,7 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     return code
 
 
-_MARK = {"complete": "✓", "error": "✗", "timeout": "⏱", "aborted": "■", "crashed": "✗", "running": "…"}
+_MARK = {"complete": "✓", "error": "✗", "timeout": "⏱", "aborted": "■", "crashed": "✗", "running": "…", "queued": "⋯"}
 
 
 def render_leg(leg: LegRun) -> str:

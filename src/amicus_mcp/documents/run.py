@@ -16,7 +16,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..vocabulary import (LEG_OUTCOMES, TAG_PATTERN, AnsweringIntent, ChairLine, Conformance, GatewayMode, LegStage,
+from ..vocabulary import (IN_FLIGHT_LEG_STATUSES, LEG_OUTCOMES, TAG_PATTERN, AnsweringIntent, ChairLine, Conformance, GatewayMode, LegStage,
                           LegStatus, ResumedFromStatus, RunStatus, StageName, StageStatus)
 from .base import Document, Family, WhenSet
 from .legs import ErrorRecord, InterruptedLeg, LegRun, Sha256Hex, ToolCallDoc
@@ -82,7 +82,7 @@ class LegEntry(Document):
 
     @property
     def finished(self) -> bool:
-        return self.status != "running"
+        return self.status not in IN_FLIGHT_LEG_STATUSES
 
 
 class ChairAttempt(Document):
@@ -259,9 +259,9 @@ class RunStatusView(RunManifest):
 
 def crash_in_flight(legs: Iterable[LegEntry | LegRun], why: str) -> None:
     """In a view of a run or wave whose process is gone: every leg still `running` is `crashed`,
-    its error saying why (a reader's view; nothing is written)."""
+    its error saying why (a reader's view; nothing is written). A queued one too: its turn died with it."""
     for leg in legs:
-        if leg.status == "running":
+        if leg.status in IN_FLIGHT_LEG_STATUSES:
             leg.status = "crashed"
             leg.completed_at = None
             leg.error = ErrorRecord(code="CRASHED", message=why)

@@ -159,7 +159,7 @@ class LegRunner:
         self.state.note()
         try:
             if toolbox is None:
-                ended = await self.call(ask, sent_schema, max_tokens)
+                ended = await self.call(ask, sent_schema, max_tokens, entry=entry)
             else:
                 def grew(reserved: float) -> None:
                     # A killed attempt's resume holds what the launch record says it reserved: every
@@ -190,13 +190,26 @@ class LegRunner:
 
     async def call(self, ask: LegAsk, schema: JsonSchema | None, max_tokens: int | None,
                    messages: tuple[Message, ...] | None = None,
-                   tools: tuple[dict[str, object], ...] | None = None) -> Outcome:
-        """The request, and how it ended: one leg's failure is that leg's outcome."""
+                   tools: tuple[dict[str, object], ...] | None = None, entry: LegEntry | None = None) -> Outcome:
+        """The request, and how it ended: one leg's failure is that leg's outcome. A leg that waits
+        for its agent CLI's slot shows `queued` in run.json until it starts (`entry`), and its
+        duration runs from then."""
         started = time.monotonic()
+
+        def begin() -> None:
+            nonlocal started
+            started = time.monotonic()
+            if entry is not None:
+                self.state.start(entry)
+
+        def wait() -> None:
+            if entry is not None:
+                self.state.queue(entry)
+
         try:
             completion = await call_route(self.registry, ask.route, messages or (Message("user", ask.prompt),),
                                           timeout_s=self.prep.timeout_s, json_schema=schema, max_tokens=max_tokens,
-                                          tools=tools)
+                                          tools=tools, on_start=begin, on_queued=wait)
         except MalformedReply as exc:
             if exc.text:  # the model answered, badly: a content problem the repair loop owns
                 finish = getattr(exc, "finish_reason", None)

@@ -27,7 +27,7 @@ from ..documents.run import (BudgetRefusal, ChairAttempt, DebateSummary, Degrade
                              crash_in_flight)
 from ..documents.usage import LegUsage, RunUsage
 from ..fsio import sweep_temp_files
-from ..vocabulary import Conformance
+from ..vocabulary import IN_FLIGHT_LEG_STATUSES, Conformance
 from .run_dir import RunDir
 from .store import now_iso, pid_alive
 
@@ -191,6 +191,18 @@ class RunState:
         if tool_calls:
             entry.tool_calls = tool_calls
 
+    def queue(self, entry: LegEntry) -> None:
+        """A launched leg waiting for its agent CLI's slot (shown `queued` until it starts)."""
+        entry.status = "queued"
+        self.note()
+
+    def start(self, entry: LegEntry) -> None:
+        """A queued leg's turn came: `running`, from now."""
+        if entry.status == "queued":
+            entry.status = "running"
+            entry.started_at = now_iso()
+            self.note()
+
     def abandon(self, entry: LegEntry) -> None:
         """A launched leg whose run was cancelled (a signal, an abort) while it was in flight."""
         entry.status = "aborted"
@@ -302,7 +314,7 @@ def observed(run_dir: RunDir, manifest: RunManifest) -> RunManifest | None:
     reader (CLI status / list / wait, the MCP tools, the workspace) asks here; the engine's
     readers write the answer back (`control.observe_run`), the workspace only shows it."""
     running = manifest.status == "running"
-    if not running and not any(leg.status == "running" for leg in manifest.legs):
+    if not running and not any(leg.status in IN_FLIGHT_LEG_STATUSES for leg in manifest.legs):
         return None
     if engine_alive(run_dir, manifest):
         return None

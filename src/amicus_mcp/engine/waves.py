@@ -143,6 +143,7 @@ async def call_route(
     max_tokens: int | None = None,
     tools: tuple[dict[str, object], ...] | None = None,
     on_start: Callable[[], None] | None = None,
+    on_queued: Callable[[], None] | None = None,
 ) -> Completion:
     """One bounded provider call on an already-resolved route. The schema is sent only where
     the route's profile says it is honoured (ProviderRegistry.complete).
@@ -163,7 +164,8 @@ async def call_route(
             on_start()
 
     request = CompletionRequest(model=route.model, messages=messages, json_schema=json_schema, timeout_s=timeout_s,
-                                max_tokens=max_tokens, tools=tools, on_start=started)
+                                max_tokens=max_tokens, tools=tools, on_start=started,
+                                on_queued=on_queued)
     completion: Completion | None = None
     try:
         with scope:

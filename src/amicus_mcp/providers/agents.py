@@ -394,6 +394,8 @@ class AgentProvider:
     queues = True  # legs beyond `concurrency` wait their turn; each one's timeout runs from its start
 
     async def complete(self, request: CompletionRequest) -> Completion:
+        if self._slots.value == 0 and request.on_queued is not None:  # every slot taken: it waits its turn
+            request.on_queued()
         async with self._slots:
             if request.on_start is not None:
                 request.on_start()

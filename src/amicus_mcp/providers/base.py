@@ -46,6 +46,7 @@ class CompletionRequest(NamedTuple):
     # Told when the provider starts the leg's work, for a provider that queues legs (`queues`: an
     # agent CLI waits for a slot first); the leg's timeout runs from then, not from the queue.
     on_start: Callable[[], None] | None = None
+    on_queued: Callable[[], None] | None = None  # told when the leg must wait for a slot first
 
 
 class Tokens(NamedTuple):

@@ -158,13 +158,14 @@ def _seat_row(run_dir: Path, doc: RunManifest, seat: SeatRecord, labels: Mapping
 def _row(*, key: str, name: str, role: str, label: str, legs: Sequence[LegEntry], now: datetime,
          stall_after_s: float, live: bool) -> dict[str, Any]:
     running = [leg for leg in legs if leg.status == "running"]
+    queued = [leg for leg in legs if leg.status == "queued"]  # waiting for its agent CLI's slot
     last = legs[-1] if legs else None
     activity = latest([t for leg in legs for t in (leg.started_at, leg.completed_at)])
     oldest_running = latest([leg.started_at for leg in running[:1]])
     stalled = live and oldest_running is not None and (now - oldest_running).total_seconds() >= stall_after_s
     return {
         "key": key, "name": name, "role": role, "label": label,
-        "status": "running" if running else (last.status if last else "waiting"),
+        "status": "running" if running else "queued" if queued else (last.status if last else "waiting"),
         "stage": last.stage if last else None,
         "calls": len(legs),
         "tokens": tokens_of(legs),
