@@ -67,10 +67,13 @@ SETTINGS: tuple[Setting, ...] = (
             required=True),
     Setting("default_bench", "AMICUS_DEFAULT_BENCH", "string", "Default bench",
             "Optional. The bench when Claude names none: a saved council or built-in bench (e.g. budget), or "
-            "models separated by commas (e.g. gemini,gpt,deepseek)."),
+            "models separated by commas (e.g. gemini,gpt,deepseek). No key? Agent seats run the CLIs you "
+            "are subscribed to (e.g. cli:codex,cli:gemini,cli:claude): each must be installed (npm install -g "
+            "@openai/codex, @google/gemini-cli, @anthropic-ai/claude-code) and logged in once in a terminal."),
     Setting("default_chair", "AMICUS_DEFAULT_CHAIR", "string", "Default chair",
             "Optional. The chair when Claude names none. Empty: deepseek. When it sits on the bench, the next "
-            "of deepseek, gemini, gpt, kimi, glm, mistral that does not chairs instead, and the run says so."),
+            "of deepseek, gemini, gpt, kimi, glm, mistral that does not chairs instead, and the run says so. "
+            "An agent seat can chair too (e.g. cli:gemini), installed and logged in like a bench seat."),
     Setting("max_cost", "AMICUS_DEFAULT_MAX_COST", "number", "Spend ceiling per run (USD)",
             "Optional. The most a council run may spend when Claude sets no ceiling. Empty or 0: no ceiling.",
             min=0),

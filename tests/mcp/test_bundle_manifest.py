@@ -60,3 +60,14 @@ def test_what_a_directory_listing_reads_is_there() -> None:
     icon = REPO / MANIFEST["icon"]
     assert MANIFEST["icon"].startswith("src/") and icon.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert MANIFEST["icons"] == [{"src": MANIFEST["icon"], "size": "128x128"}]
+
+
+def test_the_bench_and_chair_fields_say_what_an_agent_seat_needs() -> None:
+    """The Desktop form's help for the defaults names the `cli:` seats and what each needs:
+    its CLI installed (the npm package) and logged in."""
+    fields = MANIFEST["user_config"]
+    bench, chair = fields["default_bench"]["description"], fields["default_chair"]["description"]
+    assert "cli:codex,cli:gemini,cli:claude" in bench and "logged in" in bench
+    for package in ("@openai/codex", "@google/gemini-cli", "@anthropic-ai/claude-code"):
+        assert package in bench
+    assert "cli:gemini" in chair and "logged in" in chair
