@@ -116,7 +116,10 @@ _CLAUDE_TOOLS = "Read,Grep,Glob"  # the only built-in tools it gets: reading the
 
 def _claude_argv(binary: str, model: str, extra: Sequence[str] = ()) -> list[str]:
     argv = [binary, "-p", "--output-format", "json", "--permission-mode", "plan", "--tools", _CLAUDE_TOOLS,
-            "--allowedTools", _CLAUDE_TOOLS, "--strict-mcp-config", "--no-session-persistence", *extra]
+            "--allowedTools", _CLAUDE_TOOLS, "--strict-mcp-config", "--no-session-persistence",
+            # `-p` skips the workspace trust dialog, so a repository's own .claude/settings*.json
+            # (hooks, apiKeyHelper, env, permissions) would apply: only the user's settings load.
+            "--setting-sources", "user", *extra]
     return argv + (["--model", model] if model else [])
 
 
