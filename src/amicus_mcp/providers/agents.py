@@ -293,7 +293,13 @@ class AgentStatus(NamedTuple):
         """(what is wrong, the command that fixes it), or None when the CLI is ready."""
         need = ".".join(map(str, self.cli.min_version))
         if self.path is None:
-            return f"{self.cli.title} (`{self.cli.binary}`) is not on PATH", self.cli.install_hint
+            from ..front import desktop
+
+            hint = self.cli.install_hint
+            if desktop():  # a GUI app starts its servers with its own, often shorter, PATH
+                hint += (f"; if `{self.cli.binary}` is installed, Claude Desktop does not see it: put it in a folder "
+                         "on the PATH Desktop starts servers with (e.g. /usr/local/bin), then restart Claude Desktop")
+            return f"{self.cli.title} (`{self.cli.binary}`) is not on PATH", hint
         if not self.supported:
             return (f"{self.cli.title} {self.version or '(unknown version)'} is older than the supported {need}",
                     f"npm install -g {self.cli.package}@latest")
