@@ -93,8 +93,16 @@ def test_an_eval_suites_artifacts_and_case_documents_are_read_by_the_policy(tmp_
     text = artifact.read_text(encoding="utf-8")
     artifact.write_bytes(codecs.BOM_UTF16_LE + text.encode("utf-16-le"))
     case.write_bytes(codecs.BOM_UTF8 + case.read_bytes())
-    (loaded,) = load_suite(root).cases
+    suite = load_suite(root)
+    (loaded,) = suite.cases
     assert loaded.artifact_text == text and loaded.doc.artifact == doc["artifact"]
+    # The eval's own copy is the same text as UTF-8: it hashes as the user's file does (a rescore
+    # reads the copy, and its eval.json and ledger rows name the suite by that hash).
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    for path in (copy / "cases" / folder.name / "case.json", copy / "cases" / folder.name / doc["artifact"]):
+        path.write_text(decode_text(path.read_bytes()), encoding="utf-8")
+    assert load_suite(copy).sha256 == suite.sha256 and load_suite(copy).cases[0].sha256 == loaded.sha256
 
     artifact.write_bytes(b"caf\xe9 latin-1")
     with pytest.raises(BadArgs) as caught:

@@ -68,7 +68,7 @@ def load_env_file(path: Path | None = None) -> dict[str, str]:
         return {}
     try:
         text = decode_text(raw)
-    except NotText as exc:
-        log.warning("keys file %s %s; ignoring it", target, exc)
+    except NotText as exc:  # never a byte of the file in the log: say only what kind of file it is
+        log.warning("keys file %s is %s; ignoring it", target, "binary" if exc.binary else "not text")
         return {}
     return parse_env_text(text, source=str(target))

@@ -46,6 +46,7 @@ async def verified_run(fake: FakeProvider, config_dir: Path, project: Path, run_
     outside = project.parent / "outside.txt"
     outside.write_text(SECRET + "\n", encoding="utf-8")
     (project / "src" / "link.txt").symlink_to(outside)
+    (project / "src" / "settings.txt").symlink_to(project / ".env")  # a link inside the root, to a hidden file
     brief = project / "briefing.md"
     brief.write_text(BRIEF, encoding="utf-8")
     # b's blocker (a fabricated quote) is the only finding in scope.
@@ -120,23 +121,25 @@ async def test_naive_tool_calls_are_answered_with_errors_and_nothing_outside_the
         return {0: [tool_call("rm_rf", {"path": "/"}), tool_call("read_file", "{not json"),
                     tool_call("read_file", {"path": "../outside.txt"}), tool_call("read_file", {"path": outside})],
                 1: [tool_call("read_file", {"path": "src/link.txt"}), tool_call("read_file", {"path": ".env"}),
-                    tool_call("search", {"text": "outside-secret"})]}.get(turn)
+                    tool_call("search", {"text": "outside-secret"}),
+                    tool_call("read_file", {"path": "src/settings.txt"})]}.get(turn)
 
     run, code = await verified_run(fake, config_dir, project, run_dir, plan, verify_tool_calls=8)
     assert (code, run["status"]) == (0, "complete"), run.get("error")
     [leg] = verify_legs(run)
     assert [(c["tool"], c["result"]) for c in leg["toolCalls"]] == [
         ("rm_rf", "unknown-tool"), ("read_file", "bad-arguments"), ("read_file", "refused"), ("read_file", "refused"),
-        ("read_file", "refused"), ("read_file", "refused"), ("search", "ok")]
+        ("read_file", "refused"), ("read_file", "refused"), ("search", "ok"), ("read_file", "refused")]
     results = tool_results(verifier_requests(fake)[-1])
     assert results[0].startswith('error: there is no tool named "rm_rf"')
     assert results[1] == "error: the arguments are not a JSON object"
     assert all(r.startswith("error: ") and "not a file inside the project" in r for r in results[2:5])
     assert results[5].startswith("error: ") and "hidden file" in results[5]
     assert "0 hit(s)" in results[6]  # the secret is in .env and outside: a search finds neither
+    assert results[7].startswith("error: ") and "hidden file" in results[7]  # a link to .env is .env
     nothing_outside_was_sent(fake)
     b1 = next(f for f in load(run_dir, "tally.json")["findings"] if f["id"] == "B1")
-    assert (b1["verification"], b1["verificationToolCalls"]) == ("unsure", 7)  # it read nothing useful: unsure
+    assert (b1["verification"], b1["verificationToolCalls"]) == ("unsure", 8)  # it read nothing useful: unsure
 
 
 async def test_a_model_that_never_stops_calling_ends_unsure_when_its_budget_runs_out(

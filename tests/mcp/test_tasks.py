@@ -163,8 +163,8 @@ async def test_every_other_client_keeps_start_wait_read(mode: str, declares: boo
 async def test_a_task_outlives_the_server_that_started_it(fake: FakeProvider, project: Path, briefing: Path,
                                                           config_dir: Path) -> None:
     """The 2026-07-28 era is stateless: a tasks/get may reach a server started after the one that
-    created the task (a host restarts it). The task's record is on disk, so the new server answers,
-    and cancels; an id that was never a task, or that could be a path, is still unknown."""
+    created the task (a host restarts it). The task's record is on disk, so the new server answers;
+    an id that was never a task, or that could be a path, or whose record is damaged, is unknown."""
     async def leave(created: CreatedTask, ctx: ClaimContext) -> CallToolResult:
         return CallToolResult(content=[], structured_content={"status": created.status}, is_error=True)
 
@@ -182,7 +182,8 @@ async def test_a_task_outlives_the_server_that_started_it(fake: FakeProvider, pr
     async with Client(build_server(), mode="2026-07-28", client_info=info("claude-code"), extensions=[later]) as client:
         ctx: Any = type("Ctx", (), {"session": client.session})()
         done = await later.until_terminal(ctx, created.task_id)
-        for unknown in ("nosuchtask", "../tasks/" + created.task_id, created.task_id + "/x"):
+        (config_dir / "tasks" / "damaged.json").write_text("[]", encoding="utf-8")
+        for unknown in ("nosuchtask", "../tasks/" + created.task_id, created.task_id + "/x", "damaged"):
             with pytest.raises(MCPError, match="was started on this server"):
                 await later.get(ctx, unknown)
     assert done.status == "completed" and done.created_at == created.created_at

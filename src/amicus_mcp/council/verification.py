@@ -31,8 +31,8 @@ class Selection(NamedTuple):
 def to_verify(record: Mapping[str, Any], *, tiers: Sequence[str] = VERIFIED_TIERS,
               severities: Sequence[str] = VERIFIED_SEVERITIES, most: int | None = None) -> Selection:
     """The ids of the findings `--verify` checks: those of the given tiers and severities (by
-    default Confirmed or Contested, blocker or major), the most severe and best supported first,
-    at most `most` of them (the rest are `cut`)."""
+    default Confirmed or Contested, blocker or major), at most `most` of them: the cap keeps the
+    most severe and best supported, the rest are `cut`; the kept ids come in the record's order."""
     rank = {s: i for i, s in enumerate(SEVERITIES)}
     support = {t: i for i, t in enumerate(TIERS)}
     picked = [(rank.get(f.get("severity"), len(rank)), support.get(f.get("tier"), len(support)), n, f["id"])

@@ -29,7 +29,7 @@ from ..documents.wave import Wave
 from ..errors import EXIT_DEGRADED, EXIT_ERROR, EXIT_OK, EXIT_WAIT_TIMEOUT, AmicusError, BadArgs, BadSession
 from ..front import command
 from ..fsio import sweep_temp_files
-from ..vocabulary import RESUMABLE_RUN_STATUSES, TERMINAL_RUN_STATUSES, TERMINAL_WAVE_STATUSES
+from ..vocabulary import IN_FLIGHT_LEG_STATUSES, RESUMABLE_RUN_STATUSES, TERMINAL_RUN_STATUSES, TERMINAL_WAVE_STATUSES
 from . import jobs
 from .legcache import finished_by_id
 from .resume import find_resumable, resume_command
@@ -173,7 +173,8 @@ def usage_so_far(run: RunManifest) -> RunUsageDoc:
     earlier attempt) of unknown cost — so the total is a floor, and says so."""
     from ..providers.cost import rollup
 
-    docs = [leg.usage.to_doc() if leg.usage is not None and leg.status != "running" else None for leg in run.legs]
+    docs = [leg.usage.to_doc() if leg.usage is not None and leg.status not in IN_FLIGHT_LEG_STATUSES else None
+            for leg in run.legs]
     docs += [None] * len(run.interrupted_legs or [])
     total = rollup(docs)
     unknown = total["cost"]["unpricedLegs"]
@@ -192,8 +193,9 @@ def is_terminal(observation: Observation) -> bool:
     if isinstance(observation, Wave):
         return observation.status in TERMINAL_WAVE_STATUSES
     if isinstance(observation, LegRun):
-        # Once it finished, or once the council run it belongs to has (nothing runs it any more).
-        return observation.status != "running" or observation.run_status in TERMINAL_RUN_STATUSES
+        # Once it finished (a queued leg has not even started), or once the council run it belongs
+        # to has (nothing runs it any more).
+        return observation.status not in IN_FLIGHT_LEG_STATUSES or observation.run_status in TERMINAL_RUN_STATUSES
     return observation.get("status") not in ("running", None)  # a job
 
 

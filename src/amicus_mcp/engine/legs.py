@@ -183,8 +183,10 @@ class LegRunner:
                           tool_calls=None if toolbox is None else toolbox.documents())
         if result.truncated:
             self.cut(ask, claim.cap)
-        # On disk before run.json says the leg finished: a kill between the two loses nothing.
-        write_finished(self.prep.dir, self.finished(ask, key, result, entry, max_tokens))
+        # On disk before run.json says the leg finished: a kill between the two loses nothing. A
+        # conversation the ceiling cut short is no answer: a resume (with more room) asks again.
+        if toolbox is None or not toolbox.out_of_room:
+            write_finished(self.prep.dir, self.finished(ask, key, result, entry, max_tokens))
         self.state.checkpoint()
         return result
 
@@ -251,7 +253,9 @@ class LegRunner:
                     break
                 # The model's turn, then one answer per call it made (the API wants every call answered).
                 messages += (Message("assistant", ended.summary or "", tool_calls=tuple(ended.tool_calls)),)
-                messages += tuple(Message("tool", toolbox.run(call), tool_call_id=call.id) for call in ended.tool_calls)
+                # Reading and searching the project is file work: off the event loop.
+                messages += tuple([Message("tool", await anyio.to_thread.run_sync(toolbox.run, call), tool_call_id=call.id)
+                                   for call in ended.tool_calls])
                 if toolbox.spent:
                     messages += (Message("user", TOOLS_SPENT.format(budget=toolbox.budget)),)
                 tokens = prompt_tokens(sum(len(m.content) + sum(len(c.arguments) for c in m.tool_calls)

@@ -130,7 +130,7 @@ class Toolbox:
         if not isinstance(path, str) or not path.strip():
             raise _BadArguments("read_file needs a `path` string")
         first, last = _line(args, "first_line"), _line(args, "last_line")
-        _no_hidden(path)
+        _no_hidden(self.reader.relative(self.reader.resolve(path)))  # where it lands: a link to .env is .env
         rows = self.reader.read_lines(path, first, last)
         cut = rows[:MAX_READ_LINES]
         more = "" if len(rows) <= MAX_READ_LINES else f"\n… ({len(rows) - MAX_READ_LINES} more lines: read a range)"

@@ -18,6 +18,7 @@ from ..council import briefings, question_briefings
 from ..council.anonymize import Anonymized, JudgeAnswer
 from ..council.parse import parse_judge_output, salvage_judge_output
 from ..council.seats import Seat, seat_file_stem
+from ..errors import BadArgs
 from .asking import Answer, Contract, ask
 from .context import RunContext
 from .legs import LegResult, Row
@@ -42,7 +43,11 @@ def dismissed_notes(ctx: RunContext, anon: Anonymized) -> dict[str, str] | None:
 
     if not ctx.prep.options.ledger:
         return None
-    doc = mark_dismissed(ctx.prep.run_dir, {"runId": ctx.run_id}, anon.findings, ctx.prep.store.project)
+    try:
+        doc = mark_dismissed(ctx.prep.run_dir, {"runId": ctx.run_id}, anon.findings, ctx.prep.store.project)
+    except BadArgs as err:  # a damaged memory must not cost the run what Stage 1 already paid for
+        ctx.notice(f"the decisions memory was not read ({err.message}); no finding is marked previously dismissed")
+        return None
     if doc is None:
         return None
     ctx.notice(f"{len(doc['findings'])} finding(s) match one dismissed before: "

@@ -128,10 +128,14 @@ async def run_verify(ctx: RunContext, anon: Anonymized, record: Mapping[str, Any
                            row=row, prompt=prompt, tools=toolbox)
         if toolbox is not None and answer.first is not None:
             finding["verificationToolCalls"] = len(toolbox.records)
-        if not answer.ok and toolbox is not None and (toolbox.unanswered or toolbox.out_of_room):
-            # It looked, and its calls (or the ceiling's room) ran out before it answered: it could not settle it.
-            why = (f"it used its {toolbox.budget} tool calls and was still calling tools when it had to answer"
-                   if toolbox.unanswered else "the --max-cost ceiling had no room for another tool-calling turn")
+        if not answer.ok and toolbox is not None and toolbox.out_of_room:
+            # The money ran out mid-conversation: a loss, as a verifier the ceiling refused up front.
+            ctx.degrade("verify", f"finding {fid} was not verified",
+                        "the --max-cost ceiling had no room for another tool-calling turn")
+            return
+        if not answer.ok and toolbox is not None and toolbox.unanswered:
+            # It looked, and its calls ran out before it answered: it could not settle it.
+            why = f"it used its {toolbox.budget} tool calls and was still calling tools when it had to answer"
             finding["verification"], finding["verificationLines"] = UNSURE, []
             finding["verificationReason"] = f"no answer: {why}"
             ctx.notice(f"the verifier of {fid} is recorded unsure: {why}")

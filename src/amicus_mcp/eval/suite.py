@@ -216,7 +216,9 @@ def parse_case(raw: bytes, artifact_raw: bytes | None, *, where: str, dir_name: 
         _check_flaws(doc, text, where=where, problems=problems)
     problems.raise_any()
     assert artifact_raw is not None and text is not None
-    digest = hashlib.sha256(raw + b"\0" + artifact_raw).hexdigest()
+    # Over the text, not the bytes: the eval's own copy is that text as UTF-8 (textcodec's policy),
+    # so a BOM'd or UTF-16 suite hashes the same from the user's file and from the copy (rescore).
+    digest = hashlib.sha256(decode_text(raw).encode("utf-8") + b"\0" + text.encode("utf-8")).hexdigest()
     return Case(doc=doc, artifact_text=text, sha256=digest, case_raw=raw, artifact_raw=artifact_raw)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..documents.base import Document
-from ..vocabulary import ANSWERING_INTENTS
+from ..vocabulary import ANSWERING_INTENTS, IN_FLIGHT_LEG_STATUSES
 from .fence import fence, fence_all
 from .models import NEXT_READ, NEXT_RESUME, NEXT_WAIT, Cost, LegRow, Progress
 
@@ -118,8 +118,8 @@ def _dict(raw: Any) -> Mapping[str, Any]:
 def _wave(target: str, wave: Wave, terminal: bool) -> Progress:
     return Progress(
         id=target, kind="wave", status=wave.status, terminal=terminal,
-        legs_done=sum(1 for leg in wave.legs if leg.status != "running"), legs_total=len(wave.legs),
-        cost=_cost(leg.usage for leg in wave.legs if leg.status != "running"),
+        legs_done=sum(1 for leg in wave.legs if leg.status not in IN_FLIGHT_LEG_STATUSES), legs_total=len(wave.legs),
+        cost=_cost(leg.usage for leg in wave.legs if leg.status not in IN_FLIGHT_LEG_STATUSES),
         created_at=wave.created_at, completed_at=wave.completed_at,
         error=_error(wave.error), notices=fence_all(wave.notices) or None,
         legs=[_wave_leg(leg) for leg in wave.legs],
@@ -127,7 +127,7 @@ def _wave(target: str, wave: Wave, terminal: bool) -> Progress:
 
 
 def _leg(target: str, leg: LegRun, terminal: bool) -> Progress:
-    done = leg.status != "running"
+    done = leg.status not in IN_FLIGHT_LEG_STATUSES  # a queued leg has not run yet
     return Progress(
         id=target, kind="leg", status=leg.status, terminal=terminal,
         legs_done=int(done), legs_total=1, cost=_cost([leg.usage] if done else []),

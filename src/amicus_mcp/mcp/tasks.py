@@ -137,8 +137,9 @@ class Tasks(Extension):
             record = read_json(path, what="task record")
         except AmicusError:
             return False  # unreadable: as if never recorded (the run itself is still on disk)
-        project, created, started = (record.get(k) if isinstance(record, dict) else None
-                                     for k in ("project", "createdAt", "started"))
+        if not isinstance(record, dict):
+            return False
+        project, created, started = (record.get(k) for k in ("project", "createdAt", "started"))
         if (record.get("taskId") != task_id or not isinstance(started, dict) or not isinstance(created, str)
                 or not (project is None or isinstance(project, str))):
             return False

@@ -136,7 +136,7 @@ def _claude_parse(stdout: str) -> Reply:
                     cache_write=_int(usage.get("cache_creation_input_tokens")))
     model = next(iter(models), None)
     text = got if isinstance(got := doc.get("result"), str) else ""
-    if "structured_output" in doc:  # --json-schema: what the model handed its StructuredOutput tool
+    if doc.get("structured_output") is not None:  # --json-schema: what the model handed its StructuredOutput tool
         text = json.dumps(doc["structured_output"], ensure_ascii=False)
     return Reply(text, model, tokens, error=text or str(doc.get("subtype")) if doc.get("is_error") else None)
 

@@ -24,7 +24,7 @@ from ..fsio import atomic_write_text
 from ..keysfile import KEY_NAME, load_env_file, parse_env_line
 from ..places import env_file_path
 from ..secrets import REDACTED, hold, redact_text
-from ..textcodec import decode_text
+from ..textcodec import NotText, decode_text
 
 
 class Secret:
@@ -156,7 +156,11 @@ def _lines_without(path: Path, name: str) -> list[str]:
     if not path.exists():
         return []
     kept = []
-    for raw in decode_text(path.read_bytes()).splitlines():
+    try:
+        text = decode_text(path.read_bytes())
+    except NotText:
+        raise BadArgs(f"the keys file {path} is not text", hint="move it aside; amicus writes a new one") from None
+    for raw in text.splitlines():
         parsed = parse_env_line(raw)
         if parsed is None or parsed[0] != name:
             kept.append(raw)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..vocabulary import TIER_DISPLAY_ORDER
+from ..vocabulary import IN_FLIGHT_LEG_STATUSES, TIER_DISPLAY_ORDER
 from .fold import one_line
 
 if TYPE_CHECKING:
@@ -157,7 +157,7 @@ def wave_progress_line(wave: Wave, *, now: datetime, stall_after_s: float) -> st
 
     if not wave.legs:
         return None
-    finished = [leg for leg in wave.legs if leg.status != "running"]
+    finished = [leg for leg in wave.legs if leg.status not in IN_FLIGHT_LEG_STATUSES]
     cost = rollup(leg.usage.to_doc() if leg.usage is not None else None for leg in finished)["cost"]
     parts = [f"wave {wave.wave_id}", f"{len(finished)}/{len(wave.legs)} legs done", elapsed_text(wave.created_at, now),
              f"cost {format_cost(cost['amount'], cost['source'])}"]
