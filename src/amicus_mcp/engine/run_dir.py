@@ -38,6 +38,7 @@ class Sessions(Protocol):
 
 
 MANIFEST = "run.json"
+LEG_FILE = "run.json"  # a fanout wave leg's own document: another document, the same file name
 OPTIONS = "options.json"
 BRIEFING = "briefing.md"  # the briefing as the run read it: a worker, and a resume, brief off this copy
 LEGS = "legs"

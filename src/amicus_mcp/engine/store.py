@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import BadArgs, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, checked_name, pid_alive, read_json, sweep_temp_files
 from ..places import PROJECT_ENV
-from .run_dir import BRIEFING
+from .run_dir import BRIEFING, LEG_FILE
 
 if TYPE_CHECKING:
     from ..documents.legs import LegRun
@@ -38,7 +38,6 @@ WAVE = "wave.json"
 # A wave leg's own document (documents.legs.LegRun) in its leg directory. Not a council run's
 # manifest (run_dir.MANIFEST), though it has the same file name: the sessions users already have
 # keep it, so the name stays and only the Python name tells the two apart.
-LEG_FILE = "run.json"
 ID_SHAPE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # a council run's, a wave's, a leg's or an eval run's id
 
 

@@ -116,7 +116,9 @@ function slug(text) {
 function clock(iso) {
   if (!iso) return '\u2014';
   const when = new Date(iso);
-  return Number.isNaN(when.getTime()) ? '\u2014' : when.toLocaleTimeString();
+  // 24-hour, two digits each: the same width at 09:05 and 12:59 (a 12-hour clock widens the cell past noon's hour)
+  return Number.isNaN(when.getTime()) ? '\u2014'
+    : when.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
 }
 
 /** Prose as text nodes; occurrences of `highlight` (a finding id) wrapped in <mark>. */
