@@ -17,6 +17,7 @@ from typing import Any
 
 from ..vocabulary import (ANSWER_CONFIDENCES, ANSWER_SCALE, FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, SEVERITIES, SHIP_IT,
                           REFUTED, UNVERIFIED_CHECKS, VERDICT_MARKER, VERDICT_SCALE, VOTES)
+from ..schemas import JsonSchema
 from .evidence import check_phrase
 
 STAGE1_SEAT = "stage1-seat"
@@ -319,13 +320,13 @@ def chair_repair_prompt(synthesis: str) -> str:
 # output and so its run time: grammar-constrained generation on two CPU cores runs at
 # roughly a dozen tokens a second. Every schema keeps the prose (review, analysis, synthesis).
 
-def text_schema(max_length: int, compact: bool) -> dict[str, Any]:
+def text_schema(max_length: int, compact: bool) -> JsonSchema:
     # Only a small local model needs the caps; strict cloud schema modes reject length keywords.
     return {"type": "string", "minLength": 1, "maxLength": max_length} if compact else {"type": "string"}
 
 
-def findings_output_schema(*, compact: bool = True) -> dict[str, Any]:
-    findings: dict[str, Any] = {"type": "array", "items": {
+def findings_output_schema(*, compact: bool = True) -> JsonSchema:
+    findings: JsonSchema = {"type": "array", "items": {
         "type": "object",
         "required": ["id", "severity", "claim", "location", "evidence", "rationale"],
         "additionalProperties": False,
@@ -352,8 +353,8 @@ def findings_output_schema(*, compact: bool = True) -> dict[str, Any]:
     }
 
 
-def judge_output_schema(labels: Sequence[str], finding_ids: Sequence[str], *, compact: bool = True) -> dict[str, Any]:
-    adjudication: dict[str, Any] = {
+def judge_output_schema(labels: Sequence[str], finding_ids: Sequence[str], *, compact: bool = True) -> JsonSchema:
+    adjudication: JsonSchema = {
         "type": "object",
         "required": ["id", "verdict"],
         "additionalProperties": False,
@@ -371,26 +372,24 @@ def judge_output_schema(labels: Sequence[str], finding_ids: Sequence[str], *, co
     }
 
 
-def chair_output_schema(*, compact: bool = True) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "required": ["synthesis", "hardQuestions", "verdict"],
-        "additionalProperties": False,
-        "properties": {
-            "synthesis": text_schema(800, compact),
-            "hardQuestions": {"type": "array", "items": text_schema(160, compact), "minItems": 3, "maxItems": 5},
-            "verdict": {"enum": list(VERDICT_SCALE)},
-        },
+def _chair_schema(closing: JsonSchema, compact: bool) -> JsonSchema:
+    """The chair's synthesis and hard questions, then its closing properties."""
+    properties: JsonSchema = {
+        "synthesis": text_schema(800, compact),
+        "hardQuestions": {"type": "array", "items": text_schema(160, compact), "minItems": 3, "maxItems": 5},
+        **closing,
     }
+    return {"type": "object", "required": [*properties], "additionalProperties": False, "properties": properties}
 
 
-def chair_task_output_schema(*, compact: bool = True) -> dict[str, Any]:
+def chair_output_schema(*, compact: bool = True) -> JsonSchema:
+    return _chair_schema({"verdict": {"enum": list(VERDICT_SCALE)}}, compact)
+
+
+def chair_task_output_schema(*, compact: bool = True) -> JsonSchema:
     """A task council's chair: the review chair's synthesis and hard questions, closing on an ANSWER
     line (a standing and its sentence) in place of the verdict."""
-    schema = chair_output_schema(compact=compact)
-    properties = {key: value for key, value in schema["properties"].items() if key != "verdict"}
-    properties |= {"standing": {"enum": list(ANSWER_SCALE)}, "answer": text_schema(300, compact)}
-    return {**schema, "required": [*properties], "properties": properties}
+    return _chair_schema({"standing": {"enum": list(ANSWER_SCALE)}, "answer": text_schema(300, compact)}, compact)
 
 
 def review_from_structured(obj: Mapping[str, Any]) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..schemas import JsonSchema
 from ..vocabulary import DEBATE_ACTIONS, DEBATED_TIERS, REVOTED_ACTIONS, VOTES
 from .briefings import EXAMPLE_IDS, fenced_example, render
 from .parse import apply_revotes
@@ -205,12 +206,12 @@ def _one_line(text: Any) -> str:
 # A strict schema lists every property as required, so an entry carries both `argument` and
 # `claim`; the one its action does not use is empty, and the document keeps only the other.
 
-def _free_text(compact: bool, max_length: int) -> dict[str, Any]:
+def _free_text(compact: bool, max_length: int) -> JsonSchema:
     return {"type": "string", "maxLength": max_length} if compact else {"type": "string"}
 
 
-def defense_output_schema(ids: Sequence[str], *, compact: bool = True) -> dict[str, Any]:
-    entry = {
+def defense_output_schema(ids: Sequence[str], *, compact: bool = True) -> JsonSchema:
+    entry: JsonSchema = {
         "type": "object",
         "required": ["id", "action", "argument", "claim"],
         "additionalProperties": False,
@@ -221,8 +222,8 @@ def defense_output_schema(ids: Sequence[str], *, compact: bool = True) -> dict[s
             "properties": {"responses": {"type": "array", "items": entry, "maxItems": len(ids)}}}
 
 
-def revote_output_schema(ids: Sequence[str], *, compact: bool = True) -> dict[str, Any]:
-    entry = {
+def revote_output_schema(ids: Sequence[str], *, compact: bool = True) -> JsonSchema:
+    entry: JsonSchema = {
         "type": "object",
         "required": ["id", "verdict", "reason"],
         "additionalProperties": False,

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from string import Template
 from typing import Any
 
+from ..schemas import JsonSchema
 from ..vocabulary import ANSWER_CONFIDENCES, ANSWER_SCALE
 from .briefings import (evidence_lines, judge_example, one_line, order_text, pretty_json, render, score_text, stage1_briefing, template,
                         text_schema)
@@ -139,8 +140,8 @@ def chair_answer_repair_prompt(synthesis: str) -> str:
 
 # --- structured output -------------------------------------------------------------------
 
-def answer_output_schema(*, compact: bool = True) -> dict[str, Any]:
-    claims: dict[str, Any] = {"type": "array", "items": {
+def answer_output_schema(*, compact: bool = True) -> JsonSchema:
+    claims: JsonSchema = {"type": "array", "items": {
         "type": "object",
         "required": ["id", "claim"],
         "additionalProperties": False,
@@ -149,7 +150,7 @@ def answer_output_schema(*, compact: bool = True) -> dict[str, Any]:
             "claim": text_schema(200, compact),
         },
     }}
-    assumptions: dict[str, Any] = {"type": "array", "items": text_schema(160, compact)}
+    assumptions: JsonSchema = {"type": "array", "items": text_schema(160, compact)}
     if compact:
         claims["maxItems"] = 4
         assumptions["maxItems"] = 3
@@ -174,7 +175,7 @@ def answer_from_structured(obj: Mapping[str, Any]) -> str:
     return f"{obj['reasoning'].strip()}\n\n```json\n{pretty_json(block)}\n```\n"
 
 
-def chair_question_output_schema(*, compact: bool = True) -> dict[str, Any]:
+def chair_question_output_schema(*, compact: bool = True) -> JsonSchema:
     return {
         "type": "object",
         "required": ["synthesis", "dissent", "standing", "answer"],
