@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from .fanout import estimate as estimate_wave
     from .fanout import fanout as run_wave
     from .jobs import write_pointer as write_job_pointer
+    from .matcher import MatcherLeg, run_matcher
     from .material import check_material
     from .options import (Arg, Declared, Flag, RunOptions, WaveOptions, briefing_fields, check_tag, declared,
                           flag_of, names_a_file, option)
@@ -57,7 +58,6 @@ if TYPE_CHECKING:
     from .signals import run_until_signal, signal_received
     from .spawn import cli_argv, spawn_detached, start_council_run, start_resumed_run, start_wave
     from .status import status_of as wave_or_leg_status
-    from .waves import call_route
 
 __all__ = [
     # options
@@ -81,7 +81,7 @@ __all__ = [
     # packs and templates
     "list_packs", "load_pack", "save_pack", "show_pack", "list_templates", "show_template", "pack_settings",
     # what the eval shares with a council run
-    "Budget", "call_route", "check_material", "max_legs", "prepare_model",
+    "Budget", "MatcherLeg", "run_matcher", "check_material", "max_legs", "prepare_model",
     "review_rationales", "run_until_signal", "signal_received", "spawn_detached", "cli_argv", "write_job_pointer",
     "exit_status",
 ]
@@ -111,6 +111,7 @@ if not TYPE_CHECKING:
     apply_env_defaults = _lazy(".defaults", "apply_env_defaults")
     estimate_wave, run_wave = _lazy(".fanout", "estimate"), _lazy(".fanout", "fanout")
     write_job_pointer = _lazy(".jobs", "write_pointer")
+    MatcherLeg, run_matcher = _lazy(".matcher", "MatcherLeg"), _lazy(".matcher", "run_matcher")
     check_material = _lazy(".material", "check_material")
     briefing_fields, check_tag, declared, flag_of, names_a_file, option = (
         _lazy(".options", n) for n in ("briefing_fields", "check_tag", "declared", "flag_of", "names_a_file", "option"))
@@ -133,7 +134,6 @@ if not TYPE_CHECKING:
         _lazy(".spawn", n) for n in ("cli_argv", "spawn_detached", "start_council_run", "start_resumed_run",
                                      "start_wave"))
     wave_or_leg_status = _lazy(".status", "status_of")
-    call_route = _lazy(".waves", "call_route")
 
 
 def artifact_limit() -> int:

@@ -36,14 +36,13 @@ from ..council import briefings
 from ..engine import RunDir
 from ..errors import AmicusError, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text
-from ..providers.base import Message
-from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimate, prompt_tokens, route_pricing
+from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimate, route_pricing
 from ..providers.routing import ProviderRegistry, Route
 from ..textcodec import decode_text
 from ..vocabulary import CEILING_ERROR_CODES, TERMINAL_RUN_STATUSES
 from .documents import CaseProgress, Decision, DecisionBy, EvalDocument, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
 from .evaldir import BRIEFING_FILE, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
-from .matching import Question, prompt, read_reply, repair_prompt, reply_schema
+from .matching import Question, frame, targets
 from .prefilter import candidates
 from .scoring import share_note
 from .suite import CASE_FILE, CASES_DIR, SUITE_FILE, Case, Suite, case_briefing, load_suite
@@ -52,7 +51,6 @@ if TYPE_CHECKING:
     from ..documents.council import ScoredFinding
     from ..engine import RunOptions
 
-MATCHER_OUTPUT_CAP = 8_000
 PER_FINDING_CHARS = 600  # a finding as the matcher prompt shows it, for the estimate
 TYPICAL_FINDINGS = 5  # per review, for the estimate
 
@@ -521,61 +519,26 @@ class Matcher:
         return review_rationales(council, findings)
 
     async def ask(self, questions: list[Question]) -> dict[str, tuple[str | None, str]]:
-        answers: dict[str, tuple[str | None, str]] = {}
-        text = prompt(self.case, questions)
-        for attempt in (1, 2):
-            pending = [q for q in questions if q.finding not in answers]
-            reading = await self.call(text, pending, attempt)
-            if reading is None:
-                break
-            answers.update(reading.answers)
-            unanswered = [q for q in questions if q.finding not in answers]
-            if not unanswered:
-                break
-            text = repair_prompt(self.case, reading.problems, unanswered)
-        return answers
-
-    async def call(self, text: str, pending: list[Question], attempt: int) -> Any:
-        from ..engine import call_route
-        from ..providers.cost import usage_from_doc
+        """The engine's matcher leg (engine/matcher.py) over this case's planted flaws; what it
+        could not do is said in the eval's notices, and those findings stay undecided."""
+        from ..engine import MatcherLeg, run_matcher
 
         plan = self.run.plan
-        d = plan.directory.case_dir(self.case.id)
-        suffix = "" if attempt == 1 else f"-{attempt}"
-        atomic_write_text(d / f"matcher-prompt{suffix}.md", text)
-        route = plan.matcher_route
-        # The matcher's answer is a list of short decisions: its cap is its floor (never shortened).
-        claim = self.budget.claim(wave=None, first=False, prompt_tokens=prompt_tokens(len(text)),
-                                  pricing=route_pricing(route, plan.first().catalog), cap=MATCHER_OUTPUT_CAP,
-                                  floor=MATCHER_OUTPUT_CAP)
-        if claim is None:
-            self.run.manifest.notices.append(f"case {self.case.id}: the matcher call was refused by the suite's "
-                                             f"--max-cost ${plan.max_cost:g} ceiling (what the councils left of it "
-                                             "could not hold it); its findings stay undecided")
-            return None
-        self.legs += 1
-        usage_doc = None
-        try:
-            completion = await call_route(self.registry, route, (Message("user", text),), timeout_s=plan.timeout_s,
-                                          json_schema=reply_schema(pending, [f.id for f in self.case.doc.plantedFlaws]),
-                                          max_tokens=MATCHER_OUTPUT_CAP)
-        except Exception as exc:  # noqa: BLE001 - a failed matcher call is this case's outcome
-            usage = getattr(exc, "usage", None)
-            usage_doc = usage.to_doc() if usage is not None else None
-            self.budget.settle(claim, usage_doc)
-            self.usages.append(usage_from_doc(usage_doc) if usage_doc else None)
-            raw = getattr(exc, "text", None)
-            message = getattr(exc, "message", None) or type(exc).__name__
-            atomic_write_text(d / f"matcher-output{suffix}.md", raw or f"(no reply: {message})\n")
-            if raw:  # the model answered, in a shape the provider refused: read what it said
-                return read_reply(raw, None, pending)
-            self.run.manifest.notices.append(f"case {self.case.id}: the matcher call failed ({message})")
-            return None
-        usage_doc = completion.usage.to_doc()
-        self.budget.settle(claim, usage_doc)
-        self.usages.append(completion.usage)
-        atomic_write_text(d / f"matcher-output{suffix}.md", completion.text)
-        return read_reply(completion.text, completion.structured, pending)
+        leg = MatcherLeg(model=plan.matcher, route=plan.matcher_route, catalog=plan.first().catalog,
+                         registry=self.registry, budget=self.budget, timeout_s=plan.timeout_s,
+                         directory=plan.directory.case_dir(self.case.id))
+        outcome = await run_matcher(leg, frame(self.case), targets(self.case), questions)
+        self.legs += outcome.legs
+        self.usages.extend(outcome.usages)
+        for loss in outcome.losses:
+            if loss.kind == "refused":
+                self.run.manifest.notices.append(
+                    f"case {self.case.id}: the matcher call was refused by the suite's --max-cost "
+                    f"${plan.max_cost:g} ceiling (what the councils left of it could not hold it); its findings "
+                    "stay undecided")
+            elif loss.kind == "failed":
+                self.run.manifest.notices.append(f"case {self.case.id}: {loss.detail}")
+        return outcome.answers
 
     @property
     def registry(self) -> ProviderRegistry:
