@@ -36,6 +36,8 @@ from typing import Any, Literal, NamedTuple, Union
 import annotated_types
 import typing_extensions
 
+from .schemas import JsonSchema
+
 COMMAND = "python -m amicus_mcp.contracts --write"
 PACKAGE = Path(str(files("amicus_mcp")))
 
@@ -65,11 +67,11 @@ def contracts() -> Iterator[Contract]:
     yield Contract(registry.SERVER_JSON, registry.render)
 
 
-def rendered(schema: dict[str, Any]) -> str:
+def rendered(schema: JsonSchema) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
-def _schema_text(build: Callable[[], dict[str, Any]]) -> str:
+def _schema_text(build: Callable[[], JsonSchema]) -> str:
     return rendered(build())
 
 
@@ -115,8 +117,8 @@ def _members(annotation: Any) -> tuple[list[Any], list[Any]]:
     return [annotation], []
 
 
-def _bounds(metadata: list[Any], kind: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _bounds(metadata: list[Any], kind: str) -> JsonSchema:
+    out: JsonSchema = {}
     for item in metadata:
         if isinstance(item, annotated_types.Ge):
             out["minimum"] = item.ge
@@ -135,7 +137,7 @@ def _bounds(metadata: list[Any], kind: str) -> dict[str, Any]:
     return out
 
 
-def type_schema(annotation: Any, *, dropped: tuple[Any, ...] = ()) -> dict[str, Any]:
+def type_schema(annotation: Any, *, dropped: tuple[Any, ...] = ()) -> JsonSchema:
     """The schema of one key's value; `dropped`: values the writer never writes (an
     emit-when-set key's default)."""
     members, metadata = _members(annotation)
@@ -186,7 +188,7 @@ def _is_document(kind: type) -> bool:
     return issubclass(kind, Document)
 
 
-def _nullable(schema: dict[str, Any], nullable: bool) -> dict[str, Any]:
+def _nullable(schema: JsonSchema, nullable: bool) -> JsonSchema:
     if not nullable or "$ref" in schema:
         return {"anyOf": [schema, {"type": "null"}]} if nullable else schema
     return {**schema, "type": [schema["type"], "null"]}
@@ -200,13 +202,13 @@ def _shipped(model: type) -> str | None:
     return refs.get(model)
 
 
-def document_schema(model: Any, *, top: bool = False) -> dict[str, Any]:
+def document_schema(model: Any, *, top: bool = False) -> JsonSchema:
     """A document model's schema (documents/base.py): its keys by alias, required as `parse`
     requires them, open unless the model forbids extra keys."""
     ref = None if top else _shipped(model)
     if ref is not None:
         return {"$ref": ref}
-    properties: dict[str, Any] = {}
+    properties: dict[str, JsonSchema] = {}
     required = []
     always = {model._wire[name] for name in model._always}
     for name, info in model.model_fields.items():
@@ -220,13 +222,13 @@ def document_schema(model: Any, *, top: bool = False) -> dict[str, Any]:
             "properties": properties}
 
 
-def typeddict_schema(declaration: Any) -> dict[str, Any]:
+def typeddict_schema(declaration: Any) -> JsonSchema:
     """A TypedDict's schema: its keys (required unless NotRequired), each with the description
     its `Field` carries; closed when its pydantic config forbids extra keys."""
     from pydantic.fields import FieldInfo
 
     hints = typing.get_type_hints(declaration, include_extras=True)
-    properties: dict[str, Any] = {}
+    properties: dict[str, JsonSchema] = {}
     required = []
     for key, annotation in hints.items():
         # Read from the hint, not __required_keys__: under `from __future__ import annotations`
@@ -245,12 +247,12 @@ def typeddict_schema(declaration: Any) -> dict[str, Any]:
             **({"additionalProperties": False} if closed else {}), "properties": properties}
 
 
-def options_schema(name: str, model: Any, title: str, description: str) -> dict[str, Any]:
+def options_schema(name: str, model: Any, title: str, description: str) -> JsonSchema:
     """options.json's schema from its model: every key written (not `exclude`d), its type as the
     field declares it, its description the Option's `doc` (or the field's own)."""
     from .engine.options import Option
 
-    properties: dict[str, Any] = {}
+    properties: dict[str, JsonSchema] = {}
     required = []
     fields = model.model_fields
     order = [n for n in ("schema_version", "type") if n in fields] + [n for n in fields
@@ -273,13 +275,13 @@ def options_schema(name: str, model: Any, title: str, description: str) -> dict[
             "properties": properties}
 
 
-def pack_schema() -> dict[str, Any]:
+def pack_schema() -> JsonSchema:
     """The pack's schema: its own keys, then one per run option a pack may hold, typed as the
     pack holds it (`pack_type`); a pack writes only what it sets (never null)."""
     from .engine.options import packed
     from .engine.packs import PackDocument
 
-    properties: dict[str, Any] = {}
+    properties: dict[str, JsonSchema] = {}
     for key, info in PackDocument.model_fields.items():
         spec = type_schema(typing.Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation,
                            dropped=(None,))
