@@ -55,16 +55,20 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Final, Literal, NamedTuple
+
+from typing_extensions import NotRequired, TypedDict
 
 from .. import config, fsio
+from ..documents.council import BySeverity, ConformanceCounts, LedgerRow, Measured, ModelStats, Stats, TallyRecord
 from ..errors import BadArgs
-from ..vocabulary import CONFORMANCES, QUESTION, SEVERITIES, TASK
+from ..schemas import JsonObject
+from ..vocabulary import CONFORMANCES, QUESTION, SEVERITIES, TASK, Conformance
 
-LEDGER_SCHEMA_VERSION = 2
-STATS_SCHEMA_VERSION = 2
+LEDGER_SCHEMA_VERSION: Final = 2
+STATS_SCHEMA_VERSION: Final = 2
 
 # A task council (asked to do or decide something) is not a measure of its seats' reliability.
 TASK_NO_LEDGER = ("task council: not recorded in the reliability ledger (a task council writes no reliability "
@@ -78,12 +82,16 @@ STATS_COLUMNS = ("model", "runs", "avg-cred", "confirm", "fact-err", "notes")
 MEASURED_COLUMNS = ("evals", "recall", "false-alarm")  # shown once the eval ledger has measured a model
 NULL_CELL = "—"
 
+# The ledger reads a record, and its own file, defensively: a hand-assembled record or a
+# hand-edited row is read field by field, each value narrowed before use (never trusted whole).
+View = Mapping[str, object]
+
 
 # ---------------------------------------------------------------------------
 # small value helpers
 
 
-def _number(value: Any) -> float | int | None:
+def _number(value: object) -> float | int | None:
     """`value` when it is a real, finite JSON number; otherwise None.
 
     bool is excluded (it is an int in Python but not a number in JSON), and NaN/inf are
@@ -96,7 +104,7 @@ def _number(value: Any) -> float | int | None:
     return value
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     """`value` when it is a non-empty string; otherwise None."""
     return value if isinstance(value, str) and value else None
 
@@ -106,11 +114,11 @@ def _mean(values: Iterable[float | int]) -> float | None:
     return math.fsum(items) / len(items) if items else None
 
 
-def _list(value: Any) -> list[Any]:
+def _list(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def _dict(value: object) -> View:
     return value if isinstance(value, dict) else {}
 
 
@@ -118,7 +126,7 @@ def _dict(value: Any) -> dict[str, Any]:
 # ledger rows (pure)
 
 
-def is_joinable_role(role: Any) -> bool:
+def is_joinable_role(role: object) -> bool:
     """Whether a runStats row with this role may feed the ledger (fail-closed allowlist)."""
     if role is None or role == "":
         return True  # legacy / hand-assembled rows that never set a role
@@ -127,22 +135,22 @@ def is_joinable_role(role: Any) -> bool:
     return role in JOINABLE_ROLES or role.startswith("lens:")
 
 
-def _bench_aliases(models: list[Any]) -> list[str]:
+def _bench_aliases(models: list[object]) -> list[str]:
     """Distinct aliases ordered by their last index in meta.models."""
     last_index: dict[str, int] = {}
     for index, alias in enumerate(models):
-        if _text(alias) is not None:
+        if isinstance(alias, str) and alias:
             last_index[alias] = index
     return sorted(last_index, key=last_index.__getitem__)
 
 
-def _buckets(joinable: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+def _buckets(joinable: list[View]) -> list[list[View]]:
     """Split an alias's joinable runStats rows into one bucket per resolvedModel.
 
     Unresolved rows join the primary (first) bucket; with no resolved row at all there is
     a single bucket (possibly empty, when the alias has no joinable row).
     """
-    by_resolved: dict[str, list[dict[str, Any]]] = {}
+    by_resolved: dict[str, list[View]] = {}
     primary_key: str | None = None
     for row in joinable:
         resolved = _text(row.get("resolvedModel"))
@@ -164,7 +172,14 @@ def _buckets(joinable: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return [by_resolved[key] for key in order]
 
 
-def _fold_run_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
+class _Folded(NamedTuple):
+    role: str
+    was_chair: bool
+    conformance: Conformance
+    resolved_model: str | None
+
+
+def _fold_run_stats(rows: list[View]) -> _Folded:
     """role / wasChair / conformance / resolvedModel of one ledger row."""
     role = DEFAULT_ROLE
     worst = 0
@@ -173,20 +188,13 @@ def _fold_run_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
         if named is not None:
             role = named
         conformance = row.get("conformance")
-        if conformance in CONFORMANCES:
+        if isinstance(conformance, str) and conformance in CONFORMANCES:
             worst = max(worst, CONFORMANCES.index(conformance))
-    folded: dict[str, Any] = {
-        "role": role,
-        "wasChair": any(row.get("wasChair") is True for row in rows),
-        "conformance": CONFORMANCES[worst],
-    }
     resolved = next((r for r in (_text(row.get("resolvedModel")) for row in rows) if r), None)
-    if resolved is not None:
-        folded["resolvedModel"] = resolved
-    return folded
+    return _Folded(role, any(row.get("wasChair") is True for row in rows), CONFORMANCES[worst], resolved)
 
 
-def _street_cred(record: Mapping[str, Any], alias: str, judged: bool,
+def _street_cred(record: View, alias: str, judged: bool,
                  seats: set[str] | None = None) -> tuple[float | None, float | None]:
     """(withSelf, peersOnly) for an alias — over `seats` only, when given: the mean over those
     seats' non-null values (a seat is a streetCred row's `seat`, else its model)."""
@@ -200,7 +208,7 @@ def _street_cred(record: Mapping[str, Any], alias: str, judged: bool,
     return with_self, peers_only
 
 
-def _row_street_cred(record: Mapping[str, Any], alias: str, judged: bool, bucket: list[dict[str, Any]],
+def _row_street_cred(record: View, alias: str, judged: bool, bucket: list[View],
                      anchor: bool) -> tuple[float | None, float | None]:
     """One ledger row's street cred: its own seats' (see the module docstring)."""
     seats = {_text(r.get("seat")) or alias for r in bucket if r.get("role") != "chair"}
@@ -209,42 +217,76 @@ def _row_street_cred(record: Mapping[str, Any], alias: str, judged: bool, bucket
     return _street_cred(record, alias, judged, seats)
 
 
-def _findings_stats(record: Mapping[str, Any], alias: str, judged: bool) -> dict[str, Any]:
+class _FindingsStats(TypedDict):
+    """A ledger row's findings figures (LedgerRow's keys, in its order)."""
+
+    findingsRaised: int
+    bySeverity: BySeverity
+    confirmRate: float | None
+    factErrorRate: float | None
+
+
+class _RunFields(TypedDict):
+    """The keys every row of one run shares, leading the row (LedgerRow's keys, in its order)."""
+
+    schemaVersion: Literal[2]
+    runId: str | int | float | None
+    date: str | None
+    runType: str | None
+    intent: NotRequired[Literal["question"]]
+
+
+class _RowEnd(TypedDict):
+    """The keys closing a row (LedgerRow's keys, in its order; a run's tag is appended after)."""
+
+    conformance: Conformance
+    resolvedModel: NotRequired[str]
+    tag: NotRequired[str]
+
+
+def _by_severity(raised: list[View]) -> BySeverity:
+    def count(severity: str) -> int:
+        return sum(1 for f in raised if f.get("severity") == severity)
+
+    blocker, major, minor, nit = SEVERITIES  # BySeverity's keys, in the vocabulary's order
+    return {"blocker": count(blocker), "major": count(major), "minor": count(minor), "nit": count(nit)}
+
+
+def _findings_stats(record: View, alias: str, judged: bool) -> _FindingsStats:
     raised = [_dict(f) for f in _list(record.get("findings")) if _dict(f).get("raiser") == alias]
-    by_severity = {sev: sum(1 for f in raised if f.get("severity") == sev) for sev in SEVERITIES}
     rated = judged and len(raised) > 0
     return {
         "findingsRaised": len(raised),
-        "bySeverity": by_severity,
+        "bySeverity": _by_severity(raised),
         "confirmRate": sum(f.get("tier") == "Confirmed" for f in raised) / len(raised) if rated else None,
         "factErrorRate": sum(f.get("tier") == "Disputed" for f in raised) / len(raised) if rated else None,
     }
 
 
-def _empty_findings_stats() -> dict[str, Any]:
+def _empty_findings_stats() -> _FindingsStats:
     return {
         "findingsRaised": 0,
-        "bySeverity": {sev: 0 for sev in SEVERITIES},
+        "bySeverity": _by_severity([]),
         "confirmRate": None,
         "factErrorRate": None,
     }
 
 
-def _run_fields(meta: dict[str, Any]) -> dict[str, Any]:
+def _run_fields(meta: View) -> _RunFields:
     run_id = meta.get("runId")
-    if not isinstance(run_id, str) and _number(run_id) is None:
-        run_id = None
     date, run_type = meta.get("date"), meta.get("runType")
-    return {
+    run: _RunFields = {
         "schemaVersion": LEDGER_SCHEMA_VERSION,
-        "runId": run_id,
+        "runId": run_id if isinstance(run_id, str) else _number(run_id),
         "date": date if isinstance(date, str) else None,
         "runType": run_type if isinstance(run_type, str) else None,
-        **({"intent": QUESTION} if meta.get("intent") == QUESTION else {}),
     }
+    if meta.get("intent") == QUESTION:
+        run["intent"] = "question"
+    return run
 
 
-def _alias_rows(record: Mapping[str, Any], alias: str, run: dict[str, Any]) -> list[dict[str, Any]]:
+def _alias_rows(record: View, alias: str, run: _RunFields) -> list[LedgerRow]:
     judged = record.get("judged") is True
     joinable = [
         _dict(r)
@@ -256,42 +298,46 @@ def _alias_rows(record: Mapping[str, Any], alias: str, run: dict[str, Any]) -> l
         folded = _fold_run_stats(bucket)
         primary = position == 0
         with_self, peers_only = _row_street_cred(record, alias, judged, bucket, primary)
-        row = {
+        end: _RowEnd = {"conformance": folded.conformance}
+        if folded.resolved_model is not None:
+            end["resolvedModel"] = folded.resolved_model
+        row: LedgerRow = {
             **run,
             "model": alias,
-            "role": folded["role"],
-            "wasChair": folded["wasChair"],
+            "role": folded.role,
+            "wasChair": folded.was_chair,
             "judged": judged,
             "streetCredWithSelf": with_self,
             "streetCredPeersOnly": peers_only,
             **(_findings_stats(record, alias, judged) if primary else _empty_findings_stats()),
-            "conformance": folded["conformance"],
+            **end,
         }
-        if "resolvedModel" in folded:
-            row["resolvedModel"] = folded["resolvedModel"]
         out.append(row)
     return out
 
 
-def ledger_rows(record: Mapping[str, Any], *, tag: str | None = None) -> list[dict[str, Any]]:
+def ledger_rows(record: TallyRecord, *, tag: str | None = None) -> list[LedgerRow]:
     """The ledger rows one tally record contributes (pure; see the module docstring); a run's
     tag, when it has one, on every row (emit-when-set: untagged rows are as they always were)."""
-    record = _dict(record)
-    meta = _dict(record.get("meta"))
+    view = _dict(record)  # read defensively: a hand-assembled record may lack what the declaration says
+    meta = _dict(view.get("meta"))
     if meta.get("intent") == TASK:
         return []  # a task council writes no reliability rows
     run = _run_fields(meta)
-    rows: list[dict[str, Any]] = []
+    rows: list[LedgerRow] = []
     for alias in _bench_aliases(_list(meta.get("models"))):
-        rows.extend(_alias_rows(record, alias, run))
-    return [{**row, "tag": tag} for row in rows] if tag else rows
+        rows.extend(_alias_rows(view, alias, run))
+    if tag:
+        for row in rows:
+            row["tag"] = tag  # last, after resolvedModel
+    return rows
 
 
 # ---------------------------------------------------------------------------
 # file I/O (the only file access in amicus_mcp.council)
 
 
-def append_ledger(record: Mapping[str, Any], path: Path | None = None, *, tag: str | None = None) -> str | None:
+def append_ledger(record: TallyRecord, path: Path | None = None, *, tag: str | None = None) -> str | None:
     """Append `ledger_rows(record, tag=tag)` to the ledger; best effort.
 
     Returns None on success (or when there is nothing to append) and a one-line warning
@@ -319,7 +365,7 @@ def _append_warning(exc: Exception, target: Path | None, what: str = "council le
     return " ".join(f"{what} append failed{where}: {reason}; {unaffected} itself is unaffected".split())
 
 
-def append_rows(rows: list[dict[str, Any]], path: Path, *, what: str) -> str | None:
+def append_rows(rows: Sequence[JsonObject], path: Path, *, what: str) -> str | None:
     """Append already-built rows (the eval ledger's) to `path`; best effort, like append_ledger."""
     try:
         if rows:
@@ -329,7 +375,7 @@ def append_rows(rows: list[dict[str, Any]], path: Path, *, what: str) -> str | N
         return _append_warning(exc, path, what, "the eval")
 
 
-def read_ledger(path: Path | None = None) -> list[dict[str, Any]]:
+def read_ledger(path: Path | None = None) -> list[JsonObject]:
     """Every readable object row of the ledger, in file order.
 
     A missing ledger is empty. Lines that are blank, not UTF-8, not JSON, or not a JSON
@@ -351,8 +397,8 @@ def read_ledger(path: Path | None = None) -> list[dict[str, Any]]:
     return [row for row in (_parse_line(line) for line in raw.split(b"\n")) if row is not None]
 
 
-def _parse_line(line: bytes) -> dict[str, Any] | None:
-    """A ledger row, or None for a line that is not one (a torn write, hand edits): skipped."""
+def _parse_line(line: bytes) -> JsonObject | None:
+    """A ledger row, unchecked (stats read each field defensively), or None for a line that is not one (a torn write, hand edits): skipped."""
     try:
         text = line.decode("utf-8").lstrip("\ufeff").strip()
         doc = fsio.loads_json(text, what="ledger row") if text else None
@@ -365,11 +411,11 @@ def _parse_line(line: bytes) -> dict[str, Any] | None:
 # stats (pure)
 
 
-def _group_key(row: dict[str, Any]) -> str:
-    return _text(row.get("resolvedModel")) or row["model"]
+def _group_key(row: View) -> str:
+    return _text(row.get("resolvedModel")) or str(row["model"])  # a row without a text model is never grouped
 
 
-def _count_runs(rows: list[dict[str, Any]]) -> int:
+def _count_runs(rows: list[View]) -> int:
     """Distinct non-empty string runIds, plus one per row without such an id.
 
     A re-tally of the same run repeats its runId and so does not inflate `runs`; an empty
@@ -380,20 +426,24 @@ def _count_runs(rows: list[dict[str, Any]]) -> int:
     return len(named) + anonymous
 
 
-def _rate(value: Any) -> float | int | None:
+def _rate(value: object) -> float | int | None:
     """A usable rate: a finite number within [0, 1] (anything else is a hand-edited value)."""
     number = _number(value)
     return number if number is not None and 0 <= number <= 1 else None
 
 
-def _model_stats(key: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    conformance = {label: sum(1 for row in rows if row.get("conformance") == label) for label in CONFORMANCES}
+def _model_stats(key: str, rows: list[View]) -> ModelStats:
+    def count(label: str) -> int:
+        return sum(1 for row in rows if row.get("conformance") == label)
+
+    clean, repaired, unstructured = CONFORMANCES  # ConformanceCounts' keys, in the vocabulary's order
+    conformance: ConformanceCounts = {"clean": count(clean), "repaired": count(repaired), "unstructured": count(unstructured)}
     aliases: list[str] = []
     for row in reversed(rows):  # the ledger is append-only, so later lines are more recent
-        if row["model"] not in aliases:
-            aliases.append(row["model"])
+        if str(row["model"]) not in aliases:
+            aliases.append(str(row["model"]))
     runs = _count_runs(rows)
-    entry: dict[str, Any] = {
+    entry: ModelStats = {
         "model": key,
         "runs": runs,
         "lowN": runs < LOW_N_THRESHOLD,
@@ -408,8 +458,8 @@ def _model_stats(key: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     return entry
 
 
-def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | None = None, *,
-                 tag: str | None = None) -> dict[str, Any]:
+def derive_stats(rows: Sequence[View], eval_rows: Sequence[View] | None = None, *,
+                 tag: str | None = None) -> Stats:
     """Per-model reliability over ledger rows, as the `council-stats` envelope.
 
     With a `tag`, only the rows of runs and evals with that tag count, and the document says
@@ -428,7 +478,7 @@ def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | N
     eval measured — emit-when-set, so stats without evals are unchanged — and a group of its
     own (`runs: 0`) for a model measured but never recorded in a council run.
     """
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[View]] = {}
     for row in rows:
         if tag is not None and (not isinstance(row, dict) or row.get("tag") != tag):
             continue
@@ -438,40 +488,35 @@ def derive_stats(rows: list[dict[str, Any]], eval_rows: list[dict[str, Any]] | N
     measured = _measured_groups([r for r in eval_rows or [] if tag is None or (isinstance(r, dict) and r.get("tag") == tag)])
     for entry in models:
         if entry["model"] in measured:
-            entry["measured"] = measured.pop(entry["model"])
-    for key, block in measured.items():  # measured by an eval, never seen in a council run
+            entry["measured"] = measured.pop(entry["model"])[0]
+    for key, (block, aliases) in measured.items():  # measured by an eval, never seen in a council run
         models.append({"model": key, "runs": 0, "lowN": True, "avgStreetCredPeersOnly": None,
                        "lifetimeConfirmRate": None, "lifetimeFactErrorRate": None,
-                       "conformance": {label: 0 for label in CONFORMANCES}, "aliases": block.pop("aliases"),
+                       "conformance": {"clean": 0, "repaired": 0, "unstructured": 0}, "aliases": aliases,
                        "measured": block})
-    for entry in models:
-        entry.get("measured", {}).pop("aliases", None)
-    return {
-        "schemaVersion": STATS_SCHEMA_VERSION,
-        "type": "council-stats",
-        **({"tag": tag} if tag is not None else {}),
-        "models": models,
-    }
+    if tag is not None:
+        return {"schemaVersion": STATS_SCHEMA_VERSION, "type": "council-stats", "tag": tag, "models": models}
+    return {"schemaVersion": STATS_SCHEMA_VERSION, "type": "council-stats", "models": models}
 
 
-def _measured_groups(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _measured_groups(rows: Sequence[View]) -> dict[str, tuple[Measured, list[str]]]:
     """Per model (resolvedModel or model): what the evals measured, pooled over them.
 
     recall = flaws found / planted over every eval of the model; falseAlarmRate = clean cases
     on which it raised a blocker or major finding / clean cases. Evals of different suites pool:
     `suites` names them."""
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[View]] = {}
     for row in rows:
         if isinstance(row, dict) and row.get("type") == "eval-ledger-row" and _text(row.get("model")):
             groups.setdefault(_group_key(row), []).append(row)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, tuple[Measured, list[str]]] = {}
     for key, members in groups.items():
         found = sum(int(_number(r.get("found")) or 0) for r in members)
         planted = sum(int(_number(r.get("plantedFlaws")) or 0) for r in members)
         clean = sum(int(_number(r.get("cleanCases")) or 0) for r in members)
         alarmed = sum(int(_number(r.get("cleanCasesWithAlarm")) or 0) for r in members)
         undecided = [int(n) for n in (_number(r.get("undecided")) for r in members) if n is not None]
-        out[key] = {
+        out[key] = ({
             "evals": len({r.get("evalId") for r in members}),
             "found": found, "planted": planted, "recall": found / planted if planted else None,
             # Findings the matcher left undecided might have found more: such a recall is a floor.
@@ -480,8 +525,7 @@ def _measured_groups(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "cleanCases": clean, "cleanCasesWithAlarm": alarmed,
             "falseAlarmRate": alarmed / clean if clean else None,
             "suites": sorted({str(r.get("suite")) for r in members if _text(r.get("suite"))}),
-            "aliases": list(dict.fromkeys(r["model"] for r in reversed(members))),
-        }
+        }, list(dict.fromkeys(str(r["model"]) for r in reversed(members))))  # (what was measured, its aliases)
     return out
 
 
@@ -490,12 +534,12 @@ def _cell(text: str) -> str:
     return "".join("?" if unicodedata.category(ch) == "Cc" else ch for ch in text)
 
 
-def _fixed(value: Any) -> str:
+def _fixed(value: object) -> str:
     number = _number(value)
     return NULL_CELL if number is None else f"{number:.2f}"
 
 
-def _stats_cells(entry: dict[str, Any], *, measured: bool = False) -> list[str]:
+def _stats_cells(entry: View, *, measured: bool = False) -> list[str]:
     notes = [label for label, on in (("low-N", entry.get("lowN") is True), ("legacy", entry.get("legacy") is True)) if on]
     cells = [
         _cell(str(entry.get("model", ""))),
@@ -516,7 +560,7 @@ def _stats_cells(entry: dict[str, Any], *, measured: bool = False) -> list[str]:
     return [*cells, " ".join(notes)]
 
 
-def render_stats(stats: dict[str, Any], ledger: Path | str | None = None) -> str:
+def render_stats(stats: Stats, ledger: Path | str | None = None) -> str:
     """The human table of `amicus council stats` (no trailing newline).
 
     Text columns (model, notes) are left-aligned, numeric columns right-aligned, columns
