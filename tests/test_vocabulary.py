@@ -424,7 +424,8 @@ def test_each_of_the_councils_overloaded_names_now_has_one_meaning() -> None:
 
 def test_the_id_a_caller_names_is_a_target_not_a_task_id() -> None:
     """status, wait, abort and the tools' projection take a council run's, a wave's or a leg's id:
-    `target`, as `locate` calls it (`task_id` is an MCP task's id, and a leg document's field)."""
+    `target`, as `locate` calls it (`task_id` is an MCP task's id only: a wave leg's id is `leg_id`
+    under the wire key `taskId`, and the sessions directory's entries are `session_dir`s)."""
     import inspect
 
     from amicus_mcp.engine import control
@@ -438,6 +439,13 @@ def test_the_id_a_caller_names_is_a_target_not_a_task_id() -> None:
 
     assert engine.ID_SHAPE.match(engine.new_id())
     assert not hasattr(engine, "TASK_ID") and not hasattr(engine, "new_task_id")
+    from amicus_mcp.documents.legs import LegRun
+    from amicus_mcp.engine.store import SessionStore
+    from amicus_mcp.mcp.models import WaveStarted
+
+    assert "task_id" not in LegRun.model_fields and LegRun.model_fields["leg_id"].alias == "taskId"
+    assert WaveStarted.model_fields["leg_ids"].alias == "taskIds"  # the seed's wire keys stay
+    assert not hasattr(SessionStore, "task_dir") and hasattr(SessionStore, "session_dir")
 
 
 def test_a_council_manifest_and_a_wave_legs_document_have_a_name_each() -> None:

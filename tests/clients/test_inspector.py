@@ -158,10 +158,10 @@ def test_a_council_run_then_wait_then_read(version: str, fake: FakeProvider, pro
     assert (leg["kind"], leg["id"]) == ("leg", seat["id"]) and "reviewer finds the cache" in leg["text"]
 
 
-def wait_terminal(version: str, cwd: Path, task_id: str) -> dict[str, Any]:
+def wait_terminal(version: str, cwd: Path, target: str) -> dict[str, Any]:
     deadline = time.monotonic() + 90
     while True:
-        waited = structured(call(version, cwd, "amicus_wait", id=task_id, timeoutSeconds=20))
+        waited = structured(call(version, cwd, "amicus_wait", id=target, timeoutSeconds=20))
         if waited["terminal"]:
             return waited
         assert time.monotonic() < deadline, waited

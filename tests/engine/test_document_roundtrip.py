@@ -91,7 +91,7 @@ async def test_a_waves_documents_read_and_written_back_are_byte_identical(
     assert written_back(Wave, text) == text
     assert json.loads(text) == wave.to_doc()
     for leg in wave.legs:
-        text = store.leg_path(leg.task_id).read_text(encoding="utf-8")
+        text = store.leg_path(leg.leg_id).read_text(encoding="utf-8")
         assert written_back(LegRun, text) == text
 
 

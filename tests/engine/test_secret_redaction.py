@@ -77,7 +77,7 @@ def test_a_crashed_wave_is_swept(tmp_path: Path) -> None:
         "schemaVersion": 2, "type": "wave", "waveId": "w1", "status": "running", "error": None,
         "counts": {"total": 1, "complete": 0, "error": 0, "timeout": 0, "aborted": 0}, "legs": [leg], "prompt": None,
         "createdAt": "x", "completedAt": None, "durationMs": None, "usage": None, "notices": [], "pid": _dead_pid()}))
-    leftovers = [store.task_dir(t) / f".tmp-output.md.{_dead_pid()}.k3y9m2n1" for t in ("w1", "w1-1")]
+    leftovers = [store.session_dir(t) / f".tmp-output.md.{_dead_pid()}.k3y9m2n1" for t in ("w1", "w1-1")]
     for path in leftovers:
         path.write_text("1.6 MB of briefing, cut short", encoding="utf-8")
     assert wave_status(store, "w1").status == "crashed"

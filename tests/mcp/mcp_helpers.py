@@ -60,15 +60,15 @@ def error_of(result: CallToolResult) -> str:
     return text
 
 
-async def wait_until_terminal(client: Client, task_id: str, *, budget_s: float = 60.0,
+async def wait_until_terminal(client: Client, target: str, *, budget_s: float = 60.0,
                               slice_s: float = 2.0, **args: Any) -> tuple[dict[str, Any], int]:
     """Call amicus_wait until the id is terminal; (last result, number of calls)."""
     deadline = time.monotonic() + budget_s
     calls = 0
     while True:
         calls += 1
-        result = body(await client.call_tool("amicus_wait", {"id": task_id, "timeoutSeconds": slice_s, **args}))
+        result = body(await client.call_tool("amicus_wait", {"id": target, "timeoutSeconds": slice_s, **args}))
         if result["terminal"]:
             return result, calls
         assert result["timedOut"] and result["next"] == NEXT_WAIT
-        assert time.monotonic() < deadline, f"{task_id} still {result['status']} after {budget_s}s"
+        assert time.monotonic() < deadline, f"{target} still {result['status']} after {budget_s}s"

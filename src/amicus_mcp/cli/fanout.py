@@ -62,7 +62,7 @@ def render_leg(leg: LegRun) -> str:
     seconds = f"{leg.duration_ms / 1000:.1f}s" if leg.duration_ms is not None else "—"
     served = f" ({leg.model})" if leg.model and leg.model != leg.model_input else ""
     cut = " (truncated: cut at a length limit)" if leg.truncated else ""
-    line = f"  {_MARK.get(leg.status, '?')} {leg.task_id}  {leg.model_input}{served}  {leg.status}{cut}  {seconds}  {format_cost(amount, source)}"
+    line = f"  {_MARK.get(leg.status, '?')} {leg.leg_id}  {leg.model_input}{served}  {leg.status}{cut}  {seconds}  {format_cost(amount, source)}"
     if leg.error is not None:
         line += f"\n      {leg.error.code}: {leg.error.message}"
     return line

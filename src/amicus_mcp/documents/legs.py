@@ -49,7 +49,7 @@ class ToolCallDoc(Frozen):
 class LegRun(Family):
     schema_version: Literal[2] = 2
     type: Literal["run"] = "run"
-    task_id: str
+    leg_id: str = Field(alias="taskId")  # the key sessions on disk already have
     wave_id: str | None
     run_id: WhenSet[str] = None  # a council run's leg: the run it belongs to
     run_status: WhenSet[RunStatus] = None

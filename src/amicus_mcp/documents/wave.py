@@ -50,8 +50,8 @@ class Wave(Family):
     notices: list[str]
     pid: WhenSet[int] = None
 
-    def leg_named(self, task_id: str) -> LegRun | None:
-        return next((leg for leg in self.legs if leg.task_id == task_id), None)
+    def leg_named(self, leg_id: str) -> LegRun | None:
+        return next((leg for leg in self.legs if leg.leg_id == leg_id), None)
 
 
 def counts_of(legs: list[LegRun]) -> dict[str, int]:

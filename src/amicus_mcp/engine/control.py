@@ -117,7 +117,7 @@ def council_leg_status(run_dir: RunDir, run: RunManifest, leg_id: str) -> LegRun
     assert entry is not None, leg_id
     stage = run.stage_named(entry.stage)
     finished = finished_by_id(run_dir, leg_id) if entry.finished else None
-    leg = LegRun(task_id=leg_id, wave_id=stage.wave_id if stage is not None else None, run_id=run.run_id,
+    leg = LegRun(leg_id=leg_id, wave_id=stage.wave_id if stage is not None else None, run_id=run.run_id,
                  run_status=run.status, stage=entry.stage, role=entry.role, model=entry.resolved_model,
                  model_input=entry.model, status=entry.status, summary=finished.text if finished else None,
                  error=entry.error, created_at=entry.started_at, completed_at=entry.completed_at,

@@ -45,9 +45,9 @@ async def fanout(options: WaveOptions, *, briefing: str | None = None,
     bench = await prepare_bench(options.models, options.council, gateway=mode, cost_gate=options.cost_gate,
                                 validate=options.validate_models)
     wave_id = options.wave_id or new_id()
-    store.task_dir(wave_id)  # validates a caller-supplied id before anything is written
+    store.session_dir(wave_id)  # validates a caller-supplied id before anything is written
     copy = store.write_briefing(wave_id, prompt)  # the prompt every leg received
-    write_options(store.task_dir(wave_id), options)
+    write_options(store.session_dir(wave_id), options)
     plan = WavePlan(
         wave_id=wave_id,
         models=bench.models,
@@ -65,8 +65,8 @@ async def fanout(options: WaveOptions, *, briefing: str | None = None,
     finally:
         if own_registry:
             await active.aclose()
-        for task_id in (plan.wave_id, *(plan.leg_id(i) for i in range(len(plan.models)))):
-            store.sweep(task_id)  # the wave is final: what an interrupted write left goes
+        for session_id in (plan.wave_id, *(plan.leg_id(i) for i in range(len(plan.models)))):
+            store.sweep(session_id)  # the wave is final: what an interrupted write left goes
     if signal_exit is not None or wave is None:
         return store.read_wave(plan.wave_id), signal_exit or 1
     return wave, wave_exit_code(wave.status)

@@ -22,7 +22,7 @@ JOB_DIED = "the process running it exited unexpectedly"
 
 
 def pointer_path(store: SessionStore, job_id: str) -> Path:
-    store.task_dir(job_id)  # validates the id
+    store.session_dir(job_id)  # validates the id
     return store.root / f"job-{job_id}.json"
 
 

@@ -462,7 +462,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         check_ceiling(plan, options.max_cost)
     store = SessionStore(resolve_project(options.project))
     run_id = options.run_id or new_id()
-    store.task_dir(run_id)  # validates a caller-supplied id
+    store.session_dir(run_id)  # validates a caller-supplied id
     # A run directory no one named goes inside the project, where its index is (store.py).
     run_dir = Path(options.out_dir).expanduser().resolve() if options.out_dir else store.project / f"council-{run_id}"
     check_run_dir(RunDir(run_dir), run_id)

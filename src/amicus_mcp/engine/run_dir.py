@@ -34,7 +34,7 @@ class Sessions(Protocol):
     @property
     def root(self) -> Path: ...
 
-    def task_dir(self, task_id: str) -> Path: ...
+    def session_dir(self, session_id: str) -> Path: ...
 
 
 MANIFEST = "run.json"
@@ -197,7 +197,7 @@ def pointer_path(store: Sessions, run_id: str) -> Path:
 def write_pointer(store: Sessions, run_id: str, run_dir: RunDir) -> None:
     from ..documents.pointers import RunPointer
 
-    store.task_dir(run_id)  # validates the id
+    store.session_dir(run_id)  # validates the id
     atomic_write_json(pointer_path(store, run_id), RunPointer(run_id=run_id, run_dir=str(run_dir.path)).to_doc())
 
 
@@ -226,7 +226,7 @@ def find_run(store: Sessions, target: str, *, by_path: bool = True) -> RunDir | 
     directory holding a run.json; None when it names no council run (a wave, a leg, nothing)."""
     checked_name(target, "id")  # BAD_ARGS for a control character, before any path is made of it
     try:
-        store.task_dir(target)  # an id at all?
+        store.session_dir(target)  # an id at all?
         by_id = read_pointer(store, target)
     except AmicusError:  # not an id, or a damaged pointer: it can still be a directory
         by_id = None

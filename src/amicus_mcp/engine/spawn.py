@@ -154,7 +154,7 @@ def seed_manifest(prep: Prepared) -> RunManifest:
 
 class StartedWave(NamedTuple):
     wave_id: str
-    task_ids: list[str]
+    leg_ids: list[str]
     pid: int
     notices: tuple[str, ...] = ()
 
@@ -177,16 +177,16 @@ async def start_wave(options: WaveOptions, *, prompt: str | None = None) -> Star
     store = SessionStore(resolve_project(options.project))
     wave_id = new_id()
     briefing = store.write_briefing(wave_id, text)
-    write_options(store.task_dir(wave_id), options)
+    write_options(store.session_dir(wave_id), options)
     try:
-        pid = spawn_detached(worker_argv(store.task_dir(wave_id)), cwd=store.project,
-                             log_path=store.task_dir(wave_id) / ENGINE_LOG)
+        pid = spawn_detached(worker_argv(store.session_dir(wave_id)), cwd=store.project,
+                             log_path=store.session_dir(wave_id) / ENGINE_LOG)
     except OSError as exc:
         raise InternalError(f"could not start the fanout wave: {exc.strerror or exc}",
                             hint="check the Python environment amicus runs in") from None
-    task_ids = seed_wave(store, wave_id, bench.models, pid=pid, briefing=briefing, chars=len(text))
+    leg_ids = seed_wave(store, wave_id, bench.models, pid=pid, briefing=briefing, chars=len(text))
     notices = (dropped_notice(bench.dropped),) if bench.dropped else ()
-    return StartedWave(wave_id, task_ids, pid, notices)
+    return StartedWave(wave_id, leg_ids, pid, notices)
 
 
 def _wave_prompt(prompt: str | None, prompt_file: str | None, read_file: Callable[[str], str]) -> str:
@@ -213,8 +213,8 @@ def seed_wave(store: SessionStore, wave_id: str, models: Sequence[str], *, pid: 
     plan = WavePlan(wave_id=wave_id, models=list(models), messages=(), timeout_s=1.0, prompt_meta=meta, pid=pid)
     legs = [new_leg(plan, index) for index in range(len(plan.models))]
     for leg in legs:
-        if not store.leg_path(leg.task_id).exists():
+        if not store.leg_path(leg.leg_id).exists():
             store.write_leg(leg)
     if not store.wave_path(wave_id).exists():
         store.write_wave(build_wave_doc(plan, legs, created_at=now_iso()))
-    return [leg.task_id for leg in legs]
+    return [leg.leg_id for leg in legs]

@@ -19,12 +19,12 @@ CRASH_REASON = "the fan-out process exited unexpectedly"
 LEG_KILLED = "the fan-out process was killed before this leg finished"
 
 
-def status_of(store: SessionStore, task_id: str) -> Wave | LegRun:
-    if store.wave_path(task_id).exists():
-        return wave_status(store, task_id)
-    if store.leg_path(task_id).exists():
-        return leg_status(store, task_id)
-    raise BadSession(f"no wave or leg '{task_id}' in {store.root}", hint="check the id, or pass the project it ran in with --project")
+def status_of(store: SessionStore, target: str) -> Wave | LegRun:
+    if store.wave_path(target).exists():
+        return wave_status(store, target)
+    if store.leg_path(target).exists():
+        return leg_status(store, target)
+    raise BadSession(f"no wave or leg '{target}' in {store.root}", hint="check the id, or pass the project it ran in with --project")
 
 
 def wave_status(store: SessionStore, wave_id: str) -> Wave:
@@ -62,6 +62,6 @@ def record_crash(store: SessionStore, wave: Wave) -> Wave:
         if leg.status == "crashed":
             store.write_leg(leg)
     store.write_wave(wave)
-    for task_id in (wave.wave_id, *(leg.task_id for leg in wave.legs)):
-        store.sweep(task_id)  # its writer is dead: no temp file of its will ever be renamed
+    for session_id in (wave.wave_id, *(leg.leg_id for leg in wave.legs)):
+        store.sweep(session_id)  # its writer is dead: no temp file of its will ever be renamed
     return wave

@@ -83,15 +83,15 @@ class SessionStore:
         self.project = project
         self.root = project / SESSIONS_DIR
 
-    def task_dir(self, task_id: str) -> Path:
-        if not ID_SHAPE.match(task_id):
-            raise BadSession(f"'{task_id}' is not a valid id", hint="ids are letters, digits, '-' and '_' (at most 64)")
-        return self.root / task_id
+    def session_dir(self, session_id: str) -> Path:
+        if not ID_SHAPE.match(session_id):
+            raise BadSession(f"'{session_id}' is not a valid id", hint="ids are letters, digits, '-' and '_' (at most 64)")
+        return self.root / session_id
 
     # -- waves --------------------------------------------------------------------------
 
     def wave_path(self, wave_id: str) -> Path:
-        return self.task_dir(wave_id) / WAVE
+        return self.session_dir(wave_id) / WAVE
 
     def write_wave(self, wave: Wave) -> None:
         atomic_write_json(self.wave_path(wave.wave_id), wave.to_doc())
@@ -103,25 +103,25 @@ class SessionStore:
         return _wave(read_json(path, what="wave document"), path)
 
     def write_briefing(self, wave_id: str, text: str) -> Path:
-        return atomic_write_text(self.task_dir(wave_id) / BRIEFING, text)
+        return atomic_write_text(self.session_dir(wave_id) / BRIEFING, text)
 
     # -- legs ---------------------------------------------------------------------------
 
-    def leg_path(self, task_id: str) -> Path:
-        return self.task_dir(task_id) / LEG_FILE
+    def leg_path(self, leg_id: str) -> Path:
+        return self.session_dir(leg_id) / LEG_FILE
 
     def write_leg(self, leg: LegRun, output: str | None = None) -> None:
-        leg_dir = self.task_dir(leg.task_id)
+        leg_dir = self.session_dir(leg.leg_id)
         if output is not None:
             atomic_write_text(leg_dir / "output.md", output)
         atomic_write_json(leg_dir / LEG_FILE, leg.to_doc())
 
-    def read_leg(self, task_id: str) -> LegRun:
+    def read_leg(self, leg_id: str) -> LegRun:
         from ..documents.legs import LegRun
 
-        path = self.leg_path(task_id)
+        path = self.leg_path(leg_id)
         if not path.exists():
-            raise BadSession(f"no leg '{task_id}' in {self.root}", hint="check the id, or pass the project it ran in with --project")
+            raise BadSession(f"no leg '{leg_id}' in {self.root}", hint="check the id, or pass the project it ran in with --project")
         doc = read_json(path, what="leg run document")
         if not isinstance(doc, dict) or doc.get("type") != "run":
             raise BadSession(f"'{path}' is not a leg run document", hint="the file may have been edited by hand")
@@ -141,9 +141,9 @@ class SessionStore:
                     continue
         return sorted(waves, key=lambda w: w.created_at, reverse=True)
 
-    def sweep(self, task_id: str) -> None:
+    def sweep(self, session_id: str) -> None:
         """Remove what an interrupted write left in a wave's or leg's directory."""
-        sweep_temp_files(self.task_dir(task_id))
+        sweep_temp_files(self.session_dir(session_id))
 
 
 def _wave(doc: Any, path: Path) -> Wave:

@@ -70,7 +70,7 @@ class WavePlan:
 
 
 def new_leg(plan: WavePlan, index: int) -> LegRun:
-    return LegRun(task_id=plan.leg_id(index), wave_id=plan.wave_id, model=None, model_input=plan.models[index],
+    return LegRun(leg_id=plan.leg_id(index), wave_id=plan.wave_id, model=None, model_input=plan.models[index],
                   status="running", summary=None, error=None, created_at=now_iso(), completed_at=None,
                   duration_ms=None, usage=None)
 

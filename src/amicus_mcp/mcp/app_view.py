@@ -124,10 +124,10 @@ class ViewTools:
         return _view_result(id, {"type": "workspace-wave", "snapshotVersion": 1, "live": not terminal, **wave})
 
 
-def _view_result(task_id: str, doc: dict[str, Any]) -> CallToolResult:
+def _view_result(target: str, doc: dict[str, Any]) -> CallToolResult:
     from ..secrets import redact_tree
 
-    text = f"{SNAPSHOT_TOOL}: the inline view's snapshot of {task_id} (for the view, not for the model)"
+    text = f"{SNAPSHOT_TOOL}: the inline view's snapshot of {target} (for the view, not for the model)"
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=in_tool_terms(redact_tree(doc)))
 
 

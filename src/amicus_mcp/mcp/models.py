@@ -65,7 +65,7 @@ class RunStarted(Out):
 
 class WaveStarted(Out):
     wave_id: str
-    task_ids: list[str]
+    leg_ids: list[str] = Field(alias="taskIds")  # the wire keeps the seed's key
     status: WaveStatus = "running"
     notices: list[str] | None = None
     next: Next = None

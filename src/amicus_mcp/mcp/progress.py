@@ -143,7 +143,7 @@ def _run_leg(leg: LegEntry) -> LegRow:
 
 def _wave_leg(leg: LegRun) -> LegRow:
     """A leg run document's row (a council leg's also says its stage, role and seat)."""
-    return LegRow(id=leg.task_id, model=leg.model or leg.model_input, status=leg.status, stage=leg.stage,
+    return LegRow(id=leg.leg_id, model=leg.model or leg.model_input, status=leg.status, stage=leg.stage,
                   role=leg.role, seat=leg.seat, duration_ms=leg.duration_ms, cost=_leg_cost(leg.usage),
                   error=_error(leg.error))
 

@@ -56,7 +56,7 @@ def page(text: str, *, offset: int | None, limit: int, tail: bool) -> Page:
     return Page(text[start:end], start, total, end if end < total else None)
 
 
-def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
+def read_source(store: SessionStore, target: str, file: str | None) -> Source:
     """What `amicus_read` shows for an id (a `SessionStore` from the engine)."""
     from ..engine import council_leg_status, locate
     from ..engine import observed
@@ -64,22 +64,22 @@ def read_source(store: SessionStore, task_id: str, file: str | None) -> Source:
 
     if file is not None:
         checked_name(file, "file")  # a file name in the run directory: never a control character
-    found = locate(store, task_id)  # BadSession when the id names nothing
+    found = locate(store, target)  # BadSession when the id names nothing
     if found.kind == "council-run" and found.run_dir is not None:
-        return _run_source(found.run_dir.path, task_id, file)
+        return _run_source(found.run_dir.path, target, file)
     if found.kind == "job" and found.manifest is not None:
-        return _eval_source(found.manifest.parent, task_id, file)
+        return _eval_source(found.manifest.parent, target, file)
     if file is not None:
-        raise BadArgs(f"'{task_id}' is not a council run: `file` applies to council runs only",
+        raise BadArgs(f"'{target}' is not a council run: `file` applies to council runs only",
                       hint="read a wave or a leg without `file`")
     if found.kind == "wave":
-        wave = store.read_wave(task_id)
+        wave = store.read_wave(target)
         return Source("wave", "outputs", "\n\n".join(_leg_section(leg) for leg in wave.legs))
     if found.kind == "council-leg" and found.run_dir is not None:
         run = found.run_dir.read()
-        leg = council_leg_status(found.run_dir, observed(found.run_dir, run) or run, task_id)  # seen, not recorded
+        leg = council_leg_status(found.run_dir, observed(found.run_dir, run) or run, target)  # seen, not recorded
         return Source("leg", "output", _leg_text(leg))
-    return Source("leg", "output", _leg_text(store.read_leg(task_id)))
+    return Source("leg", "output", _leg_text(store.read_leg(target)))
 
 
 def run_files(run_dir: Path) -> list[str]:
@@ -145,4 +145,4 @@ def _leg_text(leg: LegRun) -> str:
 
 
 def _leg_section(leg: LegRun) -> str:
-    return f"## {leg.task_id} · {leg.model or leg.model_input} · {leg.status}\n\n{_leg_text(leg)}"
+    return f"## {leg.leg_id} · {leg.model or leg.model_input} · {leg.status}\n\n{_leg_text(leg)}"

@@ -62,7 +62,7 @@ class SessionTools:
         caller = await self.state.caller(ctx)
         root = caller.project(given.get("project"))
         started = await start_wave(given.options(caller, root), prompt=prompt)
-        result = WaveStarted(wave_id=started.wave_id, task_ids=started.task_ids, notices=list(started.notices) if started.notices else None,
+        result = WaveStarted(wave_id=started.wave_id, leg_ids=started.leg_ids, notices=list(started.notices) if started.notices else None,
                              next=WAVE_NOTE)
         return ok(result, notes=(WAVE_NOTE,))
 
