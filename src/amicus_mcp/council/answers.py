@@ -50,10 +50,17 @@ ANSWER_ERROR_CODES: tuple[str, ...] = (
 )
 
 
+class Claim(TypedDict):
+    """A key claim as validated (the model's other keys, if any, ride along unread)."""
+
+    id: int
+    claim: str
+
+
 class AnswerResult(TypedDict):
     ok: bool
     answer: str | None
-    claims: list[dict[str, Any]]
+    claims: list[Claim]
     assumptions: list[str]
     confidence: str | None
     errors: list[ErrorEntry]
@@ -144,12 +151,20 @@ def count_attempted_claims(text: str) -> int | None:
     return len(block["claims"])
 
 
-def answer_details(parsed: Mapping[str, Any]) -> dict[str, Any]:
+class AnswerDetails(TypedDict):
+    """What the judges and the chair read of a valid answer besides its claims."""
+
+    answer: str | None
+    assumptions: list[str]
+    confidence: str | None
+
+
+def answer_details(parsed: AnswerResult) -> AnswerDetails:
     """What the judges and the chair read of a valid answer besides its claims."""
     return {"answer": parsed["answer"], "assumptions": list(parsed["assumptions"]), "confidence": parsed["confidence"]}
 
 
-def validate_document(result: Mapping[str, Any]) -> dict[str, Any]:
+def validate_document(result: AnswerResult) -> dict[str, Any]:
     """The `council validate --intent question --json` document (the council-validate family:
     `findings` holds the answer's claims, `answer` the rest when it is valid)."""
     doc: dict[str, Any] = {

@@ -21,44 +21,55 @@ path) ranks exactly as an engine run's does.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+from typing_extensions import NotRequired, TypedDict
+
+from ..documents.council import VerdictRanking
 
 _PRECISION = 9  # places are halves averaged over judges: equal means compare equal at this precision
+# The order of the aggregate ranking: no peer place last, then the place, fewer Disputed, more Confirmed.
+_Key = tuple[bool, float, int, int]
+# A record read defensively (a hand-assembled one may lack what a tally writes): each value narrowed.
+_View = Mapping[str, object]
 
 
-def aggregate_ranking(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+class _Seat(TypedDict):
+    seat: NotRequired[str]  # a row's seat, when it differs from its model
+
+
+def aggregate_ranking(record: _View) -> list[VerdictRanking]:
     """One row per answer (per street-cred row, in rank order): `rank`, `model`, `seat` (when
     it differs from the model), `peersOnly`, `withSelf`, `perJudgeRank`, and the counts of its
     claims per tier (`confirmedClaims`, `disputedClaims`, `claims`)."""
-    rows = [_row(index, cred, record) for index, cred in enumerate(_list(record.get("streetCred")))
-            if isinstance(cred, Mapping)]
-    rows.sort(key=lambda r: (r["_key"], r["_position"]))
-    out: list[dict[str, Any]] = []
-    for place, row in enumerate(rows, start=1):
-        same = out and rows[place - 2]["_key"] == row["_key"]
-        rank = out[-1]["rank"] if same else place
-        out.append({"rank": rank, **{k: v for k, v in row.items() if not k.startswith("_")}})
+    rows = [_row(cred, record) for cred in _list(record.get("streetCred")) if isinstance(cred, Mapping)]
+    # sorted() is stable: rows equal on the key stay in bench (street-cred) order
+    ordered = sorted(rows, key=lambda pair: pair[0])
+    out: list[VerdictRanking] = []
+    for place, (key, row) in enumerate(ordered, start=1):
+        same = out and ordered[place - 2][0] == key
+        row["rank"] = out[-1]["rank"] if same else place
+        out.append(row)
     return out
 
 
-def _row(position: int, cred: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:
+def _row(cred: _View, record: _View) -> tuple[_Key, VerdictRanking]:
     model, seat = cred.get("model"), cred.get("seat")
     claims = [f for f in _list(record.get("findings")) if isinstance(f, Mapping) and _raised_by(f, model, seat)]
     confirmed = sum(1 for f in claims if _tier(f) == "Confirmed")
     disputed = sum(1 for f in claims if _tier(f) == "Disputed")
     peers = _number(cred.get("peersOnly"))
-    row: dict[str, Any] = {"model": model}
-    if isinstance(seat, str) and seat and seat != model:
-        row["seat"] = seat
-    row.update(peersOnly=peers, withSelf=_number(cred.get("withSelf")),
-               perJudgeRank=dict(cred["perJudgeRank"]) if isinstance(cred.get("perJudgeRank"), Mapping) else {},
-               claims=len(claims), confirmedClaims=confirmed, disputedClaims=disputed)
-    row["_key"] = (peers is None, round(peers, _PRECISION) if peers is not None else 0.0, disputed, -confirmed)
-    row["_position"] = position
-    return row
+    per_judge = cred.get("perJudgeRank")
+    own_seat: _Seat = {"seat": seat} if isinstance(seat, str) and seat and seat != model else {}
+    row: VerdictRanking = {
+        "rank": 0,  # set once the rows are ordered
+        "model": str(model), **own_seat, "peersOnly": peers, "withSelf": _number(cred.get("withSelf")),
+        "perJudgeRank": dict(per_judge) if isinstance(per_judge, Mapping) else {},
+        "claims": len(claims), "confirmedClaims": confirmed, "disputedClaims": disputed,
+    }
+    return (peers is None, round(peers, _PRECISION) if peers is not None else 0.0, disputed, -confirmed), row
 
 
-def _raised_by(finding: Mapping[str, Any], model: Any, seat: Any) -> bool:
+def _raised_by(finding: _View, model: object, seat: object) -> bool:
     """Whether `finding` is the row's: by seat when the row has one, else by alias."""
     if isinstance(seat, str) and seat:
         raiser_seat = finding.get("raiserSeat")
@@ -66,14 +77,14 @@ def _raised_by(finding: Mapping[str, Any], model: Any, seat: Any) -> bool:
     return bool(finding.get("raiser") == model)
 
 
-def _tier(finding: Mapping[str, Any]) -> Any:
+def _tier(finding: _View) -> object:
     override = finding.get("tierOverride")
     return override.get("to") if isinstance(override, Mapping) and override.get("to") else finding.get("tier")
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _list(value: Any) -> Sequence[Any]:
+def _list(value: object) -> Sequence[object]:
     return value if isinstance(value, list) else []

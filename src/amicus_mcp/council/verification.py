@@ -9,12 +9,12 @@ Anything else is unreadable (one repair, then the finding stays unverified: no a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
-from ..vocabulary import SEVERITIES, TIERS, VERIFICATIONS, VERIFIED_SEVERITIES, VERIFIED_TIERS
+from ..vocabulary import SEVERITIES, TIERS, VERIFICATIONS, VERIFIED_SEVERITIES, VERIFIED_TIERS, Verification
 from .briefings import one_line, render
 from .evidence import check_phrase
-from .findings import make_error, read_object
+from .findings import ErrorEntry, make_error, read_object
 
 MAX_LINES = 20  # lines a verifier may cite; more are cut
 MAX_EXCERPT_CHARS = 12_000  # the source excerpts of one finding: the verifier reads a window, not the material
@@ -75,13 +75,23 @@ def verifier_repair_prompt(errors: Sequence[Mapping[str, str]]) -> str:
                   answers=ANSWERS_TEXT)
 
 
-def parse_verification(text: str) -> dict[str, Any]:
+class VerificationResult(TypedDict):
+    """A verifier's reply, read: `answer` None (and `ok` False) when it gave none of the answers."""
+
+    ok: bool
+    errors: list[ErrorEntry]
+    answer: Verification | None
+    lines: list[str]
+    reason: str | None
+
+
+def parse_verification(text: str) -> VerificationResult:
     """`{ok, errors, answer, lines, reason}` for a verifier's reply."""
     block, error = read_object(text, code="BAD_ANSWER", what="an answer")
     if block is None:
         return {"ok": False, "errors": [error] if error else [], "answer": None, "lines": [], "reason": None}
-    answer = block.get("answer")
-    if answer not in VERIFICATIONS:
+    answer = next((word for word in VERIFICATIONS if word == block.get("answer")), None)  # the vocabulary's word
+    if answer is None:
         detail = f"answer must be one of {', '.join(VERIFICATIONS)}"
         return {"ok": False, "errors": [make_error("BAD_ANSWER", detail)], "answer": None, "lines": [], "reason": None}
     lines = block.get("lines")

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import anyio
 
 from ..council import briefings, question_briefings
 from ..council.anonymize import StageOneReview, strip_findings_block
-from ..council.answers import answer_details, count_attempted_claims, validate_answer
+from ..council.answers import AnswerResult, answer_details, count_attempted_claims, validate_answer
 from ..council.findings import count_attempted_findings, read_last_json_block, validate_findings
 from ..council.seats import Seat, seat_file_stem
 from ..providers.routing import Route
@@ -159,7 +159,7 @@ async def review_seat(ctx: RunContext, index: int, outcome: SeatOutcome, brief: 
                     f"the prose is judged, but it raises no {form.items}")
     if question:
         outcome.review = StageOneReview(seat["id"], seat["alias"], answer.text, answer.parsed["claims"] if answer.ok else [],
-                                        structured=answer.ok, details=answer_details(answer.parsed) if answer.ok else None)
+                                        structured=answer.ok, details=answer_details(cast(AnswerResult, answer.parsed)) if answer.ok else None)  # parsed by validate_answer
     else:
         findings = answer.parsed["findings"] if answer.ok else []
         if findings and answer.conformance == "repaired" and count_attempted_findings(answer.first.text or "") is None:
