@@ -87,7 +87,12 @@ def test_a_new_option_reaches_the_options_schema_with_no_other_change() -> None:
 
 def test_a_type_the_house_style_cannot_spell_is_an_error() -> None:
     with pytest.raises(TypeError, match="no house-style schema"):
-        contracts.type_schema(int | str)
+        contracts.type_schema(bytes)
+    with pytest.raises(TypeError, match="no house-style schema"):
+        contracts.type_schema(int | tuple[int, int])
+    # A union of shapes is any of them, null joining the first (the tally input's ranking slots).
+    assert contracts.type_schema(str | None | list[str | None]) == {
+        "anyOf": [{"type": ["string", "null"]}, {"type": "array", "items": {"type": ["string", "null"]}}]}
     assert contracts.type_schema(dict[str, object] | None) == {"type": ["object", "null"]}  # open JSON
     assert contracts.type_schema(list[str] | None, dropped=(None,)) == {"type": "array", "items": {"type": "string"}}
 

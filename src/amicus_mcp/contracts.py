@@ -11,6 +11,8 @@ The files it keeps:
     schemas/council-pack        a policy pack (engine/packs.py: its own keys; the options' pack keys)
     schemas/session-list        `amicus list --json` (documents/sessions.py, TypedDicts)
     schemas/wave                wave.json (documents/wave.py, a document model)
+    schemas/council-tally-input what the tally reads (documents/tally.py, the TypedDicts that check it)
+    schemas/error               the error envelope (documents/envelope.py, TypedDicts)
     mcp/published.json          the tools' schemas as the built tools publish them (mcp/published.py)
     manifest.json               the Claude Desktop bundle's manifest (mcp/bundle.py)
     server.json                 the MCP Registry's entry (mcp/registry.py)
@@ -82,7 +84,10 @@ def _options_text(name: str, model: Callable[[], Any], title: str, description: 
 def _declared_text(name: str, declaration: Callable[[], Any], title: str, description: str) -> str:
     """A document model's or a TypedDict's schema file."""
     kind = declaration()
-    body = type_schema(kind) if typing_extensions.is_typeddict(kind) else document_schema(kind, top=True)
+    if typing.get_origin(kind) in (Union, types.UnionType):  # one of several documents (by `type` or shape)
+        body: JsonSchema = {"oneOf": [typeddict_schema(member) for member in typing.get_args(kind)]}
+    else:
+        body = type_schema(kind) if typing_extensions.is_typeddict(kind) else document_schema(kind, top=True)
     return rendered({"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID.format(name=name),
                      "title": title, "description": description, **body})
 
@@ -104,9 +109,25 @@ def _unwrap(annotation: Any) -> tuple[Any, list[Any]]:
     metadata: list[Any] = []
     while typing.get_origin(annotation) is typing.Annotated:
         for item in annotation.__metadata__:
-            metadata += list(item.metadata) if isinstance(item, FieldInfo) else [item]
+            if isinstance(item, FieldInfo):
+                metadata += [*item.metadata, *([_Extra(item.json_schema_extra)]
+                                               if isinstance(item.json_schema_extra, dict) else [])]
+            else:
+                metadata.append(item)
         annotation = annotation.__origin__
     return annotation, metadata
+
+
+class _Extra(dict[str, object]):
+    """A key's `Field(json_schema_extra=...)`: schema words its type cannot say (a `$ref` to
+    another shipped schema replaces the type's own words)."""
+
+
+def _with_extra(schema: JsonSchema, metadata: list[Any]) -> JsonSchema:
+    for item in metadata:
+        if isinstance(item, _Extra):
+            schema = dict(item) if "$ref" in item else {**schema, **item}
+    return schema
 
 
 def _members(annotation: Any) -> tuple[list[Any], list[Any]]:
@@ -149,16 +170,24 @@ def type_schema(annotation: Any, *, dropped: tuple[Any, ...] = ()) -> JsonSchema
     if words:
         words = [w for w in words if w not in dropped] + ([None] if nullable else [])
         return {"const": words[0]} if len(words) == 1 else {"enum": words}
-    if len(members) != 1:
-        raise TypeError(f"no house-style schema for the union {annotation!r}")
+    if len(members) > 1:  # a union of shapes: any of them (null joins the first)
+        branches = [type_schema(m) for m in members]
+        branches[0] = _nullable(branches[0], nullable)
+        return _with_extra({"anyOf": branches}, metadata)
     bare, more = _unwrap(members[0])
     metadata += more
+    return _with_extra(_one_type(bare, metadata, nullable, dropped), metadata)
+
+
+def _one_type(bare: Any, metadata: list[Any], nullable: bool, dropped: tuple[Any, ...]) -> JsonSchema:
+    if bare in (Any, object):  # deliberately unconstrained: any JSON value
+        return {}
     if bare is bool and dropped:  # an emit-when-set switch: written only with the other value
         left = [v for v in (True, False) if v not in dropped]
         if len(left) == 1:
             return {"const": left[0]}
     if typing_extensions.is_typeddict(bare):
-        return typeddict_schema(bare)
+        return _nullable(typeddict_schema(bare), nullable)
     if isinstance(bare, type) and _is_document(bare):
         return _nullable(document_schema(bare), nullable)
     origin = typing.get_origin(bare) or bare
@@ -189,9 +218,10 @@ def _is_document(kind: type) -> bool:
 
 
 def _nullable(schema: JsonSchema, nullable: bool) -> JsonSchema:
-    if not nullable or "$ref" in schema:
+    if not nullable or "$ref" in schema or "type" not in schema:
         return {"anyOf": [schema, {"type": "null"}]} if nullable else schema
-    return {**schema, "type": [schema["type"], "null"]}
+    kinds = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+    return {**schema, "type": [*kinds, "null"] if "null" not in kinds else kinds}
 
 
 def _shipped(model: type) -> str | None:
@@ -242,9 +272,11 @@ def typeddict_schema(declaration: Any) -> JsonSchema:
         description = next((m.description for m in getattr(annotation, "__metadata__", ())
                             if isinstance(m, FieldInfo) and m.description), None)
         properties[key] = {**type_schema(annotation), **({"description": description} if description else {})}
-    closed = (getattr(declaration, "__pydantic_config__", None) or {}).get("extra") == "forbid"
+    config = getattr(declaration, "__pydantic_config__", None) or {}
+    extra = config.get("json_schema_extra")  # the document's rules across keys (if/then, not)
     return {"type": "object", "required": required,
-            **({"additionalProperties": False} if closed else {}), "properties": properties}
+            **({"additionalProperties": False} if config.get("extra") == "forbid" else {}), "properties": properties,
+            **(extra if isinstance(extra, dict) else {})}
 
 
 def options_schema(name: str, model: Any, title: str, description: str) -> JsonSchema:
@@ -329,9 +361,25 @@ def _session_list() -> Any:
     return SessionList
 
 
+def _tally_input() -> Any:
+    from .documents.tally import TallyInput
+
+    return TallyInput
+
+
+def _error() -> Any:
+    from .documents.envelope import ErrorEnvelope
+
+    return ErrorEnvelope
+
+
 TYPED_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
     "session-list": (_session_list, "amicus session list",
                      "`amicus list --json`: the project's council runs, waves and evals, newest first. Family v2."),
+    "council-tally-input": (_tally_input, "amicus council tally input",
+                            "What `amicus council tally` and amicus_council_tally read: the de-anonymized Stage-2 "
+                            "result. Extra keys are allowed (the family grows additively)."),
+    "error": (_error, "amicus error envelope", "What every --json command prints when it fails (exit 1). Family v2."),
 }
 
 OPTIONS_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {

@@ -31,9 +31,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Final, Literal, TypedDict
+from typing import TYPE_CHECKING, Final
 
-ERROR_SCHEMA_VERSION = 2
+if TYPE_CHECKING:  # the envelope's declaration (documents/envelope.py) costs a pydantic import
+    from .documents.envelope import ErrorEnvelope
+    from .vocabulary import ErrorCode
+
+ERROR_SCHEMA_VERSION: Final = 2
 
 # Exit codes shared by every CLI command (documented in the README).
 EXIT_OK = 0
@@ -44,7 +48,7 @@ EXIT_GATE_FAILED: Final = 4  # `council gate`: the verdict failed the --fail-on 
 
 
 class AmicusError(Exception):
-    code: str = "INTERNAL"  # a word of vocabulary.ERROR_CODES (a run's recorded error keeps its own)
+    code: ErrorCode = "INTERNAL"  # the envelope's `error.code` (a run's recorded error keeps its own)
     exit_code = EXIT_ERROR
 
     def __init__(self, message: str, *, hint: str | None = None, command: str | None = None):
@@ -68,22 +72,6 @@ class AmicusError(Exception):
                 "command": self.command,
             },
         }
-
-
-class ErrorBody(TypedDict):
-    code: str
-    message: str
-    hint: str | None
-    command: str | None
-
-
-class ErrorEnvelope(TypedDict):
-    """The error document (schemas/error.schema.json) every front gives a failed call."""
-
-    schemaVersion: int
-    type: Literal["error"]
-    ok: Literal[False]
-    error: ErrorBody
 
 
 # A flag, with the CLI's placeholder for its value when one follows (`--prompt-file FILE`).

@@ -168,11 +168,13 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 def _finish_run(args: argparse.Namespace, run: RunManifest, code: int, *, command: str) -> int:
     from ..errors import AmicusError
+    from ..vocabulary import ERROR_CODES
 
     out_dir = run.options.out_dir if run.options is not None else None
     if code == 1 and run.error is not None:
         err = AmicusError(run.error.message, hint=f"the run directory is {out_dir}", command=command)
-        err.code = run.error.code
+        # A run records the code of the AmicusError that ended it; the envelope holds only those.
+        err.code = next((c for c in ERROR_CODES if c == run.error.code), "INTERNAL")
         raise err
     if args.json:
         _print_json(run.to_doc())

@@ -12,6 +12,7 @@
               (TypedDicts, checked by `check_document` when read)
     pr_loop   rereview.json, dismissed.json, the decisions memory, the PR review
     sessions  `amicus list --json` (its schema is generated from it: python -m amicus_mcp.contracts)
+    envelope  the error envelope every front gives a failed call (TypedDicts)
 
 The shipped JSON Schemas (schemas/) are the public contract: `python -m amicus_mcp.contracts`
 generates those it lists from their declarations, and tests/test_document_models.py holds the

@@ -17,7 +17,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from ..errors import BadArgs
 from ..fsio import check_json_tree
-from ..vocabulary import EvidenceCheck, Tier, Verification
+from ..vocabulary import EvidenceCheck, Intent, Tier, Verification
 
 
 # TypedDicts rather than BaseModels: validation builds no model instances, which keeps a
@@ -33,7 +33,12 @@ class TallyMeta(TypedDict):
     date: NotRequired[str | None]
     chair: NotRequired[str | None]
     claudeInCouncil: NotRequired[bool | None]
-    seats: NotRequired[Any]  # deliberately unconstrained: consumers tolerate any shape
+    intent: NotRequired[Annotated[Intent, Field(description=(
+        "question: a question council's tally, whose findings are the answers' key claims (severity and location "
+        "may be absent). task: a task council's (findings as a review's; its chair closes on an ANSWER line; no "
+        "ledger rows). Absent means review."))]]
+    seats: NotRequired[Annotated[Any, Field(description=(  # deliberately unconstrained: consumers tolerate any shape
+        "Optional seat table {id, alias, role, lens, position}[]; deliberately unconstrained."))]]
 
 
 @with_config(_OPEN)
@@ -44,20 +49,30 @@ class TallyFinding(TypedDict):
     claim: NotRequired[str | None]
     location: NotRequired[str | None]
     raiserSeat: NotRequired[str | None]
-    evidence: NotRequired[str | None]  # the verbatim quote the finding rests on
-    evidenceCheck: NotRequired[EvidenceCheck | None]  # council/evidence.py's check of that quote
-    evidenceLocation: NotRequired[str | None]  # where the quote was found
-    verification: NotRequired[Verification | None]  # --verify: the verifier's answer
-    verificationLines: NotRequired[list[str]]
-    verificationReason: NotRequired[str | None]
-    verificationToolCalls: NotRequired[int]  # the read-only tool calls its verifier made
+    evidence: NotRequired[Annotated[str | None, Field(
+        description="Optional: the verbatim quote from the material the finding rests on.")]]
+    evidenceCheck: NotRequired[Annotated[EvidenceCheck | None, Field(  # council/evidence.py's check of that quote
+        description="Optional: the deterministic check of `evidence` against the material the run read (verified, "
+                    "moved, not-found, absent).")]]
+    evidenceLocation: NotRequired[Annotated[str | None, Field(
+        description="Optional: where the check found the quote (path:line or path:first-last).")]]
+    verification: NotRequired[Annotated[Verification | None, Field(
+        description="Optional (--verify): the verifier's answer after checking the finding against the source.")]]
+    verificationLines: NotRequired[Annotated[list[str], Field(
+        description="Optional (--verify): the source lines the verifier relied on.")]]
+    verificationReason: NotRequired[Annotated[str | None, Field(
+        description="Optional (--verify): the verifier's one-sentence reason (model text).")]]
+    verificationToolCalls: NotRequired[Annotated[int, Field(ge=0, description=(
+        "Optional (--verify, a verifier whose model supports tool calling): how many read-only tool calls it made "
+        "(its leg's toolCalls in run.json)."))]]
 
 
 @with_config(_OPEN)
 class TallyVote(TypedDict):
     findingId: str
     judge: NotRequired[str | None]  # missing or "" is tolerated: such a vote is unattributable
-    verdict: str  # unknown verdict strings are ignored by the tally, not rejected
+    verdict: Annotated[str, Field(  # unknown verdict strings are ignored by the tally, not rejected
+        description="agree | dispute | neutral; other strings are ignored by the tally")]
     seat: NotRequired[str | None]
 
 
