@@ -308,10 +308,10 @@ def _pr_review(env: Mapping[str, str], out_dir: Path, summary: str | None) -> tu
         append_summary(summary, f"## Pull-request review\n\n**{'Not posted' if post else 'No preview'}** "
                                 f"({err.code}): {err.message}{hint}")
         return "error", post
-    state = "posted" if doc["posted"] else "preview"
-    title = (f"## Pull-request review: posted ({len(doc['inline'])} inline comment(s))" if doc["posted"]
+    state = "posted" if doc.posted else "preview"
+    title = (f"## Pull-request review: posted ({len(doc.inline)} inline comment(s))" if doc.posted
              else "## Pull-request review: preview (post-review is off; nothing was posted)")
-    append_summary(summary, f"{title}\n\n{doc['preview']}")
+    append_summary(summary, f"{title}\n\n{doc.preview}")
     print(f"pull-request review: {state}", flush=True)
     return state, False
 

@@ -364,14 +364,14 @@ def cmd_pr_review(args: argparse.Namespace) -> int:
     doc = pr_review(args.run, repo=args.repo, pr=args.pr, env=os.environ, min_severity=args.min_severity,
                     min_tier=args.min_tier, event=args.event, post=args.post, project=args.project)
     if args.json:
-        _print_json(doc)
+        _print_json(doc.to_doc())
         return EXIT_OK
-    if doc["posted"]:
-        where = f" → {doc['reviewUrl']}" if doc["reviewUrl"] else ""
-        say(f"Posted a {doc['review']['event']} review on {doc['repo']}#{doc['pr']}: "
-            f"{len(doc['inline'])} inline comment(s), {len(doc['inBody'])} finding(s) in the body{where}")
+    if doc.posted:
+        where = f" → {doc.review_url}" if doc.review_url else ""
+        say(f"Posted a {doc.review.event} review on {doc.repo}#{doc.pr}: "
+            f"{len(doc.inline)} inline comment(s), {len(doc.in_body)} finding(s) in the body{where}")
     else:
-        say(doc["preview"], end="")
+        say(doc.preview, end="")
     return EXIT_OK
 
 

@@ -18,17 +18,19 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, NotRequired, TypedDict, Union
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict, Union, cast
 
 import anyio
 
 from ..documents.legs import LegRun
 from ..documents.run import RunManifest, RunStatusView
+from ..documents.sessions import SessionRow
 from ..documents.usage import RunUsage, RunUsageDoc
 from ..documents.wave import Wave
 from ..errors import EXIT_DEGRADED, EXIT_ERROR, EXIT_OK, EXIT_WAIT_TIMEOUT, AmicusError, BadArgs, BadSession
 from ..front import command
 from ..fsio import sweep_temp_files
+from ..schemas import JsonObject
 from ..vocabulary import IN_FLIGHT_LEG_STATUSES, RESUMABLE_RUN_STATUSES, TERMINAL_RUN_STATUSES, TERMINAL_WAVE_STATUSES
 from . import jobs
 from .legcache import finished_by_id
@@ -44,7 +46,7 @@ __all__ = ["ENGINE_DIED", "Located", "Observation", "Waited", "abort", "council_
 
 # What status names: a council run, a leg (a wave's, or a council run's), a wave, or a job of a
 # layer above (an eval's manifest, a document of its own).
-Observation = Union[RunStatusView, LegRun, Wave, dict[str, Any]]
+Observation = Union[RunStatusView, LegRun, Wave, jobs.JobManifest]
 
 
 class Located(NamedTuple):
@@ -182,8 +184,8 @@ def usage_so_far(run: RunManifest) -> RunUsageDoc:
             "costExact": unknown == 0}
 
 
-def document(observation: Observation) -> dict[str, Any]:
-    """An observation as JSON-ready data (what `--json` prints)."""
+def document(observation: Observation) -> JsonObject:
+    """An observation as JSON-ready data (what `--json` prints): its model's document, or a job's manifest."""
     return observation if isinstance(observation, dict) else observation.to_doc()
 
 
@@ -199,29 +201,38 @@ def is_terminal(observation: Observation) -> bool:
     return observation.get("status") not in ("running", None)  # a job
 
 
-def list_all(store: SessionStore, *, tag: str | None = None) -> list[dict[str, Any]]:
+def list_all(store: SessionStore, *, tag: str | None = None) -> list[SessionRow]:
     """Every council run, eval and wave in the project, newest first, one summary row each;
     with a `tag`, only the runs and evals started with it (a wave has none). An eval is one
     row: its cases' councils are not listed on their own (`amicus status EVAL_ID` names each)."""
-    rows: list[dict[str, Any]] = []
+    rows: list[SessionRow] = []
     owned: set[str] = set()  # council runs that are an eval's cases
     for job in jobs.list_jobs(store):
-        cases = [c for c in job.get("cases") or [] if isinstance(c, dict)]
+        listed = job.get("cases")
+        cases = [c for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
         owned |= {str(c.get("runId")) for c in cases if c.get("runId")}
-        rows.append({"id": job.get("id"), "type": job["type"], "status": job.get("status"),
-                     "createdAt": job.get("createdAt"), "models": job.get("models", []),
-                     "chair": job.get("chair"), "cost": job.get("cost"),
-                     **({"cases": len(cases)} if "cases" in job else {}),
-                     **({"tag": job["tag"]} if isinstance(job.get("tag"), str) else {})})
+        # A job's manifest is a layer above's (an eval's): its summary keys are taken as its schema
+        # (eval-run) declares them, never checked here, as a listing reads every job.
+        row = cast(SessionRow, {"id": job.get("id"), "type": job["type"], "status": job.get("status"),
+                                "createdAt": job.get("createdAt"), "models": job.get("models", []),
+                                "chair": job.get("chair"), "cost": job.get("cost")})
+        if "cases" in job:
+            row["cases"] = len(cases)
+        tag_ = job.get("tag")
+        if isinstance(tag_, str):
+            row["tag"] = tag_
+        rows.append(row)
     for run in _runs(store):
         if run.run_id in owned:
             continue
         cost = run.usage.cost.amount if run.usage is not None else None
-        rows.append({"id": run.run_id, "type": "council-run", "status": run.status,
-                     "createdAt": run.created_at, "models": list(run.bench), "chair": run.chair,
-                     "overallVerdict": run.overall_verdict, "cost": cost,
-                     **({"intent": run.intent} if run.intent is not None else {}),  # a question's line is ANSWER
-                     **({"tag": run.tag} if run.tag is not None else {})})
+        row = SessionRow(id=run.run_id, type="council-run", status=run.status, createdAt=run.created_at,
+                         models=list(run.bench), chair=run.chair, overallVerdict=run.overall_verdict, cost=cost)
+        if run.intent is not None:  # a question's line is ANSWER
+            row["intent"] = run.intent
+        if run.tag is not None:
+            row["tag"] = run.tag
+        rows.append(row)
     for wave in store.list_waves():
         wave = observed_wave(wave) or wave
         cost = wave.usage.cost.amount if wave.usage is not None and wave.usage.cost is not None else None
@@ -306,7 +317,7 @@ class Waited(NamedTuple):
     timed_out: bool
     waited_ms: int
 
-    def to_doc(self) -> dict[str, Any]:
+    def to_doc(self) -> JsonObject:
         return {**document(self.observation), "timedOut": self.timed_out, "waitedMs": self.waited_ms}
 
 

@@ -15,7 +15,7 @@ set" (`envvars.setting`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict
 
 from ..envvars import setting
 from ..errors import BadArgs
@@ -27,8 +27,16 @@ CHAIR_ENV = "AMICUS_DEFAULT_CHAIR"
 MAX_COST_ENV = "AMICUS_DEFAULT_MAX_COST"
 
 
+class _Filled(TypedDict, total=False):
+    """The RunOptions fields these defaults may fill."""
+
+    models: list[str]
+    council: str
+    max_cost: float | None  # 0 is "no ceiling": None
+
+
 def apply_env_defaults(options: RunOptions, env: Mapping[str, str] | None = None) -> RunOptions:
-    changes: dict[str, Any] = {}
+    changes: _Filled = {}
     bench = setting(BENCH_ENV, env)
     if bench and not options.models and not options.council:
         members = [m.strip() for m in bench.split(",") if m.strip()]

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from typing_extensions import NotRequired
 
 from ..errors import BadArgs, GitHubRefused
+
+if TYPE_CHECKING:
+    from ..schemas import JsonObject
 
 API_URL_ENV = "GITHUB_API_URL"
 TOKEN_ENV = "GITHUB_TOKEN"
@@ -30,6 +35,13 @@ def check_repo(repo: str) -> str:
     if not _REPO.match(repo) or repo.split("/")[1] in (".", ".."):
         raise BadArgs(f"--repo '{repo}' is not OWNER/NAME", hint="e.g. --repo octo-org/widgets")
     return repo
+
+
+class PullFile(TypedDict):
+    """One file of GitHub's pull-request file list, the fields read (GitHub sends more)."""
+
+    filename: str
+    patch: NotRequired[str | None]  # absent for a binary file or a diff too large to show
 
 
 class GitHub:
@@ -100,20 +112,22 @@ class GitHub:
             raise GitHubRefused(f"GitHub's pull request #{pr} names no head commit", hint="check --pr")
         return sha
 
-    def files(self, pr: int) -> list[dict[str, Any]]:
+    def files(self, pr: int) -> list[PullFile]:
         """The pull request's files ({filename, patch?}), every page."""
-        out: list[dict[str, Any]] = []
+        out: list[PullFile] = []
         for page in range(1, MAX_FILE_PAGES + 1):
             batch = self._call("GET", f"/pulls/{pr}/files", what="list the pull request's files",
                                permission=READ_PERMISSION, pr=pr, params={"per_page": 100, "page": page})
             if not isinstance(batch, list):
                 raise GitHubRefused(f"GitHub's file list for pull request #{pr} is not a list", hint="check --pr")
-            out.extend(f for f in batch if isinstance(f, dict) and isinstance(f.get("filename"), str))
+            out.extend(PullFile(filename=f["filename"], patch=patch if isinstance(patch := f.get("patch"), str) else None)
+                       for f in batch if isinstance(f, dict) and isinstance(f.get("filename"), str))
             if len(batch) < 100:
                 break
         return out
 
-    def post_review(self, pr: int, review: Mapping[str, Any]) -> dict[str, Any]:
+    def post_review(self, pr: int, review: JsonObject) -> JsonObject:
+        """GitHub's answer (its review object: a foreign document, read by the keys wanted)."""
         doc = self._call("POST", f"/pulls/{pr}/reviews", what="post a review", permission=WRITE_PERMISSION,
                          pr=pr, body=dict(review))
         return doc if isinstance(doc, dict) else {}

@@ -12,11 +12,15 @@ so `engine.control` finds it by id, notices when its process died (the manifest 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..errors import BadArgs
 from ..fsio import atomic_write_json, read_json, sweep_temp_files
+from ..schemas import JsonObject
 from .store import SessionStore, now_iso, pid_alive
+
+# A job's manifest is a layer above's document (eval/documents.py EvalManifest): the engine reads
+# only its `type`, `status` and `pid` (and a listing's summary keys), each narrowed where it is read.
+JobManifest = JsonObject
 
 JOB_DIED = "the process running it exited unexpectedly"
 
@@ -43,14 +47,14 @@ def find_manifest(store: SessionStore, job_id: str) -> Path | None:
     return manifest if manifest is not None and manifest.is_file() else None
 
 
-def read_manifest(path: Path) -> dict[str, Any]:
+def read_manifest(path: Path) -> JobManifest:
     doc = read_json(path, what="job manifest")
     if not isinstance(doc, dict) or not isinstance(doc.get("type"), str):
         raise BadArgs(f"'{path}' is not a job manifest", hint="the file may have been edited by hand")
     return doc
 
 
-def job_status(path: Path) -> dict[str, Any]:
+def job_status(path: Path) -> JobManifest:
     """The manifest now; a `running` one whose process is gone is recorded as `error` first."""
     doc = read_manifest(path)
     if doc.get("status") == "running" and not pid_alive(doc.get("pid")):
@@ -61,7 +65,7 @@ def job_status(path: Path) -> dict[str, Any]:
     return doc
 
 
-def list_jobs(store: SessionStore) -> list[dict[str, Any]]:
+def list_jobs(store: SessionStore) -> list[JobManifest]:
     """Every readable job manifest of the project."""
     if not store.root.is_dir():
         return []

@@ -229,7 +229,7 @@ class LegRunner:
             ended.summary = ask.to_text(completion.structured)
         return ended
 
-    async def call_with_tools(self, ask: LegAsk, toolbox: Toolbox, schema: dict[str, Any] | None, claim: Claim,
+    async def call_with_tools(self, ask: LegAsk, toolbox: Toolbox, schema: JsonSchema | None, claim: Claim,
                               floor: int, *, grew: Callable[[float], None]) -> Outcome:
         """A leg whose model may call the read-only tools: turn after turn, each tool call run here
         and its result sent back, until the model answers without calling, its budget of calls is

@@ -35,9 +35,11 @@ from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_ori
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic.fields import FieldInfo
+from typing_extensions import TypedDict  # pydantic reads a TypedDict field from typing_extensions before 3.12
 
 from ..errors import BadArgs, BadSession
 from ..places import PROJECT_DEFAULT
+from ..schemas import JsonObject
 from ..vocabulary import (ANSWERING_INTENTS, MODEL_PATTERN, QUESTION, TAG_PATTERN, TASK, VERIFIED_SEVERITIES,
                           VERIFIED_TIERS, GatewayMode, Intent, Severity, Tier)
 
@@ -48,6 +50,16 @@ DEFAULT_VERIFY_TOOL_CALLS = 6  # tool calls a verifier may make per finding (whe
 MAX_VERIFY_TOOL_CALLS = 20
 TAG_SHAPE = "1-64 letters, digits, '.', '_' or '-' (no spaces)"  # TAG_PATTERN, in words
 TAG_HINT = "a tag is 1-64 letters, digits, '.', '_' or '-', e.g. --tag release-2.3"
+
+
+class PackRecord(TypedDict):
+    """run.json `pack` (documents/run.py PackRecord), as the options carry it: which pack a run was given."""
+
+    name: str
+    version: int
+    hash: str
+    source: Literal["saved", "file"]
+    path: str
 
 
 # --------------------------------------------------------------------------- the metadata
@@ -450,7 +462,7 @@ class RunOptions(_Options):
                                 "verdict.json) and report each as new, still open or resolved (rereview.json)",
                   metavar="RUN"),
         one_run=True, when_set=True)] = None
-    pack_record: dict[str, Any] | None = Field(  # set by apply_pack
+    pack_record: PackRecord | None = Field(  # set by apply_pack
         None, description="the pack whose defaults were filled in (run.json pack)")
     # False for a council an eval runs: its results go to the eval ledger, not the reliability ledger.
     ledger: Annotated[bool, Option(
@@ -465,8 +477,8 @@ class RunOptions(_Options):
         one_run=True)] = Field(None, exclude=True)
     run_id: Annotated[str | None, Option(flag=Flag("--run-id", "", hidden=True), one_run=True)] = Field(None, exclude=True)
 
-    def document(self) -> dict[str, Any]:
-        """The `options.json` document (paths absolute, identity left to run.json)."""
+    def document(self) -> JsonObject:
+        """The `options.json` document (paths absolute, identity left to run.json): this model's JSON."""
         return _document(self)
 
     @property
@@ -535,7 +547,7 @@ class WaveOptions(_Options):
     )] = Field(DEFAULT_TIMEOUT_MIN, alias="timeoutMinutes")
     wave_id: Annotated[str | None, Option(flag=Flag("--wave-id", "", hidden=True), one_run=True)] = Field(None, exclude=True)
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> JsonObject:
         return _document(self)
 
 
@@ -594,8 +606,8 @@ def refused(model: type[BaseModel], exc: ValidationError) -> BadArgs:
                    hint=found.option.hint if found is not None and found.option.hint else None)
 
 
-def _document(options: RunOptions | WaveOptions) -> dict[str, Any]:
-    doc: dict[str, Any] = normalised(options).model_dump(mode="json", by_alias=True)
+def _document(options: RunOptions | WaveOptions) -> JsonObject:
+    doc: JsonObject = normalised(options).model_dump(mode="json", by_alias=True)
     for d in declared("run" if isinstance(options, RunOptions) else "wave"):
         if d.option.when_set and getattr(options, d.field) in (d.info.default, *d.option.omitted):
             doc.pop(d.key, None)

@@ -29,7 +29,8 @@ from ..config import config_dir
 from ..errors import BadArgs
 from ..front import command
 from ..fsio import atomic_write_json, dumps_json, loads_json, read_bytes_bounded
-from ..schemas import JsonObject
+from ..schemas import JsonObject, JsonSchema
+from .options import PackRecord
 
 PACKS_DIR = "packs"
 PACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
@@ -59,7 +60,7 @@ class PackDocument(BaseModel):
         return data
 
     # `_coherent`'s two rules, as the generated schema states them.
-    SCHEMA_RULES: ClassVar[dict[str, Any]] = {"not": {"required": ["models", "council"]},
+    SCHEMA_RULES: ClassVar[JsonSchema] = {"not": {"required": ["models", "council"]},
                                               "dependentRequired": {"vars": ["template"]}}
 
     @model_validator(mode="after")
@@ -88,6 +89,8 @@ def pack_model() -> type[PackDocument]:
 
     from .options import packed
 
+    # (annotation, default) by field name: create_model's own keywords, which its signature types
+    # as Any (a dict of any narrower value type does not unpack into them).
     fields: dict[str, Any] = {d.option.pack: (d.option.pack_type or d.annotation, None)
                               for d in packed() if d.option.pack is not None}  # packed() yields only these
     return create_model("Pack", __base__=PackDocument, **fields)
@@ -106,16 +109,6 @@ def number_keys() -> tuple[str, ...]:
     from .options import packed
 
     return tuple(str(d.option.pack) for d in packed() if d.is_number)
-
-
-class PackRecord(TypedDict):
-    """run.json `pack`: which pack a run was given."""
-
-    name: str
-    version: int
-    hash: str
-    source: Literal["saved", "file"]
-    path: str
 
 
 class PackSave(TypedDict):

@@ -8,15 +8,14 @@ comment never sits on a line GitHub would refuse; findings on other lines go int
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from ..documents.pr_loop import PR_LOOP_VERSION
+from ..documents.pr_loop import PR_LOOP_VERSION, PrReviewDocument
 from ..errors import BadArgs
 from .run_findings import run_findings_of
 
 
 def pr_review(target: str, *, repo: str, pr: int, env: Mapping[str, str], min_severity: str, min_tier: str,
-              event: str, post: bool, project: str | None = None) -> dict[str, Any]:
+              event: str, post: bool, project: str | None = None) -> PrReviewDocument:
     """The council-pr-review document: the review built for `repo`#`pr` and, under `post`, GitHub's answer."""
     from ..council.pr_review import build_review, diff_lines, render_preview
     from .github import GitHub
@@ -29,7 +28,7 @@ def pr_review(target: str, *, repo: str, pr: int, env: Mapping[str, str], min_se
     files = {f["filename"]: diff_lines(f.get("patch")) for f in github.files(pr)}
     built = build_review(run.verdict, run.findings, files, min_severity=min_severity, min_tier=min_tier,
                          event=event, commit_id=head)
-    doc: dict[str, Any] = {
+    doc = PrReviewDocument.model_validate({
         "schemaVersion": PR_LOOP_VERSION,
         "type": "council-pr-review",
         "runId": run.verdict.get("runId"),
@@ -45,9 +44,12 @@ def pr_review(target: str, *, repo: str, pr: int, env: Mapping[str, str], min_se
         "posted": False,
         "reviewId": None,
         "reviewUrl": None,
-    }
+    })
     if post:
-        answer = github.post_review(pr, built["review"])
-        doc.update(posted=True, preview=render_preview(built, repo=repo, pr=pr, posted=True), reviewId=answer.get("id") if isinstance(answer.get("id"), int) else None,
-                   reviewUrl=answer.get("html_url") if isinstance(answer.get("html_url"), str) else None)
+        answer = github.post_review(pr, doc.review.to_doc())
+        review_id, url = answer.get("id"), answer.get("html_url")
+        doc.posted = True
+        doc.preview = render_preview(built, repo=repo, pr=pr, posted=True)
+        doc.review_id = review_id if isinstance(review_id, int) else None
+        doc.review_url = url if isinstance(url, str) else None
     return doc

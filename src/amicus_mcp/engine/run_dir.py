@@ -24,6 +24,7 @@ from ..errors import AmicusError, BadArgs, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, checked_name, read_json
 
 if TYPE_CHECKING:  # the models are imported by what reads or writes one, not by every front
+    from ..schemas import JsonObject
     from ..documents.council import TallyRecord, Verdict
     from ..documents.run import RunManifest
 
@@ -91,9 +92,10 @@ class RunDir(NamedTuple):
         """run.json as JSON, unvalidated (a reader that must first see its schema version)."""
         return read_json(self.manifest_path, what="run manifest")
 
-    def peek(self) -> dict[str, Any] | None:
+    def peek(self) -> JsonObject | None:
         """run.json as JSON, or None when it is absent or unreadable: the engine's own check for
-        an abort another process recorded, before each checkpoint (on the run's hot path)."""
+        an abort another process recorded, before each checkpoint (on the run's hot path, so
+        unvalidated: a reader narrows the keys it looks at)."""
         try:
             doc = self.read_raw()
         except BadArgs:

@@ -75,9 +75,11 @@ class RunState:
         if on_disk is not None and on_disk.get("status") == "aborted":
             if manifest.status != "aborted":  # someone (an abort from another process) got there first
                 manifest.status = "aborted"
-                manifest.exit_code = on_disk.get("exitCode", 143)
-            if "abortRequestedAt" in on_disk and not manifest.has("abort_requested_at"):
-                manifest.abort_requested_at = on_disk["abortRequestedAt"]  # ... and their record of when
+                code = on_disk.get("exitCode", 143)
+                manifest.exit_code = 130 if code == 130 else 143  # what an abort exits with: SIGINT's, else SIGTERM's
+            at = on_disk.get("abortRequestedAt")
+            if isinstance(at, str) and not manifest.has("abort_requested_at"):
+                manifest.abort_requested_at = at  # ... and their record of when
         self.run_dir.write(manifest)
 
     def _defer(self) -> None:

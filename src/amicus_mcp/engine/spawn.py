@@ -31,7 +31,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from ..errors import BadArgs, InternalError, MissingPrompt
 from ..front import worker_env
@@ -76,7 +76,14 @@ def spawn_detached(argv: Sequence[str], *, cwd: Path, log_path: Path) -> int:
     return proc.pid
 
 
-def _detach_kwargs() -> dict[str, Any]:
+class _Detached(TypedDict, total=False):
+    """Popen's keywords that detach a worker from its parent (the platform's own)."""
+
+    creationflags: int
+    start_new_session: bool
+
+
+def _detach_kwargs() -> _Detached:
     if os.name == "nt":
         flags = getattr(subprocess, "DETACHED_PROCESS", 0) | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
         return {"creationflags": flags}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, NamedTuple, cast
+from typing import NamedTuple, cast
 
 import anyio
 
@@ -27,6 +27,7 @@ from ..council.answers import AnswerResult, answer_details, count_attempted_clai
 from ..council.findings import count_attempted_findings, read_last_json_block, validate_findings
 from ..council.seats import Seat, seat_file_stem
 from ..providers.routing import Route
+from ..schemas import JsonObject
 from .asking import Contract, Parsed, ask
 from .context import RunContext
 from .legs import Row
@@ -170,5 +171,5 @@ async def review_seat(ctx: RunContext, index: int, outcome: SeatOutcome, brief: 
     ctx.write(file, answer.text)
 
 
-def _with_block(text: str, block: dict[str, Any]) -> str:
+def _with_block(text: str, block: JsonObject) -> str:  # the block a reply ends with, as JSON
     return f"{strip_findings_block(text)}\n\n```json\n{json.dumps(block, indent=2, ensure_ascii=False)}\n```\n"

@@ -110,9 +110,9 @@ def build_payload(
     return payload
 
 
-def wire_message(message: Message) -> dict[str, Any]:
+def wire_message(message: Message) -> JsonObject:
     """One message as `/chat/completions` takes it: an assistant turn's tool calls, a tool turn's call id."""
-    doc: dict[str, Any] = {"role": message.role, "content": message.content}
+    doc: JsonObject = {"role": message.role, "content": message.content}
     if message.tool_calls:
         doc["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                              for c in message.tool_calls]
