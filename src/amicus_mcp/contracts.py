@@ -16,6 +16,7 @@ The files it keeps:
     mcp/published.json          the tools' schemas as the built tools publish them (mcp/published.py)
     manifest.json               the Claude Desktop bundle's manifest (mcp/bundle.py)
     server.json                 the MCP Registry's entry (mcp/registry.py)
+    docs/mcp.md                 its generated spans (the run options' table, from engine/options.py)
 
 The other shipped schemas are still written by hand; tests/test_document_models.py and
 tests/engine/test_option_declarations.py hold those with a model to it. This module sits above
@@ -25,6 +26,7 @@ server never load it.
 
 from __future__ import annotations
 
+import re
 import sys
 import json
 import types
@@ -42,6 +44,7 @@ from .schemas import JsonSchema
 
 COMMAND = "python -m amicus_mcp.contracts --write"
 PACKAGE = Path(str(files("amicus_mcp")))
+REPO = PACKAGE.parents[1]
 
 
 class Contract(NamedTuple):
@@ -67,6 +70,9 @@ def contracts() -> Iterator[Contract]:
     yield Contract(published.target(), published.text)
     yield Contract(bundle.MANIFEST, bundle.render)
     yield Contract(registry.SERVER_JSON, registry.render)
+    if (REPO / "pyproject.toml").is_file():  # a checkout: its prose (an installed package has none)
+        for path in PROSE_FILES:
+            yield Contract(REPO / path, partial(prose_text, REPO / path))
 
 
 def rendered(schema: JsonSchema) -> str:
@@ -391,6 +397,54 @@ OPTIONS_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
                      "A fanout wave's inputs, written to its wave directory and read back by the engine worker. "
                      "Family v2."),
 }
+
+
+# --------------------------------------------------------------------------- generated prose
+# A span of a prose file between `<!-- generated: KEY -->` and `<!-- /generated -->` is the text
+# SPANS[KEY] renders from a declaration (the run options' table from engine/options.py), so a new
+# option reaches the docs by `--write`, and `--check` calls a hand edit inside a span stale.
+
+PROSE_FILES = ("docs/mcp.md",)
+_SPAN = re.compile(r"(?P<open><!-- generated: (?P<key>[a-z-]+) -->)(?P<body>.*?)(?P<close><!-- /generated -->)", re.S)
+
+
+def prose_text(path: Path) -> str:
+    """The file as it is, with every generated span rendered anew."""
+    def span(match: re.Match[str]) -> str:
+        key = match["key"]
+        if key not in SPANS:
+            raise KeyError(f"{where(path)}: no generated span named {key!r} (known: {', '.join(SPANS)})")
+        return f"{match['open']}\n{SPANS[key]()}{match['close']}"
+
+    return _SPAN.sub(span, path.read_text(encoding="utf-8"))
+
+
+def _cell(text: str) -> str:
+    """A description as a table cell's Markdown: never a column break, an HTML tag or emphasis."""
+    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace("*", "\\*")
+
+
+def run_options_table() -> str:
+    """The run options as the tools take them: one row per argument, with the tools that take
+    it, its CLI flag and pack key, and the description the tool publishes."""
+    from .mcp.option_args import BENCH, RUN, WAVE
+
+    tools = {"amicus_council_run": RUN, "amicus_eval": BENCH, "amicus_fanout": WAVE}
+    rows: dict[str, tuple[Any, Any, set[str]]] = {}  # argument → (its declaration, its Arg, the tools)
+    for tool, arguments in tools.items():
+        for d, arg in arguments.declared():
+            rows.setdefault(arg.name, (d, arg, set()))[2].add(tool)
+    head = ["argument", *(f"`{tool}`" for tool in tools), "CLI flag", "pack key", "what it does"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, (d, arg, taken) in rows.items():
+        flag = f"`{d.option.flag.name}`" if d.option.flag is not None and not d.option.flag.hidden else ""
+        pack = f"`{d.option.pack}`" if d.option.pack else ""
+        marks = ["✓" if tool in taken else "" for tool in tools]
+        lines.append("| " + " | ".join([f"`{name}`", *marks, flag, pack, _cell(arg.description)]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+SPANS: dict[str, Callable[[], str]] = {"run-options": run_options_table}
 
 
 def stale() -> list[tuple[Contract, str]]:

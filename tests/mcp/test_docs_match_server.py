@@ -2,7 +2,8 @@
 
 The server is asked (`tools/list`, in process) rather than a constant consulted, so a tool
 added or renamed anywhere shows up here as a docs page to update: docs/mcp.md's tool table
-(each row's arguments too), the server module's docstring, and every `amicus_…` tool name or
+(each row's arguments, with the run options' table `python -m amicus_mcp.contracts --write`
+generates beside it), the server module's docstring, and every `amicus_…` tool name or
 "N tools" count in the README, docs, skills and commands. The hosts table in docs/mcp.md is
 checked against `client.HOSTS` the same way.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from docs_tables import run_option_arguments, table_rows
 from mcp_helpers import in_process
 
 from amicus_mcp.mcp import server
@@ -37,26 +39,18 @@ async def listed() -> dict[str, dict[str, Any]]:
         return {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
 
 
-def table_rows(text: str, header: str) -> list[list[str]]:
-    """The cells of the Markdown table whose header row starts with `header`."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(header))
-    rows = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
-    return rows
-
-
 async def test_the_tool_table_lists_every_tool_with_its_own_arguments() -> None:
     tools = await listed()
-    rows = table_rows(DOCS.read_text(encoding="utf-8"), "| tool | inputs | returns |")
+    text = DOCS.read_text(encoding="utf-8")
+    rows = table_rows(text, "| tool | inputs | returns |")
+    options = run_option_arguments(text)
     names = [re.fullmatch(r"`(amicus_\w+)`", row[0]).group(1) for row in rows]  # type: ignore[union-attr]
     assert names == list(tools), "docs/mcp.md's tool table is not the server's tools/list"
+    assert set(options) == {"amicus_council_run", "amicus_eval", "amicus_fanout"}
     for name, row in zip(names, rows):
         arguments = set(tools[name].get("properties", {}))
-        mentioned = {token.rstrip("?") for token in re.findall(r"`([A-Za-z]+\??)`", row[1])}
+        assert options.get(name, set()) <= arguments, f"{name}: the run options' table lists what it lacks"
+        mentioned = {token.rstrip("?") for token in re.findall(r"`([A-Za-z]+\??)`", row[1])} | options.get(name, set())
         optional = set(re.findall(r"`([A-Za-z]+)\?`", row[1]))  # `name?` is always an argument
         assert arguments <= mentioned, f"{name}: docs/mcp.md does not list {sorted(arguments - mentioned)}"
         assert optional <= arguments, f"{name}: docs/mcp.md lists {sorted(optional - arguments)}, which it lacks"

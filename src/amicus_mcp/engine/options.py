@@ -19,8 +19,8 @@ annotation: its CLI flag (`Flag`), its MCP tool argument (`Arg`), its key in a p
 and whether options.json writes it only when set. Everything else derives from that field:
 the flags (`cli/option_flags.py`), the tools' arguments and the flag → argument names their
 errors are written in (`mcp/option_args.py`), the pack's fields (`packs.py`) and what a pack
-fills in or saves (`briefing_inputs.py`), and the options.json schema (`python -m
-amicus_mcp.contracts --write` generates it). Adding an option is adding one field here.
+fills in or saves (`briefing_inputs.py`), the options.json schema and docs/mcp.md's run options' table (`python -m
+amicus_mcp.contracts --write` generates both). Adding an option is adding one field here.
 """
 
 from __future__ import annotations
