@@ -13,8 +13,13 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
+from typing_extensions import NotRequired, TypedDict
+
+from ..documents.tally import RunStat, TallyFinding, TallyInput, TallyMeta, TallyRanking, TallyVote
+from ..vocabulary import EvidenceCheck, Verification
+from .answers import AnswerDetails
 from .evidence import GROUND_FIELDS
 from .parse import Adjudication, ranking_to_order
 
@@ -29,7 +34,32 @@ class StageOneReview(NamedTuple):
     text: str  # the review as written (after any repair)
     findings: Sequence[Mapping[str, Any]]  # validated local findings (an answer's claims); [] when unstructured
     structured: bool  # False when the findings block never validated
-    details: Mapping[str, Any] | None = None  # an answer's answer, assumptions and confidence
+    details: AnswerDetails | None = None  # an answer's answer, assumptions and confidence
+
+
+class AnonFinding(TypedDict):
+    """A run-global finding (an answer's key claim) as the judges read it; the evidence check and
+    the verifier set their keys on it in place (council/evidence.py, engine/verify.py)."""
+
+    id: str
+    label: str
+    raiser: str
+    raiserSeat: str | None
+    severity: str | None
+    claim: str
+    location: str | None
+    rationale: str | None
+    evidence: str | None
+    evidenceCheck: NotRequired[EvidenceCheck]
+    evidenceLocation: NotRequired[str]
+    verification: NotRequired[Verification]
+    verificationLines: NotRequired[list[str]]
+    verificationReason: NotRequired[str]
+    verificationToolCalls: NotRequired[int]
+
+
+class _Seat(TypedDict):
+    seat: NotRequired[str]  # a judge's seat id, only where it differs from its alias
 
 
 @dataclass
@@ -38,8 +68,8 @@ class Anonymized:
     label_map: dict[str, str]  # label → alias
     seat_map: dict[str, str]  # label → seat id
     prose: list[tuple[str, str]]  # (label, the review's prose without its findings block)
-    findings: list[dict[str, Any]] = field(default_factory=list)  # run-global findings
-    details: dict[str, dict[str, Any]] = field(default_factory=dict)  # label → an answer's details
+    findings: list[AnonFinding] = field(default_factory=list)  # run-global findings
+    details: dict[str, AnswerDetails] = field(default_factory=dict)  # label → an answer's details
 
     @property
     def finding_ids(self) -> list[str]:
@@ -74,7 +104,7 @@ def anonymize(reviews: Sequence[StageOneReview], noun: str = REVIEW_NOUN) -> Ano
         out.seat_map[name] = review.seat_id
         out.prose.append((name, strip_findings_block(review.text) if review.structured else review.text.rstrip()))
         if review.details is not None:
-            out.details[name] = dict(review.details)
+            out.details[name] = {**review.details}
         for finding in review.findings:
             out.findings.append(
                 {
@@ -104,17 +134,18 @@ class JudgeAnswer(NamedTuple):
 
 def tally_input(
     *,
-    meta: Mapping[str, Any],
+    meta: Mapping[str, object],
     anonymized: Anonymized,
     judges: Sequence[JudgeAnswer],
-    run_stats: Sequence[Mapping[str, Any]],
-) -> dict[str, Any]:
+    run_stats: Sequence[Mapping[str, object]],
+) -> TallyInput:
     """The five-key tally input, de-anonymized; seat ids only where they differ from aliases."""
     seat_map = {lab: sid for lab, sid in anonymized.seat_map.items() if sid != anonymized.label_map[lab]}
-    findings = []
+    findings: list[TallyFinding] = []
     for f in anonymized.findings:
         # A key claim has no severity and no location: they are left out (a review's always has both).
-        entry: dict[str, Any] = {"id": f["id"], "raiser": f["raiser"]}
+        # Built open (its optional keys by name), in the family's key order.
+        entry: dict[str, object] = {"id": f["id"], "raiser": f["raiser"]}
         if f["severity"] is not None:
             entry["severity"] = f["severity"]
         entry["claim"] = f["claim"]
@@ -123,27 +154,32 @@ def tally_input(
         if f["raiserSeat"] is not None:
             entry["raiserSeat"] = f["raiserSeat"]
         # Emitted when set, so a run before evidence (or a hand-assembled input) is unchanged.
+        view: Mapping[str, object] = f
         for key in GROUND_FIELDS:
-            if f.get(key) is not None:
-                entry[key] = f[key]
-        findings.append(entry)
-    adjudications = []
-    rankings = []
+            value = view.get(key)
+            if value is not None:
+                entry[key] = value
+        findings.append(cast("TallyFinding", entry))
+    adjudications: list[TallyVote] = []
+    rankings: list[TallyRanking] = []
     for judge in judges:
-        seat = {"seat": judge.seat_id} if judge.seat_id != judge.alias else {}
+        seat: _Seat = {"seat": judge.seat_id} if judge.seat_id != judge.alias else {}
         for vote in judge.adjudications:
             adjudications.append({"findingId": vote["id"], "judge": judge.alias, "verdict": vote["verdict"], **seat})
         if not judge.ranking:  # a judge whose ranking was dropped (engine salvage) votes, and ranks nothing
             continue
         order, order_seats = ranking_to_order(judge.ranking, anonymized.label_map, seat_map or None)
-        ranking: dict[str, Any] = {"judge": judge.alias, "order": order, **seat}
+        ranking: TallyRanking = {"judge": judge.alias, "order": order}
+        if "seat" in seat:
+            ranking["seat"] = seat["seat"]
         if order_seats is not None:
             ranking["orderSeats"] = order_seats
         rankings.append(ranking)
     return {
-        "meta": dict(meta),
+        # The run's meta and legs, copied as they are: check_tally_input checks them when tallied.
+        "meta": cast("TallyMeta", dict(meta)),
         "findings": findings,
         "adjudications": adjudications,
         "rankings": rankings,
-        "runStats": [dict(row) for row in run_stats],
+        "runStats": cast("list[RunStat]", [dict(row) for row in run_stats]),
     }

@@ -19,12 +19,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from ..documents.council import JsonValue, TallyRecord
+from ..documents.tally import Decision, TallyFinding, TallyInput, TallyVote
 from ..schemas import JsonSchema
 from ..vocabulary import DEBATE_ACTIONS, DEBATED_TIERS, REVOTED_ACTIONS, VOTES
 from .briefings import EXAMPLE_IDS, fenced_example, render
-from .parse import apply_revotes
+from .parse import DefenseResponse, Revote, apply_revotes
 
 ACTION = {action: action for action in DEBATE_ACTIONS}  # a known action only: never one the model spelled
 MAX_REASON_CHARS = 300
@@ -34,7 +36,7 @@ MAX_REASON_CHARS = 300
 class DebateTarget:
     """One Contested/Disputed finding and the votes against it."""
 
-    finding: Mapping[str, Any]  # from the tally input: id, raiser, raiserSeat?, severity, claim
+    finding: TallyFinding  # from the tally input: id, raiser, raiserSeat?, severity, claim
     tier: str  # its provisional tier
     disputers: list[str]  # seat ids of the judges that disputed it
     reasons: list[str]  # their one-line reasons, anonymized (as found in their prose)
@@ -44,15 +46,15 @@ class DebateTarget:
 class DebateOutcome:
     """What the round produced, finding by finding."""
 
-    responses: dict[str, dict[str, Any]] = field(default_factory=dict)  # id → {action, argument?, claim?}
-    revotes: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # judge seat → id → {verdict, reason?}
+    responses: dict[str, DefenseResponse] = field(default_factory=dict)  # id → {action, argument?, claim?}
+    revotes: dict[str, dict[str, Revote]] = field(default_factory=dict)  # judge seat → id → {verdict, reason?}
 
 
-def judge_seat_of(vote: Mapping[str, Any]) -> str:
+def judge_seat_of(vote: TallyVote) -> str:
     return vote.get("seat") or vote.get("judge") or ""
 
 
-def targets(tally_input: Mapping[str, Any], record: Mapping[str, Any], judge_prose: Mapping[str, str]) -> list[DebateTarget]:
+def targets(tally_input: TallyInput, record: TallyRecord, judge_prose: Mapping[str, str]) -> list[DebateTarget]:
     """The findings the round debates, with each disputer's reason taken from its prose."""
     tiers = {f["id"]: f["tier"] for f in record["findings"]}
     out = []
@@ -67,7 +69,7 @@ def targets(tally_input: Mapping[str, Any], record: Mapping[str, Any], judge_pro
     return out
 
 
-def _own_vote(finding: Mapping[str, Any], vote: Mapping[str, Any]) -> bool:
+def _own_vote(finding: TallyFinding, vote: TallyVote) -> bool:
     if finding.get("raiserSeat") and vote.get("seat"):
         return bool(finding["raiserSeat"] == vote["seat"])
     return bool(vote.get("judge") == finding.get("raiser"))
@@ -83,7 +85,7 @@ def reason_for(prose: str, finding_id: str) -> str:
     return "(no reason given in prose)"
 
 
-def _kind(finding: Mapping[str, Any]) -> str:
+def _kind(finding: TallyFinding) -> str:
     """What a debated item is, in its parentheses: a finding's severity, or `key claim`."""
     return str(finding["severity"]) if finding.get("severity") is not None else "key claim"
 
@@ -98,7 +100,7 @@ def defense_brief(targets_of_raiser: Sequence[DebateTarget], *, question: bool =
                   example=defense_example([t.finding["id"] for t in targets_of_raiser]))
 
 
-def revote_bundle(targets_by_id: Mapping[str, DebateTarget], responses: Mapping[str, Mapping[str, Any]], *,
+def revote_bundle(targets_by_id: Mapping[str, DebateTarget], responses: Mapping[str, DefenseResponse], *,
                   question: bool = False) -> str:
     """The ONE shared re-vote prompt: every defended or amended finding with the raiser's answer,
     in the order of `targets_by_id` (finding order) — never in the order the defenses finished."""
@@ -114,7 +116,7 @@ def revote_bundle(targets_by_id: Mapping[str, DebateTarget], responses: Mapping[
             claim = _one_line(finding.get("claim"))
         answer = _one_line(response.get("argument") or "(the raiser amended the claim without further argument)")
         blocks.append(f"**{fid}** ({_kind(finding)}) — {claim}\n- the raiser's answer: {answer}")
-    listed = [fid for fid in targets_by_id if (responses.get(fid) or {}).get("action") in REVOTED_ACTIONS]
+    listed = [fid for fid in targets_by_id if fid in responses and responses[fid]["action"] in REVOTED_ACTIONS]
     return render("debate-revote-question" if question else "debate-revote", findings="\n\n".join(blocks),
                   example=revote_example(listed))
 
@@ -145,22 +147,23 @@ def revote_example(ids: Sequence[str], *, compact: bool = False) -> str:
     return fenced_example({"revotes": entries}, compact=compact)
 
 
-def reassemble(tally_input: Mapping[str, Any], record: Mapping[str, Any], outcome: DebateOutcome) -> dict[str, Any]:
+def reassemble(tally_input: TallyInput, record: TallyRecord, outcome: DebateOutcome) -> TallyInput:
     """The final tally input: amended claims in place, re-votes applied, debated findings decorated."""
     tiers = {f["id"]: f["tier"] for f in record["findings"]}
-    findings = []
+    findings: list[TallyFinding] = []
     for finding in tally_input["findings"]:
-        entry = dict(finding)
+        entry: dict[str, object] = {**finding}  # a copy, in the finding's key order, with its unknown keys
         response = outcome.responses.get(finding["id"])
         if response is not None:
             if response["action"] == "amended":
                 entry["claim"] = response["claim"]
+            # The mark the tally carries into the record (documents/council.py DebateMark).
             entry["debate"] = {"action": ACTION[response["action"]], "previousTier": tiers.get(finding["id"])}
-        findings.append(entry)
-    adjudications = []
-    by_judge: dict[str, list[dict[str, Any]]] = {}
+        findings.append(cast("TallyFinding", entry))
+    adjudications: list[TallyVote] = []
+    by_judge: dict[str, list[TallyVote]] = {}
     for vote in tally_input["adjudications"]:
-        by_judge.setdefault(judge_seat_of(vote), []).append(dict(vote))
+        by_judge.setdefault(judge_seat_of(vote), []).append({**vote})
     for seat, votes in by_judge.items():
         after = apply_revotes({v["findingId"]: v["verdict"] for v in votes}, outcome.revotes.get(seat, {}))
         for vote in votes:
@@ -169,9 +172,10 @@ def reassemble(tally_input: Mapping[str, Any], record: Mapping[str, Any], outcom
     return {**tally_input, "findings": findings, "adjudications": adjudications}
 
 
-def summary(targets_: Sequence[DebateTarget], outcome: DebateOutcome, before: Mapping[str, Any],
-            after: Mapping[str, Any], *, revote_judges: int) -> dict[str, Any]:
-    """run.json's `debate` object."""
+def summary(targets_: Sequence[DebateTarget], outcome: DebateOutcome, before: TallyRecord,
+            after: TallyRecord, *, revote_judges: int) -> dict[str, JsonValue]:
+    """run.json's `debate` object, as JSON (documents/run.py DebateSummary validates it when the
+    engine records it)."""
     actions = [r["action"] for r in outcome.responses.values()]
     applied = sum(len(v) for v in outcome.revotes.values())
     old = {f["id"]: f["tier"] for f in before["findings"]}
@@ -191,7 +195,7 @@ def summary(targets_: Sequence[DebateTarget], outcome: DebateOutcome, before: Ma
     }
 
 
-def withdrawn_decisions(outcome: DebateOutcome) -> list[dict[str, Any]]:
+def withdrawn_decisions(outcome: DebateOutcome) -> list[Decision]:
     """Withdrawn findings are denied automatically — never put to the user."""
     return [{"id": fid, "decision": "denied", "applied": False}
             for fid, r in outcome.responses.items() if r["action"] == "withdrawn"]

@@ -60,7 +60,7 @@ from amicus_mcp.council.findings import (
     read_last_json_block,
     show,
 )
-from amicus_mcp.vocabulary import ANSWER_MARKER, QUESTION, VERDICT_MARKER, VERDICT_SCALES, VOTES, VerdictScaleName
+from amicus_mcp.vocabulary import ANSWER_MARKER, QUESTION, VERDICT_MARKER, VERDICT_SCALES, VOTES, DebateAction, VerdictScaleName
 
 JUDGE_ERROR_CODES: tuple[str, ...] = (
     "NO_FENCED_BLOCK",
@@ -74,12 +74,12 @@ JUDGE_ERROR_CODES: tuple[str, ...] = (
     "BAD_VERDICT",
     "DUPLICATE_ADJUDICATION",
 )
-DEFENSE_ACTIONS: dict[str, str] = {
+DEFENSE_ACTIONS: dict[str, DebateAction] = {
     "defend": "defended",
     "amend": "amended",
     "withdraw": "withdrawn",
 }
-NO_RESPONSE = "no-response"
+NO_RESPONSE: DebateAction = "no-response"
 
 RankingSlot = str | list[str]
 _T = TypeVar("_T")
@@ -98,7 +98,7 @@ class JudgeResult(TypedDict):
 
 
 class DefenseResponse(TypedDict):
-    action: str  # defended | amended | withdrawn | no-response
+    action: DebateAction
     argument: NotRequired[str]
     claim: NotRequired[str]
 

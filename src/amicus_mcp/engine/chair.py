@@ -27,6 +27,7 @@ from ..providers.catalog import Catalog
 from ..providers.routing import Route, resolve_model
 from .asking import Contract, Parsed, ask
 from ..documents.run import ChairAttempt
+from ..documents.tally import TallyInput
 from .context import RunContext
 from .legs import LegResult, Row
 from .preflight import check_listed, check_ready, gate_threshold
@@ -196,7 +197,7 @@ def promote_chair(*, exclude: set[str], gateway: str | None, catalog: Catalog, v
     return None
 
 
-def chair_packet(ctx: RunContext, anon: Anonymized, authors: list[str], judges_input: dict[str, Any],
+def chair_packet(ctx: RunContext, anon: Anonymized, authors: list[str], judges_input: TallyInput,
                  record: Mapping[str, Any]) -> str:
     """The de-anonymized packet: the briefing, the record, every finding (amended claims win),
     every review under its seat's name, and the rankings. A question council's packet carries

@@ -68,6 +68,7 @@ from .store import parse_iso
 
 if TYPE_CHECKING:
     from ..documents.council import TallyRecord, VerdictAnswer
+    from ..documents.tally import TallyInput
 
 __all__ = ["CouncilRun", "run_council", "run_prepared"]
 
@@ -288,7 +289,7 @@ class CouncilRun:
     def authors(self, usable: Sequence[SeatOutcome]) -> list[str]:
         return [o.seat["id"] for o in usable] + (["claude"] if self.prep.claude_review is not None else [])
 
-    def tally_input(self, anon: Anonymized, cross: CrossReview, chair: str, *, rows: bool = True) -> dict[str, Any]:
+    def tally_input(self, anon: Anonymized, cross: CrossReview, chair: str, *, rows: bool = True) -> TallyInput:
         return tally_input(meta=self.meta(chair), anonymized=anon, judges=cross.judges,
                            run_stats=self.ctx.rows.rows if rows else [])
 

@@ -34,6 +34,7 @@ from .run_dir import DEBATE, TALLY_PROVISIONAL
 
 if TYPE_CHECKING:
     from ..documents.council import TallyRecord
+    from ..documents.tally import Decision, TallyInput
 
 DEBATE_STAGE = 3  # runStats order: after Stage 2's rows, before the chair's
 # Each debate answer's schema (for models held to one) and its document form.
@@ -45,7 +46,7 @@ STRUCTURED = {
 
 class DebateRound:
     def __init__(self, ctx: RunContext, anon: Anonymized, judges: Sequence[JudgeAnswer], provisional: TallyRecord,
-                 base_input: dict[str, Any], judge_prose: Mapping[str, str]):
+                 base_input: TallyInput, judge_prose: Mapping[str, str]):
         self.ctx = ctx
         self.anon = anon
         self.judges = judges
@@ -58,10 +59,10 @@ class DebateRound:
 
     # -- what the rest of the run reads -------------------------------------------------
 
-    def reassemble(self, tally_input_doc: dict[str, Any]) -> dict[str, Any]:
+    def reassemble(self, tally_input_doc: TallyInput) -> TallyInput:
         return debate.reassemble(tally_input_doc, self.provisional, self.outcome)
 
-    def decisions(self) -> list[dict[str, Any]]:
+    def decisions(self) -> list[Decision]:
         return debate.withdrawn_decisions(self.outcome)
 
     # -- the round ----------------------------------------------------------------------
@@ -88,7 +89,8 @@ class DebateRound:
         return self.finish(revote_judges=judges)
 
     def answer(self, target: debate.DebateTarget) -> str:
-        return self.outcome.responses.get(target.finding["id"], {}).get("action", "no-response")
+        response = self.outcome.responses.get(target.finding["id"])
+        return response["action"] if response is not None else "no-response"
 
     def set_outcome(self, outcome: str) -> None:
         self.ctx.state.set_debate({"enabled": True, "outcome": outcome})
@@ -155,7 +157,7 @@ class DebateRound:
                                 file=f"rebuttal-{seat_file_stem(seat_id)}.md", parse=lambda text: parse_defense(text, ids),
                                 unusable=("defense", f"its {'key claims' if question else 'findings'} stand undefended"))
         for fid in ids:
-            self.outcome.responses[fid] = dict(parsed["responses"].get(fid, {"action": "no-response"}))
+            self.outcome.responses[fid] = parsed["responses"].get(fid, {"action": "no-response"})
 
     # -- re-vote ------------------------------------------------------------------------
 
@@ -180,7 +182,7 @@ class DebateRound:
         parsed = await self.ask(seat_id, kind="revote", role="revote", suffix="rv", ids=ids, prompt=bundle,
                                 file=f"revote-{seat_file_stem(seat_id)}.md", parse=lambda text: parse_revote(text, ids),
                                 unusable=("re-vote", "its original verdicts stand"))
-        self.outcome.revotes[seat_id] = {fid: dict(vote) for fid, vote in parsed["revotes"].items() if fid in ids}
+        self.outcome.revotes[seat_id] = {fid: vote for fid, vote in parsed["revotes"].items() if fid in ids}
 
     # -- one debate answer --------------------------------------------------------------
 
