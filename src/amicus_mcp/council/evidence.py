@@ -28,12 +28,11 @@ import bisect
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
+
+from typing_extensions import NotRequired, TypedDict
 
 from ..vocabulary import ABSENT, MOVED, NOT_FOUND, VERIFIED, EvidenceCheck
-
-if TYPE_CHECKING:  # anonymize imports this module: the type only
-    from .anonymize import AnonFinding
 
 LINE_SLACK = 2  # a stated line still matches a quote this many lines away (models miscount)
 MAX_EVIDENCE_CHARS = 2000  # a longer "quote" is cut to this before it is searched for
@@ -60,6 +59,15 @@ class Source(NamedTuple):
     @property
     def label(self) -> str:
         return f"{self.name} (old side)" if self.side == "old" else self.name
+
+
+class Quoted(TypedDict):
+    """What the check reads of a finding (anonymize.AnonFinding) and sets on it."""
+
+    location: str | None
+    evidence: str | None
+    evidenceCheck: NotRequired[EvidenceCheck]
+    evidenceLocation: NotRequired[str]
 
 
 class Check(NamedTuple):
@@ -256,7 +264,7 @@ def _distance(hit: _Hit, lines: tuple[int, int]) -> int:
     return max(lines[0] - hit.last, hit.first - lines[1], 0)
 
 
-def annotate(findings: Iterable[AnonFinding], material: Sequence[Source], *,
+def annotate(findings: Iterable[Quoted], material: Sequence[Source], *,
              only_quoted: bool = False) -> None:
     """Set each finding's `evidenceCheck` (and `evidenceLocation` when the quote was found), in
     place. `only_quoted`: leave a finding that gives no quote unchecked (a question council's key
