@@ -38,6 +38,8 @@ def kind(prompt: str) -> str:
         return "question-chair-repair"
     if prompt.startswith("# Matching review findings to known flaws"):
         return "matcher"
+    if prompt.startswith("# Matching review findings to an earlier review's findings"):
+        return "rereview-matcher"
     if "Your previous review ended with a findings block" in prompt or "Your previous reply was empty" in prompt:
         return "stage1-repair"
     if "Your previous judgement ended with a block" in prompt:

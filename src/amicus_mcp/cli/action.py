@@ -22,6 +22,8 @@ and `GITHUB_OUTPUT` at files — to see exactly what CI will do:
     INPUT_OUT_DIR                             the run directory (default council-ci-<run id>)
     INPUT_BASELINE, INPUT_GATE_ON             a re-review: the previous run's directory (its artifact),
                                               and gate-on new to gate only what is new since it
+    INPUT_MATCHER                             with a baseline: the matcher model for what location and
+                                              claim leave unmatched (council run --matcher)
     INPUT_SARIF_FILE                          write the findings as SARIF 2.1.0 here (output sarif-file)
     INPUT_POST_REVIEW, INPUT_MIN_SEVERITY,    on a pull request: the review's preview in the summary,
     INPUT_MIN_TIER                            posted (as one COMMENT review) only when post-review is
@@ -54,7 +56,7 @@ PR_TEMPLATE = "pr-diff"
 # The inputs that are run options: INPUT_<NAME> → the RunOptions field (engine/options.py).
 OPTION_INPUTS = {"PACK": "pack", "MODELS": "models", "CHAIR": "chair", "TEMPLATE": "template", "ARTIFACT": "artifact",
                  "VARS": "vars", "MAX_COST": "max_cost", "TIMEOUT": "timeout_min", "OUT_DIR": "out_dir",
-                 "BASELINE": "baseline"}
+                 "BASELINE": "baseline", "MATCHER": "matcher"}
 # Every input the script reads, as INPUT_<NAME> (action.yml passes exactly these).
 INPUTS = (*OPTION_INPUTS, "PATHS", "FAIL_ON", "ALLOW_NO_VERDICT", "ALLOW_UNJUDGED", "REQUIRE_EVIDENCE",
           "SARIF_FILE", "POST_REVIEW", "MIN_SEVERITY", "MIN_TIER", "GATE_ON")

@@ -376,8 +376,26 @@ def _rereview(doc: Mapping[str, object]) -> str:
         + (f'<div class="location">location: {_e(str(r.get("location")))}</div>' if r.get("location") else "")
         + "</li>" for r in resolved)
     items.append(f"<li>resolved: {len(resolved) or 'none'}" + (f'<ul class="findings">{gone}</ul>' if gone else "") + "</li>")
+    items += _matcher_items(doc)
     line = rereview_line(doc)
     return _section(line.split(":", 1)[0], f'<p class="note">{_e(line)}</p>\n<ul class="rereview">{"".join(items)}</ul>')
+
+
+def _matcher_items(doc: Mapping[str, object]) -> list[str]:
+    """The matcher's part of a re-review (--matcher): its line, its decisions with their reasons
+    (model output, escaped), and what it could not do."""
+    from .rereview import matcher_decisions, matcher_line
+
+    line = matcher_line(doc)
+    if line is None:
+        return []
+    rows = [f"<li><strong>{_e(fid)}</strong> "
+            + (f"still open as <strong>{_e(baseline)}</strong>" if baseline else "new (no baseline finding)")
+            + f" — the matcher: {_e(reason or 'no reason given')}</li>" for fid, baseline, reason in matcher_decisions(doc)]
+    part = doc.get("matcher")
+    losses = part.get("losses") if isinstance(part, Mapping) else None
+    rows += [f'<li class="loss">lost: {_e(str(loss))}</li>' for loss in (losses if isinstance(losses, list) else [])]
+    return [f"<li>{_e(line)}" + (f'<ul class="matcher">{"".join(rows)}</ul>' if rows else "") + "</li>"]
 
 
 def _dismissed(doc: Mapping[str, object]) -> str:

@@ -400,7 +400,25 @@ def rereview_summary(doc: Mapping[str, Any]) -> str:
     for r in resolved:
         where = f" ({prose(str(r.get('location')))})" if r.get("location") else ""
         lines.append(f"  - **{prose(str(r.get('baselineId')))}** {r.get('severity')} — {prose(str(r.get('claim') or ''))}{where}")
+    lines += _matcher_lines(doc)
     return "\n".join(lines)
+
+
+def _matcher_lines(doc: Mapping[str, Any]) -> list[str]:
+    """The matcher's part (--matcher): what it did, each decision with its reason (model output,
+    escaped as a claim is), and what it could not do."""
+    from .rereview import matcher_decisions, matcher_line
+
+    line = matcher_line(doc)
+    if line is None:
+        return []
+    out = [f"- {prose(line)}"]
+    for fid, baseline, reason in matcher_decisions(doc):
+        said = f"still open as **{prose(baseline)}**" if baseline else "new (no baseline finding)"
+        out.append(f"  - **{prose(fid)}** {said} — the matcher: {prose(reason) or 'no reason given'}")
+    for loss in (doc.get("matcher") or {}).get("losses") or []:
+        out.append(f"  - lost: {prose(str(loss))}")
+    return out
 
 
 def dismissed_summary(doc: Mapping[str, Any]) -> str:

@@ -27,12 +27,33 @@ class _Closed(Frozen):
     model_config = ConfigDict(extra="forbid")
 
 
+RereviewBy = Literal["location", "claim", "matcher"]  # how a decision was made (council/rereview.py)
+
+
 class RereviewDecision(_Closed):
     id: str
     status: Literal["new", "still-open"]
     baseline_id: str | None
-    by: Literal["location", "claim"] | None
+    by: RereviewBy | None
     score: Score | None
+    reason: WhenSet[str] = None  # by the matcher: its one-line reason (model output)
+
+
+class MatcherCost(_Closed):
+    amount: Annotated[float, Field(ge=0)] | None  # null: no call had a known cost (or none was made)
+    unpriced_legs: Count
+
+
+class RereviewMatcher(_Closed):
+    """The matcher model's part of a re-review (`--matcher`): what it was asked, what it decided, what
+    it cost, and what it could not do (those findings keep the location and claim decision)."""
+
+    model: str
+    asked: Count  # findings put to it
+    decided: Count  # of them, answered by it
+    legs: Count  # calls made
+    cost: MatcherCost
+    losses: list[str]
 
 
 class ResolvedFinding(_Closed):
@@ -60,6 +81,7 @@ class RereviewDocument(Family):
     decisions: list[RereviewDecision]
     resolved: list[ResolvedFinding]
     counts: RereviewCounts
+    matcher: WhenSet[RereviewMatcher] = None  # a re-review with --matcher
 
 
 class DismissedMatch(_Closed):

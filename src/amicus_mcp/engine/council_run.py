@@ -264,7 +264,7 @@ class CouncilRun:
         if p.options.baseline:
             from .rereview import write_rereview
 
-            rereview = write_rereview(ctx.prep.run_dir, p.options.baseline)
+            rereview = await write_rereview(ctx)
             ctx.notice(rereview_line(rereview))
         from .run_findings import read_dismissed
 

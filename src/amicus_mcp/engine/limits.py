@@ -48,6 +48,7 @@ ROLES = {"stage1": "seat", "stage2": "judge", "chair": "chair"}
 # A prompt above this goes unchecked to a model of unknown window only with a notice: smaller
 # prompts fit every window in common use (32K tokens and up), so saying so would be noise.
 UNCHECKED_NOTICE_TOKENS = 32_000
+MATCHER_FLOOR = "matcher"  # the re-review matcher's floor in the budget (engine/matcher.py MATCHER_WAVE)
 
 
 def context_window(route: Route, catalog: Catalog) -> int | None:
@@ -91,6 +92,20 @@ class VerifyBound(NamedTuple):
         return self.findings * self.turns * reservation(self.prompt_tokens, self.pricing, self.floor)
 
 
+class MatcherBound(NamedTuple):
+    """A re-review's matcher (`--matcher`) at its most: how many findings it is asked about is known
+    only after the votes, so pre-flight bounds it — every attempt (the call and its repair) with a
+    prompt of the baseline's findings and the most questions a call holds, answered at its cap."""
+
+    calls: int
+    prompt_tokens: int
+    pricing: Pricing | None
+    cap: int  # its output cap, which is its floor (a matcher's answer is never shortened)
+
+    def floor_reservation(self) -> float:
+        return self.calls * reservation(self.prompt_tokens, self.pricing, self.cap)
+
+
 class CapLimit(NamedTuple):
     """Who lowered the Stage-1 review cap: the reader whose window holds the fewest reviews."""
 
@@ -113,6 +128,7 @@ class RunPlan(NamedTuple):
     cap_limit: CapLimit | None = None  # set when the review cap is below the stage's own
     unchecked: tuple[Unchecked, ...] = ()  # large prompts sent to models of unknown window
     verify: VerifyBound | None = None  # --verify: its legs' bound (they are not planned legs)
+    matcher: MatcherBound | None = None  # --matcher: a re-review's matcher calls' bound (held back as `matcher`)
 
     @property
     def cap_lowered(self) -> bool:
@@ -143,6 +159,8 @@ class RunPlan(NamedTuple):
             floors.pop("verify")
         else:
             floors["verify"] = self.verify.floor_reservation()
+        if self.matcher is not None:
+            floors[MATCHER_FLOOR] = self.matcher.floor_reservation()
         return floors
 
     def legs_after(self, wave: str) -> int:
@@ -251,6 +269,10 @@ def check_ceiling(plan: RunPlan, ceiling: float | None) -> None:
             dearest = max(leg.floor_reservation() for leg in legs)
             parts.append(f"{WAVE_NAMES[wave]} {len(legs)} leg(s) of up to ${dearest:.4f} each "
                          f"({legs[0].floor:,}-token answers)")
+    if plan.matcher is not None:
+        matcher = plan.matcher
+        parts.append(f"the re-review's matcher up to {matcher.calls} call(s), ${matcher.floor_reservation():.4f} in "
+                     f"all ({matcher.cap:,}-token answers)")
     smallest = plan.smallest_ceiling()
     raise CostCeilingTooLow(
         f"the --max-cost ${ceiling:g} ceiling cannot hold this run even with every answer at its smallest "

@@ -28,7 +28,8 @@ from ..fsio import atomic_write_text
 from ..providers.base import Message, Usage
 from ..providers.cost import prompt_tokens, route_pricing, rollup, usage_from_doc
 from ..providers.routing import Route
-from .budget import Budget, reservation
+from .budget import Budget
+from .run_dir import MATCHER_OUTPUT, MATCHER_PROMPT
 
 if TYPE_CHECKING:
     from ..documents.usage import LegUsageDoc, RolledCostDoc
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 MATCHER_OUTPUT_CAP = 8_000
 ATTEMPTS = 2  # the first call and one repair
-MATCHER_WAVE = "matcher"  # its floor's name in a run's budget (held back until it runs)
 
 LossKind = Literal["refused", "failed", "unanswered"]
 
@@ -71,11 +71,6 @@ class MatcherOutcome:
     def cost(self) -> RolledCostDoc:
         """What the calls cost: amount null when no call had a known cost."""
         return rollup(self.usages)["cost"]
-
-
-def worst_case(route: Route, catalog: Catalog, prompt_chars: int) -> float:
-    """The most the matcher can cost: every attempt at a prompt of `prompt_chars`, answered at its cap."""
-    return ATTEMPTS * reservation(prompt_tokens(prompt_chars), route_pricing(route, catalog), MATCHER_OUTPUT_CAP)
 
 
 async def run_matcher(leg: MatcherLeg, frame: Frame, targets: Sequence[Target],
@@ -123,7 +118,7 @@ async def _call(leg: MatcherLeg, outcome: MatcherOutcome, frame: Frame, target_i
 
     suffix = "" if attempt == 1 else f"-{attempt}"
     leg.directory.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(leg.directory / f"matcher-prompt{suffix}.md", text)
+    atomic_write_text(leg.directory / MATCHER_PROMPT.format(suffix=suffix), text)
     claim = leg.budget.claim(wave=leg.wave, first=attempt == 1, prompt_tokens=prompt_tokens(len(text)),
                              pricing=route_pricing(leg.route, leg.catalog), cap=MATCHER_OUTPUT_CAP,
                              floor=MATCHER_OUTPUT_CAP)
@@ -144,12 +139,16 @@ async def _call(leg: MatcherLeg, outcome: MatcherOutcome, frame: Frame, target_i
         outcome.usages.append(usage_from_doc(usage_doc) if usage_doc else None)
         raw = getattr(exc, "text", None)
         message = getattr(exc, "message", None) or type(exc).__name__
-        atomic_write_text(leg.directory / f"matcher-output{suffix}.md", raw or f"(no reply: {message})\n")
+        atomic_write_text(leg.directory / MATCHER_OUTPUT.format(suffix=suffix), raw or f"(no reply: {message})\n")
         if raw:  # the model answered, in a shape the provider refused: read what it said
             return matching.read_reply(frame, raw, None, pending, taken)
         outcome.losses.append(Loss("failed", f"the matcher call failed ({matching.one_line(message, 200)})"))
         return None
     leg.budget.settle(claim, completion.usage.to_doc())
     outcome.usages.append(completion.usage)
-    atomic_write_text(leg.directory / f"matcher-output{suffix}.md", completion.text)
-    return matching.read_reply(frame, completion.text, completion.structured, pending, taken)
+    atomic_write_text(leg.directory / MATCHER_OUTPUT.format(suffix=suffix), completion.text)
+    reading = matching.read_reply(frame, completion.text, completion.structured, pending, taken)
+    if completion.finish_reason == "length" and reading.problems:  # say why, so the repair answers shorter
+        reading.problems.insert(0, f"TRUNCATED: the reply was cut at its {MATCHER_OUTPUT_CAP:,}-token cap; keep "
+                                   "each reason to one short line")
+    return reading

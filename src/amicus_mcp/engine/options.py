@@ -462,6 +462,14 @@ class RunOptions(_Options):
                                 "verdict.json) and report each as new, still open or resolved (rereview.json)",
                   metavar="RUN"),
         one_run=True, when_set=True)] = None
+    # A re-review's matcher: the model that decides what the location-and-claim pass left unmatched.
+    matcher: Annotated[str | None, Option(
+        doc="a re-review's matcher model (council run --matcher): decides, for each finding the location and "
+            "claim pass left unmatched, which baseline finding it is, if any; written only when set",
+        flag=Flag("--matcher", "re-review (with --baseline): a model that decides, for each finding the location "
+                               "and claim pass leaves unmatched, which baseline finding it is, if any (a paid call "
+                               "under --max-cost; its decisions are recorded in rereview.json)", metavar="MODEL"),
+        one_run=True, when_set=True)] = None
     pack_record: PackRecord | None = Field(  # set by apply_pack
         None, description="the pack whose defaults were filled in (run.json pack)")
     # False for a council an eval runs: its results go to the eval ledger, not the reliability ledger.

@@ -353,6 +353,8 @@ class Prepared:
     records: dict[str, Document] = field(default_factory=dict)
     plan: RunPlan | None = None  # the waves' windows and floors (limits.py); None: nothing planned
     chair_notice: str | None = None  # the default chair sat on the bench: which chair was taken instead
+    matcher_route: Route | None = None  # a re-review's --matcher, checked as the chair is
+    matcher_loss: str | None = None  # why the re-review runs without its matcher (the ceiling has no room)
 
     @property
     def dir(self) -> RunDir:
@@ -398,6 +400,11 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         from .rereview import resolve_baseline
 
         options = options.model_copy(update={"baseline": resolve_baseline(options.baseline, options.project)})
+    if options.matcher and not options.baseline:
+        from .options import flag_of
+
+        raise BadArgs(f"{flag_of('matcher')} applies to a re-review only: it needs {flag_of('baseline')}",
+                      hint=f"add {flag_of('baseline')} RUN (the run this one re-reviews), or drop {flag_of('matcher')}")
     if options.template and is_template_file(options.template):  # the worker runs elsewhere
         options = options.model_copy(update={"template": str(Path(options.template).expanduser().resolve())})
     if briefing is None:
@@ -430,7 +437,12 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         chair, chair_route, chair_notice = pick_chair(routed, default_chair(), gateway=gateway, cfg=cfg)
         if chair_notice is None and chair == default_chair():  # recorded as the run's, as before
             options = options.model_copy(update={"chair": chair})
-    catalog = await read_catalog([*routed.routes, chair_route])
+    matcher_route: Route | None = None
+    if options.matcher:  # held to every check the chair is, before anything is spent
+        with naming("--matcher"):
+            matcher_route = resolve_model(options.matcher, gateway=gateway, cfg=cfg)
+            check_ready(options.matcher, matcher_route, cfg)
+    catalog = await read_catalog([*routed.routes, chair_route, *([matcher_route] if matcher_route else [])])
     with blame_pack(options, "bench", "gateway"):
         bench = price_bench(routed, catalog, minimum=2, cost_gate=options.cost_gate,
                             validate=options.validate_models, cfg=cfg)
@@ -458,8 +470,25 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
                         verify=bool(options.verify) and not options.question, verify_max=options.verify_cap,
                         verify_tool_calls=options.verify_calls
                         if profile_for(chair_route, cfg=cfg, catalog=bench.catalog).tool_calls else 0)
+    if options.matcher and matcher_route is not None:
+        with naming("--matcher"):
+            check_listed([(options.matcher, matcher_route)], catalog, validate=options.validate_models,
+                         threshold=gate_threshold(options.cost_gate, cfg))
     with blame_pack(options, "max_cost", "bench", "chair"):
         check_ceiling(plan, options.max_cost)
+    matcher_loss = None
+    if matcher_route is not None and options.baseline:
+        from .rereview import matcher_bound
+
+        bound = matcher_bound(options.baseline, matcher_route, bench.catalog)
+        with_matcher = plan._replace(matcher=bound)
+        if options.max_cost is not None and sum(with_matcher.floors().values()) > options.max_cost:
+            # The council fits and the matcher does not: the run goes on, matched by location and claim only.
+            matcher_loss = (f"not called: the --max-cost ${options.max_cost:g} ceiling holds the council but not "
+                            f"also the matcher's worst case (${bound.floor_reservation():.4f}; "
+                            f"--max-cost {with_matcher.smallest_ceiling():.4f} holds both)")
+        else:
+            plan = with_matcher
     store = SessionStore(resolve_project(options.project))
     run_id = options.run_id or new_id()
     store.session_dir(run_id)  # validates a caller-supplied id
@@ -470,7 +499,8 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         options=options, run_id=run_id, run_dir=run_dir, store=store, briefing=briefing,
         seats=seats, routes=bench.routes, chair=chair, chair_route=chair_route,
         dropped=bench.dropped, catalog=bench.catalog, timeout_s=timeout_s, claude_review=claude_review,
-        records=dict(records or {}), plan=plan, chair_notice=chair_notice,
+        records=dict(records or {}), plan=plan, chair_notice=chair_notice, matcher_route=matcher_route,
+        matcher_loss=matcher_loss,
     )
 
 

@@ -1,15 +1,27 @@
-"""`council run --baseline RUN`: the run's findings matched to the baseline run's
-(council/rereview.py), recorded as `rereview.json` beside the verdict. SARIF, the review
-comments, the gate (`--gate-on new`), the run's summary and the Action's read it from there."""
+"""`council run --baseline RUN [--matcher MODEL]`: the run's findings matched to the baseline
+run's (council/rereview.py), recorded as `rereview.json` beside the verdict. SARIF, the review
+comments, the gate (`--gate-on new`), the run's summary and the Action's read it from there.
+
+With `--matcher`, the findings the location and claim pass leaves new are put to the matcher
+model (engine/matcher.py, the eval's matcher leg), under the run's `--max-cost`: pre-flight holds
+back its worst case (`matcher_bound`), or — when the ceiling holds the council but not also the
+matcher — runs without it and says so. Whatever the matcher could not decide keeps the
+deterministic decision, and the loss is named: a run notice, `matcher.losses` in rereview.json,
+and the report's re-review section."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..documents.pr_loop import PR_LOOP_VERSION
 from .run_dir import REREVIEW, RunDir
 from .run_findings import read_run_findings, run_findings_of
+
+if TYPE_CHECKING:
+    from ..providers.catalog import Catalog
+    from ..providers.routing import Route
+    from .context import RunContext
+    from .limits import MatcherBound
 
 
 def resolve_baseline(target: str, project: str | None) -> str:
@@ -18,17 +30,74 @@ def resolve_baseline(target: str, project: str | None) -> str:
     return str(run.source.resolve())
 
 
-def write_rereview(run_dir: Path, baseline: str) -> dict[str, Any]:
-    """Match the finished run in `run_dir` to `baseline` (a verdict.json) and write rereview.json."""
-    from ..council.rereview import match_baseline
+def matcher_bound(baseline: str, route: Route, catalog: Catalog) -> MatcherBound:
+    """The matcher's calls at their most, against this baseline (its findings are the targets)."""
+    from ..council import matching, rereview
+    from ..providers.cost import prompt_tokens, route_pricing
+    from .limits import MatcherBound
+    from .matcher import ATTEMPTS, MATCHER_OUTPUT_CAP
+
+    targets = rereview.targets(read_run_findings(baseline).findings)
+    chars = matching.prompt_bound(rereview.FRAME, targets, rereview.MATCHER_QUESTIONS)
+    return MatcherBound(ATTEMPTS, prompt_tokens(chars), route_pricing(route, catalog), MATCHER_OUTPUT_CAP)
+
+
+async def write_rereview(ctx: RunContext) -> dict[str, Any]:
+    """Match the finished run to its baseline (the matcher too, where one is given) and write rereview.json."""
+    from ..council import rereview
     from ..fsio import atomic_write_json
 
-    new, old = read_run_findings(RunDir(run_dir).verdict_path), read_run_findings(baseline)
-    doc = {"schemaVersion": PR_LOOP_VERSION, "type": "council-rereview", "runId": new.verdict.get("runId"),
-           "baselineRunId": old.verdict.get("runId"), "baseline": str(baseline),
-           **match_baseline(new.findings, old.findings)}
+    prep = ctx.prep
+    baseline = str(prep.options.baseline)
+    new, old = read_run_findings(RunDir(prep.run_dir).verdict_path), read_run_findings(baseline)
+    matched = rereview.match_baseline(new.findings, old.findings)
+    doc: dict[str, Any] = {"schemaVersion": PR_LOOP_VERSION, "type": "council-rereview",
+                           "runId": new.verdict.get("runId"), "baselineRunId": old.verdict.get("runId"),
+                           "baseline": baseline}
+    if prep.options.matcher:
+        result, part = await _with_matcher(ctx, matched, new.findings, old.findings)
+        doc.update(result, matcher=part)
+        for loss in part["losses"]:
+            ctx.notice(f"re-review matcher: {loss}")
+    else:
+        doc.update(matched)
     from ..documents.pr_loop import RereviewDocument
 
     doc = RereviewDocument.parse(doc, what="re-review").to_doc()  # checked against its model before it is written
-    atomic_write_json(run_dir / REREVIEW, doc)
+    atomic_write_json(prep.run_dir / REREVIEW, doc)
     return doc
+
+
+async def _with_matcher(ctx: RunContext, matched: dict[str, Any], findings: list[dict[str, Any]],
+                        baseline: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The matcher's answers over the deterministic decisions, and rereview.json's `matcher`."""
+    from ..council import rereview
+    from .limits import MATCHER_FLOOR
+    from .matcher import MatcherLeg, MatcherOutcome, run_matcher
+
+    prep = ctx.prep
+    model = str(prep.options.matcher)
+    asked, beyond = rereview.questions(findings, baseline, matched)
+    losses: list[str] = []
+    if prep.matcher_loss is not None:  # pre-flight found no room for it under the ceiling
+        outcome, losses = MatcherOutcome(), [prep.matcher_loss] if asked else []
+        asked_count = 0
+    else:
+        assert prep.matcher_route is not None
+        leg = MatcherLeg(model=model, route=prep.matcher_route, catalog=prep.catalog, registry=ctx.registry,
+                         budget=ctx.budget, timeout_s=prep.timeout_s, directory=prep.run_dir, wave=MATCHER_FLOOR)
+        outcome = await run_matcher(leg, rereview.FRAME, rereview.targets(baseline), asked)
+        losses = [loss.detail for loss in outcome.losses]
+        asked_count = len(asked)
+    if beyond:
+        losses.append(f"{len(beyond)} finding(s) beyond the {rereview.MATCHER_QUESTIONS} a matcher call holds were "
+                      f"matched by location and claim only ({', '.join(beyond)})")
+    undecided = [q.finding for q in asked if q.finding not in outcome.answers]
+    if undecided and asked_count:
+        losses.append(f"{len(undecided)} finding(s) kept the location and claim decision ({', '.join(undecided)})")
+    cost = outcome.cost()
+    part = {"model": model, "asked": asked_count, "decided": len(outcome.answers), "legs": outcome.legs,
+            # no call made costs nothing; a call of unknown cost leaves the amount unknown (null)
+            "cost": {"amount": 0.0 if not outcome.usages else cost["amount"], "unpricedLegs": cost["unpricedLegs"]},
+            "losses": losses}
+    return rereview.with_matcher(matched, outcome.answers), part

@@ -6,6 +6,7 @@
              engine.log          a spawned worker's output; spawn.pid its pid, until run.json
                                  carries the engine's own
              tally-input.json · tally.json · verdict.json · report.html · debate.json …
+             rereview.json · matcher-prompt.md · matcher-output.md   a re-review (--baseline, --matcher)
     <project>/.claude/amicus_sessions/council-<runId>.json   the pointer that finds it by id
 
 A run is named by its id (through its pointer) or by its directory; `find_run` is the one way
@@ -56,6 +57,10 @@ REPORT = "report.html"
 CHAIR_PACKET = "chair-packet.md"
 CHAIR_OUTPUT = "chair-output.md"
 REREVIEW = "rereview.json"  # a re-review's matches to its baseline (council run --baseline)
+# A re-review's matcher (--matcher; an eval case's too, in its case directory): its prompt and its
+# reply, `-2` for the repair (engine/matcher.py).
+MATCHER_PROMPT = "matcher-prompt{suffix}.md"
+MATCHER_OUTPUT = "matcher-output{suffix}.md"
 DISMISSED = "dismissed.json"  # the findings that match one the user denied before
 
 

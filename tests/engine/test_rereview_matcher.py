@@ -1,0 +1,252 @@
+"""A re-review's matcher model (`council run --baseline RUN --matcher MODEL`, issue 32 §3): real
+council runs against the loopback fake provider, the matcher a fake model that reads the prompt
+the engine sends it. The location and claim pass decides first; what it leaves new goes to the
+matcher; a matcher that cannot be read, or that the ceiling cannot hold, leaves the deterministic
+decision with the loss named (a notice, rereview.json `matcher.losses`, the report)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from council_helpers import finding, member, review
+from council_prompts import kind, matcher_questions
+from fakeprovider import FakeProvider, chat, prompt_of, usage
+from test_pr_loop import bench, council_run
+
+from amicus_mcp.cli import main as cli_main
+from amicus_mcp.schemas import schema_errors
+
+BEFORE = dict(north=[finding(1, "north", severity="blocker", location="src/cache.py:12-14",
+                             claim="Every write evicts the whole cache.")],
+              south=[finding(1, "south", severity="major", location="src/store.py:7",
+                             claim="The store never closes its file.")])
+# After new commits: the eviction moved to another file and is said in other words (no shared
+# place, hardly a shared word: the location and claim pass cannot see it), the store is fixed,
+# and the lock is new.
+AFTER = dict(north=[finding(1, "north", severity="blocker", location="src/lru.py:40",
+                            claim="Writes flush all cached entries at once.")],
+             south=[finding(1, "south", severity="major", location="src/lock.py:3",
+                            claim="The lock is never released on error.")])
+# What the oracle matcher knows: which new claim is which baseline finding again.
+SAME = {"Writes flush all cached entries at once.": "A1"}
+
+
+def oracle(body: Any) -> Any:
+    """A matcher that answers every question right, in the reply shape the prompt asks for."""
+    prompt = prompt_of(body)
+    assert kind(prompt) == "rereview-matcher", prompt[:80]
+    matches = [{"finding": fid, "baseline": SAME.get(claim) if SAME.get(claim) in candidates else None,
+                "reason": "the same eviction, moved" if claim in SAME else "a different problem"}
+               for fid, claim, candidates in matcher_questions(prompt)]
+    return chat(f"Matched.\n\n```json\n{json.dumps({'matches': matches})}\n```\n", usage=usage(cost=0.002))
+
+
+def runs(fake: FakeProvider, brief: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+         *extra: str) -> tuple[dict[str, Any], dict[str, Any], Path]:
+    bench(fake, **BEFORE)
+    baseline = tmp_path / "baseline"
+    council_run(brief, project, baseline, capsys)
+    bench(fake, **AFTER)
+    again = tmp_path / "again"
+    run = council_run(brief, project, again, capsys, "--baseline", str(baseline), *extra)
+    doc = json.loads((again / "rereview.json").read_text(encoding="utf-8"))
+    assert schema_errors(doc, "council-rereview") == []
+    return run, doc, again
+
+
+def test_the_matcher_finds_a_reworded_moved_finding_the_deterministic_pass_cannot(fake, brief, project, tmp_path,
+                                                                                   capsys):
+    # Without a matcher: both findings are new, and both baseline findings look resolved.
+    _, plain, _ = runs(fake, brief, project, tmp_path / "plain", capsys)
+    assert plain["counts"] == {"new": 2, "still-open": 0, "resolved": 2} and "matcher" not in plain
+
+    fake.respond("m", oracle)
+    run, doc, again = runs(fake, brief, project, tmp_path / "matched", capsys, "--matcher", "fake/m")
+    assert doc["counts"] == {"new": 1, "still-open": 1, "resolved": 1}
+    by_id = {d["id"]: d for d in doc["decisions"]}
+    assert by_id["A1"] == {"id": "A1", "status": "still-open", "baselineId": "A1", "by": "matcher", "score": None,
+                           "reason": "the same eviction, moved"}
+    assert by_id["B1"] == {"id": "B1", "status": "new", "baselineId": None, "by": "matcher", "score": None,
+                           "reason": "a different problem"}
+    assert [r["claim"] for r in doc["resolved"]] == ["The store never closes its file."]
+    assert doc["matcher"] == {"model": "fake/m", "asked": 2, "decided": 2, "legs": 1,
+                              "cost": {"amount": 0, "unpricedLegs": 0}, "losses": []}  # the fake bills $0
+    # One call; its prompt is anonymous (no seat, model or alias) and quotes the findings as data.
+    (prompt,) = fake.prompts("m")
+    for name in ("fake/a", "fake/b", "fake/chair", "seat", "raiser"):
+        assert name not in prompt.lower()
+    assert "- may be matched to: A1, B1" in prompt and "quoted as data" in prompt
+    assert (again / "matcher-prompt.md").read_text(encoding="utf-8") == prompt
+    assert (again / "options.json").is_file() and json.loads((again / "options.json").read_text())["matcher"] == "fake/m"
+    assert "1 new, 1 still open, 1 resolved" in " ".join(run["notices"])
+
+    # The report, SARIF and the gate read the matcher's decisions from rereview.json.
+    assert cli_main(["council", "report", str(again / "verdict.json")]) == 0
+    report = capsys.readouterr().out
+    assert "- new: B1\n- still open: A1\n- resolved: 1\n" in report
+    assert ("- Matcher fake/m: asked about 2 finding(s) the location and claim pass left new, decided 2; 1 call, "
+            "$0.0000\n  - **A1** still open as **A1** — the matcher: the same eviction, moved") in report
+    page = (again / "report.html").read_text(encoding="utf-8")
+    assert "<strong>A1</strong> still open as <strong>A1</strong> — the matcher: the same eviction, moved" in page
+    assert cli_main(["council", "report", str(again / "verdict.json"), "--sarif"]) == 0
+    log = json.loads(capsys.readouterr().out)
+    assert {r["properties"]["findingId"]: r["properties"]["reReview"] for r in log["runs"][0]["results"]} == {
+        "A1": "still-open", "B1": "new"}
+    assert cli_main(["council", "gate", str(again), "--fail-on", "confirmed-blocker", "--gate-on", "new"]) == 0
+    capsys.readouterr()
+
+
+def test_the_matchers_reason_is_model_output_escaped_in_the_report(fake, brief, project, tmp_path, capsys):
+    def hostile(body: Any) -> Any:
+        prompt = prompt_of(body)
+        matches = [{"finding": fid, "baseline": "A1" if fid == "A1" else None,
+                    "reason": "<script>alert(1)</script>\n## Verdict: ship it"}
+                   for fid, _, _ in matcher_questions(prompt)]
+        return chat(f"```json\n{json.dumps({'matches': matches})}\n```\n")
+
+    fake.respond("m", hostile)
+    _, doc, again = runs(fake, brief, project, tmp_path, capsys, "--matcher", "fake/m")
+    assert {d["id"]: d["reason"] for d in doc["decisions"]}["A1"] == "<script>alert(1)</script> ## Verdict: ship it"
+    page = (again / "report.html").read_text(encoding="utf-8")
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def naive_wrong_format(prompt: str) -> str:
+    return "A1 is the old eviction finding, B1 is new."
+
+
+def naive_invented_ids(prompt: str) -> str:
+    matches = [{"finding": fid, "baseline": "Z9", "reason": "x"} for fid, _, _ in matcher_questions(prompt)]
+    return f"```json\n{json.dumps({'matches': matches})}\n```\n"
+
+
+def naive_same_baseline_twice(prompt: str) -> str:
+    matches = [{"finding": fid, "baseline": "A1", "reason": "the eviction"} for fid, _, _ in matcher_questions(prompt)]
+    return f"```json\n{json.dumps({'matches': matches})}\n```\n"
+
+
+def naive_truncated(prompt: str) -> str:
+    matches = [{"finding": fid, "baseline": None, "reason": "new"} for fid, _, _ in matcher_questions(prompt)]
+    return f"```json\n{json.dumps({'matches': matches})}"[:40]
+
+
+@pytest.mark.parametrize("naive, decided, problem", [
+    (naive_wrong_format, 0, "NO_FENCED_BLOCK"),
+    (naive_invented_ids, 0, "must be one of"),
+    (naive_same_baseline_twice, 1, "is already the match of A1"),
+    (naive_truncated, 0, "TRUNCATED: the reply was cut at its 8,000-token cap"),
+])
+def test_a_naive_matcher_is_asked_once_more_then_the_deterministic_decision_stands(naive, decided, problem, fake,
+                                                                                    brief, project, tmp_path, capsys):
+    fake.respond("m", lambda body: chat(naive(prompt_of(body)), finish="length" if naive is naive_truncated else "stop",
+                                        usage=usage(cost=0.001)))
+    run, doc, again = runs(fake, brief, project, tmp_path, capsys, "--matcher", "fake/m")
+    prompts = fake.prompts("m")
+    assert len(prompts) == 2 and "Your previous answer could not be used:" in prompts[1]
+    assert problem in prompts[1]
+    assert (again / "matcher-output-2.md").is_file()
+    part = doc["matcher"]
+    assert (part["asked"], part["decided"], part["legs"]) == (2, decided, 2)
+    assert part["losses"] and "left unanswered after a repair" in part["losses"][0]
+    assert "kept the location and claim decision" in part["losses"][-1]
+    by = [d["by"] for d in doc["decisions"]]
+    if decided:  # the first use of A1 stands; the second finding keeps the deterministic decision
+        assert by == ["matcher", None] and doc["counts"] == {"new": 1, "still-open": 1, "resolved": 1}
+        assert "- may be matched to: B1\n" in prompts[1]  # A1 is taken: the repair offers what is left
+    else:
+        assert by == [None, None] and doc["counts"] == {"new": 2, "still-open": 0, "resolved": 2}
+    notices = " ".join(run["notices"])
+    assert "re-review matcher: " in notices and "left unanswered after a repair" in notices
+    assert cli_main(["council", "report", str(again / "verdict.json")]) == 0
+    assert "  - lost: " in capsys.readouterr().out
+
+
+def test_a_failing_matcher_leaves_the_deterministic_decision_and_says_so(fake, brief, project, tmp_path, capsys):
+    from fakeprovider import error
+
+    fake.respond("m", lambda body: error(500, "matcher is down"))
+    run, doc, _ = runs(fake, brief, project, tmp_path, capsys, "--matcher", "fake/m")
+    assert doc["counts"] == {"new": 2, "still-open": 0, "resolved": 2}
+    assert [d["by"] for d in doc["decisions"]] == [None, None]
+    assert any(re.match(r"the matcher call failed \(.*matcher is down", loss) for loss in doc["matcher"]["losses"])
+    assert any("re-review matcher: the matcher call failed" in n for n in run["notices"])
+
+
+def test_a_matcher_without_a_baseline_is_bad_args_naming_the_flags(fake, brief, project, tmp_path, capsys):
+    bench(fake)
+    code = cli_main(["council", "run", "--prompt-file", str(brief), "--models", "fake/a,fake/b", "--chair", "fake/chair",
+                     "--out-dir", str(tmp_path / "r"), "--project", str(project), "--json", "--matcher", "fake/m"])
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert (code, error["code"]) == (1, "BAD_ARGS")
+    assert error["message"] == "--matcher applies to a re-review only: it needs --baseline"
+    assert fake.chat_requests() == []
+
+
+def test_the_actions_matcher_input_without_a_baseline_names_the_inputs(fake, project, tmp_path):
+    from test_ci_action import run_action
+
+    (project / "design.md").write_text("# Widget cache\n\nThe cache evicts every entry on every write.\n", encoding="utf-8")
+    bench(fake)
+    code, _, _, log = run_action(tmp_path, project, MODELS="fake/a,fake/b", CHAIR="fake/chair", TEMPLATE="design-doc",
+                                 ARTIFACT="design.md", VARS="audience=the platform team\nconstraints=p99 under 5 ms\n",
+                                 MATCHER="fake/m")
+    assert code == 1, log
+    assert "matcher applies to a re-review only: it needs baseline" in log and "--matcher" not in log
+
+
+GATEWAY_BENCH = ["openrouter/vendor/a", "openrouter/vendor/b"]
+
+
+def gateway_runs(gateway: FakeProvider, brief: Path, project: Path, tmp_path: Path,
+                 capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict[str, Any], Path]:
+    gateway.catalog = [*gateway.catalog, {"id": "vendor/m", "name": "m", "context_length": 100000,
+                                          "pricing": {"prompt": "0.000001", "completion": "0.00001"}}]
+    for side, name in (("north", "vendor/a"), ("south", "vendor/b")):
+        member(gateway, name, tag=side, cost=0.001,
+               stage1=chat(review(side, block={"overall": "o", "findings": BEFORE[side]}), usage=usage(cost=0.001)))
+    member(gateway, "vendor/chair", cost=0.001)
+    common = ["council", "run", "--prompt-file", str(brief), "--models", ",".join(GATEWAY_BENCH),
+              "--chair", "openrouter/vendor/chair", "--project", str(project), "--json", "--quiet"]
+    assert cli_main([*common, "--out-dir", str(tmp_path / "baseline")]) == 0
+    capsys.readouterr()
+    for side, name in (("north", "vendor/a"), ("south", "vendor/b")):
+        member(gateway, name, tag=side, cost=0.001,
+               stage1=chat(review(side, block={"overall": "o", "findings": AFTER[side]}), usage=usage(cost=0.001)))
+    gateway.respond("vendor/m", oracle)
+    code = cli_main([*common, "--out-dir", str(tmp_path / "again"), "--baseline", str(tmp_path / "baseline"),
+                     "--matcher", "openrouter/vendor/m", *extra])
+    return code, json.loads(capsys.readouterr().out), tmp_path / "again"
+
+
+def test_a_ceiling_that_holds_the_council_but_not_the_matcher_runs_without_it_and_says_so(gateway, brief, project,
+                                                                                          tmp_path, capsys):
+    code, run, again = gateway_runs(gateway, brief, project, tmp_path, capsys, "--max-cost", "0.12")
+    assert code == 0, run
+    assert run["status"] == "complete" and gateway.prompts("vendor/m") == []
+    doc = json.loads((again / "rereview.json").read_text(encoding="utf-8"))
+    assert schema_errors(doc, "council-rereview") == []
+    assert doc["counts"] == {"new": 2, "still-open": 0, "resolved": 2}
+    (loss,) = doc["matcher"]["losses"]
+    assert loss.startswith("not called: the --max-cost $0.12 ceiling holds the council but not also the matcher's "
+                           "worst case ($0.")
+    assert (doc["matcher"]["legs"], doc["matcher"]["cost"]) == (0, {"amount": 0.0, "unpricedLegs": 0})
+    assert f"re-review matcher: {loss}" in run["notices"]
+    assert cli_main(["council", "report", str(again / "verdict.json")]) == 0
+    assert f"  - lost: {loss}" in capsys.readouterr().out
+
+
+def test_pre_flight_holds_the_matchers_worst_case_and_the_run_counts_what_it_cost(gateway, brief, project, tmp_path,
+                                                                                 capsys):
+    code, run, again = gateway_runs(gateway, brief, project, tmp_path, capsys, "--max-cost", "1")
+    assert code == 0, run
+    doc = json.loads((again / "rereview.json").read_text(encoding="utf-8"))
+    assert doc["counts"] == {"new": 1, "still-open": 1, "resolved": 1}
+    assert doc["matcher"]["legs"] == 1 and doc["matcher"]["cost"] == {"amount": 0.002, "unpricedLegs": 0}
+    (request,) = gateway.chat_requests("vendor/m")
+    assert request.body["max_tokens"] == 8000  # its cap is its floor: never shortened
+    # the run's own cost counts the matcher's call beside the council's five legs
+    assert run["usage"]["cost"]["amount"] == pytest.approx(5 * 0.001 + 0.002)
