@@ -397,7 +397,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
     timeout_min = DEFAULT_TIMEOUT_MIN if options.timeout_min is None else options.timeout_min
     options = options.model_copy(update={"timeout_min": timeout_min, "debate": bool(options.debate)})
     if options.baseline:  # resolved before any spend; the worker reads the verdict file it names
-        from .rereview import resolve_baseline
+        from .baseline import resolve_baseline
 
         options = options.model_copy(update={"baseline": resolve_baseline(options.baseline, options.project)})
     if options.matcher and not options.baseline:
@@ -478,7 +478,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         check_ceiling(plan, options.max_cost)
     matcher_loss = None
     if matcher_route is not None and options.baseline:
-        from .rereview import matcher_bound
+        from .baseline import matcher_bound
 
         bound = matcher_bound(options.baseline, matcher_route, bench.catalog)
         with_matcher = plan._replace(matcher=bound)

@@ -4,7 +4,7 @@ comments, the gate (`--gate-on new`), the run's summary and the Action's read it
 
 With `--matcher`, the findings the location and claim pass leaves new are put to the matcher
 model (engine/matcher.py, the eval's matcher leg), under the run's `--max-cost`: pre-flight holds
-back its worst case (`matcher_bound`), or — when the ceiling holds the council but not also the
+back its worst case (engine/baseline.py), or — when the ceiling holds the council but not also the
 matcher — runs without it and says so. Whatever the matcher could not decide keeps the
 deterministic decision, and the loss is named: a run notice, `matcher.losses` in rereview.json,
 and the report's re-review section."""
@@ -15,31 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..documents.pr_loop import PR_LOOP_VERSION
 from .run_dir import REREVIEW, RunDir
-from .run_findings import read_run_findings, run_findings_of
+from .run_findings import read_run_findings
 
 if TYPE_CHECKING:
-    from ..providers.catalog import Catalog
-    from ..providers.routing import Route
     from .context import RunContext
-    from .limits import MatcherBound
-
-
-def resolve_baseline(target: str, project: str | None) -> str:
-    """The baseline's verdict.json, absolute (a run directory, its verdict.json, or a run id in `project`)."""
-    run = run_findings_of(target, project)
-    return str(run.source.resolve())
-
-
-def matcher_bound(baseline: str, route: Route, catalog: Catalog) -> MatcherBound:
-    """The matcher's calls at their most, against this baseline (its findings are the targets)."""
-    from ..council import matching, rereview
-    from ..providers.cost import prompt_tokens, route_pricing
-    from .limits import MatcherBound
-    from .matcher import ATTEMPTS, MATCHER_OUTPUT_CAP
-
-    targets = rereview.targets(read_run_findings(baseline).findings)
-    chars = matching.prompt_bound(rereview.FRAME, targets, rereview.MATCHER_QUESTIONS)
-    return MatcherBound(ATTEMPTS, prompt_tokens(chars), route_pricing(route, catalog), MATCHER_OUTPUT_CAP)
 
 
 async def write_rereview(ctx: RunContext) -> dict[str, Any]:
