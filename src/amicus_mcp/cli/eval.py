@@ -56,7 +56,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     plan = anyio.run(lambda: prepare_eval(bench, suite=args.suite, matcher=args.matcher, cases=args.case,
                                           out_dir=args.out_dir))
     if args.estimate:
-        say(dumps_json(plan.estimate) if args.json else describe_estimate(plan.estimate))
+        say(dumps_json(plan.estimate.model_dump(mode="json")) if args.json else describe_estimate(plan.estimate))
         return EXIT_OK
     if not args.json and not args.quiet:
         say(describe_estimate(plan.estimate), err=True)
@@ -64,7 +64,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             say(f"Notice: {notice}", err=True)
     line = ProgressLine(eval_line(plan.directory.manifest), sys.stderr) if wanted(args) else None
     manifest, code = anyio.run(lambda: with_progress(lambda: run_eval(plan), line))
-    return _finish(args, manifest, code)
+    return _finish(args, manifest.model_dump(mode="json"), code)
 
 
 def _finish(args: argparse.Namespace, manifest: dict[str, Any], code: int) -> int:

@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..vocabulary import ABSENT, FOUND_CHECKS, HOLDS, NOT_FOUND, REFUTED
-from .documents import EvalComparison
+from ..schemas import JsonObject
+from .documents import CompareSide, EvalComparison
 from .report_md import counted, flat, pct
 from .scoring import ALARM_SEVERITIES, rate
 
@@ -128,13 +129,14 @@ def _seat_recall(cases: Sequence[Mapping[str, Any]], seat: str) -> tuple[float |
     return rate(hit, len(flaws)), floor
 
 
-def _side(doc: Mapping[str, Any], where: str) -> dict[str, Any]:
-    return {"evalId": doc["evalId"], "dir": where, "suite": f"{doc['suite']['name']} v{doc['suite']['version']}",
-            "models": [s["model"] for s in doc["bench"]["seats"]], "chair": doc["bench"]["chair"],
-            "cases": len(doc["cases"]), "casesScored": doc["casesScored"]}
+def _side(doc: Mapping[str, Any], where: str) -> CompareSide:
+    return CompareSide(evalId=doc["evalId"], dir=where, suite=f"{doc['suite']['name']} v{doc['suite']['version']}",
+                       models=[s["model"] for s in doc["bench"]["seats"]], chair=doc["bench"]["chair"],
+                       cases=len(doc["cases"]), casesScored=doc["casesScored"])
 
 
-def _options(doc: Mapping[str, Any]) -> dict[str, Any]:
+def _options(doc: Mapping[str, Any]) -> dict[str, object]:
+    """Each option an eval ran with, by the name a difference is listed under (its value as run)."""
     bench = doc["bench"]
     return {"suite": f"{doc['suite']['name']} v{doc['suite']['version']}",
             "bench": ", ".join(s["model"] for s in bench["seats"]), "chair": bench["chair"],
@@ -147,7 +149,9 @@ def _found(cases: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], bool]:
     return {(c["caseId"], f["id"]): bool(f["findings"]) for c in cases for f in c["flaws"]}
 
 
-def compare(a: Mapping[str, Any], b: Mapping[str, Any], *, a_dir: str, b_dir: str) -> dict[str, Any]:
+def compare(a: Mapping[str, Any], b: Mapping[str, Any], *, a_dir: str, b_dir: str) -> JsonObject:
+    """The eval-compare document of two eval.json documents (`read_scores`), as JSON: checked by its
+    declaration (EvalComparison) on the way out."""
     common = _common(a, b)
     cases_a, cases_b = _cases(a, common), _cases(b, common)
     fig_a, fig_b = _figures(cases_a), _figures(cases_b)

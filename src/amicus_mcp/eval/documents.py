@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..schemas import JsonSchema
+from ..schemas import JsonObject, JsonSchema
 from ..vocabulary import CaseStatus, EvidenceCheck, OverallVerdict, RunStatus, Tier, Verification
 from .suite import CaseDocument, SuiteDocument
 
@@ -275,53 +275,6 @@ class MatchesDocument(_Doc):
 
 # --------------------------------------------------------------------------- manifest, options
 
-class CaseProgress(_Doc):
-    caseId: str
-    status: CaseStatus
-    runId: str
-    runDir: str
-    cost: Money | None = None
-    error: dict[str, str] | None = None
-
-
-class EvalManifest(_Doc):
-    schemaVersion: Literal[2] = 2
-    type: Literal["eval-run"] = "eval-run"
-    id: str
-    status: EvalStatus
-    stage: Literal["councils", "matching", "scoring", "done"]
-    pid: int | None
-    exitCode: int | None = None
-    createdAt: str
-    completedAt: str | None = None
-    evalDir: str
-    suite: dict[str, Any] = Field(description="name, version, sha256 and path of the suite")
-    models: list[str]
-    chair: str | None
-    matcher: str
-    estimate: dict[str, Any]
-    concurrency: Count
-    cases: list[CaseProgress]
-    casesDone: Count
-    casesTotal: Count
-    cost: float | None = Field(default=None, description="known spend so far, USD")
-    notices: list[str] = Field(default_factory=list)
-    error: dict[str, str] | None = None
-    report: str | None = None
-    tag: str | None = Field(None, description="the eval's --tag: its cases' councils and its ledger rows carry it too")
-
-
-class EvalRunOptions(_Doc):
-    schemaVersion: Literal[2] = 2
-    type: Literal["eval-run-options"] = "eval-run-options"
-    suite: str | None = Field(description="the suite folder (absolute); null: the shipped suite")
-    matcher: str
-    cases: list[str] | None = Field(default=None, description="run only these case ids")
-    bench: dict[str, Any] = Field(description="the council options every case runs with (council-run-options)")
-
-
-# --------------------------------------------------------------------------- estimate, compare, ledger
-
 class EstimateCase(_Doc):
     caseId: str
     legs: Count
@@ -339,6 +292,64 @@ class EvalEstimate(_Doc):
     perCase: list[EstimateCase]
     basis: str
 
+
+class CaseProgress(_Doc):
+    caseId: str
+    status: CaseStatus
+    runId: str
+    runDir: str
+    cost: Money | None = None
+    error: dict[str, str] | None = None
+
+
+class SuiteRef(_Doc):
+    """The suite an eval runs: which, and where its copy was read from."""
+
+    name: str
+    version: int
+    sha256: str
+    path: str
+
+
+class EvalManifest(_Doc):
+    schemaVersion: Literal[2] = 2
+    type: Literal["eval-run"] = "eval-run"
+    id: str
+    status: EvalStatus
+    stage: Literal["councils", "matching", "scoring", "done"]
+    pid: int | None
+    exitCode: int | None = None
+    createdAt: str
+    completedAt: str | None = None
+    evalDir: str
+    suite: SuiteRef = Field(description="name, version, sha256 and path of the suite")
+    models: list[str]
+    chair: str | None
+    matcher: str
+    estimate: EvalEstimate
+    concurrency: Count
+    cases: list[CaseProgress]
+    casesDone: Count
+    casesTotal: Count
+    cost: float | None = Field(default=None, description="known spend so far, USD")
+    notices: list[str] = Field(default_factory=list)
+    error: dict[str, str] | None = None
+    report: str | None = None
+    tag: str | None = Field(None, description="the eval's --tag: its cases' councils and its ledger rows carry it too")
+
+
+class EvalRunOptions(_Doc):
+    schemaVersion: Literal[2] = 2
+    type: Literal["eval-run-options"] = "eval-run-options"
+    suite: str | None = Field(description="the suite folder (absolute); null: the shipped suite")
+    matcher: str
+    cases: list[str] | None = Field(default=None, description="run only these case ids")
+    # A council-run-options document (RunOptions.document()): the options model is its declaration,
+    # and its schema checks it here (`schema_document`); a worker reads it back through run_options.
+    bench: JsonObject = Field(description="the council options every case runs with (council-run-options)")
+
+
+# --------------------------------------------------------------------------- estimate, compare, ledger
 
 class CompareSide(_Doc):
     evalId: str
@@ -371,6 +382,23 @@ class CompareRow(_Doc):
     bFloor: bool = False
 
 
+class CompareSeat(_Doc):
+    """One seat's recall in each eval (a seat one eval did not have: null)."""
+
+    seat: str
+    a: float | None
+    b: float | None
+    delta: float | None
+    aFloor: bool
+    bFloor: bool
+
+
+class CompareFlaw(_Doc):
+    caseId: str
+    flaw: str
+    foundBy: Literal["a", "b"]
+
+
 class EvalComparison(_Doc):
     schemaVersion: Literal[2] = 2
     type: Literal["eval-compare"] = "eval-compare"
@@ -381,8 +409,8 @@ class EvalComparison(_Doc):
     differences: list[CompareDifference] = Field(default_factory=list,
                                                  description="options the two evals ran with that differ")
     rows: list[CompareRow]
-    seats: list[dict[str, Any]]
-    flaws: list[dict[str, Any]] = Field(description="planted flaws one eval found and the other missed")
+    seats: list[CompareSeat]
+    flaws: list[CompareFlaw] = Field(description="planted flaws one eval found and the other missed")
     notes: list[str]
 
 

@@ -30,6 +30,7 @@ from ..documents.run import RunManifest
 from ..engine import RunDir
 from ..errors import AmicusError, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json
+from ..schemas import JsonObject
 from .documents import EvalDocument, EvalManifest, EvalRunOptions, MatchesDocument
 from .scoring import CaseInputs, eval_json, score
 from .suite import Case, Suite, load_suite
@@ -228,8 +229,9 @@ def write_reports(d: EvalDir, scores: EvalDocument) -> dict[str, Path]:
     return {name: d.report(name) for name in (EVAL_JSON, EVAL_MD, EVAL_HTML)}
 
 
-def read_scores(ref: str | Path) -> dict[str, Any]:
-    """An eval directory's eval.json, checked to be an `eval` document."""
+def read_scores(ref: str | Path) -> JsonObject:
+    """An eval directory's eval.json, checked to be an `eval` document (EvalDocument), as JSON: what
+    `compare` reads, key by key."""
     d = locate(ref)
     path = d.report(EVAL_JSON)
     if not path.is_file():

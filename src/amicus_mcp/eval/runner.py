@@ -40,7 +40,8 @@ from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimat
 from ..providers.routing import ProviderRegistry, Route
 from ..textcodec import decode_text
 from ..vocabulary import CEILING_ERROR_CODES, TERMINAL_RUN_STATUSES
-from .documents import CaseProgress, Decision, DecisionBy, EvalDocument, EvalEstimate, EvalManifest, EvalRunOptions, MatchesDocument, Money
+from .documents import (CaseProgress, Decision, DecisionBy, EstimateCase, EvalDocument, EvalEstimate, EvalManifest,
+                        EvalRunOptions, MatchesDocument, Money, SuiteRef)
 from .evaldir import BRIEFING_FILE, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
 from .matching import Question, frame, targets
 from .prefilter import candidates
@@ -49,7 +50,8 @@ from .suite import CASE_FILE, CASES_DIR, SUITE_FILE, Case, Suite, case_briefing,
 
 if TYPE_CHECKING:
     from ..documents.council import ScoredFinding
-    from ..engine import RunOptions
+    from ..engine import Prepared, RunOptions
+    from ..schemas import JsonObject
 
 PER_FINDING_CHARS = 600  # a finding as the matcher prompt shows it, for the estimate
 TYPICAL_FINDINGS = 5  # per review, for the estimate
@@ -64,16 +66,16 @@ class EvalPlan:
     options: EvalRunOptions  # what eval-options.json records
     suite: Suite
     cases: list[Case]
-    preps: dict[str, Any]  # case id → the council's engine.Prepared (preflight.py)
+    preps: dict[str, Prepared]  # case id → the case's council, prepared
     matcher: str
     matcher_route: Route
     max_cost: float | None
     timeout_s: float
     concurrency: int
-    estimate: dict[str, Any]
     notices: list[str] = field(default_factory=list)
+    estimate: EvalEstimate = field(init=False)  # set once the plan is whole: the estimate reads it
 
-    def first(self) -> Any:
+    def first(self) -> Prepared:
         """The first case's Prepared: the bench, chair and settings every case shares."""
         return next(iter(self.preps.values()))
 
@@ -109,7 +111,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     directory = EvalDir(Path(out_dir or f"eval-{eval_id}").expanduser().resolve())
     _check_eval_dir(directory, eval_id)
 
-    preps: dict[str, Any] = {}
+    preps: dict[str, Prepared] = {}
     notices: list[str] = []
     # The pack and the environment's defaults are applied once, up front: their --max-cost is the
     # suite's. Each case's council is prepared with no ceiling of its own (infinite, so no default
@@ -145,7 +147,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
                                   bench=_bench_document(record, ceiling))
     plan = EvalPlan(eval_id=eval_id, directory=directory, options=eval_options, suite=loaded, cases=chosen,
                     preps=preps, matcher=matcher, matcher_route=route, max_cost=ceiling, timeout_s=first.timeout_s,
-                    concurrency=max(1, max_legs() // max(1, len(first.seats))), estimate={}, notices=notices)
+                    concurrency=max(1, max_legs() // max(1, len(first.seats))), notices=notices)
     plan.estimate = estimate(plan, catalog=with_matcher.catalog)
     return plan
 
@@ -168,7 +170,7 @@ def _check_secrets(suite: Suite, chosen: Sequence[Case], *, allow_secrets: bool)
         raise SecretInMaterial("; ".join(err.message for err in found), hint=found[0].hint)
 
 
-def check_suite_ceiling(preps: dict[str, Any], ceiling: float) -> float:
+def check_suite_ceiling(preps: Mapping[str, Prepared], ceiling: float) -> float:
     """Each case's council's share of the suite's --max-cost (an even split); COST_CEILING_TOO_LOW,
     in the suite's own figures, when a share cannot hold the dearest case's council at its floor.
     The smallest ceiling it names holds every council (rounded up to 1/100 cent, checked)."""
@@ -202,9 +204,9 @@ def _pack(options: Any) -> Any:
     return load_pack(options.pack).pack if options.pack else None
 
 
-def _bench_document(options: Any, ceiling: float | None) -> dict[str, Any]:
-    """The council options every case ran with, as eval-options.json records them: the suite's
-    ceiling instead of one case's share, and no case's briefing."""
+def _bench_document(options: RunOptions, ceiling: float | None) -> JsonObject:
+    """The council options every case ran with, as eval-options.json records them (the options
+    model's document): the suite's ceiling instead of one case's share, and no case's briefing."""
     doc = dict(options.document())
     doc.update(maxCost=ceiling, promptFile=None)
     doc.pop("ledger", None)
@@ -240,10 +242,10 @@ def _check_eval_dir(directory: EvalDir, eval_id: str) -> None:
 
 # --------------------------------------------------------------------------- the estimate
 
-def estimate(plan: EvalPlan, *, catalog: Any) -> dict[str, Any]:
+def estimate(plan: EvalPlan, *, catalog: Any) -> EvalEstimate:
     """The whole suite's cost at typical output lengths: every council leg (Stage 1, Stage 2, the
     chair, a debate round when on) and one matcher call per case."""
-    rows: list[dict[str, Any]] = []
+    rows: list[EstimateCase] = []
     unpriced: set[str] = set()
     legs_total = 0
     for case in plan.cases:
@@ -267,26 +269,25 @@ def estimate(plan: EvalPlan, *, catalog: Any) -> dict[str, Any]:
             else:
                 amounts.append(amount)
         legs_total += len(planned)
-        rows.append({"caseId": case.id, "legs": len(planned), "amount": round(sum(amounts), 6) if amounts else None})
-    known = [r["amount"] for r in rows if r["amount"] is not None]
-    doc = {"cases": len(rows), "legs": legs_total, "amount": round(sum(known), 6) if known else None,
-           "unpricedModels": sorted(unpriced), "maxCost": plan.max_cost, "perCase": rows,
-           "basis": (f"the catalog's prices at a typical {ASSUMED_OUTPUT_TOKENS:,} output tokens a call (the same "
-                     "assumption as `amicus fanout --estimate`); repairs and retries are not counted, and models "
-                     "listed as unpriced add nothing")}
-    return EvalEstimate.model_validate(doc).model_dump(mode="json")
+        rows.append(EstimateCase(caseId=case.id, legs=len(planned), amount=round(sum(amounts), 6) if amounts else None))
+    known = [r.amount for r in rows if r.amount is not None]
+    return EvalEstimate(cases=len(rows), legs=legs_total, amount=round(sum(known), 6) if known else None,
+                        unpricedModels=sorted(unpriced), maxCost=plan.max_cost, perCase=rows,
+                        basis=(f"the catalog's prices at a typical {ASSUMED_OUTPUT_TOKENS:,} output tokens a call (the "
+                               "same assumption as `amicus fanout --estimate`); repairs and retries are not counted, "
+                               "and models listed as unpriced add nothing"))
 
 
-def describe_estimate(est: dict[str, Any]) -> str:
+def describe_estimate(est: EvalEstimate) -> str:
     from ..providers.cost import format_cost
     from .report_md import counted
 
-    amount = format_cost(est["amount"], "estimated" if est["amount"] is not None else "unknown")
-    text = f"Estimate: {amount} for {counted(est['cases'], 'case')}, {counted(est['legs'], 'call')}"
-    if est["unpricedModels"]:
-        text += f" (no price known for {', '.join(est['unpricedModels'])}: their cost is not in the figure)"
-    if est["maxCost"] is not None:
-        text += f"; ceiling ${est['maxCost']:.2f}"
+    amount = format_cost(est.amount, "estimated" if est.amount is not None else "unknown")
+    text = f"Estimate: {amount} for {counted(est.cases, 'case')}, {counted(est.legs, 'call')}"
+    if est.unpricedModels:
+        text += f" (no price known for {', '.join(est.unpricedModels)}: their cost is not in the figure)"
+    if est.maxCost is not None:
+        text += f"; ceiling ${est.maxCost:.2f}"
     return text
 
 
@@ -312,8 +313,8 @@ def write_inputs(plan: EvalPlan, *, pid: int | None) -> EvalManifest:
     atomic_write_json(d.options, plan.options.model_dump(mode="json"))
     manifest = EvalManifest(
         id=plan.eval_id, status="running", stage="councils", pid=pid, createdAt=_now(), evalDir=str(d.path),
-        suite={"name": plan.suite.doc.name, "version": plan.suite.doc.version, "sha256": plan.suite.sha256,
-               "path": str(plan.suite.path)},
+        suite=SuiteRef(name=plan.suite.doc.name, version=plan.suite.doc.version, sha256=plan.suite.sha256,
+                       path=str(plan.suite.path)),
         models=[seat["alias"] for seat in plan.first().seats], chair=plan.first().chair, matcher=plan.matcher,
         estimate=plan.estimate, concurrency=plan.concurrency,
         cases=[CaseProgress(caseId=c.id, status="pending", runId=plan.preps[c.id].run_id,
@@ -560,7 +561,7 @@ def append_eval_ledger(doc: EvalDocument) -> str | None:
 # --------------------------------------------------------------------------- entry points
 
 async def run_eval(plan: EvalPlan, *, registry: ProviderRegistry | None = None,
-                   manifest: EvalManifest | None = None) -> tuple[dict[str, Any], int]:
+                   manifest: EvalManifest | None = None) -> tuple[EvalManifest, int]:
     """An eval from its plan to its scores, with signal handling. Returns (eval-run.json, exit code).
     `manifest`: the one a front already wrote (a detached worker takes it over)."""
     import os
@@ -585,7 +586,7 @@ async def run_eval(plan: EvalPlan, *, registry: ProviderRegistry | None = None,
             await active.aclose()
     if signal_code is not None and engine.manifest.status == "running":
         code = engine.finish(signal_code)
-    return engine.manifest.model_dump(mode="json"), int(code if code is not None else 1)
+    return engine.manifest, int(code if code is not None else 1)
 
 
 def start_eval(plan: EvalPlan) -> EvalManifest:

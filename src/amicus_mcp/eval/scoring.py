@@ -29,6 +29,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from ..documents.run import RunManifest
 from ..engine import parse_iso
+from ..schemas import JsonObject
 from ..vocabulary import CEILING_ERROR_CODES, EVIDENCE_CHECKS, REFUTED, SEVERITIES, TIERS, VERDICT_SCALE, VERIFICATIONS, Tier
 from .documents import (CaseResult, CouncilResult, EvalDocument, EvalLedgerRow, EvalManifest, EvalRunOptions,
                         FalseAlarms, FindingCounts, FindingResult, FlawResult, MatchesDocument, ModelResult, Money,
@@ -401,7 +402,8 @@ def score(manifest: EvalManifest, options: EvalRunOptions, suite: Suite,
     """The eval document (its JSON: `eval_json`)."""
     seats = bench_seats(inputs, manifest.models)
     seat_order = [s for s, _ in seats]
-    note = share_note(options.bench.get("maxCost"), len(inputs))
+    ceiling = options.bench.get("maxCost")  # the suite's, as eval-options.json records it
+    note = share_note(float(ceiling) if isinstance(ceiling, (int, float)) else None, len(inputs))
     cases = [score_case(item, seat_order, note) for item in inputs]
     scored = [c for c in cases if c.doc.scored]
     seat_rows = [_seat_result(seat, alias, scored) for seat, alias in seats]
@@ -425,7 +427,7 @@ def score(manifest: EvalManifest, options: EvalRunOptions, suite: Suite,
     })
 
 
-def eval_json(doc: EvalDocument) -> dict[str, Any]:
+def eval_json(doc: EvalDocument) -> JsonObject:
     """eval.json: the document's JSON, keys in the model's order.
 
     The grounding figures are emitted only when the runs recorded them (issue 30), so an eval

@@ -52,7 +52,7 @@ async def _run(directory: Path) -> int:
         write_manifest(d, manifest)
         raise
     doc, code = await run_eval(plan, manifest=manifest)
-    print(dumps_json(doc), flush=True)
+    print(dumps_json(doc.model_dump(mode="json")), flush=True)
     return code
 
 

@@ -55,10 +55,11 @@ class EvalTools:
         plan = await prepare_eval(bench, suite=str(caller.inside(root, suite, what="suite")) if suite else None,
                                   matcher=matcher, cases=cases, eval_id=eval_id, out_dir=str(out_dir))
         if estimateOnly:
-            result = EvalStarted(eval_id=None, status="estimated", estimate=plan.estimate, cases=len(plan.cases),
+            result = EvalStarted(eval_id=None, status="estimated", estimate=plan.estimate.model_dump(mode="json"), cases=len(plan.cases),
                                  notices=plan.notices or None, next=ESTIMATE_NOTE)
             return ok(result, notes=(ESTIMATE_NOTE,))
         manifest = await anyio.to_thread.run_sync(start_eval, plan)
-        result = EvalStarted(eval_id=manifest.id, eval_dir=manifest.evalDir, status="running", estimate=plan.estimate,
+        result = EvalStarted(eval_id=manifest.id, eval_dir=manifest.evalDir, status="running",
+                             estimate=plan.estimate.model_dump(mode="json"),
                              cases=len(plan.cases), notices=plan.notices or None, next=EVAL_NOTE)
         return ok(result, notes=(EVAL_NOTE,))
