@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
+
+from typing_extensions import NotRequired, TypedDict
 
 from ..errors import BadArgs
 from ..vocabulary import REVIEW_EVENTS, REVIEW_MIN_SEVERITY, REVIEW_MIN_TIER, TIERS
@@ -25,6 +27,30 @@ from .sarif import select_findings
 DEFAULT_MIN_SEVERITY = REVIEW_MIN_SEVERITY
 DEFAULT_MIN_TIER = REVIEW_MIN_TIER
 MAX_BODY = 60_000  # GitHub refuses a review body over 65,536 characters
+
+
+
+# The review as built, in the keys GitHub's API takes; the engine validates it into
+# documents/pr_loop.py's PrReviewDocument (ReviewBody, ReviewComment) before it is written or posted.
+class Comment(TypedDict):
+    path: str
+    line: int
+    side: Literal["RIGHT"]
+    body: str
+
+
+class Review(TypedDict):
+    event: str
+    body: str
+    comments: list[Comment]
+    commit_id: NotRequired[str]
+
+
+class BuiltReview(TypedDict):
+    review: Review
+    inline: list[str]  # the ids of the findings commented inline
+    inBody: list[str]  # the ids of the findings listed in the body (for the preview, never posted)
+
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
@@ -101,13 +127,13 @@ def _placed(finding: Mapping[str, Any], files: Mapping[str, set[int]]) -> tuple[
 
 def build_review(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]], files: Mapping[str, set[int]], *,
                  min_severity: str = DEFAULT_MIN_SEVERITY, min_tier: str = DEFAULT_MIN_TIER,
-                 event: str = "COMMENT", commit_id: str | None = None) -> dict[str, Any]:
+                 event: str = "COMMENT", commit_id: str | None = None) -> BuiltReview:
     """The review to post: {event, body, comments[{path, line, side, body}]}, plus (for the
     preview only, never posted) which findings went inline and which into the body."""
     if event not in REVIEW_EVENTS:
         raise BadArgs(f"--event '{event}' is not a review event", hint=f"one of: {', '.join(REVIEW_EVENTS)}")
     run_id = verdict.get("runId")
-    comments: list[dict[str, Any]] = []
+    comments: list[Comment] = []
     inline: list[str] = []
     outside: list[Mapping[str, Any]] = []
     for finding in select_findings(findings, min_severity, min_tier):
@@ -118,7 +144,7 @@ def build_review(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any
         comments.append({"path": placed[0], "line": placed[1], "side": "RIGHT", "body": comment_body(finding, run_id)})
         inline.append(str(finding.get("id")))
     body = review_body(verdict, outside, inline_count=len(comments), min_severity=min_severity, min_tier=min_tier)
-    review: dict[str, Any] = {"event": event, "body": body, "comments": comments}
+    review: Review = {"event": event, "body": body, "comments": comments}
     if commit_id:
         review["commit_id"] = commit_id
     return {"review": review, "inline": inline, "inBody": [str(f.get("id")) for f in outside]}
@@ -143,7 +169,7 @@ def review_body(verdict: Mapping[str, Any], outside: Sequence[Mapping[str, Any]]
     return body if len(body) <= MAX_BODY else body[:MAX_BODY] + "\n\n… (cut: the review body's limit)"
 
 
-def render_preview(built: Mapping[str, Any], *, repo: str, pr: int, posted: bool = False) -> str:
+def render_preview(built: BuiltReview, *, repo: str, pr: int, posted: bool = False) -> str:
     """What `pr-review` posts (or would post), as Markdown (the terminal and the Action's step summary)."""
     review = built["review"]
     state = "posted" if posted else "not posted — --post posts it"

@@ -22,6 +22,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from typing_extensions import NotRequired, TypedDict
+
+from ..documents.council import Verdict
+from ..schemas import JsonObject
 from ..vocabulary import SARIF_MIN_SEVERITY, SARIF_MIN_TIER, SEVERITIES, TIERS
 from .locations import physical_location
 
@@ -38,6 +42,81 @@ DEFAULT_MIN_TIER = SARIF_MIN_TIER
 
 # SARIF's levels, by the finding's severity.
 LEVELS = {"blocker": "error", "major": "error", "minor": "warning", "nit": "note"}
+
+
+# --- the pieces of the log this module writes (SARIF 2.1.0's names; its schema: SARIF_SCHEMA_URI) ---
+# A `properties` object is SARIF's property bag, open by the standard: a JsonObject.
+
+class SarifText(TypedDict):
+    text: str
+
+
+class SarifRuleConfiguration(TypedDict):
+    level: str
+
+
+class SarifRule(TypedDict):
+    id: str
+    name: str
+    shortDescription: SarifText
+    defaultConfiguration: SarifRuleConfiguration
+    properties: JsonObject
+
+
+class SarifArtifactLocation(TypedDict):
+    uri: str
+    uriBaseId: str
+
+
+class SarifRegion(TypedDict):
+    startLine: int
+    endLine: int
+
+
+class SarifPhysicalLocation(TypedDict):
+    artifactLocation: SarifArtifactLocation
+    region: NotRequired[SarifRegion]
+
+
+class SarifLocation(TypedDict):
+    physicalLocation: SarifPhysicalLocation
+
+
+class SarifResult(TypedDict):
+    ruleId: str
+    ruleIndex: int
+    level: str
+    message: SarifText
+    partialFingerprints: dict[str, str]
+    locations: NotRequired[list[SarifLocation]]
+    properties: NotRequired[JsonObject]
+
+
+class SarifDriver(TypedDict):
+    name: str
+    version: str
+    informationUri: str
+    rules: list[SarifRule]
+
+
+class SarifTool(TypedDict):
+    driver: SarifDriver
+
+
+class SarifAutomationDetails(TypedDict):
+    id: str
+
+
+class SarifRun(TypedDict):
+    tool: SarifTool
+    automationDetails: SarifAutomationDetails
+    columnKind: str
+    properties: JsonObject
+    results: list[SarifResult]
+
+
+# The functional form, as `$schema` is no identifier.
+SarifLog = TypedDict("SarifLog", {"$schema": str, "version": str, "runs": list[SarifRun]})
 
 # Result properties carried from a finding when it has them (absent ones are left out, not null).
 _CARRIED = ("tier", "confidence", "raiser", "decision", "evidenceCheck", "reReview", "dismissed")
@@ -68,13 +147,13 @@ def message_text(finding: Mapping[str, Any]) -> str:
     return f"{claim}\n\n{rationale}" if rationale else claim
 
 
-def build_sarif(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]], *, tool_version: str,
+def build_sarif(verdict: Verdict, findings: Sequence[Mapping[str, Any]], *, tool_version: str,
                 min_severity: str = DEFAULT_MIN_SEVERITY, min_tier: str = DEFAULT_MIN_TIER,
-                rereview: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                rereview: Mapping[str, Any] | None = None) -> SarifLog:
     """The SARIF log for a run's `findings` (engine/run_findings.py joins them) under its `verdict`."""
     chosen = select_findings(findings, min_severity, min_tier)
     used = [s for s in SEVERITIES if any(f.get("severity") == s for f in chosen)]
-    rules = [{
+    rules: list[SarifRule] = [{
         "id": f"amicus/{severity}",
         "name": f"Council{severity.capitalize()}Finding",
         "shortDescription": {"text": f"A {severity} finding of an amicus council review"},
@@ -87,7 +166,7 @@ def build_sarif(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]
         base = fingerprint(finding)
         seen[base] = seen.get(base, 0) + 1
         results.append(_result(finding, base if seen[base] == 1 else f"{base}:{seen[base]}", used))
-    run_properties: dict[str, Any] = {"runId": verdict.get("runId"), "bench": list(verdict.get("council") or []),
+    run_properties: JsonObject = {"runId": verdict.get("runId"), "bench": list(verdict.get("council") or []),
                                       "chair": verdict.get("chair"), "overallVerdict": verdict.get("overallVerdict"),
                                       "minSeverity": min_severity, "minTier": min_tier}
     if rereview is not None:  # a re-review: what the baseline had that this run no longer finds
@@ -106,9 +185,9 @@ def build_sarif(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]
     }
 
 
-def _result(finding: Mapping[str, Any], print_: str, used: Sequence[str]) -> dict[str, Any]:
+def _result(finding: Mapping[str, Any], print_: str, used: Sequence[str]) -> SarifResult:
     severity = str(finding["severity"])
-    result: dict[str, Any] = {
+    result: SarifResult = {
         "ruleId": f"amicus/{severity}",
         "ruleIndex": list(used).index(severity),
         "level": LEVELS[severity],
@@ -117,11 +196,11 @@ def _result(finding: Mapping[str, Any], print_: str, used: Sequence[str]) -> dic
     }
     where = physical_location(str(finding.get("location") or ""))
     if where.path is not None:
-        physical: dict[str, Any] = {"artifactLocation": {"uri": where.path, "uriBaseId": "%SRCROOT%"}}
+        physical: SarifPhysicalLocation = {"artifactLocation": {"uri": where.path, "uriBaseId": "%SRCROOT%"}}
         if where.start is not None:
             physical["region"] = {"startLine": max(1, where.start), "endLine": max(1, where.end or where.start)}
         result["locations"] = [{"physicalLocation": physical}]
-    properties: dict[str, Any] = {"findingId": finding.get("id"), "location": finding.get("location")}
+    properties: JsonObject = {"findingId": finding.get("id"), "location": finding.get("location")}
     basis = finding.get("basis")
     if isinstance(basis, Mapping):
         properties["agreement"] = {"agree": basis.get("a"), "dispute": basis.get("d"), "neutral": basis.get("n")}
