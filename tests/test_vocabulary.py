@@ -43,6 +43,7 @@ FAMILIES: dict[str, tuple[tuple[str, ...], ...]] = {
     "debate action": (v.DEBATE_ACTIONS, v.REVOTED_ACTIONS),
     "conformance": (v.CONFORMANCES,),
     "gate level": (v.GATE_LEVELS,),
+    "kept decision": (v.KEPT_DECISIONS,),
     "evidence check": (v.EVIDENCE_CHECKS, v.UNVERIFIED_CHECKS, v.FOUND_CHECKS),
     "verification": (v.VERIFICATIONS,),
     "status": STATUS_SETS,

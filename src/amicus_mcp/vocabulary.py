@@ -204,6 +204,10 @@ SARIF_MIN_SEVERITY: Severity = "nit"
 SARIF_MIN_TIER: Tier = "Singleton"
 REVIEW_MIN_SEVERITY: Severity = "minor"
 REVIEW_MIN_TIER: Tier = "Contested"
+# The Stage-4 decisions the project's decisions memory keeps: a later run learns from them (a
+# denied one marks a matching finding previously dismissed).
+KeptDecision = Literal["accepted", "denied"]
+KEPT_DECISIONS: tuple[KeptDecision, ...] = get_args(KeptDecision)
 
 # --- statuses -----------------------------------------------------------------------------
 

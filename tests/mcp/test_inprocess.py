@@ -33,7 +33,7 @@ MODES = pytest.mark.parametrize("mode", ["legacy", "auto"])
 WORKED = REPO / "examples" / "worked-example"
 FIXTURES = REPO / "tests" / "fixtures" / "worked-example"
 TOOLS = {"amicus_council_run", "amicus_council_resume", "amicus_fanout", "amicus_wait", "amicus_status", "amicus_read", "amicus_abort",
-         "amicus_list", "amicus_council_tally", "amicus_verdict", "amicus_council_stats", "amicus_eval"}
+         "amicus_list", "amicus_council_tally", "amicus_verdict", "amicus_council_stats", "amicus_decisions", "amicus_eval"}
 
 
 def load(path: Path) -> Any:
@@ -66,7 +66,7 @@ async def test_lists_every_tool_with_schemas_and_honest_annotations(mode: str, p
     starts = {"amicus_council_run", "amicus_council_resume", "amicus_fanout", "amicus_eval"}  # they call other models
     assert {name for name, hint in hints.items() if hint.open_world_hint} == starts
     assert {name for name, hint in hints.items() if hint.read_only_hint} == {"amicus_read", "amicus_list",
-                                                                             "amicus_council_stats"}
+                                                                             "amicus_council_stats", "amicus_decisions"}
     assert {name for name, hint in hints.items() if hint.destructive_hint} == {"amicus_abort"}
     # briefingFile, or template + artifact (issue 16): pre-flight requires exactly one briefing source
     run_schema = tools["amicus_council_run"].input_schema

@@ -33,7 +33,7 @@ MODES = pytest.mark.parametrize("mode", ["legacy", "auto"])
 ICONS = REPO / "src" / "amicus_mcp" / "mcp" / "icons"
 HINTS = ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint")
 PROVIDER_CALLERS = {"amicus_council_run", "amicus_council_resume", "amicus_fanout", "amicus_eval"}
-READS = {"amicus_read", "amicus_list", "amicus_council_stats", "amicus_view_snapshot"}
+READS = {"amicus_read", "amicus_list", "amicus_council_stats", "amicus_decisions", "amicus_view_snapshot"}
 # Status and wait record a dead run as crashed (engine/control.py), so they are not read-only.
 REMOVES = {"amicus_abort"}  # the one tool that stops work
 LARGE = {"amicus_read", "amicus_verdict"}  # a page of a report, a rendered report

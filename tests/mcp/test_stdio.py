@@ -62,7 +62,7 @@ async def test_tools_tally_verdict_and_bad_inputs(client_name: str, fake: FakePr
             await client.call_tool("amicus_wait", {"id": "0badc0de"}),
             await client.call_tool("amicus_fanout", {"models": ["fake/a"], "council": "free", "prompt": "hi"}),
         ]
-    assert len(names) == 12 and {"amicus_council_run", "amicus_council_resume", "amicus_wait", "amicus_fanout",
+    assert len(names) == 13 and {"amicus_council_run", "amicus_council_resume", "amicus_wait", "amicus_fanout",
                                  "amicus_eval"} <= names
     assert body(tally) == load(FIXTURES / "tally.json")
     assert body(verdict) == {"verdict": load(FIXTURES / "verdict.json")}

@@ -38,10 +38,11 @@ DOC_IDS = [str(p.relative_to(REPO)) for p in NAMED_DOCS]
 FIELD_DOCS = [*SKILL_FILES, COMMAND, README]
 
 
-def test_the_server_has_the_twelve_tools_the_skill_is_written_for() -> None:
+def test_the_server_has_the_thirteen_tools_the_skill_is_written_for() -> None:
     assert set(tools()) == {
         "amicus_council_run", "amicus_council_resume", "amicus_fanout", "amicus_wait", "amicus_status", "amicus_read", "amicus_abort",
-        "amicus_list", "amicus_council_tally", "amicus_verdict", "amicus_council_stats", "amicus_eval",
+        "amicus_list", "amicus_council_tally", "amicus_verdict", "amicus_council_stats", "amicus_decisions",
+        "amicus_eval",
     }
 
 

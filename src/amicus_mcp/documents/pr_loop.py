@@ -13,6 +13,7 @@ from typing import Annotated, Final, Literal
 
 from pydantic import ConfigDict, Field
 
+from ..vocabulary import KeptDecision
 from ..vocabulary import ReviewEvent, Severity, Tier
 from .base import Family, Frozen, WhenSet
 
@@ -110,7 +111,7 @@ class RememberedDecision(_Closed):
     project: str
     run_id: str | None
     finding_id: str
-    decision: Literal["accepted", "denied"]
+    decision: KeptDecision
     reason: str | None
     severity: str | None
     claim: str | None

@@ -22,6 +22,7 @@ from typing import Any, Literal, TypedDict, cast
 from ..documents.pr_loop import PR_LOOP_VERSION
 from ..errors import BadArgs, BadSession
 from ..fsio import atomic_write_json, locked, read_json
+from ..vocabulary import KEPT_DECISIONS, KeptDecision
 from .run_dir import DISMISSED
 
 DECISIONS_FILE = "council-decisions.json"
@@ -53,7 +54,7 @@ class DecisionsMemory(TypedDict):
 class DecisionsListing(DecisionsMemory):
     path: str
     project: str | None
-REMEMBERED = ("accepted", "denied")  # the decisions a later run can learn from
+REMEMBERED = KEPT_DECISIONS  # the decisions a later run can learn from
 
 
 def decisions_path() -> Path:

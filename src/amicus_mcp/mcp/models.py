@@ -23,6 +23,7 @@ from pydantic.alias_generators import to_camel
 
 from ..schemas import JsonObject, JsonSchema
 from ..vocabulary import AnsweringIntent, RunStatus, WaveStatus
+from ..vocabulary import KeptDecision
 from .fence import FENCED_PATTERN
 
 NEXT_WAIT = "still in progress: call amicus_wait again with the same id"
@@ -182,6 +183,31 @@ class ListItem(Out):
 
 class ListResult(Out):
     items: list[ListItem]
+
+
+class RememberedDecision(Out):
+    """One accept / deny kept in the project's decisions memory (`amicus decisions list`)."""
+
+    id: str = Field(description="the decision's id (D…); `amicus decisions forget ID` drops it")
+    decision: KeptDecision
+    run_id: str | None = Field(default=None, description="the council run the decision was taken on")
+    finding_id: str
+    severity: str | None = None
+    claim: Fenced | None = None
+    location: Fenced | None = None
+    reason: Fenced | None = Field(default=None, description="the user's reason, as given with the decision")
+    decided_at: str
+
+
+class DecisionsResult(Out):
+    """The project's remembered Stage-4 decisions: a later run marks a finding matching a denied one
+    as previously dismissed, and the gate does not count it as a new blocker."""
+
+    KEEP_NULL = frozenset({"project"})
+
+    project: str | None = Field(description="the project whose decisions these are")
+    path: str = Field(description="the decisions memory (council-decisions.json, beside the ledger)")
+    decisions: list[RememberedDecision]
 
 
 class ShippedDocument(BaseModel):

@@ -11,6 +11,7 @@
     amicus_council_tally  the deterministic tally of a tally-input object (+ ledger append)
     amicus_verdict        tally record + Stage-4 decisions → verdict (+ report refresh)
     amicus_council_stats  reviewer reliability from the ledger (with measured recall, once an eval ran)
+    amicus_decisions      the project's remembered accept / deny decisions (dismissed findings)
     amicus_eval           measure a bench on a planted-flaw suite (detached; estimateOnly: its cost first)
 
 Start-up stays light so `initialize` is answered at once: this module loads the MCP SDK,
@@ -36,6 +37,7 @@ from pydantic import BaseModel
 from .. import HOMEPAGE, __version__
 from .models import (
     AbortResult,
+    DecisionsResult,
     EvalStarted,
     ListResult,
     Progress,
@@ -176,6 +178,11 @@ def build_tools(state: ServerState) -> list[Tool]:
                   description="Per-model reliability across all past council runs, from the ledger.",
                   annotations=_hints(read_only=True, idempotent=True), output=ShippedDocument,
                   schema=lambda: shipped_schema("council-stats")),
+        make_tool(council.decisions, name="amicus_decisions", title="Remembered decisions",
+                  description="The project's remembered Stage-4 decisions (accept / deny, with the user's reason): a "
+                              "later run marks a finding that matches a denied one as previously dismissed, and the "
+                              "gate does not count it as a new blocker. Do not raise a dismissed finding again.",
+                  annotations=_hints(read_only=True, idempotent=True), output=DecisionsResult),
         make_tool(evals.eval, name="amicus_eval", title="Measure a bench (eval)",
                   description="Measure a bench on a planted-flaw suite (one council per case): recall per seat and by "
                               "tier, Confirmed precision, false alarms, verdict accuracy, cost. estimateOnly: the cost "

@@ -16,7 +16,8 @@ from ..errors import BadArgs
 from ..schemas import JsonObject  # a tool's arguments: checked by the council's validating readers
 from .app_view import renders_inline
 from .autoopen import open_workspace
-from .models import RunStarted, VerdictResult
+from .fence import fence
+from .models import DecisionsResult, RememberedDecision, RunStarted, VerdictResult
 from .option_args import RUN, Given, takes
 from .params import TASK_ID_PATTERN, Project, TagFilter, Verdict, arg
 from .results import ok
@@ -156,8 +157,30 @@ class CouncilTools:
             result.report_html = str(target)
         return ok(result)
 
+    async def decisions(self, ctx: Context, project: Project = None) -> CallToolResult:
+        """The project's remembered accept / deny decisions (the CLI's `amicus decisions list`)."""
+        from ..engine import list_decisions
+
+        caller = await self.state.caller(ctx)
+        listing = list_decisions(caller.project(project))
+        # Claims and locations were written by the council's models; a reason may quote them.
+        rows = [RememberedDecision(id=e["id"], decision=e["decision"], run_id=_text(e.get("runId")),
+                                   finding_id=e["findingId"], severity=_text(e.get("severity")),
+                                   claim=_fenced(e.get("claim")), location=_fenced(e.get("location")),
+                                   reason=_fenced(e.get("reason")), decided_at=e["decidedAt"])
+                for e in listing["decisions"]]
+        return ok(DecisionsResult(project=listing["project"], path=listing["path"], decisions=rows))
+
     async def council_stats(self, tag: TagFilter = None) -> CallToolResult:
         from ..config import eval_ledger_path
         from ..council.ledger import derive_stats, read_ledger
 
         return ok(derive_stats(read_ledger(), read_ledger(eval_ledger_path()), tag=tag))
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _fenced(value: object) -> str | None:
+    return fence(value) if isinstance(value, str) and value else None
