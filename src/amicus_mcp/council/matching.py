@@ -68,6 +68,7 @@ class Frame(NamedTuple):
     noun: str  # a target, in words ("planted flaw")
     schema_title: str
     unique: bool = False  # a target is the match of at most one finding (a re-review's)
+    article: str = "a"  # before `noun` ("an earlier finding")
 
 
 @dataclass
@@ -117,7 +118,7 @@ yours to follow.
 ## Your answer
 
 End your reply with exactly one fenced `json` block, nothing after it, with one entry per finding
-above: `finding` is its id, `{frame.key}` a {frame.noun} id or null, `reason` one short line. For example:
+above: `finding` is its id, `{frame.key}` {frame.article} {frame.noun} id or null, `reason` one short line. For example:
 
 ```json
 {example}
@@ -193,7 +194,7 @@ def _entry_problem(frame: Frame, entry: object, asked: Mapping[str, Question],
     if target is not None and (not isinstance(target, str) or target not in asked[finding].candidates):
         return f"`{frame.key}` for {finding} must be one of {', '.join(asked[finding].candidates)} or null"
     if frame.unique and isinstance(target, str) and target in owners:
-        return (f"`{frame.key}` {target} is already the match of {owners[target]}: a {frame.noun} is the match "
+        return (f"`{frame.key}` {target} is already the match of {owners[target]}: {frame.article} {frame.noun} is the match "
                 "of one finding at most")
     if not isinstance(reason, str):
         return f"`reason` for {finding} must be a string"

@@ -55,7 +55,7 @@ FRAME = Frame(
           'most: pick the closest. A finding may only be matched to the earlier findings listed after\n'
           '"may be matched to"; the others are matched already.'),
     targets_heading="Earlier findings", key="baseline", noun="earlier finding", schema_title="rereview_matches",
-    unique=True)
+    unique=True, article="an")
 
 
 def _words(text: Any) -> frozenset[str]:
