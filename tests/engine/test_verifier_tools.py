@@ -150,8 +150,11 @@ async def test_a_model_that_never_stops_calling_ends_unsure_when_its_budget_runs
     run, code = await verified_run(fake, config_dir, project, run_dir, plan, verify_tool_calls=3)
     assert (code, run["status"]) == (0, "complete"), run.get("error")
     requests = verifier_requests(fake)
-    assert len(requests) == 2  # the calling turn, then one asked for the answer with no tools
-    assert offered_tools(requests[0]) == ["read_file", "search"] and "tools" not in requests[1]
+    assert len(requests) == 2  # the calling turn, then one asked for the answer without calling
+    assert offered_tools(requests[0]) == ["read_file", "search"] and requests[0]["tool_choice"] == "auto"
+    # The last turn holds the first one's tool calls, so it keeps the tools (an API may refuse
+    # tool_calls in a conversation that offers none) and says tool_choice "none".
+    assert offered_tools(requests[1]) == ["read_file", "search"] and requests[1]["tool_choice"] == "none"
     assert requests[1]["messages"][-1]["content"].startswith("You have used all 3 tool calls")
     results = tool_results(requests[1])
     assert len(results) == 5 and all(r.startswith("error: not run — the budget of 3") for r in results[3:])

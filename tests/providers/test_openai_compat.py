@@ -458,8 +458,10 @@ async def test_tools_are_offered_and_tool_calls_read_as_openrouter_sends_them(
     # The next turn carries the assistant's calls and one tool message per call, in OpenAI's shape.
     fake.script(M, chat("Done."))
     turn = request._replace(messages=(*request.messages, Message("assistant", "", tool_calls=done.tool_calls[:1]),
-                                      Message("tool", "3 hits", tool_call_id="call_1")))
+                                      Message("tool", "3 hits", tool_call_id="call_1")), tool_choice="none")
     assert (await provider.complete(turn)).text == "Done."
+    # Asked for the answer: the tools its calls name are still offered, with tool_choice "none".
+    assert (fake.chat_requests(M)[1].body["tools"], fake.chat_requests(M)[1].body["tool_choice"]) == ([spec], "none")
     assert fake.chat_requests(M)[1].body["messages"][1:] == [
         {"role": "assistant", "content": "", "tool_calls": [
             {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"text": "evict"}'}}]},

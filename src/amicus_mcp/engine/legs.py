@@ -192,7 +192,8 @@ class LegRunner:
 
     async def call(self, ask: LegAsk, schema: JsonSchema | None, max_tokens: int | None,
                    messages: tuple[Message, ...] | None = None,
-                   tools: tuple[dict[str, object], ...] | None = None, entry: LegEntry | None = None) -> Outcome:
+                   tools: tuple[dict[str, object], ...] | None = None, entry: LegEntry | None = None,
+                   tool_choice: Literal["auto", "none"] = "auto") -> Outcome:
         """The request, and how it ended: one leg's failure is that leg's outcome. A leg that waits
         for its agent CLI's slot shows `queued` in run.json until it starts (`entry`), and its
         duration runs from then."""
@@ -211,7 +212,7 @@ class LegRunner:
         try:
             completion = await call_route(self.registry, ask.route, messages or (Message("user", ask.prompt),),
                                           timeout_s=self.prep.timeout_s, json_schema=schema, max_tokens=max_tokens,
-                                          tools=tools, on_start=begin, on_queued=wait)
+                                          tools=tools, tool_choice=tool_choice, on_start=begin, on_queued=wait)
         except MalformedReply as exc:
             if exc.text:  # the model answered, badly: a content problem the repair loop owns
                 finish = getattr(exc, "finish_reason", None)
@@ -233,7 +234,7 @@ class LegRunner:
                               floor: int, *, grew: Callable[[float], None]) -> Outcome:
         """A leg whose model may call the read-only tools: turn after turn, each tool call run here
         and its result sent back, until the model answers without calling, its budget of calls is
-        spent (it is then asked for its answer, offered no tools), or the ceiling has no room for
+        spent (it is then asked for its answer: tool_choice "none"), or the ceiling has no room for
         another turn. Each further turn claims its own room (its prompt has grown), and `grew` is told
         the leg's reservation so far (its launch record is rewritten with it); the leg settles once,
         with every turn's usage summed, its duration the whole conversation's."""
@@ -244,12 +245,16 @@ class LegRunner:
         turn_claims: list[Claim] = []
         try:
             while True:
-                offer = None if toolbox.spent else toolbox.specs
+                # Spent: the tools stay offered (the conversation holds their calls, which an API
+                # may refuse without them) but the model is told to answer without calling.
+                # (A budget of none offers no tools at all.)
+                last = toolbox.spent
+                offer = None if last and len(messages) == 1 else toolbox.specs
                 cap = claim.cap if not turn_claims else turn_claims[-1].cap
                 ended = await self.call(ask, schema, None if self.profile(ask.route).compact else cap,
-                                        messages=messages, tools=offer)
+                                        messages=messages, tools=offer, tool_choice="none" if last else "auto")
                 usages.append(ended.usage)
-                if ended.status != "complete" or not ended.tool_calls or offer is None:
+                if ended.status != "complete" or not ended.tool_calls or last:
                     break
                 # The model's turn, then one answer per call it made (the API wants every call answered).
                 messages += (Message("assistant", ended.summary or "", tool_calls=tuple(ended.tool_calls)),)

@@ -142,6 +142,7 @@ async def call_route(
     json_schema: JsonSchema | None = None,
     max_tokens: int | None = None,
     tools: tuple[dict[str, object], ...] | None = None,
+    tool_choice: Literal["auto", "none"] = "auto",
     on_start: Callable[[], None] | None = None,
     on_queued: Callable[[], None] | None = None,
 ) -> Completion:
@@ -164,7 +165,7 @@ async def call_route(
             on_start()
 
     request = CompletionRequest(model=route.model, messages=messages, json_schema=json_schema, timeout_s=timeout_s,
-                                max_tokens=max_tokens, tools=tools, on_start=started,
+                                max_tokens=max_tokens, tools=tools, tool_choice=tool_choice, on_start=started,
                                 on_queued=on_queued)
     completion: Completion | None = None
     try:

@@ -43,6 +43,9 @@ class CompletionRequest(NamedTuple):
     # Function tools offered (OpenAI's `tools` entries), sent only where the route's profile says
     # the model supports tool calling (profiles.py); None: no tools.
     tools: tuple[dict[str, object], ...] | None = None
+    # "none": the tools stay offered but the model must answer in words. A conversation that
+    # already holds tool calls keeps its tools, as the API requires; it only asks for the answer.
+    tool_choice: Literal["auto", "none"] = "auto"
     # Told when the provider starts the leg's work, for a provider that queues legs (`queues`: an
     # agent CLI waits for a slot first); the leg's timeout runs from then, not from the queue.
     on_start: Callable[[], None] | None = None

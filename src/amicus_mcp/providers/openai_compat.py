@@ -95,7 +95,7 @@ def build_payload(
     }
     if request.tools:
         payload["tools"] = list(request.tools)
-        payload["tool_choice"] = "auto"
+        payload["tool_choice"] = request.tool_choice
     if request.max_tokens is not None:
         payload[max_tokens_field] = request.max_tokens
     if request.temperature is not None:
