@@ -18,7 +18,7 @@ import sys
 import time
 import webbrowser
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import EXIT_OK, BadArgs, BadSession
 from ..places import PROJECT_DEFAULT
@@ -27,6 +27,7 @@ from .output import say
 
 if TYPE_CHECKING:
     from ..engine import SessionStore
+    from ..workspace.views import RunSnapshot
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -67,7 +68,7 @@ def watch_terminal(args: argparse.Namespace, store: SessionStore) -> int:
     from ..workspace.snapshot import run_snapshot
     from ..workspace.terminal import follow
 
-    def read() -> dict[str, Any]:
+    def read() -> RunSnapshot:
         return run_snapshot(store, args.id, stall_after_s=args.stall_after, texts=False)
 
     if args.json:

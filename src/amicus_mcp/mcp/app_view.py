@@ -28,7 +28,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -41,6 +41,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.shared.exceptions import MCPError
 from mcp.types import METHOD_NOT_FOUND, CallToolResult, ClientCapabilities, TextContent, ToolAnnotations
 
+from ..schemas import JsonObject
 from .models import ShippedDocument
 from .params import Project, RunRef
 from .state import ServerState
@@ -124,14 +125,14 @@ class ViewTools:
         return _view_result(id, {"type": "workspace-wave", "snapshotVersion": 1, "live": not terminal, **wave})
 
 
-def _view_result(target: str, doc: dict[str, Any]) -> CallToolResult:
+def _view_result(target: str, doc: Mapping[str, object]) -> CallToolResult:
     from ..secrets import redact_tree
 
     text = f"{SNAPSHOT_TOOL}: the inline view's snapshot of {target} (for the view, not for the model)"
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=in_tool_terms(redact_tree(doc)))
 
 
-def in_tool_terms(doc: dict[str, Any]) -> dict[str, Any]:
+def in_tool_terms(doc: Mapping[str, object]) -> JsonObject:
     """The snapshot with the engine's own notes (degrades, notices, errors, why a seat is out or
     the chair gave no verdict) naming the tool's argument where they name a CLI flag: the view
     only ever runs inside an MCP host, where `--max-cost` means nothing and `maxCost` does.
@@ -141,27 +142,35 @@ def in_tool_terms(doc: dict[str, Any]) -> dict[str, Any]:
 
     names = argument_names("amicus_council_run")
 
-    def tool(text: Any) -> Any:
+    # The snapshot is a workspace-run (workspace/views.py) or a wave's status projection, after
+    # redact_tree: walked as JSON, each part narrowed before it is renamed.
+    def tool(text: object) -> object:
         return rename_flags(text, names) if isinstance(text, str) else text
 
-    def error(err: Any) -> Any:
+    def error(err: object) -> object:
         return {**err, "message": tool(err.get("message")), **({"hint": tool(err["hint"])} if "hint" in err else {})} \
             if isinstance(err, dict) else tool(err)
+
+    def items(value: object) -> list[object]:
+        return value if isinstance(value, list) else []
 
     out = dict(doc)
     banners = doc.get("banners")
     if isinstance(banners, dict):
         out["banners"] = {**banners,
                           "degrades": [{**d, "what": tool(d.get("what")), "why": tool(d.get("why"))}
-                                       for d in banners.get("degrades") or [] if isinstance(d, dict)],
-                          "notices": [tool(n) for n in banners.get("notices") or []]}
-    if isinstance(doc.get("header"), dict):
-        out["header"] = {**doc["header"], "error": error(doc["header"].get("error"))}
-    if isinstance(doc.get("seats"), list):
+                                       for d in items(banners.get("degrades")) if isinstance(d, dict)],
+                          "notices": [tool(n) for n in items(banners.get("notices"))]}
+    header = doc.get("header")
+    if isinstance(header, dict):
+        out["header"] = {**header, "error": error(header.get("error"))}
+    seats = doc.get("seats")
+    if isinstance(seats, list):
         out["seats"] = [{**s, "deadReason": tool(s.get("deadReason")), "error": error(s.get("error"))}
-                        if isinstance(s, dict) else s for s in doc["seats"]]
-    if isinstance(doc.get("chair"), dict):
-        out["chair"] = {**doc["chair"], "reason": tool(doc["chair"].get("reason"))}
+                        if isinstance(s, dict) else s for s in seats]
+    chair = doc.get("chair")
+    if isinstance(chair, dict):
+        out["chair"] = {**chair, "reason": tool(chair.get("reason"))}
     for key in ("error", "notices", "degrades"):  # a wave's or leg's status projection
         value = doc.get(key)
         if value is not None:
@@ -235,7 +244,7 @@ def _has_apps(ctx: ServerRequestContext[Any, Any]) -> bool:
     return client_supports_apps(ctx)
 
 
-def _without_view_capabilities(result: dict[str, Any]) -> None:
+def _without_view_capabilities(result: JsonObject) -> None:  # the initialize result, as the wire carries it
     capabilities = result.get("capabilities")
     if not isinstance(capabilities, dict):
         return
@@ -247,7 +256,7 @@ def _without_view_capabilities(result: dict[str, Any]) -> None:
             del capabilities["extensions"]
 
 
-def _without_view_tools(result: dict[str, Any]) -> None:
+def _without_view_tools(result: JsonObject) -> None:  # the tools/list result, as the wire carries it
     tools = result.get("tools")
     if not isinstance(tools, list):
         return

@@ -17,10 +17,11 @@ from __future__ import annotations
 import json
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from .. import HOMEPAGE, __version__
 from ..desktop import DESKTOP_BUNDLE, INSTALL_ENV, SETTINGS
+from ..schemas import JsonObject
 
 REPO = Path(__file__).resolve().parents[3]
 MANIFEST = REPO / "manifest.json"
@@ -37,15 +38,29 @@ LONG_DESCRIPTION = (
 SCREENSHOTS = [f"docs/screenshots/view-{name}.png" for name in ("1-stage1", "2-stage2", "3-verdict")]
 KEYWORDS = ["council", "review", "second-opinion", "llm", "mcp", "openrouter"]
 # uv runs the project from the unpacked bundle: the lock the bundle carries, no dev extras.
-MCP_CONFIG: dict[str, Any] = {"command": "uv", "args": ["run", "--directory", "${__dirname}", "--frozen", "amicus-mcp"]}
-SERVER: dict[str, Any] = {"type": "uv", "entry_point": "src/amicus_mcp/mcp/__main__.py", "mcp_config": MCP_CONFIG}
+# manifest.json is the MCPB format's document (its manifest_version's schema, not ours): open JSON.
+MCP_CONFIG: JsonObject = {"command": "uv", "args": ["run", "--directory", "${__dirname}", "--frozen", "amicus-mcp"]}
+SERVER: JsonObject = {"type": "uv", "entry_point": "src/amicus_mcp/mcp/__main__.py", "mcp_config": MCP_CONFIG}
 
 
-def project_metadata(pyproject: Path = REPO / "pyproject.toml") -> dict[str, Any]:
-    return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+class ProjectUrls(TypedDict):
+    Homepage: str
+    Issues: str
+    Privacy: str
 
 
-def manifest() -> dict[str, Any]:
+# pyproject.toml's [project] table, the keys the bundle and the registry entry read of it
+# (`requires-python` is not a name: the functional form).
+ProjectTable = TypedDict("ProjectTable", {"name": str, "description": str, "license": str,
+                                          "requires-python": str, "urls": ProjectUrls})
+
+
+def project_metadata(pyproject: Path = REPO / "pyproject.toml") -> ProjectTable:
+    table: ProjectTable = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]  # our own pyproject
+    return table
+
+
+def manifest() -> JsonObject:
     from .server import SERVER_TITLE, build_tools
     from .state import ServerState
 

@@ -59,12 +59,14 @@ class ArgumentSet(NamedTuple):
 class Given:
     """The option arguments one call passed (by field), and the options model they make."""
 
-    def __init__(self, arguments: ArgumentSet, values: dict[str, Any]):
+    def __init__(self, arguments: ArgumentSet, values: dict[str, object]):
         self.arguments = arguments
-        self.values = values
+        self.values = values  # by field, as the SDK checked them against the arguments' annotations
 
-    def get(self, name: str) -> Any:
-        return self.values.get(name)
+    def text(self, name: str) -> str | None:
+        """A text argument (a project, a directory) as the call passed it; None when it passed none."""
+        value = self.values.get(name)
+        return value if isinstance(value, str) else None
 
     def options(self, caller: Caller, root: Path, **fixed: Any) -> Any:
         """The options model: a negated switch turned round (`noCostGate: true` → cost_gate
@@ -73,18 +75,18 @@ class Given:
         from ..engine import names_a_file, option_models
         from ..fsio import checked_name
 
-        values: dict[str, Any] = {}
+        values: dict[str, object] = {}
         for d, arg in self.arguments.declared():
-            value: Any = self.values.get(d.field)  # what the call passed: the options model checks it
+            value = self.values.get(d.field)  # what the call passed: the options model checks it
             if value is None:
                 continue
             if d.negated:
                 value = not value
             path = arg.path
-            if path is not None:  # a file, or a saved name that becomes one: no control characters
-                checked_name(value, arg.name)
-            if path is not None and (path == "file" or names_a_file(value, path)):
-                value = str(caller.inside(root, value, what=arg.name))
+            if path is not None and isinstance(value, str):  # a path argument is text (its annotation)
+                checked_name(value, arg.name)  # a file, or a saved name that becomes one: no control characters
+                if path == "file" or names_a_file(value, path):
+                    value = str(caller.inside(root, value, what=arg.name))
             values[d.field] = value
         return option_models()[self.arguments.model].given(**{**values, "project": str(root), **fixed})
 

@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
-
 from .app_view import bind
 from .sdk import DeferredTool
-from .server import PUBLISHED_FILE, build_tools, make_tool
+from .server import PUBLISHED_FILE, PublishedTool, build_tools, make_tool
 from .state import ServerState
 
 
-def built_schemas() -> dict[str, dict[str, Any]]:
+def built_schemas() -> dict[str, PublishedTool]:
     """What every tool publishes once built (the inline view's tool included), in tool order."""
     state = ServerState()
-    schemas = {}
+    schemas: dict[str, PublishedTool] = {}
     for tool in bind(build_tools(state), state, make_tool):
         real = tool.built() if isinstance(tool, DeferredTool) else tool
         schemas[tool.name] = {"inputSchema": real.parameters, "outputSchema": real.output_schema}

@@ -22,6 +22,7 @@ from typing import Any
 from .. import HOMEPAGE, __version__
 from .bundle import REPO, project_metadata
 from ..desktop import SETTINGS
+from ..schemas import JsonObject
 
 SERVER_JSON = REPO / "server.json"
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
@@ -37,18 +38,19 @@ def mcpb_url(version: str = __version__) -> str:
     return f"{HOMEPAGE}/releases/download/v{version}/amicus-mcp-{version}.mcpb"
 
 
-def _environment() -> list[dict[str, Any]]:
+def _environment() -> list[JsonObject]:
     """The settings the server reads from its environment; none is required outside Desktop
     (there the project comes from the client's roots or the working directory)."""
     return [{"name": s.env, "description": s.description, "format": _FORMATS[s.kind], "isRequired": False,
              "isSecret": s.sensitive} for s in SETTINGS]
 
 
-def server_json(*, mcpb_sha256: str | None = None) -> dict[str, Any]:
+def server_json(*, mcpb_sha256: str | None = None) -> JsonObject:
+    """server.json: the MCP registry's document (its $schema, not ours), as open JSON."""
     from .server import SERVER_TITLE
 
     project = project_metadata()
-    mcpb: dict[str, Any] = {"registryType": "mcpb", "identifier": mcpb_url(), "version": __version__,
+    mcpb: JsonObject = {"registryType": "mcpb", "identifier": mcpb_url(), "version": __version__,
                             "transport": {"type": "stdio"}}
     if mcpb_sha256 is not None:
         if not re.fullmatch(r"[0-9a-f]{64}", mcpb_sha256):

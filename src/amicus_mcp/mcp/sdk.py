@@ -64,7 +64,7 @@ class DeferredTool(Tool):
             self._built = self.make()
         return self._built
 
-    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+    async def run(self, arguments: JsonObject, context: Any, convert_result: bool = False) -> Any:  # the call's wire arguments
         return await self.built().run(arguments, context, convert_result=convert_result)
 
 

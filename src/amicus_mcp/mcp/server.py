@@ -25,9 +25,9 @@ from __future__ import annotations
 import base64
 import functools
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from importlib.resources import files
-from typing import Any
+from typing import Any, TypedDict
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.tools import Tool
@@ -35,6 +35,7 @@ from mcp.types import CallToolResult, Icon, ToolAnnotations
 from pydantic import BaseModel
 
 from .. import HOMEPAGE, __version__
+from ..schemas import JsonSchema
 from .models import (
     AbortResult,
     DecisionsResult,
@@ -83,8 +84,15 @@ ICON_FILES = (("amicus.svg", "image/svg+xml", "any"), ("amicus.png", "image/png"
 MAX_RESULT_META = {"anthropic/maxResultSizeChars": 200_000}
 
 
+class PublishedTool(TypedDict):
+    """What a tool publishes (published.json, one entry per tool): JSON Schemas, open documents."""
+
+    inputSchema: JsonSchema
+    outputSchema: JsonSchema | None
+
+
 @functools.cache
-def published() -> dict[str, dict[str, Any]]:
+def published() -> dict[str, PublishedTool]:
     """Tool name → {"inputSchema", "outputSchema"}: the schemas each tool publishes once built."""
     try:
         return json.loads(files(__package__).joinpath(PUBLISHED_FILE).read_text(encoding="utf-8"))
@@ -105,8 +113,8 @@ def _hints(*, read_only: bool, destructive: bool = False, idempotent: bool = Fal
 
 
 def make_tool(handler: Handler, *, name: str, title: str, description: str, annotations: ToolAnnotations,
-              output: type[BaseModel], schema: Callable[[], dict[str, Any]] | None = None,
-              meta: dict[str, Any] | None = None) -> Tool:
+              output: type[BaseModel], schema: Callable[[], JsonSchema] | None = None,
+              meta: Mapping[str, object] | None = None) -> Tool:
     """A tool whose errors are structured, whose arguments are closed (an unknown one is refused)
     and whose outputSchema is `schema()` or `output`'s, in its portable spelling.
 

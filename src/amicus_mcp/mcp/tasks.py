@@ -111,7 +111,7 @@ class Tasks(Extension):
 
         return self._records or config_dir() / "tasks"
 
-    def _remember(self, task_id: str, project: str | None, started: dict[str, Any]) -> None:
+    def _remember(self, task_id: str, project: str | None, started: JsonObject) -> None:
         from ..fsio import atomic_write_json
 
         self.projects[task_id], self.created[task_id], self.started[task_id] = project, _now(), started

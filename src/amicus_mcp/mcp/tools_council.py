@@ -47,9 +47,9 @@ class CouncilTools:
         from ..engine import new_id
 
         caller = await self.state.caller(ctx)
-        root = caller.project(given.get("project"))
+        root = caller.project(given.text("project"))
         run_id = new_id()
-        run_dir = caller.inside(root, given.get("out_dir") or f"council-{run_id}", what="outDir")
+        run_dir = caller.inside(root, given.text("out_dir") or f"council-{run_id}", what="outDir")
         prep = await prepare(given.options(caller, root, out_dir=str(run_dir), run_id=run_id))
         started = await anyio.to_thread.run_sync(start_council_run, prep)
         inline = renders_inline(self.state, ctx)

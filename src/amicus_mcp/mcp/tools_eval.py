@@ -48,7 +48,7 @@ class EvalTools:
         from ..eval.runner import prepare_eval, start_eval
 
         caller = await self.state.caller(ctx)
-        root = caller.project(given.get("project"))
+        root = caller.project(given.text("project"))
         eval_id = new_id()
         out_dir = caller.inside(root, outDir or f"eval-{eval_id}", what="outDir")
         bench = given.options(caller, root)

@@ -60,7 +60,7 @@ class SessionTools:
         from ..engine import start_wave
 
         caller = await self.state.caller(ctx)
-        root = caller.project(given.get("project"))
+        root = caller.project(given.text("project"))
         started = await start_wave(given.options(caller, root), prompt=prompt)
         result = WaveStarted(wave_id=started.wave_id, leg_ids=started.leg_ids, notices=list(started.notices) if started.notices else None,
                              next=WAVE_NOTE)

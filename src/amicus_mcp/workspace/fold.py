@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from typing_extensions import TypedDict
 
 from ..council.report import build_model
+from ..documents.council import TallyRecord, Verdict
 from ..documents.run import RunManifest
 from ..engine import RunDir
 from ..termsafe import terminal_safe
@@ -30,6 +32,15 @@ FOLD_FILE = "fold.md"
 FOLDED_TIERS = TIERS[:2]  # the two the bench supported: Confirmed, Contested
 
 
+class FoldDoc(TypedDict):
+    """What a fold answers (the page's POST /api/runs/<id>/fold)."""
+
+    folded: bool
+    alreadyFolded: bool
+    file: str
+    refused: str | None
+
+
 class FoldResult(NamedTuple):
     folded: bool
     already: bool
@@ -37,11 +48,11 @@ class FoldResult(NamedTuple):
     block: str | None
     refused: str | None = None
 
-    def to_doc(self) -> dict[str, Any]:
+    def to_doc(self) -> FoldDoc:
         return {"folded": self.folded, "alreadyFolded": self.already, "file": self.path.name, "refused": self.refused}
 
 
-def one_line(value: Any) -> str:
+def one_line(value: object) -> str:
     return " ".join(terminal_safe(str(value)).split())
 
 
@@ -82,17 +93,18 @@ def fold_block(run_dir: Path, doc: RunManifest, nonce: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _findings(verdict: Mapping[str, Any], tally: Any) -> list[str]:
+def _findings(verdict: Verdict, tally: TallyRecord | None) -> list[str]:
     model = build_model(verdict)
     lines = ["Tiers: " + " · ".join(f"{c.tier} {c.total}" for c in model.tier_counts if c.tier in TIER_DISPLAY_ORDER)]
-    claims = {f.get("id"): f for f in (tally or {}).get("findings") or [] if isinstance(f, dict)} \
-        if isinstance(tally, dict) else {}
+    claims = {f["id"]: f for f in tally["findings"]} if tally is not None else {}
     for tier in FOLDED_TIERS:
         rows = [r for r in model.matrix.rows if r.tier == tier]
         lines.append(f"{tier} ({len(rows)}):")
         for row in rows:
-            source = claims.get(row.id, {})
-            where = f" — {source['location']}" if isinstance(source.get("location"), str) else ""
-            lines.append(one_line(f"- {row.id} [{row.severity or '?'}] {source.get('claim') or '(no claim text)'}"
+            source = claims.get(row.id)
+            location = source.get("location") if source else None
+            where = f" — {location}" if isinstance(location, str) else ""
+            claim = source.get("claim") if source else None
+            lines.append(one_line(f"- {row.id} [{row.severity or '?'}] {claim or '(no claim text)'}"
                                   f"{where} ({row.basis.text})"))
     return lines

@@ -12,12 +12,12 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
 from ..council.report import format_money
 from ..documents.run import LegEntry, RunManifest, SeatRecord
 from ..vocabulary import CORE_STAGE_NAMES, ESTIMATED_COST_SOURCES, QUESTION
 from .identities import CHAIR_LABEL, display_label, primary_leg, reviewed
+from .views import ChairPanel, CostFigure, CostPanel, LegErrorRow, Prose, RunTotal, SeatRow, StageEntry, TokenFigure
 
 DEAD_STATUSES = ("error", "timeout", "crashed")  # crashed: in flight when the engine died
 
@@ -25,7 +25,7 @@ DEAD_STATUSES = ("error", "timeout", "crashed")  # crashed: in flight when the e
 # --------------------------------------------------------------------------- time
 
 
-def parse_time(value: Any) -> datetime | None:
+def parse_time(value: object) -> datetime | None:
     if not isinstance(value, str) or not value:
         return None
     try:
@@ -35,14 +35,14 @@ def parse_time(value: Any) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
-def latest(values: Sequence[Any]) -> datetime | None:
+def latest(values: Sequence[object]) -> datetime | None:
     times = [t for t in (parse_time(v) for v in values) if t is not None]
     return max(times) if times else None
 
 
 def last_activity(doc: RunManifest) -> datetime | None:
     """The most recent thing the run recorded: a leg or stage starting or finishing."""
-    stamps: list[Any] = [doc.created_at]
+    stamps: list[object] = [doc.created_at]
     for leg in doc.legs:
         stamps += [leg.started_at, leg.completed_at]
     for stage in doc.stages:
@@ -53,11 +53,11 @@ def last_activity(doc: RunManifest) -> datetime | None:
 # --------------------------------------------------------------------------- stage rail
 
 
-def stage_rail(doc: RunManifest) -> list[dict[str, Any]]:
+def stage_rail(doc: RunManifest) -> list[StageEntry]:
     """Every engine stage in order (`pending` until it starts), then any other recorded stage."""
     recorded = {s.name: s for s in doc.stages}
     names = [*CORE_STAGE_NAMES, *(n for n in recorded if n not in CORE_STAGE_NAMES)]
-    rail = []
+    rail: list[StageEntry] = []
     for name in names:
         entry = recorded.get(name)
         rail.append({"name": name, "status": entry.status if entry else "pending",
@@ -74,12 +74,7 @@ def stage_status(doc: RunManifest, name: str) -> str | None:
 # --------------------------------------------------------------------------- money and tokens
 
 
-def obj(value: Any) -> dict[str, Any]:
-    """A JSON object, or {} for anything else (documents are read defensively)."""
-    return value if isinstance(value, dict) else {}
-
-
-def amount_of(value: Any) -> Decimal | None:
+def amount_of(value: object) -> Decimal | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return Decimal(str(value))
@@ -92,7 +87,7 @@ def leg_cost(leg: LegEntry) -> tuple[Decimal | None, bool]:
     return amount, amount is not None and cost is not None and cost.source in ESTIMATED_COST_SOURCES
 
 
-def cost_figure(legs: Sequence[LegEntry]) -> dict[str, Any]:
+def cost_figure(legs: Sequence[LegEntry]) -> CostFigure:
     """The summed cost of finished legs: amount (known part), unknown count, display text."""
     finished = [leg for leg in legs if leg.finished]
     known = [leg_cost(leg) for leg in finished]
@@ -109,7 +104,7 @@ def money_text(amount: Decimal | None, *, estimated: bool, floor: bool) -> str:
     return ("≥ " if floor else "") + ("~" if estimated else "") + format_money(amount)
 
 
-def tokens_of(legs: Sequence[LegEntry]) -> dict[str, Any]:
+def tokens_of(legs: Sequence[LegEntry]) -> TokenFigure:
     counts: dict[str, int | None] = {"input": None, "output": None}
     for leg in legs:
         tokens = leg.usage.tokens if leg.usage is not None else None
@@ -118,9 +113,9 @@ def tokens_of(legs: Sequence[LegEntry]) -> dict[str, Any]:
             if value is not None:
                 counts[key] = (counts[key] or 0) + value
     if counts["input"] is None and counts["output"] is None:
-        return {**counts, "text": "—"}
+        return {"input": None, "output": None, "text": "—"}
     text = f"{_count(counts['input'])} in / {_count(counts['output'])} out"
-    return {**counts, "text": text}
+    return {"input": counts["input"], "output": counts["output"], "text": text}
 
 
 def _count(value: int | None) -> str:
@@ -131,7 +126,7 @@ def _count(value: int | None) -> str:
 
 
 def seat_rows(run_dir: Path, doc: RunManifest, seats: Sequence[SeatRecord], labels: Mapping[str, str],
-              *, now: datetime, stall_after_s: float, live: bool, voters: set[str] | None) -> list[dict[str, Any]]:
+              *, now: datetime, stall_after_s: float, live: bool, voters: set[str] | None) -> list[SeatRow]:
     """One row per bench seat (dead seats flagged), then the chair's row once it has legs."""
     rows = [_seat_row(run_dir, doc, seat, labels, now=now, stall_after_s=stall_after_s, live=live, voters=voters)
             for seat in seats]
@@ -143,20 +138,20 @@ def seat_rows(run_dir: Path, doc: RunManifest, seats: Sequence[SeatRecord], labe
 
 
 def _seat_row(run_dir: Path, doc: RunManifest, seat: SeatRecord, labels: Mapping[str, str], *,
-              now: datetime, stall_after_s: float, live: bool, voters: set[str] | None) -> dict[str, Any]:
+              now: datetime, stall_after_s: float, live: bool, voters: set[str] | None) -> SeatRow:
     legs = [leg for leg in doc.legs if leg.seat == seat.id]
     row = _row(key=seat.id, name=seat.id, role=seat.role or "seat", label=display_label(seat, labels),
                legs=legs, now=now, stall_after_s=stall_after_s, live=live)
     row["alias"] = seat.alias
     dead = dead_reason(run_dir, doc, seat)
-    row.update(dead=dead is not None, deadReason=dead)
+    row.update({"dead": dead is not None, "deadReason": dead})
     judged = any(leg.stage == "stage2" and leg.role == "judge" for leg in legs)
     row["judgeDropped"] = bool(voters is not None and judged and seat.id not in voters and seat.alias not in voters)
     return row
 
 
 def _row(*, key: str, name: str, role: str, label: str, legs: Sequence[LegEntry], now: datetime,
-         stall_after_s: float, live: bool) -> dict[str, Any]:
+         stall_after_s: float, live: bool) -> SeatRow:
     running = [leg for leg in legs if leg.status == "running"]
     queued = [leg for leg in legs if leg.status == "queued"]  # waiting for its agent CLI's slot
     last = legs[-1] if legs else None
@@ -178,7 +173,7 @@ def _row(*, key: str, name: str, role: str, label: str, legs: Sequence[LegEntry]
     }
 
 
-def _last_error(legs: Sequence[LegEntry]) -> dict[str, str] | None:
+def _last_error(legs: Sequence[LegEntry]) -> LegErrorRow | None:
     for leg in reversed(legs):
         if leg.error is not None:
             return {"code": leg.error.code or "ERROR", "message": leg.error.message or ""}
@@ -204,7 +199,7 @@ def dead_reason(run_dir: Path, doc: RunManifest, seat: SeatRecord) -> str | None
 # --------------------------------------------------------------------------- cost panel
 
 
-def cost_panel(doc: RunManifest, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def cost_panel(doc: RunManifest, rows: Sequence[SeatRow]) -> CostPanel:
     ceiling = amount_of(doc.options.max_cost) if doc.options is not None else None
     total = run_total(doc)
     fraction = None
@@ -221,7 +216,7 @@ def cost_panel(doc: RunManifest, rows: Sequence[Mapping[str, Any]]) -> dict[str,
     }
 
 
-def run_total(doc: RunManifest) -> dict[str, Any]:
+def run_total(doc: RunManifest) -> RunTotal:
     """The engine's own total once written; while live, the sum of the finished legs."""
     if doc.usage is not None:
         cost, unknown = doc.usage.cost, doc.usage.unknown_legs
@@ -235,18 +230,20 @@ def run_total(doc: RunManifest) -> dict[str, Any]:
 # --------------------------------------------------------------------------- chair
 
 
-def chair_panel(doc: RunManifest, *, live: bool, output: dict[str, Any] | None) -> dict[str, Any]:
+def chair_panel(doc: RunManifest, *, live: bool, output: Prose | None) -> ChairPanel:
     verdict = doc.overall_verdict
-    extra = {"line": "ANSWER", "answer": doc.answer} if doc.intent == QUESTION else {}  # the chair's ANSWER line
-    return {
+    panel: ChairPanel = {
         "verdict": verdict,
-        **extra,
+        "line": "ANSWER", "answer": doc.answer,  # a question council's: the chair's ANSWER line
         "model": doc.chair,
         "conformance": doc.chair_conformance,
         "attempts": [{"model": a.model, "outcome": a.outcome, "reason": a.reason} for a in doc.chair_attempts],
         "output": output,
         "reason": None if verdict is not None else no_verdict_reason(doc, live=live),
     }
+    if doc.intent != QUESTION:  # a review's chair gives no ANSWER line (deleting keeps the other keys' order)
+        del panel["line"], panel["answer"]
+    return panel
 
 
 def no_verdict_reason(doc: RunManifest, *, live: bool) -> str:

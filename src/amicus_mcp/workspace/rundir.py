@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar
 
 from ..council.seats import seat_file_stem
 from ..documents.run import RunManifest, SeatRecord
@@ -23,6 +23,7 @@ from ..engine import ID_SHAPE, SessionStore
 from ..errors import AmicusError, BadArgs, BadSession
 from ..fsio import read_json
 from ..vocabulary import TERMINAL_RUN_STATUSES
+from .views import Prose
 
 SUPPORTED_RUN_SCHEMA = 2
 TEXT_LIMIT = 1_000_000  # characters of one prose file sent to the page
@@ -37,8 +38,8 @@ class Manifest(NamedTuple):
     run_dir: Path
     doc: RunManifest | None
     error: str | None
-    schema_version: Any = None
-    created_at: Any = None
+    schema_version: object = None  # as the other version wrote them (shown, never read further)
+    created_at: object = None
 
 
 class SeatFile(NamedTuple):
@@ -122,7 +123,7 @@ def seat_files(run_dir: Path, seats: Sequence[SeatRecord], prefix: str) -> tuple
     return found, notes
 
 
-def read_prose(path: Path) -> dict[str, Any]:
+def read_prose(path: Path) -> Prose:
     """A prose file for the page: its text (capped), or the reason it could not be read."""
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
@@ -133,7 +134,7 @@ def read_prose(path: Path) -> dict[str, Any]:
     return {"file": path.name, "text": text[:TEXT_LIMIT], "error": None, "truncated": truncated}
 
 
-def read_optional_json(path: Path, what: str) -> tuple[Any, str | None]:
+def read_optional_json(path: Path, what: str) -> tuple[object, str | None]:
     """(document, None), (None, None) when absent, or (None, the error) when unreadable."""
     if not path.is_file():
         return None, None

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
+from ..documents.council import TallyRecord
 from ..documents.run import RunManifest, SeatRecord
 from ..engine import RunDir
 from ..engine import SessionStore
@@ -25,9 +25,11 @@ from .fold import FOLD_FILE
 from .identities import CLAUDE, masks, seat_labels, stage1_prefix
 from .matrix import (decisions, dissent_panel, matrix_panel, ranking_panel, revote_index, street_cred, verdict_source,
                      voters)
-from .panels import chair_panel, cost_panel, last_activity, obj, run_total, seat_rows, stage_rail, stage_status
-from .rundir import (SUPPORTED_RUN_SCHEMA, Manifest, is_live, locate_run, observed, read_manifest,
+from .panels import chair_panel, cost_panel, last_activity, run_total, seat_rows, stage_rail, stage_status
+from .rundir import (SUPPORTED_RUN_SCHEMA, is_live, locate_run, observed, read_manifest,
                      read_optional, read_optional_json, read_prose, run_ids, seat_files, seat_list)
+from .views import (DegradeRow, ListRow, ListSnapshot, Prose, RunDetail, RunHeader, RunProse, RunSnapshot,
+                    SeatProse, SnapshotBase, Stall)
 
 SNAPSHOT_VERSION = 1
 
@@ -44,17 +46,17 @@ def iso(moment: datetime) -> str:
 
 
 def run_snapshot(store: SessionStore, run_id: str, *, stall_after_s: float = DEFAULT_STALL_S,
-                 now: datetime | None = None, texts: bool = True) -> dict[str, Any]:
+                 now: datetime | None = None, texts: bool = True) -> RunSnapshot:
     """The snapshot of one run. Raises BadArgs/BadSession for an id the project does not know."""
     return snapshot_of(locate_run(store, run_id), run_id, stall_after_s=stall_after_s, now=now, texts=texts)
 
 
 def snapshot_of(run_dir: Path, run_id: str, *, stall_after_s: float = DEFAULT_STALL_S,
-                now: datetime | None = None, texts: bool = True) -> dict[str, Any]:
+                now: datetime | None = None, texts: bool = True) -> RunSnapshot:
     """The snapshot of the run in `run_dir` (found by the caller), shown as `run_id`."""
     moment = now or utc_now()
     manifest = read_manifest(run_dir)
-    base = {"type": "workspace-run", "snapshotVersion": SNAPSHOT_VERSION, "runId": run_id,
+    base: SnapshotBase = {"type": "workspace-run", "snapshotVersion": SNAPSHOT_VERSION, "runId": run_id,
             "runDir": str(run_dir), "generatedAt": iso(moment)}
     if manifest.error is not None:
         return {**base, "state": "unreadable", "live": False, "error": manifest.error}
@@ -66,7 +68,7 @@ def snapshot_of(run_dir: Path, run_id: str, *, stall_after_s: float = DEFAULT_ST
 
 
 def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall_after_s: float,
-            texts: bool) -> dict[str, Any]:
+            texts: bool) -> RunDetail:
     seats = seat_list(doc)
     labels, label_notes = seat_labels(run_dir, doc, seats)
     live = is_live(doc)
@@ -82,21 +84,21 @@ def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall
     rows = seat_rows(run_dir, doc, seats, labels, now=now, stall_after_s=stall_after_s, live=live,
                      voters=voters(verdict) if verdict else None)
     prose, collisions = _prose(run_dir, seats, labels, texts, stage1_prefix(doc))
-    matrix = matrix_panel(verdict, tally, seats, _judges(doc), revote_index(debate)) if verdict else None
-    if matrix is not None:
-        matrix["provisional"] = provisional  # the tiers before the debate round, which may move them
+    # provisional: the tiers before the debate round, which may move them
+    matrix = matrix_panel(verdict, tally, seats, _judges(doc), revote_index(debate),
+                          provisional=provisional) if verdict else None
     problems = [*label_notes, *collisions, *verdict_notes,
                 *(f"tally.json could not be read ({e})" for e in [tally_error] if e),
                 *(f"debate.json could not be read ({e})" for e in [debate_error] if e)]
     question = doc.intent == QUESTION
-    return {
+    detail: RunDetail = {
         "live": live,
         "header": _header(doc, crashed),
-        **({"ranking": ranking_panel(verdict, labels) if verdict else [],
-            "dissent": dissent_panel(verdict) if verdict else None} if question else {}),
+        "ranking": ranking_panel(verdict, labels) if verdict and question else [],
+        "dissent": dissent_panel(verdict) if verdict and question else None,
         "stages": stage_rail(doc),
         "seats": rows,
-        **prose,
+        "reviews": prose["reviews"], "judges": prose["judges"], "revotes": prose["revotes"], "bundle": prose["bundle"],
         "matrix": matrix,
         "matrixNote": None if matrix else _no_matrix(doc, live),
         "chair": chair_panel(doc, live=live, output=_chair_output(run_dir) if texts else None),
@@ -110,6 +112,9 @@ def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall
         "debate": doc.debate.to_doc() if doc.debate is not None else None,
         "resume": _resume_hint(run_dir, doc, live),
     }
+    if not question:  # a review has no ranking of answers (deleting keeps the other keys' order)
+        del detail["ranking"], detail["dissent"]
+    return detail
 
 
 def _resume_hint(run_dir: Path, doc: RunManifest, live: bool) -> str | None:
@@ -121,45 +126,49 @@ def _resume_hint(run_dir: Path, doc: RunManifest, live: bool) -> str | None:
     return resume_command(RunDir(run_dir))
 
 
-def _header(doc: RunManifest, crashed: bool) -> dict[str, Any]:
+def _header(doc: RunManifest, crashed: bool) -> RunHeader:
     done, total = doc.progress()
-    header: dict[str, Any] = {
+    header: RunHeader = {
         "status": doc.status, "exitCode": doc.exit_code, "error": doc.error.to_doc() if doc.error else None,
         "createdAt": doc.created_at, "completedAt": doc.completed_at, "abortRequestedAt": doc.abort_requested_at,
         "crashDetected": True if crashed else None, "chair": doc.chair, "critic": doc.critic,
         "overallVerdict": doc.overall_verdict, "judged": doc.judged, "tierCounts": doc.tier_counts,
-    }
-    if doc.intent == QUESTION:  # a question council: the page leads with the chair's answer
-        header.update(intent=QUESTION, answer=doc.answer)
-    header.update({
+        "intent": QUESTION, "answer": doc.answer,  # a question council: the page leads with the chair's answer
         "bench": [s.id for s in seat_list(doc)] or list(doc.bench),
         "currentStage": doc.running_stage(), "legsDone": done, "legsTotal": total,
         "resumedAt": doc.resumes[-1].at if doc.resumes else None,  # this attempt's start
-    })
+    }
+    if doc.intent != QUESTION:  # deleting keeps the other keys' order
+        del header["intent"], header["answer"]
     return header
 
 
 def _prose(run_dir: Path, seats: Sequence[SeatRecord], labels: Mapping[str, str],
-           texts: bool, stage1: str = "review") -> tuple[dict[str, Any], list[str]]:
+           texts: bool, stage1: str = "review") -> tuple[RunProse, list[str]]:
     """Stage-1 reviews (a question council's answers), the Stage-2 bundle, judge prose and
     re-votes, from allowlisted files."""
-    out: dict[str, Any] = {}
     notes: list[str] = []
-    for key, prefix in (("reviews", stage1), ("judges", "judge"), ("revotes", "revote")):
+
+    def of(prefix: str) -> list[SeatProse]:
         found, collisions = seat_files(run_dir, seats, prefix)
-        notes += collisions
-        out[key] = [{"seat": f.seat, "label": labels.get(f.seat), **(read_prose(f.path) if texts else {"file": f.path.name})}
-                    for f in found]
+        notes.extend(collisions)
+        return [{"seat": f.seat, "label": labels.get(f.seat), **_file(f.path, texts)} for f in found]
+
+    out: RunProse = {"reviews": of(stage1), "judges": of("judge"), "revotes": of("revote"), "bundle": None}
     claude = run_dir / f"{stage1}-claude.md"
     if CLAUDE in labels and claude.is_file():
-        text = read_prose(claude) if texts else {"file": claude.name}
-        out["reviews"].append({"seat": CLAUDE, "label": labels[CLAUDE], **text})
+        out["reviews"].append({"seat": CLAUDE, "label": labels[CLAUDE], **_file(claude, texts)})
     bundle = run_dir / "bundle-stage2.md"
-    out["bundle"] = (read_prose(bundle) if texts else {"file": bundle.name}) if bundle.is_file() else None
+    out["bundle"] = _file(bundle, texts) if bundle.is_file() else None
     return out, notes
 
 
-def _chair_output(run_dir: Path) -> dict[str, Any] | None:
+def _file(path: Path, texts: bool) -> Prose:
+    """A prose file's text for the page, or only its name (a view without the prose)."""
+    return read_prose(path) if texts else {"file": path.name}
+
+
+def _chair_output(run_dir: Path) -> Prose | None:
     path = run_dir / "chair-output.md"
     return read_prose(path) if path.is_file() else None
 
@@ -176,7 +185,7 @@ def _no_matrix(doc: RunManifest, live: bool) -> str:
     return f"the run ended ({doc.status}) without a tally"
 
 
-def _stall(doc: RunManifest, now: datetime, stall_after_s: float, live: bool) -> dict[str, Any]:
+def _stall(doc: RunManifest, now: datetime, stall_after_s: float, live: bool) -> Stall:
     last = last_activity(doc)
     idle = (now - last).total_seconds() if last else None
     stalled = bool(live and idle is not None and idle >= stall_after_s)
@@ -184,7 +193,7 @@ def _stall(doc: RunManifest, now: datetime, stall_after_s: float, live: bool) ->
             "since": iso(last) if last else None}
 
 
-def _degrades(doc: RunManifest) -> list[dict[str, str]]:
+def _degrades(doc: RunManifest) -> list[DegradeRow]:
     return [{"channel": d.channel, "what": d.what, "why": d.why} for d in doc.degrades]
 
 
@@ -195,24 +204,20 @@ def _notices(doc: RunManifest) -> list[str]:
     return [n for n in doc.notices if n not in lost]
 
 
-def _strings(value: Any) -> list[str]:
-    return [str(v) for v in value] if isinstance(value, list) else []
-
-
-def _tally_models(tally: Any) -> list[str]:
-    if not isinstance(tally, dict):
+def _tally_models(tally: TallyRecord | None) -> list[str]:
+    if tally is None:
         return []
-    meta = obj(tally.get("meta"))
-    names = [*_strings(meta.get("models")), str(meta.get("chair") or "")]
-    for key in ("streetCred", "runStats"):
-        names += [str(r.get("model")) for r in tally.get(key) or [] if isinstance(r, dict) and r.get("model")]
+    meta = tally["meta"]
+    names = [*meta["models"], str(meta.get("chair") or "")]
+    names += [str(r["model"]) for r in tally["streetCred"] if r.get("model")]
+    names += [str(r.get("model")) for r in tally["runStats"] if r.get("model")]
     return [n for n in names if n]
 
 
 # --------------------------------------------------------------------------- the run list
 
 
-def list_snapshot(store: SessionStore, *, now: datetime | None = None) -> dict[str, Any]:
+def list_snapshot(store: SessionStore, *, now: datetime | None = None) -> ListSnapshot:
     """Every council run of the project, newest first: status, the chair's verdict, cost."""
     rows = [_list_row(store, run_id) for run_id in run_ids(store)]
     rows.sort(key=lambda r: str(r.get("createdAt") or ""), reverse=True)
@@ -220,24 +225,23 @@ def list_snapshot(store: SessionStore, *, now: datetime | None = None) -> dict[s
             "generatedAt": iso(now or utc_now()), "runs": rows, "live": any(r["live"] for r in rows)}
 
 
-def _list_row(store: SessionStore, run_id: str) -> dict[str, Any]:
-    row: dict[str, Any] = {"runId": run_id, "live": False, "createdAt": None, "status": None,
-                           "overallVerdict": None, "cost": None}
+def _list_row(store: SessionStore, run_id: str) -> ListRow:
+    row: ListRow = {"runId": run_id, "live": False, "createdAt": None, "status": None, "overallVerdict": None,
+                    "cost": None, "state": "unreadable"}
     try:
         manifest = read_manifest(locate_run(store, run_id))
     except AmicusError as err:
-        return {**row, "state": "unreadable", "error": err.message}
-    return {**row, **_list_fields(manifest)}
-
-
-def _list_fields(manifest: Manifest) -> dict[str, Any]:
+        row["error"] = err.message
+        return row
     if manifest.error is not None:
-        return {"state": "unreadable", "error": manifest.error}
-    if manifest.doc is None:
-        return {"state": "schema-mismatch", "createdAt": manifest.created_at, "schemaVersion": manifest.schema_version}
-    doc, _ = observed(manifest.run_dir, manifest.doc)
-    return {"state": "ok", "status": doc.status, "live": is_live(doc), "createdAt": doc.created_at,
-            "overallVerdict": doc.overall_verdict, "cost": run_total(doc)["text"], "tierCounts": doc.tier_counts}
+        row["error"] = manifest.error
+    elif manifest.doc is None:
+        row.update({"state": "schema-mismatch", "createdAt": manifest.created_at, "schemaVersion": manifest.schema_version})
+    else:
+        doc, _ = observed(manifest.run_dir, manifest.doc)
+        row.update({"state": "ok", "status": doc.status, "live": is_live(doc), "createdAt": doc.created_at,
+                    "overallVerdict": doc.overall_verdict, "cost": run_total(doc)["text"], "tierCounts": doc.tier_counts})
+    return row
 
 
 def live_status(store: SessionStore, run_id: str | None) -> bool:
