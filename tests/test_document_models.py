@@ -139,10 +139,10 @@ def check_bounds(metadata: list[Any], node: dict[str, Any], where: str) -> None:
         elif isinstance(item, annotated_types.Gt):
             bounds["exclusiveMinimum"] = item.gt
         elif isinstance(item, annotated_types.MinLen):
-            bounds["minItems"] = item.min_length
+            bounds["minItems" if "array" in schema_types(node) else "minLength"] = item.min_length
         elif getattr(item, "pattern", None):
             bounds["pattern"] = item.pattern
-    schema_bounds = {k: node[k] for k in ("minimum", "exclusiveMinimum", "minItems", "pattern") if k in node}
+    schema_bounds = {k: node[k] for k in ("minimum", "exclusiveMinimum", "minItems", "minLength", "pattern") if k in node}
     assert bounds == schema_bounds, f"{where}: bounds {bounds} ≠ schema {schema_bounds}"
 
 

@@ -94,7 +94,7 @@ def _declared_text(name: str, declaration: Callable[[], Any], title: str, descri
         body: JsonSchema = {"oneOf": [typeddict_schema(member) for member in typing.get_args(kind)]}
     else:
         body = type_schema(kind) if typing_extensions.is_typeddict(kind) else document_schema(kind, top=True)
-    return rendered({"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID.format(name=name),
+    return rendered({"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": schema_id(name),
                      "title": title, "description": description, **body})
 
 
@@ -105,6 +105,16 @@ def _declared_text(name: str, declaration: Callable[[], Any], title: str, descri
 # and defaults, which would change every shipped file's look for nothing.
 
 SCHEMA_ID = "amicus-mcp/schemas/{name}.schema.json"
+# The schemas the original amicus published under its own ids (its docs/schemas.md): kept, so a
+# document or schema that refers to one by its id still finds it.
+PUBLISHED_IDS = {name: f"https://raw.githubusercontent.com/BourbonDog/amicus/main/schemas/{name}.schema.json"
+                 for name in ("council-ledger-row", "council-stats", "council-tally", "council-validate")}
+
+
+def schema_id(name: str) -> str:
+    return PUBLISHED_IDS.get(name) or SCHEMA_ID.format(name=name)
+
+
 _TYPES = {str: "string", bool: "boolean", int: "integer", float: "number"}
 
 
@@ -137,11 +147,17 @@ def _with_extra(schema: JsonSchema, metadata: list[Any]) -> JsonSchema:
 
 
 def _members(annotation: Any) -> tuple[list[Any], list[Any]]:
-    """(the members of a union, each still Annotated; the union's own constraints)."""
+    """(the members of a union, each still Annotated; the union's own constraints). A union
+    inside it (`Rate | None`, Rate an Annotated `int | float`) is opened, its constraints the union's."""
     bare, metadata = _unwrap(annotation)
-    if typing.get_origin(bare) in (Union, types.UnionType):
-        return list(typing.get_args(bare)), metadata
-    return [annotation], []
+    if typing.get_origin(bare) not in (Union, types.UnionType):
+        return [annotation], []
+    members: list[Any] = []
+    for member in typing.get_args(bare):
+        inner, more = _members(member)
+        members += inner
+        metadata += more
+    return members, metadata
 
 
 def _bounds(metadata: list[Any], kind: str) -> JsonSchema:
@@ -176,6 +192,11 @@ def type_schema(annotation: Any, *, dropped: tuple[Any, ...] = ()) -> JsonSchema
     if words:
         words = [w for w in words if w not in dropped] + ([None] if nullable else [])
         return {"const": words[0]} if len(words) == 1 else {"enum": words}
+    scalars = [_unwrap(m) for m in members]
+    if len(members) > 1 and all(kind in _TYPES for kind, _ in scalars):  # plain values (`str | Number`): one type list
+        kinds = [_TYPES[kind] for kind, _ in scalars if not (kind is int and float in (k for k, _ in scalars))]
+        metadata += [c for _, more in scalars for c in more]
+        return _with_extra({"type": kinds + (["null"] if nullable else []), **_bounds(metadata, "scalar")}, metadata)
     if len(members) > 1:  # a union of shapes: any of them (null joins the first)
         branches = [type_schema(m) for m in members]
         branches[0] = _nullable(branches[0], nullable)
@@ -198,7 +219,8 @@ def _one_type(bare: Any, metadata: list[Any], nullable: bool, dropped: tuple[Any
         return _nullable(document_schema(bare), nullable)
     origin = typing.get_origin(bare) or bare
     if origin is list:
-        kind, inner = "array", {"items": type_schema(typing.get_args(bare)[0])}
+        item = typing.get_args(bare)[0] if typing.get_args(bare) else object
+        kind, inner = "array", ({} if item in (Any, object) else {"items": type_schema(item)})
     elif origin is dict:
         value = typing.get_args(bare)[1] if typing.get_args(bare) else Any
         kind, inner = "object", ({} if value in (Any, object) else {"additionalProperties": type_schema(value)})
@@ -280,7 +302,7 @@ def typeddict_schema(declaration: Any) -> JsonSchema:
         properties[key] = {**type_schema(annotation), **({"description": description} if description else {})}
     config = getattr(declaration, "__pydantic_config__", None) or {}
     extra = config.get("json_schema_extra")  # the document's rules across keys (if/then, not)
-    return {"type": "object", "required": required,
+    return {"type": "object", **({"required": required} if required else {}),
             **({"additionalProperties": False} if config.get("extra") == "forbid" else {}), "properties": properties,
             **(extra if isinstance(extra, dict) else {})}
 
@@ -336,6 +358,13 @@ def pack_schema() -> JsonSchema:
             "additionalProperties": False, **PackDocument.SCHEMA_RULES, "properties": properties}
 
 
+def _declared(module: str, name: str) -> Callable[[], Any]:
+    """A declaration, imported when its file is rendered."""
+    from importlib import import_module
+
+    return lambda: getattr(import_module(f"amicus_mcp.{module}"), name)
+
+
 def _run_options() -> Any:
     from .engine.options import RunOptions
 
@@ -358,6 +387,27 @@ DOCUMENT_SCHEMAS: dict[str, tuple[Callable[[], Any], str, str]] = {
     "wave": (_wave, "amicus wave document",
              "`amicus fanout`: one prompt to N models. `<sessions>/<waveId>/wave.json`, rewritten atomically as legs "
              "finish. Family v2."),
+    "council-rereview": (_declared("documents.pr_loop", "RereviewDocument"), "amicus council re-review",
+                         "`rereview.json` in a run directory started with `council run --baseline RUN`: each of the "
+                         "run's findings matched to the baseline run's (location first, then claim; council/rereview.py)"
+                         " — still-open when matched, new when not — and the baseline's unmatched findings as resolved. "
+                         "Every decision says how it was made (by: location | claim, with its claim similarity; or "
+                         "matcher, the --matcher model's, with its reason)."),
+    "council-dismissed": (_declared("documents.pr_loop", "DismissedDocument"), "amicus previously dismissed findings",
+                          "`dismissed.json` in a run directory: the run's findings that match one the user denied in "
+                          "an earlier run of the project (the decisions memory), matched as a re-review matches "
+                          "(location, then claim). The judges' bundle marks them, and the gate does not count such a "
+                          "blocker unless it is Confirmed again with verified evidence."),
+    "council-decisions": (_declared("documents.pr_loop", "DecisionsDocument"), "amicus decisions memory",
+                          "`council-decisions.json` beside the reliability ledger (and `amicus decisions list --json`, "
+                          "which adds path and project): every accept / deny Stage-4 decision taken through `council "
+                          "verdict` or `amicus_verdict`, with the user's reason, per project. A later run of the project "
+                          "marks a finding that matches a denied one as previously dismissed (dismissed.json)."),
+    "council-pr-review": (_declared("documents.pr_loop", "PrReviewDocument"), "amicus council pr-review result",
+                          "`amicus council pr-review RUN --repo OWNER/NAME --pr N [--post]`: a run's findings as one "
+                          "pull-request review — the review as it is (or would be) POSTed to GitHub's /pulls/N/reviews, "
+                          "which findings went inline and which into the body, the Markdown preview, and, after --post, "
+                          "GitHub's review id and URL."),
 }
 
 
@@ -386,6 +436,25 @@ TYPED_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
                             "What `amicus council tally` and amicus_council_tally read: the de-anonymized Stage-2 "
                             "result. Extra keys are allowed (the family grows additively)."),
     "error": (_error, "amicus error envelope", "What every --json command prints when it fails (exit 1). Family v2."),
+    "council-verdict": (_declared("documents.council", "Verdict"), "amicus council-verdict document",
+                        "`amicus council verdict` / amicus_verdict: a closed projection of the tally record merged "
+                        "with Stage-4 decisions. Council family v2."),
+    "council-ledger-row": (_declared("documents.council", "LedgerRow"), "amicus council-ledger row",
+                           "One line of the append-only reliability ledger `<configDir>/council-ledger.jsonl`, written "
+                           "by every tally that is not run with --no-ledger: one row per distinct (model alias, "
+                           "resolvedModel) pair on the bench (amicus_mcp.council.ledger.ledger_rows). Council family "
+                           "v2. Rows carry no finding text, claim or artifact content. Read tolerantly (unparseable "
+                           "lines are skipped), so additive fields are allowed."),
+    "council-stats": (_declared("documents.council", "Stats"), "amicus council-stats document",
+                      "Per-model reviewer reliability derived from the council ledger (`council stats --json`, "
+                      "amicus_council_stats; amicus_mcp.council.ledger.derive_stats). Council family v2. One entry "
+                      "per `resolvedModel || model`, in order of first appearance in the ledger."),
+    "council-gate": (_declared("documents.council", "GateRecord"), "amicus council gate result",
+                     "`amicus council gate RUN_ID_OR_DIR --fail-on LEVEL --json`: a verdict's outcome as a CI result. "
+                     "exitCode 0 = passed, 4 = failed. Family v2."),
+    "council-debate": (_declared("documents.council", "DebateRecord"), "amicus council-debate record",
+                       "`<runDir>/debate.json`: the Stage-2.5 rebuttal round of a `council run --debate`, finding by "
+                       "finding. Written only when a defense or re-vote ran. Family v2."),
 }
 
 OPTIONS_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
@@ -447,9 +516,10 @@ def run_options_table() -> str:
 SPANS: dict[str, Callable[[], str]] = {"run-options": run_options_table}
 
 
-def stale() -> list[tuple[Contract, str]]:
-    """(contract, its text) for every file that is missing or not what its declaration renders."""
-    out = []
+def stale() -> Iterator[tuple[Contract, str]]:
+    """(contract, its text) for every file that is missing or not what its declaration renders,
+    each rendered when reached: a file written meanwhile is what a later one renders from (the
+    tools' published schemas embed shipped schemas)."""
     for contract in contracts():
         text = contract.render()
         try:
@@ -457,8 +527,7 @@ def stale() -> list[tuple[Contract, str]]:
         except FileNotFoundError:
             current = None
         if current != text:
-            out.append((contract, text))
-    return out
+            yield contract, text
 
 
 def where(path: Path) -> str:
@@ -474,14 +543,16 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m amicus_mcp.contracts --check | --write", file=sys.stderr)
         return 2
     from .fsio import atomic_write_text
+    from .schemas import load_schema
 
-    found = stale()
     if args == ["--check"]:
+        found = list(stale())
         for contract, _ in found:
             print(f"{where(contract.path)} is stale: run {COMMAND}", file=sys.stderr)
         return 1 if found else 0
-    for contract, text in found:
+    for contract, text in stale():
         atomic_write_text(contract.path, text, mask_keys=False)
+        load_schema.cache_clear()  # what renders next reads the file just written
         print(f"wrote {where(contract.path)}")
     return 0
 

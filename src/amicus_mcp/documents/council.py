@@ -36,6 +36,8 @@ _OPEN = ConfigDict(extra="allow", strict=True)
 _CLOSED = ConfigDict(extra="forbid", strict=True)
 Number = int | float
 Count = Annotated[int, Field(ge=0)]
+Rate = Annotated[Number, Field(ge=0, le=1)]  # a share of a whole
+Name = Annotated[str, Field(min_length=1)]
 ReReview = Literal["new", "still-open"]  # a re-review's word for a finding it matched (rereview.json)
 # A JSON value the council passes through unread (a seat table entry, a usage block): the
 # schema leaves its shape open; `object` makes a reader narrow it before use.
@@ -174,10 +176,17 @@ class VerdictFinding(TypedDict):
     applied: bool
     raiserSeat: NotRequired[str]
     sameModelCorroboration: NotRequired[Literal[True]]
-    evidenceCheck: NotRequired[EvidenceCheck]
-    verification: NotRequired[Verification]
-    evidenceLocation: NotRequired[str]
-    claim: NotRequired[str]
+    evidenceCheck: NotRequired[Annotated[EvidenceCheck, Field(description=(
+        "Emitted when the run checked the finding's evidence quote against the material (council/evidence.py): "
+        "verified, moved (found elsewhere), not-found, absent (no quote)."))]]
+    verification: NotRequired[Annotated[Verification, Field(description=(
+        "--verify: what a model that did not raise the finding answered after checking it against the source. A "
+        "refuted finding keeps its tier and does not block the gate on its own."))]]
+    evidenceLocation: NotRequired[Annotated[str, Field(description=(
+        "Where the evidence check found the quote (path:line), when it did."))]]
+    claim: NotRequired[Annotated[str, Field(description=(
+        "A question council's verdict only: the key claim itself (model text), so the verdict reads without its tally "
+        "record. A review's verdict never carries it."))]]
     debate: NotRequired[DebateMark]
 
 
@@ -193,15 +202,15 @@ class VerdictStreetCred(TypedDict):
 class VerdictRanking(TypedDict):
     """A question council's aggregate ranking of its answers."""
 
-    rank: int
+    rank: Annotated[int, Field(ge=1)]
     model: str
     seat: NotRequired[str]
     peersOnly: Number | None
     withSelf: Number | None
     perJudgeRank: dict[str, Number]
-    claims: int
-    confirmedClaims: int
-    disputedClaims: int
+    claims: Count
+    confirmedClaims: Count
+    disputedClaims: Count
 
 
 @with_config(_CLOSED)
@@ -211,11 +220,11 @@ class VerdictAnswer(TypedDict):
     label: str
     model: str
     seat: NotRequired[str]
-    structured: bool
+    structured: Annotated[bool, Field(description="false: its answer block never read; the judges ranked its prose")]
     answer: NotRequired[str]
     confidence: NotRequired[AnswerConfidence]
     assumptions: NotRequired[list[str]]
-    claims: list[str]
+    claims: Annotated[list[str], Field(description="its key claims' run-global ids")]
 
 
 @with_config(_OPEN)
@@ -234,30 +243,55 @@ class Verdict(TypedDict):
 
     schemaVersion: Literal[2]
     type: Literal["council-verdict"]
-    overallVerdict: ChairLine | None
+    overallVerdict: Annotated[ChairLine | None, Field(description=(
+        "The chair's VERDICT line; for a question council (intent question) the standing on its ANSWER line."))]
     runId: str
     runType: NotRequired[str | None]
     date: NotRequired[str | None]
     chair: NotRequired[str | None]
     council: list[str]
-    seats: NotRequired[list[JsonValue]]
+    seats: NotRequired[Annotated[list[JsonValue], Field(description=(
+        "meta.seats promoted; present only when the tally record carried one. An array, as the tally record's "
+        "meta.seats must be (its items are as open as there)."))]]
     claudeInCouncil: NotRequired[bool | None]
-    intent: NotRequired[AnsweringIntent]
+    intent: NotRequired[Annotated[AnsweringIntent, Field(description=(
+        "meta.intent of a question or task council's tally record (overallVerdict is then the ANSWER line's "
+        "standing). Emitted only for these: a review's verdict carries no intent."))]]
     findings: list[VerdictFinding]
     streetCred: list[VerdictStreetCred]
     runStats: list[RunStatRow]
     tierCounts: TierCounts
-    judged: NotRequired[Literal[False]]
-    ranking: NotRequired[list[VerdictRanking]]
-    question: NotRequired[str]
-    answer: NotRequired[str]
-    synthesis: NotRequired[str]
-    dissent: NotRequired[list[str]]
-    hardQuestions: NotRequired[list[str]]
-    answers: NotRequired[list[VerdictAnswer]]
-    debate: NotRequired[dict[str, JsonValue]]  # run.json `debate` (documents/run.py DebateSummary), as JSON
-    degrades: NotRequired[list[VerdictDegrade]]
-    notices: NotRequired[list[str]]
+    judged: NotRequired[Annotated[Literal[False], Field(description=(
+        "Emitted only when the tally record says false: fewer than two judges ranked, so the tiers and street-cred "
+        "rest on thin cross-review."))]]
+    ranking: NotRequired[Annotated[list[VerdictRanking], Field(description=(
+        "A question council: the answers' aggregate ranking (council/ranking.py), computed from the tally record: by "
+        "peers-only mean place, then fewer Disputed claims, then more Confirmed ones; answers equal on all three "
+        "share a rank. Emitted only for a question."))]]
+    question: NotRequired[Annotated[str, Field(min_length=1, description=(
+        "A question council: the question it was asked (the run's briefing, user text; bounded). The report shows "
+        "it first and is titled by it. Emitted when set."))]]
+    answer: NotRequired[Annotated[str, Field(description=(
+        "A question council: the sentence after the standing on the chair's ANSWER line (model text). Emitted when "
+        "set."))]]
+    synthesis: NotRequired[Annotated[str, Field(description=(
+        "The chair's synthesis (model text), when the run had a chair verdict. Emitted when set."))]]
+    dissent: NotRequired[Annotated[list[str], Field(min_length=1, description=(
+        "A question council: the chair's dissent, item by item (model text). Emitted when non-empty."))]]
+    hardQuestions: NotRequired[Annotated[list[str], Field(min_length=1, description=(
+        "The chair's hard questions (model text). Emitted when non-empty."))]]
+    answers: NotRequired[Annotated[list[VerdictAnswer], Field(min_length=1, description=(
+        "A question council run: each answer as the judges read it, under its label, unblinded (model text). "
+        "Emitted when set."))]]
+    # run.json `debate` (documents/run.py DebateSummary), as JSON
+    debate: NotRequired[Annotated[dict[str, JsonValue], Field(description=(
+        "A --debate run's round summary (run.json `debate`): outcome, defended/amended/withdrawn/noResponse counts, "
+        "verdictChanges."))]]
+    degrades: NotRequired[Annotated[list[VerdictDegrade], Field(min_length=1, description=(
+        "What the run lost (run.json `degrades`), so `council report` renders 'What was lost' after Stage 4 too. "
+        "Emitted only when non-empty."))]]
+    notices: NotRequired[Annotated[list[str], Field(min_length=1, description=(
+        "The run's informational notices (not losses), rendered under **Notes:**. Emitted only when non-empty."))]]
 
 
 # --- the reliability ledger and its stats -----------------------------------------------------
@@ -265,10 +299,10 @@ class Verdict(TypedDict):
 
 @with_config(_CLOSED)
 class BySeverity(TypedDict):
-    blocker: int
-    major: int
-    minor: int
-    nit: int
+    blocker: Count
+    major: Count
+    minor: Count
+    nit: Count
 
 
 @with_config(_OPEN)
@@ -276,67 +310,95 @@ class LedgerRow(TypedDict):
     """One model's row for one run in the reliability ledger (one JSON line)."""
 
     schemaVersion: Literal[2]
-    runId: str | Number | None
-    date: str | None
-    runType: str | None
-    intent: NotRequired[Literal["question"]]
-    model: str
-    role: str
+    runId: Annotated[str | Number | None, Field(description=(
+        "meta.runId copied verbatim (null when absent or not a string/number). Only a NON-EMPTY STRING is an identity "
+        "for `council stats` runs counting; an empty or numeric id counts each row on its own."))]
+    date: Annotated[str | None, Field(description="meta.date when it is a string, else null.")]
+    runType: Annotated[str | None, Field(description="meta.runType when it is a string, else null.")]
+    intent: NotRequired[Annotated[Literal["question"], Field(description=(
+        "A question council's row (its findings are the answers' key claims, its street-cred the answers' places). "
+        "Emitted only for a question."))]]
+    model: Annotated[Name, Field(description="The council alias (a meta.models entry).")]
+    role: Annotated[Name, Field(description=(
+        "Role of the last joinable runStats row folded into this row that names one (seat, critic, chair, claude, "
+        "council, redteam, lens:<slug>); 'council' when none does."))]
     wasChair: bool
-    judged: bool
-    streetCredWithSelf: Number | None
-    streetCredPeersOnly: Number | None
-    findingsRaised: int
+    judged: Annotated[bool, Field(description="The tally's `judged` (>= 2 rankings).")]
+    streetCredWithSelf: Annotated[Number | None, Field(description=(
+        "Mean of the alias's streetCred[].withSelf over its seats (one seat except on a twin bench); null when not "
+        "judged, when unranked, and on every row but the first of the alias's block."))]
+    streetCredPeersOnly: Annotated[Number | None, Field(description=(
+        "As streetCredWithSelf, for streetCred[].peersOnly. The number `council stats` averages."))]
+    findingsRaised: Annotated[Count, Field(description=(
+        "Findings whose raiser is this alias; 0 on every row but the first of the block."))]
     bySeverity: BySeverity
-    confirmRate: Number | None
-    factErrorRate: Number | None
-    conformance: Conformance
-    tag: NotRequired[str]
-    resolvedModel: NotRequired[str]
+    confirmRate: Annotated[Rate | None, Field(description=(
+        "Confirmed-tier share of the alias's raised findings; null when not judged, nothing raised, or not the "
+        "block's first row."))]
+    factErrorRate: Annotated[Rate | None, Field(description=(
+        "Disputed-tier share of the alias's raised findings; null under the same conditions as confirmRate."))]
+    conformance: Annotated[Conformance, Field(description=(
+        "Worst-wins fold (clean < repaired < unstructured) over the folded runStats rows; clean when none says "
+        "otherwise."))]
+    tag: NotRequired[Annotated[str, Field(pattern=r"^[A-Za-z0-9._-]{1,64}$", description=(
+        "Emit-when-set: the run's tag (council run --tag); `council stats --tag` counts only the rows that carry it."))]]
+    resolvedModel: NotRequired[Annotated[Name, Field(description=(
+        "Emit-when-set: the executable id that served this row's legs. Never derived from the alias; absent when no "
+        "joinable row carried one."))]]
 
 
 @with_config(_CLOSED)
 class ConformanceCounts(TypedDict):
-    clean: int
-    repaired: int
-    unstructured: int
+    clean: Count
+    repaired: Count
+    unstructured: Count
 
 
 @with_config(_CLOSED)
 class Measured(TypedDict):
     """What the eval suites measured of a model (eval-ledger rows), beside the ledger's own."""
 
-    evals: int
-    found: int
-    planted: int
-    recall: Number | None
-    undecided: NotRequired[int]
-    floorEvals: NotRequired[int]
-    cleanCases: int
-    cleanCasesWithAlarm: int
-    falseAlarmRate: Number | None
+    evals: Annotated[int, Field(ge=1)]
+    found: Annotated[Count, Field(description="planted flaws the model found, over its evals")]
+    planted: Count
+    recall: Annotated[Rate | None, Field(description="found / planted; only a floor when floorEvals > 0")]
+    undecided: NotRequired[Annotated[Count, Field(description=(
+        "findings the matcher left undecided over these evals (rows that recorded it): they might have found more"))]]
+    floorEvals: NotRequired[Annotated[Count, Field(description=(
+        "evals whose recall for the model is only a floor (the matcher left findings undecided)"))]]
+    cleanCases: Count
+    cleanCasesWithAlarm: Annotated[Count, Field(description="clean cases on which it raised a blocker or major finding")]
+    falseAlarmRate: Rate | None
     suites: list[str]
 
 
 @with_config(_OPEN)
 class ModelStats(TypedDict):
-    model: str
-    runs: int
-    lowN: bool
-    avgStreetCredPeersOnly: Number | None
-    lifetimeConfirmRate: Number | None
-    lifetimeFactErrorRate: Number | None
+    model: Annotated[Name, Field(description="Group key: the resolved executable id, or the alias for legacy rows.")]
+    runs: Annotated[Count, Field(description=(
+        "Distinct non-empty string runIds, plus one per row without one (empty or numeric runIds count each row). 0 "
+        "only for a model an eval measured that no council run recorded."))]
+    lowN: Annotated[bool, Field(description="runs < 3.")]
+    avgStreetCredPeersOnly: Annotated[Number | None, Field(description=(
+        "Mean of the rows' numeric streetCredPeersOnly; null if never judged."))]
+    lifetimeConfirmRate: Rate | None
+    lifetimeFactErrorRate: Rate | None
     conformance: ConformanceCounts
-    aliases: list[str]
-    legacy: NotRequired[Literal[True]]
-    measured: NotRequired[Measured]
+    aliases: Annotated[list[Name], Field(json_schema_extra={"uniqueItems": True}, description=(
+        "Every alias seen for the group, most recently seen first; aliases[0] is the launch-preferred name."))]
+    legacy: NotRequired[Annotated[Literal[True], Field(description=(
+        "Present (true) only when no row of the group carries resolvedModel; omitted otherwise."))]]
+    measured: NotRequired[Annotated[Measured, Field(description=(
+        "Present only when an eval measured the model (the eval ledger, <configDir>/eval-ledger.jsonl): pooled over "
+        "its evals. Absent: the figures above rest on peer agreement only."))]]
 
 
 @with_config(_OPEN)
 class Stats(TypedDict):
     schemaVersion: Literal[2]
     type: Literal["council-stats"]
-    tag: NotRequired[str]
+    tag: NotRequired[Annotated[str, Field(description=(
+        "Emit-when-set: the stats count only the runs with this tag (council stats --tag)."))]]
     models: list[ModelStats]
 
 
@@ -348,31 +410,48 @@ class GateBlocker(TypedDict):
     id: str | None
     tier: Tier | None
     raiser: NotRequired[str]
-    reReview: NotRequired[ReReview]
-    previouslyDismissed: NotRequired[Literal[True]]
-    evidenceCheck: NotRequired[EvidenceCheck]
-    verification: NotRequired[Verification]
+    reReview: NotRequired[Annotated[ReReview, Field(description=(
+        "--gate-on new: the blocker's re-review status; only new ones are counted"))]]
+    previouslyDismissed: NotRequired[Annotated[Literal[True], Field(description=(
+        "the blocker matches a finding the user denied in an earlier run (dismissed.json): not counted unless "
+        "Confirmed again with evidenceCheck verified"))]]
+    evidenceCheck: NotRequired[Annotated[EvidenceCheck, Field(description=(
+        "the run's check of the finding's quoted evidence, when it made one"))]]
+    verification: NotRequired[Annotated[Verification, Field(description=(
+        "what the verifier (--verify) answered, when it checked this finding"))]]
 
 
-@with_config(_OPEN)
+# exitCode follows passed: 0 when it passed, 4 when not (council/gate.py), as the schema states it.
+@with_config(ConfigDict(extra="allow", strict=True, json_schema_extra={
+    "if": {"properties": {"passed": {"const": True}}}, "then": {"properties": {"exitCode": {"const": 0}}},
+    "else": {"properties": {"exitCode": {"const": 4}}}}))
 class GateRecord(TypedDict):
     schemaVersion: Literal[2]
     type: Literal["council-gate"]
     failOn: GateLevel
     passed: bool
     exitCode: Literal[0, 4]
-    reason: str
+    reason: Annotated[str, Field(description="one line: why the gate passed or failed")]
     runId: str | None
-    overallVerdict: ChairLine | None
+    overallVerdict: Annotated[ChairLine | None, Field(description=(
+        "the chair's verdict; a question council's ANSWER standing (only --fail-on never gates one)"))]
     allowNoVerdict: bool
-    judged: bool
+    judged: Annotated[bool, Field(description=(
+        "false when the verdict says judged: false (the run was never cross-reviewed); such a run fails every level "
+        "but never unless allowUnjudged"))]
     allowUnjudged: bool
     tierCounts: dict[str, Count]
-    blockers: list[GateBlocker]
-    requireEvidence: NotRequired[Literal[True]]
-    heldBack: NotRequired[list[str | None]]
-    source: NotRequired[str]
-    gateOn: NotRequired[Literal["new"]]
+    blockers: Annotated[list[GateBlocker], Field(description="every blocker-severity finding, with its tier")]
+    requireEvidence: NotRequired[Annotated[Literal[True], Field(description=(
+        "--require-evidence: a blocker whose evidence is not-found or absent does not block on its own (emitted only "
+        "when set)"))]]
+    heldBack: NotRequired[Annotated[list[str | None], Field(description=(
+        "the blockers that do not block on their own: refuted by the verifier, or (requireEvidence) evidence "
+        "not-found or absent; emitted when any"))]]
+    source: NotRequired[Annotated[str, Field(description="the verdict file read")]]
+    gateOn: NotRequired[Annotated[Literal["new"], Field(description=(
+        "--gate-on new: a re-review's blocker levels count only the findings new since its baseline (absent: every "
+        "finding counts)"))]]
 
 
 # --- debate.json ------------------------------------------------------------------------------
@@ -403,7 +482,8 @@ class DebateRecord(TypedDict):
     schemaVersion: Literal[2]
     type: Literal["council-debate"]
     runId: str
-    summary: dict[str, JsonValue]  # run.json `debate` (documents/run.py DebateSummary), as JSON
+    # run.json `debate` (documents/run.py DebateSummary), as JSON: the schema names only its two keys
+    summary: Annotated[dict[str, JsonValue], Field(json_schema_extra={"required": ["enabled", "outcome"]})]
     findings: list[DebateFinding]
 
 

@@ -18,7 +18,9 @@ from ..vocabulary import ReviewEvent, Severity, Tier
 from .base import Family, Frozen, WhenSet
 
 PR_LOOP_VERSION: Final = 2
-ReadVersion = Literal[1, 2]  # what a reader accepts: 1 from a file written before the slip was fixed
+# What a reader accepts: 1 from a file written before the slip was fixed.
+ReadVersion = Annotated[Literal[1, 2], Field(description="2; a file written before the family's version was used "
+                                                         "reads as 1")]
 
 Score = Annotated[float, Field(ge=0, le=1)]
 Count = Annotated[int, Field(ge=0)]
@@ -37,7 +39,7 @@ class RereviewDecision(_Closed):
     baseline_id: str | None
     by: RereviewBy | None
     score: Score | None
-    reason: WhenSet[str] = None  # by the matcher: its one-line reason (model output)
+    reason: Annotated[WhenSet[str], Field(description="by the matcher: its one-line reason (model output)")] = None
 
 
 class MatcherCost(_Closed):
@@ -78,17 +80,19 @@ class RereviewDocument(Family):
     type: Literal["council-rereview"] = "council-rereview"
     run_id: str | None
     baseline_run_id: str | None
-    baseline: str
+    baseline: Annotated[str, Field(description="the baseline's verdict.json, as the run resolved it")]
     decisions: list[RereviewDecision]
     resolved: list[ResolvedFinding]
     counts: RereviewCounts
-    matcher: WhenSet[RereviewMatcher] = None  # a re-review with --matcher
+    matcher: Annotated[WhenSet[RereviewMatcher], Field(description=(
+        "a re-review with --matcher: what the matcher model was asked and decided, its cost (amount null when "
+        "unknown) and its losses (those findings keep the location and claim decision)"))] = None
 
 
 class DismissedMatch(_Closed):
     id: str
     decision_id: str
-    dismissed_in: str | None
+    dismissed_in: Annotated[str | None, Field(description="the run the finding was dismissed in")]
     reason: str | None
     by: Literal["location", "claim"]
     score: Score
@@ -130,7 +134,7 @@ class DecisionsDocument(Family):
 
 
 class ReviewComment(_Closed):
-    path: str
+    path: Annotated[str, Field(min_length=1)]
     line: Annotated[int, Field(ge=1)]
     side: Literal["RIGHT"]
     body: str
@@ -155,12 +159,14 @@ class PrReviewDocument(Family):
     run_id: str | None
     repo: Annotated[str, Field(pattern=r"^[^/\s]+/[^/\s]+$")]
     pr: Annotated[int, Field(ge=1)]
-    head_sha: Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]
+    head_sha: Annotated[str, Field(pattern=r"^[0-9a-f]{40}$",
+                                   description="The pull request's head commit the review is pinned to (commit_id).")]
     min_severity: Severity
     min_tier: Tier
     review: ReviewBody
-    inline: list[str]
-    in_body: list[str]
+    inline: Annotated[list[str], Field(description="The ids of the findings commented on the diff's lines.")]
+    in_body: Annotated[list[str], Field(description="The ids of the findings at or above the thresholds listed in the "
+                                                    "body: no file, no line, or a line the diff does not show.")]
     preview: str
     posted: bool
     review_id: int | None
