@@ -131,8 +131,8 @@ def checkout_copy(tmp_path: Path) -> Path:
     copy = tmp_path / "repo"
     shutil.copytree(REPO / "src" / "amicus_mcp", copy / "src" / "amicus_mcp",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    (copy / "docs").mkdir()
-    for name in ("pyproject.toml", "manifest.json", "server.json", *(f"docs/{p.name}" for p in (REPO / "docs").glob("*.md"))):
+    for name in ("pyproject.toml", "manifest.json", "server.json", *contracts.PROSE_FILES):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(REPO / name, copy / name)
     return copy
 
@@ -181,3 +181,50 @@ def test_a_new_run_option_is_one_declaration_by_hand(tmp_path: Path) -> None:
         mentioned = set(re.findall(r"`([A-Za-z]+)\??`", row[1])) | listed.get(tool, set())
         assert set(published[tool]["inputSchema"].get("properties", {})) <= mentioned, tool
     assert "rounds" in listed["amicus_council_run"] and "rounds" in listed["amicus_eval"]
+
+
+def test_a_new_verdict_is_its_words_in_the_vocabulary_by_hand(tmp_path: Path) -> None:
+    """A verdict on the review scale: vocabulary.py by hand (the phrase, what it means for the
+    chair's brief, its tone for the report's chip), the workspace's chip colour (app.css; held by
+    tests/test_vocabulary.py), and — until their schemas are generated — each hand-written schema
+    that names the scale. The generated schemas, the tools' schemas, the skill's copy of the
+    chair's brief and the prose naming the scale (README, the skill) are regenerated."""
+    import json
+
+    copy = checkout_copy(tmp_path)
+    vocabulary = copy / "src" / "amicus_mcp" / "vocabulary.py"
+    text = vocabulary.read_text(encoding="utf-8")
+    for old, new in (
+            ('OverallVerdict = Literal["Ship it", ', 'OverallVerdict = Literal["Ship it", "Ship with notes", '),
+            ("SHIP_IT, FIX_THESE_FIRST, FUNDAMENTAL_RETHINK = VERDICT_SCALE",
+             "SHIP_IT, _, FIX_THESE_FIRST, FUNDAMENTAL_RETHINK = VERDICT_SCALE"),
+            ('    "Ship it": "solid, nothing blocking.",\n', '    "Ship it": "solid, nothing blocking.",\n'
+                                                        '    "Ship with notes": "nothing blocking; the notes say what to do next.",\n'),
+            ('"Ship it": "good", ', '"Ship it": "good", "Ship with notes": "good", ')):
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    vocabulary.write_text(text, encoding="utf-8")
+
+    regenerated = stale_in(copy)
+    assert {"src/amicus_mcp/mcp/published.json", "src/amicus_mcp/schemas/session-list.schema.json",
+            "README.md", "skills/second-opinion/SKILL.md", "skills/second-opinion/COUNCIL-DESIGN.md",
+            "skills/second-opinion/SEAT-BRIEFS.md"} <= regenerated
+    assert contracts_in(copy, "--write").returncode == 0 and stale_in(copy) == set()
+    skill = (copy / "skills" / "second-opinion" / "SKILL.md").read_text(encoding="utf-8")
+    briefs = (copy / "skills" / "second-opinion" / "SEAT-BRIEFS.md").read_text(encoding="utf-8")
+    assert "`VERDICT: Ship with notes`" in skill and '"Ship with notes": nothing blocking; the notes' in briefs
+
+    # What is left for a hand: a shipped schema whose word list has "Ship it" but not the new
+    # verdict is stale, and none of them is generated (each is hand-written today).
+    def old_scale(node: object) -> bool:
+        if isinstance(node, list):
+            return ("Ship it" in node and "Ship with notes" not in node) or any(old_scale(n) for n in node)
+        return isinstance(node, dict) and any(old_scale(n) for n in node.values())
+
+    generated = {contracts.where(c.path) for c in contracts.contracts()}
+    schemas = copy / "src" / "amicus_mcp" / "schemas"
+    by_hand = {f"src/amicus_mcp/schemas/{p.name}" for p in sorted(schemas.glob("*.schema.json"))
+               if old_scale(json.loads(p.read_text(encoding="utf-8")))}
+    print("still by hand:", sorted(by_hand))
+    assert not by_hand & generated
+    assert by_hand <= {f"src/amicus_mcp/schemas/council-{name}.schema.json" for name in ("run", "verdict", "gate")}

@@ -230,7 +230,9 @@ def test_tables_keyed_by_vocabulary_words_cover_exactly_the_vocabulary() -> None
 
     assert set(GLYPHS) == {*v.VOTES, "unknown"}
     assert set(_VERDICT_KEY) == set(v.VOTES)
-    assert set(VERDICT_CLASS) == {*v.VERDICT_SCALE, *v.ANSWER_SCALE}
+    assert set(VERDICT_CLASS) == {*v.VERDICT_SCALE, *v.ANSWER_SCALE} == set(v.CHAIR_LINE_TONES)
+    assert set(VERDICT_CLASS.values()) <= set(v.VERDICT_TONES)
+    assert tuple(v.VERDICT_MEANINGS) == v.VERDICT_SCALE  # the chair's brief explains every verdict, in order
     assert set(TIER_CLASS) == set(v.TIERS)
     assert set(TIER_COLOURS) == {*v.TIERS, "Missed"}
     assert set(STAGE_MARK) == {*v.STAGE_STATUSES, "pending"}  # pending: a stage not started yet
@@ -313,7 +315,7 @@ def test_the_prompt_files_take_the_verdict_scale_from_the_vocabulary() -> None:
     prompts = SRC / "prompts"
     spelled = [f"{path.name}: {phrase!r}" for path in sorted(prompts.glob("*.md"))
                for phrase in (*v.VERDICT_SCALE, *v.ANSWER_SCALE) if phrase in path.read_text(encoding="utf-8")]
-    assert spelled == []  # each spells `$verdict_forms`, `$ship_it`, `$answer_standings`, … instead
+    assert spelled == []  # each spells `$verdict_forms`, `$verdict_meanings`, `$answer_standings`, … instead
 
     record = {"findings": [], "streetCred": []}
     packet = briefings.chair_packet(briefing="B", date="2026-07-02", record=record, findings=[], reviews=[], rankings=[])

@@ -16,7 +16,9 @@ The files it keeps:
     mcp/published.json          the tools' schemas as the built tools publish them (mcp/published.py)
     manifest.json               the Claude Desktop bundle's manifest (mcp/bundle.py)
     server.json                 the MCP Registry's entry (mcp/registry.py)
-    docs/mcp.md                 its generated spans (the run options' table, from engine/options.py)
+    docs/mcp.md, README.md, skills/second-opinion/*.md
+                                their generated spans (the run options' table, from engine/options.py;
+                                the verdict scale, from vocabulary.py) and the skill's prompt copies
 
 The other shipped schemas are still written by hand; tests/test_document_models.py and
 tests/engine/test_option_declarations.py hold those with a model to it. This module sits above
@@ -470,10 +472,13 @@ OPTIONS_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
 
 # --------------------------------------------------------------------------- generated prose
 # A span of a prose file between `<!-- generated: KEY -->` and `<!-- /generated -->` is the text
-# SPANS[KEY] renders from a declaration (the run options' table from engine/options.py), so a new
-# option reaches the docs by `--write`, and `--check` calls a hand edit inside a span stale.
+# SPANS[KEY] renders from a declaration (the run options' table from engine/options.py, the
+# verdict scale from vocabulary.py), and a skill's copy of a prompt file is that file as the
+# engine reads it: a new option or verdict reaches the prose by `--write`, and `--check` calls a
+# hand edit inside a span stale.
 
-PROSE_FILES = ("docs/mcp.md",)
+PROSE_FILES = ("docs/mcp.md", "README.md", "skills/second-opinion/SKILL.md", "skills/second-opinion/COUNCIL-DESIGN.md",
+               "skills/second-opinion/SEAT-BRIEFS.md")
 _SPAN = re.compile(r"(?P<open><!-- generated: (?P<key>[a-z-]+) -->)(?P<body>.*?)(?P<close><!-- /generated -->)", re.S)
 
 
@@ -483,9 +488,20 @@ def prose_text(path: Path) -> str:
         key = match["key"]
         if key not in SPANS:
             raise KeyError(f"{where(path)}: no generated span named {key!r} (known: {', '.join(SPANS)})")
-        return f"{match['open']}\n{SPANS[key]()}{match['close']}"
+        return f"{match['open']}{SPANS[key]()}{match['close']}"
 
-    return _SPAN.sub(span, path.read_text(encoding="utf-8"))
+    return _prompt_copies(_SPAN.sub(span, path.read_text(encoding="utf-8")))
+
+
+_PROMPT_COPY = re.compile(r"(?P<open><!-- prompt: (?P<name>[a-z0-9-]+)\.md -->\n````text\n)(?P<body>.*?\n)(?P<close>````)", re.S)
+
+
+def _prompt_copies(text: str) -> str:
+    """A skill file's verbatim copies of the prompt files (`<!-- prompt: NAME.md -->` and a
+    ````text block), as the engine reads each: the vocabulary's words filled in."""
+    from .council.briefings import template
+
+    return _PROMPT_COPY.sub(lambda m: f"{m['open']}{template(m['name']).template}{m['close']}", text)
 
 
 def _cell(text: str) -> str:
@@ -504,7 +520,7 @@ def run_options_table() -> str:
         for d, arg in arguments.declared():
             rows.setdefault(arg.name, (d, arg, set()))[2].add(tool)
     head = ["argument", *(f"`{tool}`" for tool in tools), "CLI flag", "pack key", "what it does"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, (d, arg, taken) in rows.items():
         flag = f"`{d.option.flag.name}`" if d.option.flag is not None and not d.option.flag.hidden else ""
         pack = f"`{d.option.pack}`" if d.option.pack else ""
@@ -513,7 +529,27 @@ def run_options_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-SPANS: dict[str, Callable[[], str]] = {"run-options": run_options_table}
+def _either(words: list[str]) -> str:
+    return f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def _verdict_forms() -> str:
+    from .vocabulary import VERDICT_MARKER, VERDICT_SCALE
+
+    return _either([f"`{VERDICT_MARKER}: {phrase}`" for phrase in VERDICT_SCALE])
+
+
+def _verdicts() -> str:
+    from .vocabulary import VERDICT_SCALE
+
+    return _either([f"`{phrase}`" for phrase in VERDICT_SCALE])
+
+
+SPANS: dict[str, Callable[[], str]] = {
+    "run-options": run_options_table,
+    "verdict-forms": _verdict_forms,  # `VERDICT: Ship it`, … or `VERDICT: Fundamental rethink`
+    "verdicts": _verdicts,  # `Ship it`, … or `Fundamental rethink`
+}
 
 
 def stale() -> Iterator[tuple[Contract, str]]:

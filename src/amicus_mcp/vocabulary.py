@@ -51,6 +51,22 @@ ANSWER_SCALE: tuple[AnswerStanding, ...] = get_args(AnswerStanding)
 # Either closing line's phrase: what `overallVerdict` may hold.
 ChairLine = Literal[OverallVerdict, AnswerStanding]
 CHAIR_LINES: tuple[ChairLine, ...] = get_args(ChairLine)
+# What each verdict means, as the review chair's brief says it (prompts/chair-verdict-scale.md,
+# `$verdict_meanings`): a verdict added to the scale brings its meaning here, and nowhere else.
+# (The ANSWER standings mean one thing to a question's chair and another to a task's: their
+# briefs say it.)
+VERDICT_MEANINGS: dict[OverallVerdict, str] = {
+    "Ship it": "solid, nothing blocking.",
+    "Fix these first": "specific gaps must be closed before the material is useful — name them.",
+    "Fundamental rethink": "problems at the foundation that cannot be patched — say what they are.",
+}
+# How a report and the workspace colour a phrase: the best outcome, one to act on, the worst.
+VerdictTone = Literal["good", "warn", "bad"]
+VERDICT_TONES: tuple[VerdictTone, ...] = get_args(VerdictTone)
+CHAIR_LINE_TONES: dict[ChairLine, VerdictTone] = {
+    "Ship it": "good", "Fix these first": "warn", "Fundamental rethink": "bad",
+    "Converged": "good", "Split": "warn", "Insufficient": "bad",
+}
 
 VerdictScaleName = Intent  # each intent's chair closes on its own scale
 VERDICT_MARKER = "VERDICT"

@@ -9,14 +9,15 @@ Schemas that stand in for the fenced-block contracts).
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib.resources import files
 from string import Template
 from typing import Any
 
-from ..vocabulary import (ANSWER_CONFIDENCES, ANSWER_SCALE, FIX_THESE_FIRST, FUNDAMENTAL_RETHINK, SEVERITIES, SHIP_IT,
-                          REFUTED, UNVERIFIED_CHECKS, VERDICT_MARKER, VERDICT_SCALE, VOTES)
+from ..vocabulary import (ANSWER_CONFIDENCES, ANSWER_SCALE, REFUTED, SEVERITIES, UNVERIFIED_CHECKS, VERDICT_MARKER,
+                          VERDICT_MEANINGS, VERDICT_SCALE, VOTES)
 from ..schemas import JsonSchema
 from .evidence import check_phrase
 
@@ -24,17 +25,22 @@ STAGE1_SEAT = "stage1-seat"
 
 # The vocabulary's words as the prompt files spell them (`$verdict_forms`, `$ship_it`, …), filled
 # in when a template is read, so a prompt never holds its own copy of the verdict scale.
+def _meanings() -> str:
+    """Each verdict with its meaning: one paragraph, indented as the brief's list item is."""
+    text = " ".join(f'"{phrase}": {VERDICT_MEANINGS[phrase]}' for phrase in VERDICT_SCALE)
+    return textwrap.fill(text, width=95, subsequent_indent="   ", break_on_hyphens=False, break_long_words=False,
+                         initial_indent="   ")[3:]  # the file indents the first line itself
+
+
 PROMPT_WORDS: dict[str, str] = {
     "verdict_forms": " · ".join(f"`{VERDICT_MARKER}: {phrase}`" for phrase in VERDICT_SCALE),
     "verdict_lines": "\n".join(f"{VERDICT_MARKER}: {phrase}" for phrase in VERDICT_SCALE),
-    "ship_it": SHIP_IT,
-    "fix_these_first": FIX_THESE_FIRST,
-    "fundamental_rethink": FUNDAMENTAL_RETHINK,
     # a question council's ANSWER standings and its answers' confidences
     "answer_standings": f"{', '.join(ANSWER_SCALE[:-1])} or {ANSWER_SCALE[-1]}",
     "converged": ANSWER_SCALE[0],
     "split": ANSWER_SCALE[1],
     "insufficient": ANSWER_SCALE[2],
+    "verdict_meanings": _meanings(),
     "answer_confidences": f"{', '.join(f'`{c}`' for c in ANSWER_CONFIDENCES[:-1])} or `{ANSWER_CONFIDENCES[-1]}`",
 }
 

@@ -41,14 +41,13 @@ from amicus_mcp.council.report_model import (
     TierGroup,
     Vote,
 )
-from amicus_mcp.vocabulary import ANSWER_SCALE, TIER_DISPLAY_ORDER, VERDICT_SCALE
+from amicus_mcp.vocabulary import CHAIR_LINE_TONES, TIER_DISPLAY_ORDER
 
 # Fixed class per known tier; an unknown tier gets none rather than a class built from text.
 # Keyed by str: a report renders whatever tier or phrase its documents hold (an unknown one gets no class).
 TIER_CLASS: dict[str, str] = {t: f"tier-{t.lower()}" for t in TIER_DISPLAY_ORDER}
 # Fixed class per closing phrase: each scale runs from the best outcome to the worst.
-VERDICT_CLASS: dict[str, str] = {phrase: cls for scale in (VERDICT_SCALE, ANSWER_SCALE)
-                                  for phrase, cls in zip(scale, ("good", "warn", "bad"))}
+VERDICT_CLASS: dict[str, str] = {phrase: tone for phrase, tone in CHAIR_LINE_TONES.items()}  # the chip's class: its phrase's tone
 DAGGER_TEXT = "corroborated only by another seat running the same model"
 UNATTRIBUTED_TEXT = "votes whose judge names no column on this bench (last vote wins per finding)"
 
