@@ -18,6 +18,7 @@ from typing import Any
 
 from ..council import briefings, question_briefings
 from ..council.anonymize import Anonymized
+from ..council.answers import AnswerDetails
 from ..council.ledger import derive_stats, read_ledger
 from ..council.parse import parse_answer_line, parse_verdict_line
 from ..council.ranking import aggregate_ranking
@@ -217,8 +218,8 @@ def chair_packet(ctx: RunContext, anon: Anonymized, authors: list[str], judges_i
                                   scale="chair-task-scale" if ctx.prep.options.task else "chair-verdict-scale")
 
 
-def _details(anon: Anonymized, label: str) -> dict[str, Any]:
+def _details(anon: Anonymized, label: str) -> AnswerDetails:
     detail = anon.details.get(label)
-    if detail is None:
+    if detail is None:  # an unstructured answer: nothing read of it but its prose
         return {"answer": None, "confidence": None, "assumptions": []}
     return {"answer": detail["answer"], "confidence": detail["confidence"], "assumptions": detail["assumptions"]}

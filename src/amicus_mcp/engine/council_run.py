@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import anyio
 
@@ -67,8 +67,25 @@ from .stage2 import CrossReview, run_stage2
 from .store import parse_iso
 
 if TYPE_CHECKING:
+    from ..documents.base import Document
     from ..documents.council import TallyRecord, VerdictAnswer
-    from ..documents.tally import TallyInput
+    from ..documents.tally import TallyInput, TallyMeta
+    from ..schemas import JsonObject
+
+
+class RunFacts(TypedDict, total=False):
+    """What verdict.json carries beyond the tally (council/verdict.py RUN_FACT_KEYS, which
+    keeps the well-formed, non-empty ones)."""
+
+    question: str | None
+    answer: str | None
+    synthesis: str | None
+    dissent: list[str]
+    hardQuestions: list[str]
+    answers: list[VerdictAnswer]
+    debate: JsonObject | None  # run.json `debate` (DebateSummary), as JSON
+    degrades: list[JsonObject]  # run.json `degrades` (Degrade), as JSON
+    notices: list[str]
 
 __all__ = ["CouncilRun", "run_council", "run_prepared"]
 
@@ -324,10 +341,10 @@ class CouncilRun:
             out.append(cast("VerdictAnswer", entry))
         return out
 
-    def meta(self, chair: str) -> dict[str, Any]:
+    def meta(self, chair: str) -> TallyMeta:
         aliases = [s["alias"] for s in self.prep.seats]
         claude = self.prep.claude_review is not None
-        meta: dict[str, Any] = {"runId": self.prep.run_id, "runType": "headless", "date": self.ctx.started_iso,
+        meta: TallyMeta = {"runId": self.prep.run_id, "runType": "headless", "date": self.ctx.started_iso,
                                 "models": aliases + (["claude"] if claude else []), "chair": chair,
                                 "claudeInCouncil": claude}
         if repeats_alias(aliases):
@@ -342,25 +359,31 @@ class CouncilRun:
             self.ctx.degrade("budget", "cost total is a floor",
                              f"{usage['unknownLegs']} leg(s) had no known cost under a --max-cost ceiling")
 
-    def run_facts(self, chair_text: str | None) -> dict[str, Any]:
+    def run_facts(self, chair_text: str | None) -> RunFacts:
         """What verdict.json carries beyond the tally: the chair's sections, the debate
         summary, the degrades and the informational notices (a degrade is also a notice line
         in run.json; in the verdict it is listed once, as a loss)."""
         manifest = self.ctx.state.manifest
         degrades = [d.to_doc() for d in manifest.degrades]
         lost = {f"{d['what']}: {d['why']}" for d in degrades}
-        facts: dict[str, Any] = {"debate": manifest.debate.to_doc() if manifest.debate is not None else None,
-                                 "degrades": degrades,
-                                 "notices": [n for n in self.ctx.notices if n not in lost]}
+        # The verdict takes these in its own order (RUN_FACT_KEYS), whatever order they are set in.
+        facts: RunFacts = {"debate": manifest.debate.to_doc() if manifest.debate is not None else None,
+                           "degrades": degrades,
+                           "notices": [n for n in self.ctx.notices if n not in lost]}
         if self.prep.options.question:
             read = chair_dissent(chair_text) if chair_text else None
-            return {"question": question_fact(self.prep.briefing), "answer": self.chair_answer,
-                    "synthesis": read.synthesis if read else None,
-                    "dissent": read.hard_questions if read else [], "answers": self.answers, **facts}
+            facts["question"] = question_fact(self.prep.briefing)
+            facts["answer"] = self.chair_answer
+            facts["synthesis"] = read.synthesis if read else None
+            facts["dissent"] = read.hard_questions if read else []
+            facts["answers"] = self.answers
+            return facts
         sections = chair_sections(chair_text) if chair_text else None
-        task = {"answer": self.chair_answer} if self.prep.options.task else {}  # its ANSWER line's sentence
-        return {**task, "synthesis": sections.synthesis if sections else None,
-                "hardQuestions": sections.hard_questions if sections else [], **facts}
+        if self.prep.options.task:
+            facts["answer"] = self.chair_answer  # its ANSWER line's sentence
+        facts["synthesis"] = sections.synthesis if sections else None
+        facts["hardQuestions"] = sections.hard_questions if sections else []
+        return facts
 
     def finish(self, record: TallyRecord, verdict: Mapping[str, Any]) -> tuple[RunManifest, int]:
         ctx = self.ctx
@@ -376,7 +399,7 @@ class CouncilRun:
 
 
 async def run_council(options: RunOptions, *, registry: ProviderRegistry | None = None,
-                      briefing: str | None = None, records: dict[str, Any] | None = None) -> tuple[RunManifest, int]:
+                      briefing: str | None = None, records: dict[str, Document] | None = None) -> tuple[RunManifest, int]:
     """Pre-flight, then the whole run with signal handling. Returns (run.json, exit code)."""
     prep = await prepare(options, briefing=briefing, records=records)
     return await run_prepared(prep, registry=registry)

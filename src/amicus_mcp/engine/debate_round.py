@@ -17,7 +17,7 @@ Claude's own review never defends: its findings stand, as after a dead defense l
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 import anyio
 
@@ -33,7 +33,8 @@ from .legs import Row
 from .run_dir import DEBATE, TALLY_PROVISIONAL
 
 if TYPE_CHECKING:
-    from ..documents.council import TallyRecord
+    from ..documents.council import DebateFinding, DebateRecord, DebateRevote, JsonValue, TallyRecord
+    from ..vocabulary import DebatedTier
     from ..documents.tally import Decision, TallyInput
 
 DEBATE_STAGE = 3  # runStats order: after Stage 2's rows, before the chair's
@@ -109,19 +110,21 @@ class DebateRound:
         self.ctx.checkpoint()
         return self
 
-    def record(self, summary: dict[str, Any]) -> dict[str, Any]:
+    def record(self, summary: dict[str, JsonValue]) -> DebateRecord:
         """debate.json: the round finding by finding."""
         tiers = {f["id"]: f["tier"] for f in self.final_record["findings"]}
-        rows = []
+        rows: list[DebateFinding] = []
         for target in self.targets:
             fid = target.finding["id"]
             response = self.outcome.responses.get(fid, {"action": "no-response"})
             # In the disputers' (bench) order, whatever order their re-vote legs finished in.
             revotes = [{"judge": seat, **self.outcome.revotes[seat][fid]} for seat in target.disputers
                        if fid in self.outcome.revotes.get(seat, {})]
-            row = {"id": fid, "raiser": target.finding.get("raiser"), "previousTier": target.tier,
-                   "tier": tiers.get(fid), "action": response["action"], "disputers": target.disputers,
-                   "revotes": revotes}
+            # A target is Contested or Disputed (debate.targets); a re-vote's verdict one the parser took.
+            row: DebateFinding = {"id": fid, "raiser": target.finding.get("raiser"),
+                                  "previousTier": cast("DebatedTier", target.tier), "tier": tiers.get(fid),
+                                  "action": response["action"], "disputers": target.disputers,
+                                  "revotes": cast("list[DebateRevote]", revotes)}
             for key in ("argument", "claim"):
                 if key in response:
                     row[key] = response[key]
