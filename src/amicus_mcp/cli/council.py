@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
@@ -16,6 +16,7 @@ from .option_flags import RUN
 from .output import say
 
 if TYPE_CHECKING:
+    from ..documents.council import TallyRecord, Verdict
     from ..documents.run import RunManifest
 
 
@@ -323,7 +324,7 @@ def remember_decisions(verdict: Mapping[str, Any], record: Any, decisions: Any, 
             "('amicus decisions list')", err=True)
 
 
-def _render_next_to(verdict: Mapping[str, Any], out: Path, record: Mapping[str, Any], target: Path,
+def _render_next_to(verdict: Verdict, out: Path, record: TallyRecord, target: Path,
                     run_dir: Path | None) -> None:
     """Refresh the HTML report beside a freshly decided verdict; the verdict is already safe."""
     from ..engine import decided_report_html
@@ -347,7 +348,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
             raise BadArgs(f"'{args.file}' is not a council-verdict document", hint="render the verdict.json written by 'amicus council verdict'")
         wave = read_json(args.wave, what="wave file") if args.wave else None
-        text = render_verdict(Path(args.file), verdict, fmt=args.fmt, wave=wave)
+        # A verdict assembled by hand renders too: the report reads it field by field.
+        text = render_verdict(Path(args.file), cast("Verdict", verdict), fmt=args.fmt, wave=wave)
     if args.out:
         atomic_write_text(args.out, text)
         say(f"Report written to {args.out}")

@@ -53,6 +53,7 @@ from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Literal
 
+from amicus_mcp.documents.council import TallyRecord, Verdict
 from amicus_mcp.errors import BadArgs
 
 from amicus_mcp.council.report_html import render_html
@@ -92,15 +93,19 @@ from amicus_mcp.vocabulary import (AGENT_PREFIX, ANSWERING_INTENTS, ESTIMATED_CO
 
 
 def build_report(
-    verdict: Mapping[str, Any],
+    verdict: Verdict,
     *,
     fmt: Literal["md", "html"] = "md",
-    wave: dict[str, Any] | None = None,
-    record: Mapping[str, Any] | None = None,
+    wave: Mapping[str, object] | None = None,
+    record: TallyRecord | None = None,
     rereview: Mapping[str, Any] | None = None,
     dismissed: Mapping[str, Any] | None = None,
 ) -> str:
     """Render a council-verdict document as Markdown (`md`) or a self-contained HTML page.
+
+    `verdict` may be one assembled by hand (the skill path): it is read field by field, as the
+    decisions above say. `record` is a tally record as the tally wrote it (RunDir.read_tally()
+    or the tally's own output); `wave` a wave document as read, of which only `usage.cost` is used.
 
     `record` (the run's tally record) supplies what each finding claims and where: the verdict
     is a closed projection without them, so a bare verdict renders exactly as the seed shows.
@@ -115,8 +120,8 @@ def build_report(
     raise BadArgs(f"unknown report format {fmt!r}", hint="use 'md' or 'html'")
 
 
-def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = None,
-                record: Mapping[str, Any] | None = None) -> ReportModel:
+def build_model(verdict: Verdict, *, wave: Mapping[str, object] | None = None,
+                record: TallyRecord | None = None) -> ReportModel:
     """Project a verdict document (+ optional wave and tally record) onto the neutral report model."""
     if not isinstance(verdict, Mapping):
         raise BadArgs("a council verdict must be a JSON object")
@@ -125,9 +130,9 @@ def build_model(verdict: Mapping[str, Any], *, wave: Mapping[str, Any] | None = 
     if record is not None and not isinstance(record, Mapping):
         raise BadArgs("a tally record must be a JSON object")
     findings = [f for f in _list(verdict.get("findings")) if isinstance(f, Mapping)]
-    claims = _claims(record)
+    claims = _claims(record["findings"] if record is not None else [])
     if verdict.get("intent") == QUESTION:  # a question's verdict carries its claims itself
-        claims = {**_claims({"findings": findings}), **claims}
+        claims = {**_claims(findings), **claims}
     matrix = _build_matrix(verdict, findings, claims, _evidence(record))
     stats = [r for r in _list(verdict.get("runStats")) if isinstance(r, Mapping)]
     losses, info = _build_losses(verdict, stats)
@@ -282,14 +287,15 @@ def _build_debate(raw: Any, rows: Sequence[FindingView]) -> DebateSummary | None
     )
 
 
-def _claims(record: Mapping[str, Any] | None) -> dict[str, tuple[str | None, str | None]]:
-    """finding id → (claim, location) from a tally record (model text, raw)."""
+def _claims(findings: Sequence[Mapping[str, object]]) -> dict[str, tuple[str | None, str | None]]:
+    """finding id → (claim, location) from a tally record's findings, or a question verdict's
+    (read field by field: a hand-assembled verdict's may lack them; model text, raw)."""
     out: dict[str, tuple[str | None, str | None]] = {}
-    for f in _list(record.get("findings")) if record is not None else []:
-        if isinstance(f, Mapping) and isinstance(f.get("id"), str):
-            claim, location = f.get("claim"), f.get("location")
-            out[f["id"]] = (claim if isinstance(claim, str) and claim.strip() else None,
-                            location if isinstance(location, str) and location.strip() else None)
+    for f in findings:
+        fid, claim, location = f.get("id"), f.get("claim"), f.get("location")
+        if isinstance(fid, str):
+            out[fid] = (claim if isinstance(claim, str) and claim.strip() else None,
+                        location if isinstance(location, str) and location.strip() else None)
     return out
 
 
@@ -521,15 +527,17 @@ def _finding_view(
     )
 
 
-def _evidence(record: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]]:
+def _evidence(record: TallyRecord | None) -> dict[str, Mapping[str, object]]:
     """finding id → its evidence fields, from a tally record (model text, raw)."""
-    out: dict[str, Mapping[str, Any]] = {}
-    for f in _list(record.get("findings")) if record is not None else []:
-        if isinstance(f, Mapping) and isinstance(f.get("id"), str) and any(k in f for k in EVIDENCE_FIELDS):
-            out[f["id"]] = {k: f[k] for k in EVIDENCE_FIELDS if isinstance(f.get(k), str)}
-        calls = f.get("verificationToolCalls") if isinstance(f, Mapping) else None
-        if isinstance(calls, int) and not isinstance(calls, bool) and calls >= 0 and isinstance(f.get("id"), str):
-            out[f["id"]] = {**out.get(f["id"], {}), "verificationToolCalls": calls}
+    out: dict[str, Mapping[str, object]] = {}
+    for scored in record["findings"] if record is not None else []:
+        f: Mapping[str, object] = scored  # verificationToolCalls rides along undeclared (the tally input's)
+        fid = scored["id"]
+        if any(k in f for k in EVIDENCE_FIELDS):
+            out[fid] = {k: v for k in EVIDENCE_FIELDS if isinstance(v := f.get(k), str)}
+        calls = f.get("verificationToolCalls")
+        if isinstance(calls, int) and not isinstance(calls, bool) and calls >= 0:
+            out[fid] = {**out.get(fid, {}), "verificationToolCalls": calls}
     return out
 
 

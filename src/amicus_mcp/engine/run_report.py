@@ -16,18 +16,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import AmicusError
 from ..fsio import read_json
 from .run_dir import REPORT, TALLY, VERDICT, RunDir, run_dir_near
 
+if TYPE_CHECKING:
+    from ..documents.council import TallyRecord, Verdict
+
 __all__ = ["decided_report_html", "previous_verdict", "record_run_id", "render_verdict", "report_target", "run_record"]
 
 
-def run_record(verdict_path: Path, verdict: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The tally record of the run `verdict` is a verdict of: the `tally.json` beside it, when it
-    is that run's record. None for a hand-assembled verdict, or when the record is not there."""
+def run_record(verdict_path: Path, verdict: Mapping[str, object]) -> TallyRecord | None:
+    """The tally record of the run `verdict` is a verdict of: the `tally.json` beside it (read by
+    its checking reader, RunDir.read_tally), when it is that run's record. None for a
+    hand-assembled verdict, or when the record is not there or not a valid tally record."""
     from ..council.report import HEADLESS
 
     if not isinstance(verdict, Mapping):
@@ -35,24 +39,26 @@ def run_record(verdict_path: Path, verdict: Mapping[str, Any]) -> dict[str, Any]
     in_run = run_dir_near(verdict.get("runId"), verdict_path.parent) is not None
     if verdict.get("runType") != HEADLESS and not in_run:
         return None  # not a council run's verdict: it renders as the seed shows
-    record = _read(RunDir(verdict_path.parent).tally_path)
-    meta = record.get("meta") if isinstance(record, dict) and record.get("type") == "council-tally" else None
-    return record if isinstance(meta, dict) and meta.get("runId") == verdict.get("runId") else None
+    try:
+        record = RunDir(verdict_path.parent).read_tally()
+    except AmicusError:
+        return None  # the report then says the claims are unavailable
+    return record if record["meta"]["runId"] == verdict.get("runId") else None
 
 
-def render_verdict(verdict_path: Path, verdict: Mapping[str, Any], *, fmt: Literal["md", "html"] = "md",
-                   wave: dict[str, Any] | None = None) -> str:
+def render_verdict(verdict_path: Path, verdict: Verdict, *, fmt: Literal["md", "html"] = "md",
+                   wave: Mapping[str, object] | None = None) -> str:
     """The report of a verdict file, with its run's claims and locations when it is a run's."""
     from ..council.report import build_report
     from .run_findings import read_dismissed, read_rereview
 
     own = verdict_path.name == VERDICT  # a run's own verdict: its re-review and dismissed findings too
-    return build_report(dict(verdict), fmt=fmt, wave=wave, record=run_record(verdict_path, verdict),
+    return build_report(verdict, fmt=fmt, wave=wave, record=run_record(verdict_path, verdict),
                         rereview=read_rereview(verdict_path.parent) if own else None,
                         dismissed=read_dismissed(verdict_path.parent) if own else None)
 
 
-def decided_report_html(verdict: Mapping[str, Any], record: Mapping[str, Any], target: Path,
+def decided_report_html(verdict: Verdict, record: TallyRecord, target: Path,
                         run_dir: Path | None) -> str:
     """The HTML page a re-decided verdict gets at `target` (`council verdict --render`,
     amicus_verdict with outDir): written into the run's own directory, it keeps the run's
@@ -61,7 +67,7 @@ def decided_report_html(verdict: Mapping[str, Any], record: Mapping[str, Any], t
     from .run_findings import read_dismissed, read_rereview
 
     own = run_dir is not None and target.parent.resolve() == run_dir.resolve()
-    return build_report(dict(verdict), fmt="html", record=record,
+    return build_report(verdict, fmt="html", record=record,
                         rereview=read_rereview(target.parent) if own else None,
                         dismissed=read_dismissed(target.parent) if own else None)
 

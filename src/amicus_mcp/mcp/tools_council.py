@@ -6,7 +6,7 @@ function the CLI calls. Engine modules are imported inside the handlers, never a
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import anyio
 from mcp.server.mcpserver import Context
@@ -22,6 +22,9 @@ from .option_args import RUN, Given, takes
 from .params import TASK_ID_PATTERN, Project, TagFilter, Verdict, arg
 from .results import ok
 from .state import ServerState
+
+if TYPE_CHECKING:
+    from ..documents.council import TallyRecord
 
 RUN_NOTE = ("The council runs in the background (minutes). Call amicus_wait with this runId until it is "
             "terminal, then amicus_read it for the report.")
@@ -144,16 +147,17 @@ class CouncilTools:
         run_dir = run_dir_near(run_id, folder) if folder is not None else None
         verdict = redecide(record, decisions or [], previous_verdict(run_id, None, run_dir), overall_verdict=overallVerdict,
                            answer=answer)
+        checked = cast("TallyRecord", record)  # redecide checked it against the council-tally schema
         from ..engine import remember
 
         caller = await self.state.caller(ctx)
         remember(verdict, record, decisions or [], caller.project(project))  # a later run marks a denied one
         result = VerdictResult(verdict=verdict)
         if render:
-            result.markdown = build_report(verdict, fmt="md", record=record)
+            result.markdown = build_report(verdict, fmt="md", record=checked)
         if folder is not None:
             target = folder / REPORT
-            atomic_write_text(target, decided_report_html(verdict, record, target, run_dir))
+            atomic_write_text(target, decided_report_html(verdict, checked, target, run_dir))
             result.report_html = str(target)
         return ok(result)
 
