@@ -224,6 +224,10 @@ REVIEW_MIN_TIER: Tier = "Contested"
 # denied one marks a matching finding previously dismissed).
 KeptDecision = Literal["accepted", "denied"]
 KEPT_DECISIONS: tuple[KeptDecision, ...] = get_args(KeptDecision)
+# How a re-review (and the dismissed-findings memory) matched a finding to an earlier one: the
+# deterministic pass's location or claim, or the matcher model (`--matcher`, re-review only).
+MatchedBy = Literal["location", "claim", "matcher"]
+DeterministicMatch = Literal["location", "claim"]
 
 # --- statuses -----------------------------------------------------------------------------
 

@@ -250,3 +250,23 @@ def test_pre_flight_holds_the_matchers_worst_case_and_the_run_counts_what_it_cos
     assert request.body["max_tokens"] == 8000  # its cap is its floor: never shortened
     # the run's own cost counts the matcher's call beside the council's five legs
     assert run["usage"]["cost"]["amount"] == pytest.approx(5 * 0.001 + 0.002)
+
+
+def test_the_action_passes_its_matcher_input_and_the_summary_shows_its_decisions(fake, project, tmp_path):
+    from test_ci_action import run_action
+
+    (project / "design.md").write_text("# Widget cache\n\nThe cache evicts every entry on every write.\n", encoding="utf-8")
+    inputs = {"MODELS": "fake/a,fake/b", "CHAIR": "fake/chair", "TEMPLATE": "design-doc", "ARTIFACT": "design.md",
+              "VARS": "audience=the platform team\nconstraints=p99 under 5 ms\n", "FAIL_ON": "confirmed-blocker"}
+    bench(fake, **BEFORE)
+    code, _, _, log = run_action(tmp_path, project, **inputs, OUT_DIR="prev")
+    assert code == 4, log  # the blocker
+    bench(fake, **AFTER)
+    fake.respond("m", oracle)
+    code, summary, _, log = run_action(tmp_path, project, **inputs, OUT_DIR="next", BASELINE="prev", GATE_ON="new",
+                                       MATCHER="fake/m")
+    assert code == 0, log  # the blocker is still open (the matcher saw it), so --gate-on new does not count it
+    text = summary.read_text(encoding="utf-8")
+    assert "1 new, 1 still open, 1 resolved" in text and "still-open blocker(s) not counted" in text
+    assert "  - **A1** still open as **A1** — the matcher: the same eviction, moved" in text
+    assert len(fake.prompts("m")) == 1

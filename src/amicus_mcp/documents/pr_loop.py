@@ -13,8 +13,7 @@ from typing import Annotated, Final, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..vocabulary import KeptDecision
-from ..vocabulary import ReviewEvent, Severity, Tier
+from ..vocabulary import DeterministicMatch, KeptDecision, MatchedBy, ReviewEvent, Severity, Tier
 from .base import Family, Frozen, WhenSet
 
 PR_LOOP_VERSION: Final = 2
@@ -30,14 +29,11 @@ class _Closed(Frozen):
     model_config = ConfigDict(extra="forbid")
 
 
-RereviewBy = Literal["location", "claim", "matcher"]  # how a decision was made (council/rereview.py)
-
-
 class RereviewDecision(_Closed):
     id: str
     status: Literal["new", "still-open"]
     baseline_id: str | None
-    by: RereviewBy | None
+    by: MatchedBy | None
     score: Score | None
     reason: Annotated[WhenSet[str], Field(description="by the matcher: its one-line reason (model output)")] = None
 
@@ -94,7 +90,7 @@ class DismissedMatch(_Closed):
     decision_id: str
     dismissed_in: Annotated[str | None, Field(description="the run the finding was dismissed in")]
     reason: str | None
-    by: Literal["location", "claim"]
+    by: DeterministicMatch
     score: Score
 
 
