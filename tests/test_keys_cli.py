@@ -30,8 +30,11 @@ def test_set_list_unset(config_dir: Path):
     text = env_file.read_text(encoding="utf-8")
     assert "# my keys" in text and "DEEPSEEK_API_KEY=sk-ds" in text and f"OPENROUTER_API_KEY={SECRET}" in text
 
-    replaced = amicus("keys", "set", "OPENROUTER_API_KEY", stdin="sk-new\n")
+    replaced = amicus("keys", "set", "OPENROUTER_API_KEY", "--json", stdin="sk-new\n")
     assert replaced.returncode == 0
+    stored = json.loads(replaced.stdout)
+    assert schema_errors(stored, "keys") == [] and stored == {"schemaVersion": 2, "type": "keys",
+                                                             "set": "OPENROUTER_API_KEY", "file": str(env_file)}
     assert env_file.read_text(encoding="utf-8").count("OPENROUTER_API_KEY=") == 1
 
     listed = json.loads(amicus("keys", "list", "--json").stdout)
@@ -40,7 +43,10 @@ def test_set_list_unset(config_dir: Path):
     assert rows["OPENROUTER_API_KEY"] == ["file"] and rows["OPENAI_API_KEY"] == []
     assert "sk-new" not in json.dumps(listed)
 
-    assert json.loads(amicus("keys", "unset", "OPENROUTER_API_KEY", "--json").stdout)["removed"] is True
+    unset = json.loads(amicus("keys", "unset", "OPENROUTER_API_KEY", "--json").stdout)
+    assert schema_errors(unset, "keys") == [] and unset["removed"] is True
+    # Each of the three documents is whole: a set without its file is none of them.
+    assert schema_errors({"schemaVersion": 2, "type": "keys", "set": "OPENROUTER_API_KEY"}, "keys") != []
     assert "OPENROUTER_API_KEY" not in env_file.read_text(encoding="utf-8")
 
 

@@ -52,12 +52,18 @@ FAMILIES: dict[str, tuple[tuple[str, ...], ...]] = {
     "cost source": (v.COST_SOURCES, v.PRICED_COST_SOURCES, v.PREFLIGHT_COST_SOURCES, v.ROLLED_COST_SOURCES, v.ESTIMATED_COST_SOURCES),
     "cost mode": (v.COST_MODES, v.CATALOG_PRICED_MODES),
     "error code": (v.ERROR_CODES, v.CEILING_ERROR_CODES),
+    "doctor check": (v.DOCTOR_CHECKS, v.AGENT_SEATS),
+    "doctor status": (v.DOCTOR_STATUSES,),
+    "key source": (v.KEY_SOURCES,),
+    "catalog state": (v.CATALOG_STATES,),
+    "template source": (v.TEMPLATE_SOURCES,),
+    "pack source": (v.PACK_SOURCES,),
 }
 # Words common enough to appear in other sets ("error" is also a chair attempt's outcome, "clean" an
 # eval placement): an enum is one of these families only when every word of it is that family's.
 # ("chair" is also a role, "auto" and "none" everyday words, "reported" a cost mode as well as a source.)
 GENERIC = frozenset({"status", "conformance", "intent", "answer confidence", "stage", "gateway mode", "cost source",
-                     "cost mode"})
+                     "cost mode", "key source", "template source", "pack source", "doctor status"})
 # Sets no shipped schema spells (a configured server's `cost` is config, which has no schema).
 UNSCHEMED = frozenset({"cost mode"})
 
@@ -394,6 +400,14 @@ def test_the_sets_agree_with_each_other() -> None:
     assert [n for n in v.STAGE_NAMES if n in v.CORE_STAGE_NAMES] == list(v.CORE_STAGE_NAMES)  # in run order
     assert set(v.COST_SOURCES) | {"mixed"} == set(v.ROLLED_COST_SOURCES) and "unknown" not in v.PRICED_COST_SOURCES
     assert set(v.ESTIMATED_COST_SOURCES) < set(v.ROLLED_COST_SOURCES) and set(v.CATALOG_PRICED_MODES) < set(v.COST_MODES)
+    assert set(v.AGENT_SEATS) < set(v.DOCTOR_CHECKS)
+
+
+def test_the_agent_seats_are_the_agent_clis() -> None:
+    """`doctor` names each agent CLI by its seat word: one word per CLI providers/agents.py runs."""
+    from amicus_mcp.providers.agents import AGENT_CLIS
+
+    assert v.AGENT_SEATS == tuple(v.AGENT_PREFIX + name for name in AGENT_CLIS)
 
 
 # --------------------------------------------------------------------------- one meaning per name

@@ -13,6 +13,8 @@ The files it keeps:
     schemas/wave                wave.json (documents/wave.py, a document model)
     schemas/council-tally-input what the tally reads (documents/tally.py, the TypedDicts that check it)
     schemas/error               the error envelope (documents/envelope.py, TypedDicts)
+    schemas/cost-estimate, doctor, keys, council-presets, council-packs, council-templates
+                                the CLI commands' own documents (documents/commands.py, TypedDicts)
     mcp/published.json          the tools' schemas as the built tools publish them (mcp/published.py)
     manifest.json               the Claude Desktop bundle's manifest (mcp/bundle.py)
     server.json                 the MCP Registry's entry (mcp/registry.py)
@@ -457,6 +459,17 @@ TYPED_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
     "council-debate": (_declared("documents.council", "DebateRecord"), "amicus council-debate record",
                        "`<runDir>/debate.json`: the Stage-2.5 rebuttal round of a `council run --debate`, finding by "
                        "finding. Written only when a defense or re-vote ran. Family v2."),
+    "cost-estimate": (_declared("documents.commands", "CostEstimateDocument"), "amicus cost estimate",
+                      "`amicus fanout --estimate --json`: what a wave would cost, computed before any spend. Family v2."),
+    "doctor": (_declared("documents.commands", "DoctorReport"), "amicus doctor report", "`amicus doctor --json`. Family v2."),
+    "keys": (_declared("documents.commands", "KeysDocument"), "amicus keys documents",
+             "`amicus keys set|list|unset --json`. Names only: a key's value never appears. Family v2."),
+    "council-presets": (_declared("documents.commands", "CouncilPresetDocument"), "amicus council preset documents",
+                        "`amicus council save|list|show --json`. Family v2."),
+    "council-packs": (_declared("documents.commands", "CouncilPackDocument"), "amicus council pack documents",
+                      "`amicus council pack save|list|show --json`. Family v2."),
+    "council-templates": (_declared("documents.commands", "CouncilTemplateDocument"), "amicus briefing template documents",
+                          "`amicus council template list|show --json`. Family v2."),
 }
 
 OPTIONS_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {

@@ -19,18 +19,21 @@ import shutil
 import stat
 import sys
 from dataclasses import dataclass
-from typing import Literal, TypedDict
+from typing import TYPE_CHECKING
 
 from .config import config_dir, config_path
 from .errors import AmicusError
+from .vocabulary import AGENT_SEATS
 
-Status = Literal["ok", "warn", "fail"]
+if TYPE_CHECKING:  # the report's declaration (schemas/doctor.schema.json is generated from it)
+    from .documents.commands import AgentRow, DoctorReport
+    from .vocabulary import DoctorCheck, DoctorStatus
 
 
 @dataclass
 class Check:
-    name: str
-    status: Status
+    name: DoctorCheck
+    status: DoctorStatus
     detail: str
     hint: str | None = None
 
@@ -86,38 +89,6 @@ def check_local_model() -> Check:
     return Check("local model", "ok", f"{model.file_name} installed; assembled into {target.parent} on first use")
 
 
-class AgentRow(TypedDict):
-    """One agent CLI as `doctor` reports it (the doctor schema's `agents[]`)."""
-
-    name: str
-    title: str
-    binary: str
-    package: str
-    found: bool
-    path: str | None
-    version: str | None
-    supported: bool
-    loggedIn: bool
-    ready: bool
-    problem: str | None
-    fix: str | None
-
-
-class CheckRow(TypedDict):
-    name: str
-    status: Status
-    detail: str
-    hint: str | None
-
-
-class DoctorReport(TypedDict):
-    schemaVersion: int
-    type: Literal["doctor"]
-    ok: bool
-    checks: list[CheckRow]
-    agents: list[AgentRow]
-
-
 def agent_report() -> list[AgentRow]:
     """Every supported agent CLI, found or not, with its version and readiness (probed in parallel:
     each probe starts the CLI, ~1 s)."""
@@ -130,7 +101,9 @@ def agent_report() -> list[AgentRow]:
     report: list[AgentRow] = []
     for status in statuses:
         problem = status.problem()
-        report.append({"name": AGENT_PREFIX + status.cli.name, "title": status.cli.title,
+        # AGENT_SEATS names every agent CLI (tests/test_vocabulary.py holds it to AGENT_CLIS).
+        name = next(seat for seat in AGENT_SEATS if seat == AGENT_PREFIX + status.cli.name)
+        report.append({"name": name, "title": status.cli.title,
                        "binary": status.cli.binary, "package": status.cli.package, "found": status.path is not None,
                        "path": status.path, "version": status.version, "supported": status.supported,
                        "loggedIn": status.logged_in, "ready": status.ready,
@@ -204,7 +177,7 @@ def run_checks(*, fix: bool = False, offline: bool = False) -> DoctorReport:
     agents = agent_report()
     checks += [check_local_model(), *agent_checks(agents), check_browser(), check_config_dir(fix=fix)]
     return {"schemaVersion": 2, "type": "doctor", "ok": all(c.status != "fail" for c in checks),
-            "checks": [CheckRow(name=c.name, status=c.status, detail=c.detail, hint=c.hint) for c in checks],
+            "checks": [{"name": c.name, "status": c.status, "detail": c.detail, "hint": c.hint} for c in checks],
             "agents": agents}
 
 

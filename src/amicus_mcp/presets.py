@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from .config import effective_aliases, load_config, save_config
 from .errors import BadArgs
+
+if TYPE_CHECKING:  # the documents' declarations (schemas/council-presets.schema.json is generated from them)
+    from .documents.commands import CouncilList, CouncilRow, CouncilSave, DroppedMemberDoc, NamedBench
 
 BUILTIN_COUNCILS: dict[str, list[str]] = {
     # Zero-cost `:free` OpenRouter models; resolved from the live catalog once one is
@@ -33,7 +36,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 @dataclass
 class Resolution:
     resolved: list[str] = field(default_factory=list)
-    dropped: list[dict[str, str]] = field(default_factory=list)
+    dropped: list[DroppedMemberDoc] = field(default_factory=list)
 
 
 def resolve_members(members: list[str], aliases: dict[str, str]) -> Resolution:
@@ -54,39 +57,6 @@ def parse_models_arg(raw: str) -> list[str]:
     if not raw.strip() or any(not m for m in members):
         raise BadArgs(f"--models '{raw}' has an empty member", hint="pass a comma-separated list like deepseek,gpt,gemini")
     return members
-
-
-class CouncilSave(TypedDict):
-    schemaVersion: int
-    type: Literal["council-save"]
-    name: str
-    members: list[str]
-    overwritten: bool
-
-
-class CouncilRow(TypedDict):
-    name: str
-    members: list[str]
-    builtin: bool
-    shadowed: NotRequired[bool]
-
-
-class CouncilList(TypedDict):
-    schemaVersion: int
-    type: Literal["council-list"]
-    councils: list[CouncilRow]
-
-
-class CouncilShow(TypedDict):
-    """`council show`: a named bench resolved as `--council` resolves it."""
-
-    schemaVersion: int
-    type: Literal["council-show"]
-    name: str
-    builtin: bool
-    members: list[str]
-    resolved: list[str]
-    dropped: list[dict[str, str]]
 
 
 def save_council(name: str, members: list[str]) -> CouncilSave:
@@ -127,7 +97,7 @@ def list_councils() -> CouncilList:
     return {"schemaVersion": 2, "type": "council-list", "councils": rows}
 
 
-def show_council(name: str) -> CouncilShow:
+def show_council(name: str) -> NamedBench:
     """Resolve a name exactly like `--council` does; reports even below the 2-member minimum."""
     cfg = load_config()
     saved: dict[str, object] = found if isinstance(found := cfg.get("councils"), dict) else {}

@@ -267,6 +267,31 @@ CaseStatus = Literal["pending", RunStatus, "skipped"]
 CASE_STATUSES: tuple[CaseStatus, ...] = get_args(CaseStatus)
 
 
+# --- what the CLI's own commands report (documents/commands.py) ----------------------------
+
+# The agent CLIs a `cli:` seat names (providers/agents.py AGENT_CLIS holds one per word).
+AgentSeat = Literal["cli:claude", "cli:codex", "cli:gemini"]
+AGENT_SEATS: tuple[AgentSeat, ...] = get_args(AgentSeat)
+# `amicus doctor`: what each check looks at, and how it came out (warn: it works, but something
+# is missing or weaker than it should be; fail: something amicus needs is broken).
+DoctorCheck = Literal["keys", "catalog", "local model", AgentSeat, "browser", "config dir"]
+DOCTOR_CHECKS: tuple[DoctorCheck, ...] = get_args(DoctorCheck)
+DoctorStatus = Literal["ok", "warn", "fail"]
+DOCTOR_STATUSES: tuple[DoctorStatus, ...] = get_args(DoctorStatus)
+# `amicus keys list`: where a key is set (the environment wins over the keys file).
+KeySource = Literal["environment", "file"]
+KEY_SOURCES: tuple[KeySource, ...] = get_args(KeySource)
+# The OpenRouter model catalog as a command read it: just fetched, a cache younger than a day,
+# an older cache, or none at all.
+CatalogState = Literal["fresh", "cached", "stale", "unavailable"]
+CATALOG_STATES: tuple[CatalogState, ...] = get_args(CatalogState)
+# Where a briefing template or a policy pack came from.
+TemplateSource = Literal["builtin", "user", "file"]
+TEMPLATE_SOURCES: tuple[TemplateSource, ...] = get_args(TemplateSource)
+PackSource = Literal["saved", "file"]
+PACK_SOURCES: tuple[PackSource, ...] = get_args(PackSource)
+
+
 # --- how an id is spelled -----------------------------------------------------------------
 # The options model checks these, and the MCP tools publish them as argument patterns without
 # importing the options model at start-up.

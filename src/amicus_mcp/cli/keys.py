@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import EXIT_OK, BadArgs
 from ..fsio import dumps_json
 from .output import say
+
+if TYPE_CHECKING:  # the documents' declarations (schemas/keys.schema.json is generated from them)
+    from ..documents.commands import KeyRow, KeysList, KeysSet, KeysUnset
+    from ..vocabulary import KeySource
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -46,7 +51,7 @@ def cmd_set(args: argparse.Namespace) -> int:
     from ..providers.keys import set_key
 
     path = set_key(args.name, _read_value(args.name))
-    doc = {"schemaVersion": 2, "type": "keys", "set": args.name, "file": str(path)}
+    doc: KeysSet = {"schemaVersion": 2, "type": "keys", "set": args.name, "file": str(path)}
     say(dumps_json(doc) if args.json else f"Stored {args.name} in {path} (readable only by you).")
     return EXIT_OK
 
@@ -60,12 +65,17 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     in_file = set(file_key_names())
     known = [OPENROUTER_KEY_ENV, *(n for v in DIRECT_VENDORS.values() for n in v.key_names)]
-    rows = []
+    rows: list[KeyRow] = []
     for name in sorted(set(known) | in_file):
-        where = [src for src, present in (("environment", bool(os.environ.get(name))), ("file", name in in_file)) if present]
+        where: list[KeySource] = []
+        if os.environ.get(name):
+            where.append("environment")
+        if name in in_file:
+            where.append("file")
         rows.append({"name": name, "setIn": where})
     if args.json:
-        say(dumps_json({"schemaVersion": 2, "type": "keys", "file": str(env_file_path()), "keys": rows}))
+        listed: KeysList = {"schemaVersion": 2, "type": "keys", "file": str(env_file_path()), "keys": rows}
+        say(dumps_json(listed))
         return EXIT_OK
     for row in rows:
         say(f"  {row['name']:<30} {', '.join(row['setIn']) or 'not set'}")
@@ -78,7 +88,8 @@ def cmd_unset(args: argparse.Namespace) -> int:
 
     removed = unset_key(args.name)
     if args.json:
-        say(dumps_json({"schemaVersion": 2, "type": "keys", "unset": args.name, "removed": removed}))
+        unset: KeysUnset = {"schemaVersion": 2, "type": "keys", "unset": args.name, "removed": removed}
+        say(dumps_json(unset))
     else:
         say(f"Removed {args.name}." if removed else f"{args.name} was not in the keys file.")
     return EXIT_OK

@@ -36,13 +36,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from string import Template
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import BadArgs
 from ..fsio import loads_json
 from ..vocabulary import FramedIntent
+
+if TYPE_CHECKING:
+    from ..documents.commands import TemplateVariableDoc
 
 RESERVED = ("artifact", "artifact_name")
 VAR_NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -75,11 +78,11 @@ class BriefingTemplate(NamedTuple):
     body: str
     intent: FramedIntent = "review"
 
-    def describe(self) -> list[dict[str, Any]]:
+    def describe(self) -> list[TemplateVariableDoc]:
         """The variables as documents: name, required, default (when set), description."""
         rows = []
         for name, var in self.variables.items():
-            row: dict[str, Any] = {"name": name, "required": var.required, "description": var.description}
+            row: TemplateVariableDoc = {"name": name, "required": var.required, "description": var.description}
             if var.default is not None:
                 row["default"] = var.default
             rows.append(row)

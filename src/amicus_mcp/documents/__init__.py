@@ -13,6 +13,8 @@
     pr_loop   rereview.json, dismissed.json, the decisions memory, the PR review
     sessions  `amicus list --json` (its schema is generated from it: python -m amicus_mcp.contracts)
     envelope  the error envelope every front gives a failed call (TypedDicts)
+    commands  the CLI commands' own documents: doctor, keys, cost estimate, presets, packs,
+              templates (TypedDicts, imported by their writers for type checking only)
 
 The shipped JSON Schemas (schemas/) are the public contract: `python -m amicus_mcp.contracts`
 generates those it lists from their declarations, and tests/test_document_models.py holds the

@@ -17,7 +17,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import ConfigDict, Field
 
 from ..vocabulary import (IN_FLIGHT_LEG_STATUSES, LEG_OUTCOMES, TAG_PATTERN, AnsweringIntent, ChairLine, Conformance, GatewayMode, LegStage,
-                          LegStatus, ResumedFromStatus, RunStatus, StageName, StageStatus)
+                          LegStatus, PackSource, ResumedFromStatus, RunStatus, StageName, StageStatus, TemplateSource)
 from .base import Document, Family, WhenSet
 from .legs import ErrorRecord, InterruptedLeg, LegRun, Sha256Hex, ToolCallDoc
 from .usage import Count, LegUsage, Number, RunUsage
@@ -134,7 +134,7 @@ class DebateSummary(Document):
 
 class TemplateRecord(Document):
     name: str
-    source: Literal["builtin", "user", "file"]
+    source: TemplateSource
     hash: Sha256Tagged
     path: str
     vars: WhenSet[dict[str, str]] = None
@@ -151,7 +151,7 @@ class PackRecord(Document):
     name: str
     version: Annotated[int, Field(ge=1)]
     hash: Sha256Tagged
-    source: Literal["saved", "file"]
+    source: PackSource
     path: str
 
 

@@ -30,10 +30,11 @@ from ..front import command
 from ..fsio import read_bytes_bounded, read_text
 from ..schemas import JsonObject
 from ..textcodec import NotText, decode_text
-from ..vocabulary import QUESTION, REVIEW, TASK
+from ..vocabulary import QUESTION, REVIEW, TASK, TemplateSource
 from .packs import LoadedPack, load_pack, sha256_of
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the documents' declarations (schemas/council-templates.schema.json is generated from them)
+    from ..documents.commands import BrokenTemplate, TemplateList, TemplateRow, TemplateShow
     from .options import RunOptions
 
 TEMPLATES_DIR = "templates"
@@ -41,9 +42,6 @@ MAX_TEMPLATE_BYTES = 64 * 1024
 # About 100k tokens of English: past this a council is the wrong tool for one briefing, and
 # every seat and judge would be billed for it again.
 MAX_ARTIFACT_BYTES = 400 * 1024
-
-TemplateSource = Literal["builtin", "user", "file"]
-
 
 class TemplateRecord(TypedDict):
     """run.json `inputs.template`: which template composed the briefing, with what."""
@@ -69,33 +67,6 @@ class BriefingRecords(TypedDict):
     artifact: ArtifactRecord
 
 
-class TemplateRow(TypedDict):
-    """A template as `council template list/show` give it (unreadable: its problem instead)."""
-
-    name: str
-    source: TemplateSource
-    path: str
-    hash: NotRequired[str]
-    title: NotRequired[str | None]
-    description: NotRequired[str | None]
-    variables: NotRequired[Sequence[Mapping[str, object]]]
-    intent: NotRequired[str]
-    body: NotRequired[str]
-    shadowed: NotRequired[bool]
-    error: NotRequired[str]
-
-
-class TemplateList(TypedDict):
-    schemaVersion: int
-    type: Literal["council-template-list"]
-    templates: list[TemplateRow]
-
-
-class TemplateShow(TemplateRow):
-    schemaVersion: int
-    type: Literal["council-template"]
-
-
 # --------------------------------------------------------------------------- templates
 
 class LoadedTemplate(NamedTuple):
@@ -108,14 +79,12 @@ class LoadedTemplate(NamedTuple):
         """What run.json records: `template: {name, source, hash, path}`."""
         return {"name": self.template.name, "source": self.source, "hash": self.hash, "path": self.path}
 
-    def document(self, *, body: bool) -> TemplateRow:
+    def document(self) -> TemplateRow:
         doc: TemplateRow = {"name": self.template.name, "source": self.source, "path": self.path,
-                               "hash": self.hash, "title": self.template.title,
-                               "description": self.template.description, "variables": self.template.describe()}
+                            "hash": self.hash, "title": self.template.title,
+                            "description": self.template.description, "variables": self.template.describe()}
         if self.template.intent == QUESTION:  # emit when set: a review template's document is unchanged
-            doc["intent"] = QUESTION
-        if body:
-            doc["body"] = self.template.body
+            doc["intent"] = "question"
         return doc
 
 
@@ -172,15 +141,15 @@ def load_template(ref: str) -> LoadedTemplate:
 
 def list_templates() -> TemplateList:
     """Built-ins and user templates; a user template that does not parse is listed with its error."""
-    rows: list[TemplateRow] = []
+    rows: list[TemplateRow | BrokenTemplate] = []
     users = set(_user_names())
     for name in sorted(users):
         try:
-            rows.append(_load_file(user_templates_dir() / f"{name}.md", name, "user").document(body=False))
+            rows.append(_load_file(user_templates_dir() / f"{name}.md", name, "user").document())
         except AmicusError as err:
             rows.append({"name": name, "source": "user", "path": str(user_templates_dir() / f"{name}.md"), "error": err.message})
     for name in _builtin_names():
-        row = _load_builtin(name).document(body=False)
+        row = _load_builtin(name).document()
         if name in users:
             row["shadowed"] = True
         rows.append(row)
@@ -188,7 +157,8 @@ def list_templates() -> TemplateList:
 
 
 def show_template(ref: str) -> TemplateShow:
-    return {"schemaVersion": 2, "type": "council-template", **load_template(ref).document(body=True)}
+    loaded = load_template(ref)
+    return {"schemaVersion": 2, "type": "council-template", **loaded.document(), "body": loaded.template.body}
 
 
 # --------------------------------------------------------------------------- the artifact

@@ -8,7 +8,7 @@ fronts get the same checks, the same on-disk state and the same exit codes: 0 co
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..documents.wave import Wave
 from ..providers.base import Message
@@ -20,8 +20,11 @@ from .signals import run_until_signal
 from .store import SessionStore, new_id, resolve_project
 from .waves import WavePlan, run_wave, wave_exit_code
 
+if TYPE_CHECKING:
+    from ..documents.commands import CostEstimateDocument
 
-async def estimate(options: WaveOptions) -> dict[str, Any]:
+
+async def estimate(options: WaveOptions) -> CostEstimateDocument:
     """What a wave would cost, before spending anything (unpriced legs are listed, never $0)."""
     prompt = read_prompt_file(options.prompt_file, allow_secrets=options.allow_secrets)
     bench = await prepare_bench(options.models, options.council, gateway=check_gateway(options.gateway),

@@ -41,7 +41,7 @@ from ..errors import BadArgs, BadSession
 from ..places import PROJECT_DEFAULT
 from ..schemas import JsonObject
 from ..vocabulary import (ANSWERING_INTENTS, MODEL_PATTERN, QUESTION, TAG_PATTERN, TASK, VERIFIED_SEVERITIES,
-                          VERIFIED_TIERS, GatewayMode, Intent, Severity, Tier)
+                          VERIFIED_TIERS, GatewayMode, Intent, PackSource, Severity, Tier)
 
 DEFAULT_TIMEOUT_MIN = 15.0
 DEFAULT_VERIFY_MAX = 12  # findings --verify checks at most: a bound pre-flight can hold a ceiling to
@@ -58,7 +58,7 @@ class PackRecord(TypedDict):
     name: str
     version: int
     hash: str
-    source: Literal["saved", "file"]
+    source: PackSource
     path: str
 
 

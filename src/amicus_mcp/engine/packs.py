@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, NamedTuple, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -31,6 +31,10 @@ from ..front import command
 from ..fsio import atomic_write_json, dumps_json, loads_json, read_bytes_bounded
 from ..schemas import JsonObject, JsonSchema
 from .options import PackRecord
+
+if TYPE_CHECKING:  # the documents' declarations (schemas/council-packs.schema.json is generated from them)
+    from ..documents.commands import PackList, PackRow, PackSave, PackShow
+    from ..vocabulary import PackSource
 
 PACKS_DIR = "packs"
 PACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
@@ -111,43 +115,9 @@ def number_keys() -> tuple[str, ...]:
     return tuple(str(d.option.pack) for d in packed() if d.is_number)
 
 
-class PackSave(TypedDict):
-    schemaVersion: int
-    type: Literal["council-pack-save"]
-    name: str
-    version: int
-    overwritten: bool
-    path: str
-    pack: JsonObject
-
-
-class PackRow(TypedDict):
-    """One saved pack of `council pack list`: its figures, or (unreadable) its problem."""
-
-    name: str
-    version: NotRequired[int]
-    hash: NotRequired[str]
-    path: str
-    description: NotRequired[str]
-    settings: NotRequired[list[str]]
-    error: NotRequired[str]
-
-
-class PackList(TypedDict):
-    schemaVersion: int
-    type: Literal["council-pack-list"]
-    packs: list[PackRow]
-
-
-class PackShow(PackRecord):
-    schemaVersion: int
-    type: Literal["council-pack-show"]
-    pack: JsonObject
-
-
 class LoadedPack(NamedTuple):
     pack: PackDocument
-    source: Literal["saved", "file"]
+    source: PackSource
     path: Path
     hash: str
 

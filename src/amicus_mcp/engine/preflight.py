@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import random
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from ..config import load_config
 from ..errors import AmicusError, BadArgs, ClaudeReviewInvalid, MissingPrompt
 from ..fsio import read_text
-from ..presets import CouncilShow, show_council
+from ..presets import show_council
 from ..providers.catalog import Catalog, load_catalog, read_cached_catalog, validate_models
 from ..providers.cost import check_cost_gate, cost_gate_threshold, route_pricing
 from ..providers.profiles import check_ready, profile_for, traits
@@ -39,6 +39,7 @@ from .run_dir import RunDir
 if TYPE_CHECKING:
     from ..council.seats import Seat
     from ..documents.base import Document
+    from ..documents.commands import CatalogCheck, CouncilShow, DroppedMemberDoc
     from .limits import RunPlan
     from .options import RunOptions
     from .store import SessionStore
@@ -50,7 +51,7 @@ DEFAULT_MAX_LEGS = 10
 class Bench:
     models: list[str]  # what each leg runs, as typed (aliases or ids), repeats allowed
     routes: list[Route]
-    dropped: list[dict[str, str]] = field(default_factory=list)
+    dropped: list[DroppedMemberDoc] = field(default_factory=list)
     council: str | None = None
     catalog: Catalog = field(default_factory=Catalog)  # what pricing and validation were read from
 
@@ -86,7 +87,7 @@ def check_timeout_minutes(minutes: float) -> float:
     return minutes * 60.0
 
 
-def members_of(models: Sequence[str] | None, council: str | None, *, minimum: int = 1) -> tuple[list[str], list[dict[str, str]]]:
+def members_of(models: Sequence[str] | None, council: str | None, *, minimum: int = 1) -> tuple[list[str], list[DroppedMemberDoc]]:
     """The bench as typed: exactly one of an explicit model list or a council name."""
     if models and council:
         raise BadArgs("pass exactly one of --models / --council, not both", hint="--models a,b,c or --council NAME")
@@ -118,9 +119,9 @@ class Routed:
 
     members: list[str]
     routes: list[Route]
-    dropped: list[dict[str, str]]
+    dropped: list[DroppedMemberDoc]
     council: str | None
-    unresolved: list[dict[str, str]]  # council members whose alias no longer routes
+    unresolved: list[DroppedMemberDoc]  # council members whose alias no longer routes
 
 
 def route_bench(models: Sequence[str] | None, council: str | None, *, gateway: GatewayMode | None = None,
@@ -216,7 +217,7 @@ def check_listed(members: Sequence[tuple[str, Route]], catalog: Catalog, *, vali
 
 
 def check_council_size(council: str, members: Sequence[str], minimum: int,
-                       dropped: Sequence[dict[str, str]] = ()) -> None:
+                       dropped: Sequence[DroppedMemberDoc] = ()) -> None:
     """A council left with fewer than two seats is refused, saying what dropped and why (a
     Desktop user has no `council show` to ask)."""
     from ..front import command
@@ -234,11 +235,11 @@ def check_council_size(council: str, members: Sequence[str], minimum: int,
 # --- stale council members: dropped with a reason, never fatal on their own ---------------
 
 def split_resolvable(members: Sequence[str], *, gateway: GatewayMode | None,
-                     cfg: JsonObject) -> tuple[list[str], list[Route], list[dict[str, str]]]:
+                     cfg: JsonObject) -> tuple[list[str], list[Route], list[DroppedMemberDoc]]:
     """(members that route, their routes, the dropped ones with the routing error as reason)."""
     kept: list[str] = []
     routes: list[Route] = []
-    dropped: list[dict[str, str]] = []
+    dropped: list[DroppedMemberDoc] = []
     for member in members:
         try:
             routes.append(resolve_model(member, gateway=gateway, cfg=cfg))
@@ -250,11 +251,11 @@ def split_resolvable(members: Sequence[str], *, gateway: GatewayMode | None,
 
 
 def split_catalogued(members: Sequence[str], routes: Sequence[Route],
-                     catalog: Catalog) -> tuple[list[str], list[Route], list[dict[str, str]]]:
+                     catalog: Catalog) -> tuple[list[str], list[Route], list[DroppedMemberDoc]]:
     """Drop members whose OpenRouter id has left a (non-empty) catalog."""
     kept: list[str] = []
     kept_routes: list[Route] = []
-    dropped: list[dict[str, str]] = []
+    dropped: list[DroppedMemberDoc] = []
     for member, route in zip(members, routes):
         model_id = route.catalog_id
         if model_id and catalog.has(model_id) is False:
@@ -265,12 +266,12 @@ def split_catalogued(members: Sequence[str], routes: Sequence[Route],
     return kept, kept_routes, dropped
 
 
-def dropped_notice(dropped: Sequence[dict[str, str]]) -> str:
+def dropped_notice(dropped: Sequence[Mapping[str, object]]) -> str:
     """The one wording of a council's dropped members (a council run's and a wave's notices)."""
     return "dropped unavailable council member(s): " + "; ".join(f"{d['member']} ({d['reason']})" for d in dropped)
 
 
-async def preview_council(name: str, *, gateway: GatewayMode | None = None, offline: bool = False) -> CouncilPreview:
+async def preview_council(name: str, *, gateway: GatewayMode | None = None, offline: bool = False) -> CouncilShow:
     """`council show`: the resolved/dropped split a `--council NAME` run would get, against
     the model catalog as a run reads it (refreshed when the cache is older than a day;
     `offline`: the cache only). `catalog` says whether the members were checked against it:
@@ -283,21 +284,6 @@ async def preview_council(name: str, *, gateway: GatewayMode | None = None, offl
     kept, _, stale = split_catalogued(resolvable, routes, catalog)
     return {**doc, "resolved": kept, "dropped": [*doc["dropped"], *unresolved, *stale],
             "catalog": catalog_check(catalog, looked_up=looked_up, offline=offline)}
-
-
-class CatalogCheck(TypedDict):
-    """`council show`'s `catalog`: whether the members were checked against the model catalog."""
-
-    checked: bool
-    state: str | None
-    fetchedAt: str | None
-    note: str | None
-
-
-class CouncilPreview(CouncilShow):
-    """`council show` with the model catalog's say: members it no longer lists are dropped."""
-
-    catalog: CatalogCheck
 
 
 def catalog_check(catalog: Catalog, *, looked_up: bool, offline: bool) -> CatalogCheck:
@@ -345,7 +331,7 @@ class Prepared:
     routes: list[Route]
     chair: str
     chair_route: Route
-    dropped: list[dict[str, str]]
+    dropped: list[DroppedMemberDoc]
     catalog: Catalog
     timeout_s: float
     claude_review: str | None = None  # the validated text of Claude's review

@@ -40,6 +40,7 @@ from .run_dir import ENGINE_LOG, RunDir, write_pointer
 from .store import SessionStore, new_id, now_iso
 
 if TYPE_CHECKING:  # the engine proper is imported by whoever prepared the run
+    from ..documents.commands import DroppedMemberDoc
     from ..documents.run import RunManifest
     from .preflight import Prepared
     from .resume import Resumable
@@ -97,7 +98,7 @@ class StartedRun(NamedTuple):
     run_id: str
     run_dir: Path
     pid: int
-    dropped: tuple[dict[str, str], ...] = ()
+    dropped: tuple[DroppedMemberDoc, ...] = ()
 
 
 def start_council_run(prep: Prepared) -> StartedRun:

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta, UTC
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple, NotRequired, Protocol, TypedDict
+from typing import Any, NamedTuple, NotRequired, Protocol, TypedDict
 
 import anyio
 import httpx
@@ -38,6 +38,7 @@ from ..config import config_dir
 from ..errors import AmicusError, BadModel
 from ..fsio import atomic_write_json, loads_json, read_json
 from ..schemas import JsonObject
+from ..vocabulary import CatalogState
 from .endpoints import openrouter_base_url
 
 CATALOG_FILE = "model-catalog.json"
@@ -46,8 +47,6 @@ CATALOG_TTL = timedelta(hours=24)
 FAILED_REFRESH_BACKOFF = timedelta(hours=1)
 FETCH_TIMEOUT_S = 30.0
 OPENROUTER_PREFIX = "openrouter/"
-
-CatalogState = Literal["fresh", "cached", "stale", "unavailable"]
 
 
 class Pricing(NamedTuple):

@@ -19,16 +19,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import BudgetExceeded
-from ..vocabulary import ESTIMATED_COST_SOURCES, PRICED_COST_SOURCES, CostSource, PreflightCostSource
+from ..vocabulary import ESTIMATED_COST_SOURCES, PRICED_COST_SOURCES, CostSource
 from .base import Tokens, Usage
 from .catalog import Catalog, Pricing
 from .profiles import traits
 from .route import Route
 
 if TYPE_CHECKING:
+    from ..documents.commands import EstimateFigures
     from ..documents.usage import RollupDoc, TokenCountsDoc
     from ..vocabulary import RolledCostSource
 
@@ -121,22 +122,12 @@ class PlannedLeg(NamedTuple):
     pricing: Pricing | None  # None: no known price
 
 
-class CostEstimateDoc(TypedDict):
-    """A pre-flight estimate as documents carry it (the cost-estimate schema's `estimate`)."""
-
-    amount: float | None
-    currency: Literal["USD"]
-    source: PreflightCostSource
-    pricedLegs: int
-    unpricedLegs: list[str]
-
-
 class CostEstimate(NamedTuple):
     amount: float | None  # None when no leg could be priced
     priced_legs: int
     unpriced: tuple[str, ...]
 
-    def to_doc(self) -> CostEstimateDoc:
+    def to_doc(self) -> EstimateFigures:
         return {
             "amount": self.amount,
             "currency": "USD",
