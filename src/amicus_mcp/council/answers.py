@@ -146,9 +146,8 @@ def count_attempted_claims(text: str) -> int | None:
     """How many claims the block declares (valid or not); None without a claims array. A repair
     is checked against this count: it may fix the claims' form, never add or drop one."""
     block, _ = read_object(text, "MISSING_ANSWER", "an answer")
-    if block is None or not isinstance(block.get("claims"), list):
-        return None
-    return len(block["claims"])
+    claims = block.get("claims") if block is not None else None
+    return len(claims) if isinstance(claims, list) else None
 
 
 class AnswerDetails(TypedDict):

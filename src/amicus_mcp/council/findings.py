@@ -46,6 +46,7 @@ from typing import Any, NamedTuple, TypedDict
 
 from ..errors import BadArgs
 from ..fsio import loads_json
+from ..schemas import JsonObject
 from ..vocabulary import SEVERITIES
 
 TEXT_FIELDS: tuple[str, ...] = ("claim", "location", "rationale")
@@ -188,7 +189,7 @@ def read_last_json_block(text: str) -> BlockRead:
 
 
 def read_object(text: str, code: str = "EMPTY_FINDINGS",
-                what: str = "a findings array") -> tuple[dict[str, Any] | None, ErrorEntry | None]:
+                what: str = "a findings array") -> tuple[JsonObject | None, ErrorEntry | None]:
     """The block as a JSON object. A block that parses to anything else (null, a scalar such
     as 123, an array) parsed fine but is not the object asked for: `code` (for a review,
     EMPTY_FINDINGS — seed 000)."""
@@ -314,6 +315,7 @@ def validate_findings(text: str) -> FindingsResult:
     if empty:
         return _result([empty], [])
     findings = block["findings"]
+    assert isinstance(findings, list)  # _empty_set_error refused any other findings
     return _result(_finding_errors(findings), findings)
 
 
@@ -328,9 +330,8 @@ def count_attempted_findings(text: str) -> int | None:
     A repair is checked against this count: it may fix findings, never add or drop them.
     """
     block, _ = read_object(text)
-    if block is None or not isinstance(block.get("findings"), list):
-        return None
-    return len(block["findings"])
+    findings = block.get("findings") if block is not None else None
+    return len(findings) if isinstance(findings, list) else None
 
 
 def validate_document(result: Mapping[str, Any]) -> dict[str, Any]:

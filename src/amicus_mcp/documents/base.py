@@ -49,7 +49,7 @@ class Document(BaseModel):
     # `to_doc()` until one of its own keys changes (a run's finished legs are written unchanged
     # at every checkpoint, which is on the run's hot path).
     _caches: ClassVar[bool] = False
-    _cached: dict[str, Any] | None = PrivateAttr(default=None)
+    _cached: dict[str, object] | None = PrivateAttr(default=None)
     # Keys written first even when nobody passed them (a family's schemaVersion and type).
     _always: ClassVar[tuple[str, ...]] = ()
     _wire: ClassVar[dict[str, str]] = {}  # field name → key
@@ -128,16 +128,18 @@ class Document(BaseModel):
     def to_doc(self) -> dict[str, Any]:
         """The document as JSON-ready data, its keys in their order. It is for writing and
         reading: change the model, never what this returns."""
+        # Any, as pydantic's own model_dump: one method serves every model, and the shape is
+        # each model's own declaration (a reader that needs the fields reads the model).
         # On the run's hot path (every checkpoint writes the whole manifest): kept lean, and
         # private attributes are read from their dict (pydantic's own lookup costs 5×).
         private = self.__pydantic_private__
         assert private is not None  # as in __setattr__
-        cached: dict[str, Any] | None = private["_cached"]  # what the last call built, until a change
+        cached: dict[str, object] | None = private["_cached"]  # what the last call built, until a change
         if cached is not None:
             return cached
         wire = self._wire
         values = self.__dict__
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for name in private["_keys"]:
             key = wire.get(name)
             if key is not None:
