@@ -44,13 +44,14 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ..engine import artifact_limit
 from ..errors import EXIT_ERROR, AmicusError, BadArgs, InternalError
 
 if TYPE_CHECKING:
     from ..documents.run import RunManifest
+    from ..engine import RunOptions
 
 PR_TEMPLATE = "pr-diff"
 # The inputs that are run options: INPUT_<NAME> → the RunOptions field (engine/options.py).
@@ -95,19 +96,20 @@ def default_template(env: Mapping[str, str]) -> str | None:
     return PR_TEMPLATE if not _input(env, "ARTIFACT") else "design-doc"
 
 
-def run_options(env: Mapping[str, str], *, artifact: str, out_dir: str, template: str | None) -> Any:
+def run_options(env: Mapping[str, str], *, artifact: str, out_dir: str, template: str | None) -> RunOptions:
     """The RunOptions for the action's inputs, each read as its flag reads it (a comma list, one
     NAME=VALUE per line, a number); a value the options refuse is BAD_ARGS."""
     from ..engine import given_run_options, option
 
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     for name, field in OPTION_INPUTS.items():
-        raw: Any = _input(env, name)
-        if not raw:
+        text = _input(env, name)
+        if not text:
             continue
         flag = option("run", field).option.flag
+        raw: str | list[str] = text
         if flag is not None and flag.repeat:
-            raw = [line.strip() for line in raw.splitlines() if line.strip()]
+            raw = [line.strip() for line in text.splitlines() if line.strip()]
         values[field] = flag.parse(raw) if flag is not None and flag.parse is not None else raw
     values.update(artifact=artifact, out_dir=out_dir)
     if template is not None:
@@ -207,8 +209,8 @@ def _run(env: Mapping[str, str]) -> int:
     summary, outputs = env.get("GITHUB_STEP_SUMMARY"), env.get("GITHUB_OUTPUT")
     verdict_path = RunDir(out_dir).verdict_path
     if code not in (0, 2) or not verdict_path.exists():
-        message = f"{error.get('code', 'ERROR')}: {error.get('message', 'the council run failed')}"
-        if error.get("code") == "CONTEXT_LENGTH_EXCEEDED" and not _input(env, "ARTIFACT"):
+        message = f"{error['code']}: {error['message']}" if error else "ERROR: the council run failed"
+        if error and error["code"] == "CONTEXT_LENGTH_EXCEEDED" and not _input(env, "ARTIFACT"):
             message += f" — {NARROW_HINT}"
         print(f"Council run failed (exit {code}): {message}", file=sys.stderr)
         write_outputs(outputs, {"run-dir": str(out_dir), "verdict": "", "tier-counts": "{}", "cost": "unknown", "gate": "error"})
@@ -318,8 +320,14 @@ def _pr_review(env: Mapping[str, str], out_dir: Path, summary: str | None) -> tu
     return state, False
 
 
-def _council(env: Mapping[str, str], *, artifact: str, out_dir: Path, template: str | None) -> tuple[int, dict[str, Any]]:
-    """Run the council in this process: (its exit code, the error it ended with, or {}).
+class CouncilFailure(TypedDict):
+    code: str
+    message: str
+
+
+def _council(env: Mapping[str, str], *, artifact: str, out_dir: Path,
+             template: str | None) -> tuple[int, CouncilFailure | None]:
+    """Run the council in this process: (its exit code, the error it ended with, or None).
     Its messages name the action's inputs, not the CLI's flags."""
     import anyio
 
@@ -332,7 +340,7 @@ def _council(env: Mapping[str, str], *, artifact: str, out_dir: Path, template: 
     except AmicusError as err:
         rename_arguments(err, input_names())
         return err.exit_code, {"code": err.code, "message": err.message}
-    return code, (run.error.to_doc() if code == 1 and run.error is not None else {})
+    return code, ({"code": run.error.code, "message": run.error.message} if code == 1 and run.error is not None else None)
 
 
 if __name__ == "__main__":

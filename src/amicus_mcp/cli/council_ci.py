@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..engine import ENGINE_LOG, MANIFEST, RunDir
 from ..errors import EXIT_OK, AmicusError, BadArgs
@@ -21,7 +21,8 @@ from ..places import PROJECT_DEFAULT
 from .option_flags import SETTINGS
 
 if TYPE_CHECKING:
-    from ..documents.council import ReReview
+    from ..documents.council import ReReview, Verdict
+    from ..schemas import JsonObject
 
 
 def register_ci(sub: argparse._SubParsersAction) -> None:
@@ -169,7 +170,7 @@ def cmd_pack_show(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- the gate
 
-def read_verdict_for_gate(path: str, project: str | None = None) -> tuple[dict[str, Any], str]:
+def read_verdict_for_gate(path: str, project: str | None = None) -> tuple[Verdict, str]:
     """(the verdict document, the file it came from) for a run id, a run directory or a
     verdict.json — a run id as every other command takes one."""
     target = Path(path)
@@ -189,7 +190,9 @@ def read_verdict_for_gate(path: str, project: str | None = None) -> tuple[dict[s
     doc = read_json(target, what="verdict file")
     if not isinstance(doc, dict) or doc.get("type") != "council-verdict":
         raise BadArgs(f"'{target}' is not a council-verdict document", hint="pass a run directory or its verdict.json")
-    return doc, str(target)
+    from ..documents.council import Verdict, check_document
+
+    return check_document(Verdict, doc, what="verdict", where=target), str(target)  # as RunDir.read_verdict checks it
 
 
 def run_dir_named(target: str, project: str | None) -> Path | None:
@@ -251,15 +254,17 @@ def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, ReReview] | None:
     return {str(d["id"]): d["status"] for d in doc.get("decisions") or []}  # checked by its model when read
 
 
-def gate_dismissed(run_dir: Path) -> dict[str, dict[str, Any]] | None:
+def gate_dismissed(run_dir: Path) -> dict[str, JsonObject] | None:
     """The run's findings that match one the user dismissed before (dismissed.json beside the verdict)."""
     from ..engine import read_dismissed
 
     doc = read_dismissed(run_dir)
     if doc is None:
         return None
-    tally: Mapping[str, Any] = RunDir(run_dir).read_tally() if RunDir(run_dir).tally_path.is_file() else {}
-    checks = {str(f.get("id")): f.get("evidenceCheck") for f in tally.get("findings") or [] if isinstance(f, dict)}
+    rd = RunDir(run_dir)
+    findings = rd.read_tally()["findings"] if rd.tally_path.is_file() else []
+    checks = {f["id"]: f.get("evidenceCheck") for f in findings}
+    # dismissed.json's matches (checked by its model when read), each with its finding's evidence check
     return {str(m["id"]): {**m, "evidenceCheck": checks.get(str(m["id"]))} for m in doc["findings"]}
 
 

@@ -9,12 +9,16 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_OK
 from ..fsio import dumps_json
 from .option_flags import BENCH
 from .output import say
+
+if TYPE_CHECKING:
+    from ..eval.documents import EvalManifest
+    from ..schemas import JsonObject
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -64,55 +68,78 @@ def cmd_run(args: argparse.Namespace) -> int:
             say(f"Notice: {notice}", err=True)
     line = ProgressLine(eval_line(plan.directory.manifest), sys.stderr) if wanted(args) else None
     manifest, code = anyio.run(lambda: with_progress(lambda: run_eval(plan), line))
-    return _finish(args, manifest.model_dump(mode="json"), code)
+    return _finish(args, manifest, code)
 
 
-def _finish(args: argparse.Namespace, manifest: dict[str, Any], code: int) -> int:
+def _finish(args: argparse.Namespace, manifest: EvalManifest, code: int) -> int:
     from ..errors import AmicusError
     from ..eval.evaldir import EVAL_JSON, EvalDir
+    from ..vocabulary import ERROR_CODES
     from ..fsio import read_json
 
-    d = EvalDir(Path(manifest["evalDir"]))
-    if code == 1 and isinstance(manifest.get("error"), dict):
-        err = AmicusError(manifest["error"]["message"], hint=f"the eval directory is {d.path}", command="eval run")
-        err.code = manifest["error"]["code"]
+    d = EvalDir(Path(manifest.evalDir))
+    if code == 1 and manifest.error is not None:
+        err = AmicusError(manifest.error["message"], hint=f"the eval directory is {d.path}", command="eval run")
+        code_word = manifest.error["code"]
+        if code_word in ERROR_CODES:  # the engine's own word, as the eval recorded it
+            err.code = code_word
         raise err
     scored = d.report(EVAL_JSON)
-    doc = read_json(scored, what="eval scores") if scored.is_file() and manifest.get("stage") == "done" else None
+    doc = read_json(scored, what="eval scores") if scored.is_file() and manifest.stage == "done" else None
+    if not isinstance(doc, dict):
+        doc = None
     if args.json:
-        say(dumps_json(doc if doc is not None else manifest))
+        say(dumps_json(doc if doc is not None else manifest.model_dump(mode="json")))
     else:
         say(render_result(manifest, doc, code))
     return code
 
 
-def render_result(manifest: dict[str, Any], doc: dict[str, Any] | None, code: int) -> str:
-    """The eval's outcome; `code` is the exit code this command ends with (the line says it)."""
+def render_result(manifest: EvalManifest, doc: JsonObject | None, code: int) -> str:
+    """The eval's outcome; `code` is the exit code this command ends with (the line says it).
+    `doc` is eval.json as JSON (the eval's own renderers read it so, as eval.md does)."""
     from ..eval.report_md import counted, headline, is_floor, recall_count, recall_pct
     from ..eval.scoring import UNMATCHED_NOTE
 
-    suite = manifest["suite"]
-    lines = [f"Eval {manifest['id']}: {manifest['status']} (exit {code}) — suite {suite['name']} "
-             f"v{suite['version']}, {counted(manifest['casesTotal'], 'case')}"]
+    suite = manifest.suite
+    lines = [f"Eval {manifest.id}: {manifest.status} (exit {code}) — suite {suite.name} "
+             f"v{suite.version}, {counted(manifest.casesTotal, 'case')}"]
     if doc is not None:
         lines += [f"  {line}" for line in headline(doc)]
-        lines += [f"  seat {s['seat']}: recall {recall_pct(s['recall'])} ({recall_count(s['recall'])})"
-                  + (" — a floor" if is_floor(s["recall"]) else "") for s in doc["seats"]]
-        lines += [f"  note: {n}" for n in doc["notes"] if n != UNMATCHED_NOTE]
-    lines += [f"  notice: {n}" for n in manifest.get("notices", [])]
-    if manifest.get("report"):
-        lines.append(f"  report: {manifest['report']}")
+        for seat in _objects(doc.get("seats")):
+            recall = _object(seat.get("recall"))
+            lines.append(f"  seat {seat['seat']}: recall {recall_pct(recall)} ({recall_count(recall)})"
+                         + (" — a floor" if is_floor(recall) else ""))
+        lines += [f"  note: {n}" for n in _items(doc.get("notes")) if n != UNMATCHED_NOTE]
+    lines += [f"  notice: {n}" for n in manifest.notices]
+    if manifest.report:
+        lines.append(f"  report: {manifest.report}")
     return "\n".join(lines)
 
 
-def render_eval_status(doc: dict[str, Any]) -> str:
-    """`amicus status EVAL_ID`: where an eval is, case by case."""
+def _items(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _object(value: object) -> JsonObject:
+    return value if isinstance(value, dict) else {}
+
+
+def _objects(value: object) -> list[JsonObject]:
+    return [v for v in _items(value) if isinstance(v, dict)]
+
+
+def render_eval_status(doc: JsonObject) -> str:
+    """`amicus status EVAL_ID`: where an eval is, case by case. `doc` is its job manifest
+    (eval-run.json), as the engine reads a job of the layer above: JSON."""
     # The stage only while it matters: a finished eval's is `done`, and "partial — done" reads as a contradiction.
     stage = f" — stage {doc['stage']}" if doc.get("stage") and doc["stage"] != "done" else ""
-    lines = [f"Eval {doc['id']}: {doc['status']}{stage} ({doc['casesDone']}/{_cases(doc['casesTotal'])} done)"]
-    lines += [f"  {c['caseId']:<32} {c['status']:<9} run {c['runId']}" for c in doc.get("cases", [])]
-    if doc.get("error"):
-        lines.append(f"  error: {doc['error']['code']}: {doc['error']['message']}")
+    total = doc["casesTotal"]
+    lines = [f"Eval {doc['id']}: {doc['status']}{stage} ({doc['casesDone']}/{_cases(total) if isinstance(total, int) else total} done)"]
+    lines += [f"  {c['caseId']!s:<32} {c['status']!s:<9} run {c['runId']}" for c in _objects(doc.get("cases"))]
+    error = doc.get("error")
+    if isinstance(error, dict) and error:
+        lines.append(f"  error: {error['code']}: {error['message']}")
     if doc.get("report"):
         lines.append(f"  report: {doc['report']}")
     return "\n".join(lines)
@@ -156,7 +183,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.json:
         say(dumps_json(doc))
     else:
-        say(render_result(manifest.model_dump(mode="json") | {"report": str(paths["eval.html"])}, doc, code))
+        say(render_result(manifest.model_copy(update={"report": str(paths["eval.html"])}), doc, code))
     return code
 
 

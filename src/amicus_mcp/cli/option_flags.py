@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from ..eval import BENCH_HELP
 
@@ -26,6 +26,17 @@ if TYPE_CHECKING:
     from ..engine import Declared, Flag
 
 Select = Callable[["Declared"], bool]  # whether the command takes an option
+
+
+class ArgumentKeywords(TypedDict, total=False):
+    """The `add_argument` keywords an option's flag is added with (`_how`)."""
+
+    help: str | None
+    action: str | type[argparse.Action]
+    default: object
+    choices: tuple[object, ...]
+    metavar: str
+    type: Callable[[str], float]
 
 
 class FlagSet(NamedTuple):
@@ -49,9 +60,9 @@ class FlagSet(NamedTuple):
             defer(self.add_now)
 
     def add_now(self, parser: argparse.ArgumentParser) -> None:
-        groups: dict[str, Any] = {}
+        groups: dict[str, argparse._MutuallyExclusiveGroup] = {}
         for d, flag in self.declared():
-            target: Any = parser
+            target: argparse._ActionsContainer = parser
             if flag.group is not None:
                 if flag.group not in groups:
                     groups[flag.group] = parser.add_mutually_exclusive_group()
@@ -67,7 +78,7 @@ class FlagSet(NamedTuple):
         """The options model as this command line typed it (what was not typed keeps its default)."""
         from ..engine import option_models
 
-        values: dict[str, Any] = {}
+        values: dict[str, object] = {}
         for d, flag in self.declared():
             value = getattr(args, d.field, None)
             if value is not None:
@@ -76,13 +87,13 @@ class FlagSet(NamedTuple):
         return option_models()[self.model].given(**values)
 
 
-def _how(d: Declared, flag: Flag) -> dict[str, Any]:
+def _how(d: Declared, flag: Flag) -> ArgumentKeywords:
     """The add_argument keywords for one option, from its field's type and default."""
-    how: dict[str, Any] = {"help": argparse.SUPPRESS if flag.hidden else flag.help}
+    how: ArgumentKeywords = {"help": argparse.SUPPRESS if flag.hidden else flag.help}
     if d.info.annotation is bool:  # a switch: --no-x turns a default-on behaviour off, --x one on
-        how.update(action="store_false" if d.negated else "store_true", default=d.info.default)
+        how.update({"action": "store_false" if d.negated else "store_true", "default": d.info.default})
     elif d.info.annotation == bool | None:  # --x / --no-x, None when neither is typed
-        how.update(action=argparse.BooleanOptionalAction, default=None)
+        how.update({"action": argparse.BooleanOptionalAction, "default": None})
     elif d.choices is not None:  # a Literal field: one of its values
         how["choices"] = d.choices
     else:  # a value: shown as the flag's own name (`--max-cost MAX_COST`) unless it says otherwise
