@@ -100,6 +100,7 @@ def build_report(
     record: TallyRecord | None = None,
     rereview: Mapping[str, Any] | None = None,
     dismissed: Mapping[str, Any] | None = None,
+    run_lines: Sequence[str] = (),
 ) -> str:
     """Render a council-verdict document as Markdown (`md`) or a self-contained HTML page.
 
@@ -111,8 +112,11 @@ def build_report(
     is a closed projection without them, so a bare verdict renders exactly as the seed shows.
     A council run's verdict (`runType: headless`) rendered without its record says that the
     claims are unavailable rather than leaving them out in silence. `rereview` and `dismissed`
-    (a run's rereview.json and dismissed.json) add the pull-request loop's sections."""
+    (a run's rereview.json and dismissed.json) add the pull-request loop's sections; `run_lines`
+    (documents.run.reported_lines of its run.json) go under "About this run"."""
     model = build_model(verdict, wave=wave, record=record)._replace(rereview=rereview, dismissed=dismissed)
+    if run_lines:  # the run.json fields its declaration marks as reported (documents/run.py `Reported`)
+        model = model._replace(notes=(*model.notes, *run_lines))
     if fmt == "md":
         return render_markdown(model)
     if fmt == "html":

@@ -12,7 +12,7 @@ the legs done of the legs planned, whether and how it can be resumed).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
 from pydantic import ConfigDict, Field
 
@@ -165,6 +165,26 @@ class Resume(Document):
     stage: str | None
     legs_reused: Count
     max_cost: WhenSet[Annotated[Number, Field(gt=0)]] = None  # the --max-cost this resume raised the ceiling to
+
+
+class Reported(NamedTuple):
+    """Marks a run.json field the run's report shows, as `label: value` under "About this run"
+    (`reported_lines`): a field marked here reaches both renderers with no code of its own."""
+
+    label: str
+
+
+def reported_lines(manifest: Document) -> tuple[str, ...]:
+    """The report's lines for the `Reported` fields a manifest has set, in declaration order."""
+    lines = []
+    for name, info in type(manifest).model_fields.items():
+        mark = next((m for m in info.metadata if isinstance(m, Reported)), None)
+        value = getattr(manifest, name, None)
+        if mark is None or value is None or value == []:
+            continue
+        text = ", ".join(str(v) for v in value) if isinstance(value, (list, tuple)) else str(value)
+        lines.append(f"{mark.label}: {text}")
+    return tuple(lines)
 
 
 class RunManifest(Family):

@@ -53,9 +53,11 @@ def render_verdict(verdict_path: Path, verdict: Verdict, *, fmt: Literal["md", "
     from .run_findings import read_dismissed, read_rereview
 
     own = verdict_path.name == VERDICT  # a run's own verdict: its re-review and dismissed findings too
-    return build_report(verdict, fmt=fmt, wave=wave, record=run_record(verdict_path, verdict),
+    record = run_record(verdict_path, verdict)
+    return build_report(verdict, fmt=fmt, wave=wave, record=record,
                         rereview=read_rereview(verdict_path.parent) if own else None,
-                        dismissed=read_dismissed(verdict_path.parent) if own else None)
+                        dismissed=read_dismissed(verdict_path.parent) if own else None,
+                        run_lines=_run_lines(verdict_path.parent) if own and record is not None else ())
 
 
 def decided_report_html(verdict: Verdict, record: TallyRecord, target: Path,
@@ -69,7 +71,19 @@ def decided_report_html(verdict: Verdict, record: TallyRecord, target: Path,
     own = run_dir is not None and target.parent.resolve() == run_dir.resolve()
     return build_report(verdict, fmt="html", record=record,
                         rereview=read_rereview(target.parent) if own else None,
-                        dismissed=read_dismissed(target.parent) if own else None)
+                        dismissed=read_dismissed(target.parent) if own else None,
+                        run_lines=_run_lines(target.parent) if own else ())
+
+
+def _run_lines(run_dir: Path) -> tuple[str, ...]:
+    """The report lines of the run's run.json `Reported` fields (none when it cannot be read:
+    the report is still the verdict's)."""
+    from ..documents.run import reported_lines
+
+    try:
+        return reported_lines(RunDir(run_dir).read())
+    except AmicusError:
+        return ()
 
 
 def previous_verdict(run_id: Any, out: Path | None, run_dir: Path | None) -> dict[str, Any] | None:
