@@ -593,15 +593,15 @@ def seat_table(models: Sequence[str], *, critic: str | None, lenses: Sequence[st
 def read_claude_review(path: str, *, question: bool = False) -> str:
     """Claude's own review (a question council: Claude's own answer), validated like any
     other — before anything is spent."""
-    from ..council.answers import validate_answer
-    from ..council.findings import validate_findings
+    from ..council.answers import AnswerResult, validate_answer
+    from ..council.findings import FindingsResult, validate_findings
 
     what = "answer" if question else "review"
     try:
         text = read_text(path, what=f"Claude's {what} file")
     except AmicusError as err:
         raise ClaudeReviewInvalid(err.message, hint=err.hint) from None
-    result: dict[str, Any] = dict(validate_answer(text) if question else validate_findings(text))
+    result: AnswerResult | FindingsResult = validate_answer(text) if question else validate_findings(text)
     if not result["ok"]:
         problems = "; ".join(f"{e['code']}: {e['detail']}" for e in result["errors"][:3])
         hint = ("end it with a ```json block {answer, claims[], assumptions[], confidence}; check it with "

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import AmicusError
-from ..fsio import read_json
-from .run_dir import REPORT, TALLY, VERDICT, RunDir, run_dir_near
+from .run_dir import REPORT, TALLY, VERDICT, RunDir, read_verdict_file, run_dir_near
 
 if TYPE_CHECKING:
     from ..documents.council import TallyRecord, Verdict
@@ -86,12 +85,18 @@ def _run_lines(run_dir: Path) -> tuple[str, ...]:
         return ()
 
 
-def previous_verdict(run_id: Any, out: Path | None, run_dir: Path | None) -> dict[str, Any] | None:
+def previous_verdict(run_id: Any, out: Path | None, run_dir: Path | None) -> Verdict | None:
     """What a re-decision of run `run_id` starts from: the verdict `out` already holds, else the
-    run's own `verdict.json` (so `-o other.json` still keeps what the run decided)."""
+    run's own `verdict.json` (so `-o other.json` still keeps what the run decided). A file that is
+    not a valid verdict of that run is passed over."""
     for path in (out, RunDir(run_dir).verdict_path if run_dir is not None else None):
-        doc = _read(path) if path is not None else None
-        if isinstance(doc, dict) and doc.get("type") == "council-verdict" and doc.get("runId") == run_id:
+        if path is None or not path.is_file():
+            continue
+        try:
+            doc = read_verdict_file(path)
+        except AmicusError:
+            continue
+        if doc["runId"] == run_id:
             return doc
     return None
 
@@ -110,12 +115,3 @@ def report_target(out: Path, run_dir: Path | None) -> Path:
         own = out.with_suffix(".html")
         return own if own.name != REPORT else out.with_name(f"{out.name}.html")
     return out.parent / REPORT
-
-
-def _read(path: Path) -> Any:
-    if not path.is_file():
-        return None
-    try:
-        return read_json(path, what=path.name)
-    except AmicusError:
-        return None
