@@ -65,3 +65,11 @@ def test_the_prompt_bound_holds_every_prompt_and_repair(texts: list[str], n: int
     bound = matching.prompt_bound(rereview.FRAME, targets, n)
     assert len(matching.prompt(rereview.FRAME, targets, asked)) <= bound
     assert len(matching.repair_prompt(rereview.FRAME, targets, texts * 3, asked)) <= bound
+
+
+def test_a_matcher_call_holds_at_most_matcher_questions_findings() -> None:
+    many = [{"id": f"A{i}", "severity": "minor", "location": f"src/x{i}.py:1", "claim": f"unrelated {i}"}
+            for i in range(1, rereview.MATCHER_QUESTIONS + 3)]
+    asked, beyond = rereview.questions(many, BASELINE, rereview.match_baseline(many, BASELINE))
+    assert len(asked) == rereview.MATCHER_QUESTIONS
+    assert beyond == [f"A{i}" for i in range(rereview.MATCHER_QUESTIONS + 1, rereview.MATCHER_QUESTIONS + 3)]
