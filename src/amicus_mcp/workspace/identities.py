@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from ..council.seats import seat_file_stem
 from ..documents.run import LegEntry, RunManifest, SeatRecord
@@ -87,7 +86,7 @@ def masks(doc: RunManifest, seats: Sequence[SeatRecord], labels: Mapping[str, st
     free |= {leg.resolved_model for leg in doc.legs if leg.seat in out and leg.resolved_model}
     owners: dict[str, set[str]] = {}
 
-    def own(name: Any, label: str) -> None:
+    def own(name: object, label: str) -> None:
         if isinstance(name, str) and name.strip():
             owners.setdefault(name, set()).add(label)
 
@@ -123,8 +122,8 @@ def masks(doc: RunManifest, seats: Sequence[SeatRecord], labels: Mapping[str, st
     return sorted(table, key=lambda pair: (-len(pair[0]), pair[0]))
 
 
-def _chair_names(doc: RunManifest) -> list[Any]:
-    names: list[Any] = [doc.chair]
+def _chair_names(doc: RunManifest) -> list[str | None]:
+    names: list[str | None] = [doc.chair]
     names += [a.model for a in doc.chair_attempts]
     names += [s.model for s in doc.stages if s.name == "chair"]
     return names

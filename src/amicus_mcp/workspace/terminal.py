@@ -9,15 +9,19 @@ a run can move the cursor or recolour the screen.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..vocabulary import IN_FLIGHT_LEG_STATUSES, TIER_DISPLAY_ORDER
 from .fold import one_line
 
 if TYPE_CHECKING:
     from ..documents.wave import Wave
+    from .views import ReadableSnapshot, RunHeader, RunSnapshot, SeatRow, StageEntry
+
+# The snapshot is read with .get where a key may be missing: a frame is drawn from whatever
+# part of the snapshot is there (the tests draw partial ones).
 
 CLEAR = "\x1b[H\x1b[2J"
 STAGE_MARK = {"complete": "✓", "running": "●", "error": "✗", "aborted": "✗", "skipped": "→", "pending": "·"}
@@ -25,12 +29,12 @@ SEAT_COLUMNS = (("SEAT", 24), ("ROLE", 8), ("STATUS", 9), ("STAGE", 7), ("CALLS"
                 ("LAST", 9), ("FLAG", 0))
 
 
-def render_frame(snap: Mapping[str, Any]) -> str:
+def render_frame(snap: RunSnapshot) -> str:
     """One screenful for a run snapshot (any state)."""
-    if snap.get("state") == "unreadable":
+    if snap["state"] == "unreadable":
         return one_line(f"Council run {snap['runId']}: cannot be read — {snap.get('error')} "
                         f"(run directory {snap['runDir']})")
-    if snap.get("state") == "schema-mismatch":
+    if snap["state"] == "schema-mismatch":
         return one_line(f"Council run {snap['runId']}: written by schema version {snap.get('schemaVersion')}, "
                         f"this amicus reads {snap.get('expectedSchemaVersion')}; not rendered ({snap['runDir']})")
     lines = [_headline(snap), _rail(snap.get("stages") or []), "", _seat_header()]
@@ -39,16 +43,16 @@ def render_frame(snap: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _headline(snap: Mapping[str, Any]) -> str:
+def _headline(snap: ReadableSnapshot) -> str:
     h = snap["header"]
     parts = [f"Council run {snap['runId']}: {h.get('status')}", *_stage_and_legs(h)]
-    stall = snap.get("stall") or {}
-    if stall.get("stalled"):
+    stall = snap.get("stall")
+    if stall and stall.get("stalled"):
         parts.append(f"STALLED: no leg activity for {stall.get('threshold'):g}s or more")
     return one_line(" · ".join(parts))
 
 
-def _stage_and_legs(header: Mapping[str, Any]) -> list[str]:
+def _stage_and_legs(header: RunHeader) -> list[str]:
     """The running stage and legs done of the planned total (max(legsPlanned, legs)); an ended
     run that did not do them all says how many it left undone."""
     parts = [f"stage {header['currentStage']}"] if header.get("currentStage") else []
@@ -58,7 +62,7 @@ def _stage_and_legs(header: Mapping[str, Any]) -> list[str]:
     return [*parts, f"{done}/{total} legs done{left}"]
 
 
-def _rail(stages: list[Mapping[str, Any]]) -> str:
+def _rail(stages: Sequence[StageEntry]) -> str:
     return "  " + " → ".join(f"{STAGE_MARK.get(str(s.get('status')), '?')} {s.get('name')}" for s in stages)
 
 
@@ -66,7 +70,7 @@ def _seat_header() -> str:
     return "  " + " ".join(name.ljust(width) if width else name for name, width in SEAT_COLUMNS)
 
 
-def _seat_line(row: Mapping[str, Any]) -> str:
+def _seat_line(row: SeatRow) -> str:
     flags = []
     if row.get("stalled"):
         flags.append("stalled")
@@ -89,32 +93,40 @@ def _fit(text: str, width: int) -> str:
     return (text[: width - 1] + "…") if len(text) > width else text.ljust(width)
 
 
-def _footer(snap: Mapping[str, Any]) -> list[str]:
+def _footer(snap: ReadableSnapshot) -> list[str]:
     lines = [""]
     h = snap["header"]
-    if h.get("error"):
-        lines.append("  " + one_line(f"error: {h['error'].get('code')}: {h['error'].get('message')}"))
-    for d in (snap.get("banners") or {}).get("degrades", []):
+    error = h.get("error")
+    if error:
+        lines.append("  " + one_line(f"error: {error.get('code')}: {error.get('message')}"))
+    banners = snap.get("banners")
+    for d in banners.get("degrades", []) if banners else []:
         lines.append("  " + one_line(f"degraded ({d['channel']}): {d['what']} — {d['why']}"))
-    chair = snap.get("chair") or {}
-    answer = chair.get("line") == "ANSWER"  # a question council's chair
-    if chair.get("verdict"):
+    chair = snap.get("chair")
+    answer = bool(chair) and chair.get("line") == "ANSWER"  # a question council's chair
+    if chair and chair.get("verdict"):
         said = f" — {chair['answer']}" if answer and chair.get("answer") else ""
         lines.append("  " + one_line(f"{'ANSWER' if answer else 'VERDICT'}: {chair['verdict']}{said} (chair {chair.get('model')})"))
     elif not snap.get("live"):
-        lines.append("  " + one_line(f"no chair {'answer' if answer else 'verdict'}: {chair.get('reason')}"))
+        lines.append("  " + one_line(f"no chair {'answer' if answer else 'verdict'}: {chair.get('reason') if chair else None}"))
     for row in snap.get("ranking") or []:
         lines.append("  " + one_line(f"#{row['rank']} {row.get('label') or row['name']} ({row['name']}): "
                                      f"peers-only {row['peersOnly']}"))
     counts = h.get("tierCounts")
     if isinstance(counts, dict):
         lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in TIER_DISPLAY_ORDER))
-    lines.append("  " + one_line(f"cost: {(snap.get('cost') or {}).get('total', {}).get('text', '?')}"))
+    lines.append("  " + one_line(f"cost: {_cost_text(snap)}"))
     return lines
 
 
-def follow(read: Callable[[], Mapping[str, Any]], out: TextIO, *, interval_s: float, tty: bool,
-           sleep: Callable[[float], None] = time.sleep) -> Mapping[str, Any]:
+def _cost_text(snap: ReadableSnapshot) -> str:
+    cost = snap.get("cost")
+    total = cost.get("total") if cost else None
+    return total.get("text", "?") if total else "?"
+
+
+def follow(read: Callable[[], RunSnapshot], out: TextIO, *, interval_s: float, tty: bool,
+           sleep: Callable[[float], None] = time.sleep) -> RunSnapshot:
     """Redraw until the run is no longer live; returns the last snapshot."""
     previous = None
     while True:
@@ -135,16 +147,16 @@ def follow(read: Callable[[], Mapping[str, Any]], out: TextIO, *, interval_s: fl
 # The council line is built from the same snapshot `amicus watch` renders (stage, legs done of
 # the planned total, cost so far, a stalled seat), plus the time since the run started.
 
-def progress_line(snap: Mapping[str, Any], *, now: datetime) -> str | None:
+def progress_line(snap: RunSnapshot, *, now: datetime) -> str | None:
     """The one-line progress of a council run snapshot; None when there is nothing to say yet."""
-    if snap.get("state") != "ok":
+    if snap["state"] != "ok":
         return None
     h = snap["header"]
     # A resumed run counts this attempt's time: the first attempt's clock would read as hung.
     since = (f"{elapsed_text(h['resumedAt'], now)} since resume" if h.get("resumedAt")
              else elapsed_text(h.get("createdAt"), now))
     parts = [f"council {snap['runId']}", *_stage_and_legs(h), since]
-    parts.append(f"cost {(snap.get('cost') or {}).get('total', {}).get('text', '?')}")
+    parts.append(f"cost {_cost_text(snap)}")
     stalled = [str(row.get("name")) for row in snap.get("seats") or [] if row.get("stalled")]
     if stalled:
         parts.append("stalled: " + ", ".join(stalled))
@@ -168,7 +180,7 @@ def wave_progress_line(wave: Wave, *, now: datetime, stall_after_s: float) -> st
     return one_line(" · ".join(parts))
 
 
-def elapsed_text(started_iso: Any, now: datetime) -> str:
+def elapsed_text(started_iso: object, now: datetime) -> str:
     seconds = _seconds_since(started_iso, now)
     if seconds < 0:
         return "elapsed ?"
@@ -176,7 +188,7 @@ def elapsed_text(started_iso: Any, now: datetime) -> str:
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
-def _seconds_since(iso: Any, now: datetime) -> float:
+def _seconds_since(iso: object, now: datetime) -> float:
     try:
         started = datetime.fromisoformat(str(iso).replace("Z", "+00:00"))
     except ValueError:
