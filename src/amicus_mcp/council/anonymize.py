@@ -13,15 +13,17 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from typing_extensions import NotRequired, TypedDict
 
-from ..documents.tally import RunStat, TallyFinding, TallyInput, TallyMeta, TallyRanking, TallyVote
 from ..vocabulary import EvidenceCheck, Verification
 from .answers import AnswerDetails
 from .evidence import GROUND_FIELDS
 from .parse import Adjudication, ranking_to_order
+
+if TYPE_CHECKING:  # the declarations only: this module builds plain dicts, and loads no pydantic
+    from ..documents.tally import RunStat, TallyFinding, TallyInput, TallyMeta, TallyRanking, TallyVote
 
 MAX_REVIEWS = len(string.ascii_uppercase)
 

@@ -19,14 +19,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from ..documents.council import JsonValue, TallyRecord
-from ..documents.tally import Decision, TallyFinding, TallyInput, TallyVote
 from ..schemas import JsonSchema
 from ..vocabulary import DEBATE_ACTIONS, DEBATED_TIERS, REVOTED_ACTIONS, VOTES
 from .briefings import EXAMPLE_IDS, fenced_example, render
 from .parse import DefenseResponse, Revote, apply_revotes
+
+if TYPE_CHECKING:  # the declarations only: this module builds plain dicts, and loads no pydantic
+    from ..documents.council import JsonValue, TallyRecord
+    from ..documents.tally import Decision, TallyFinding, TallyInput, TallyVote
 
 ACTION = {action: action for action in DEBATE_ACTIONS}  # a known action only: never one the model spelled
 MAX_REASON_CHARS = 300

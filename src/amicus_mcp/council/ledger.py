@@ -57,15 +57,17 @@ import math
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Final, Literal, NamedTuple
+from typing import TYPE_CHECKING, Final, Literal, NamedTuple
 
 from typing_extensions import NotRequired, TypedDict
 
 from .. import config, fsio
-from ..documents.council import BySeverity, ConformanceCounts, LedgerRow, Measured, ModelStats, Stats, TallyRecord
 from ..errors import BadArgs
 from ..schemas import JsonObject
 from ..vocabulary import CONFORMANCES, QUESTION, SEVERITIES, TASK, Conformance
+
+if TYPE_CHECKING:  # the declarations only: this module builds plain dicts, and loads no pydantic
+    from ..documents.council import BySeverity, ConformanceCounts, LedgerRow, Measured, ModelStats, Stats, TallyRecord
 
 LEDGER_SCHEMA_VERSION: Final = 2
 STATS_SCHEMA_VERSION: Final = 2

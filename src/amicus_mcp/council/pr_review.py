@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from typing_extensions import NotRequired, TypedDict
 
@@ -23,6 +23,9 @@ from ..vocabulary import REVIEW_EVENTS, REVIEW_MIN_SEVERITY, REVIEW_MIN_TIER, TI
 from .locations import physical_location
 from .report_md import prose
 from .sarif import select_findings
+
+if TYPE_CHECKING:  # the declarations only: this module builds plain dicts, and loads no pydantic
+    from ..documents.council import Verdict
 
 DEFAULT_MIN_SEVERITY = REVIEW_MIN_SEVERITY
 DEFAULT_MIN_TIER = REVIEW_MIN_TIER
@@ -125,7 +128,7 @@ def _placed(finding: Mapping[str, Any], files: Mapping[str, set[int]]) -> tuple[
     return None
 
 
-def build_review(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]], files: Mapping[str, set[int]], *,
+def build_review(verdict: Verdict, findings: Sequence[Mapping[str, Any]], files: Mapping[str, set[int]], *,
                  min_severity: str = DEFAULT_MIN_SEVERITY, min_tier: str = DEFAULT_MIN_TIER,
                  event: str = "COMMENT", commit_id: str | None = None) -> BuiltReview:
     """The review to post: {event, body, comments[{path, line, side, body}]}, plus (for the
@@ -150,7 +153,7 @@ def build_review(verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any
     return {"review": review, "inline": inline, "inBody": [str(f.get("id")) for f in outside]}
 
 
-def review_body(verdict: Mapping[str, Any], outside: Sequence[Mapping[str, Any]], *, inline_count: int,
+def review_body(verdict: Verdict, outside: Sequence[Mapping[str, Any]], *, inline_count: int,
                 min_severity: str, min_tier: str) -> str:
     counts = verdict.get("tierCounts") or {}
     overall = verdict.get("overallVerdict")

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from string import Template
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..schemas import JsonSchema
 from ..vocabulary import ANSWER_CONFIDENCES, ANSWER_SCALE
 from .briefings import (evidence_lines, judge_example, one_line, order_text, pretty_json, render, score_text, stage1_briefing, template,
                         text_schema)
+
+if TYPE_CHECKING:  # the declarations only: this module builds plain dicts, and loads no pydantic
+    from ..documents.council import VerdictRanking
 
 STAGE1_QUESTION = "stage1-question"
 
@@ -96,7 +99,7 @@ def _answer_block(label: str, prose: str, detail: Mapping[str, Any] | None, own:
 
 # --- the chair ---------------------------------------------------------------------------
 
-def question_chair_packet(*, briefing: str, date: str, record: Mapping[str, Any], ranking: Sequence[Mapping[str, Any]],
+def question_chair_packet(*, briefing: str, date: str, record: Mapping[str, Any], ranking: Sequence[VerdictRanking],
                           answers: Sequence[Mapping[str, Any]], rankings: Sequence[Mapping[str, Any]]) -> str:
     """The de-anonymized chair packet of a question council. `ranking` is the aggregate ranking
     (`ranking.aggregate_ranking`); `answers` each seat's answer as the run knows it (`who`,

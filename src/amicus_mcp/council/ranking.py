@@ -20,11 +20,15 @@ path) ranks exactly as an engine run's does.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Mapping, Sequence
 
 from typing_extensions import NotRequired, TypedDict
 
-from ..documents.council import VerdictRanking
+if TYPE_CHECKING:  # the declarations only: this module builds plain dicts, and loads no pydantic
+    from ..documents.council import VerdictRanking
+
 
 _PRECISION = 9  # places are halves averaged over judges: equal means compare equal at this precision
 # The order of the aggregate ranking: no peer place last, then the place, fewer Disputed, more Confirmed.

@@ -51,9 +51,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from amicus_mcp.documents.council import TallyRecord, Verdict
 from amicus_mcp.errors import BadArgs
 
 from amicus_mcp.council.report_html import render_html
@@ -87,6 +86,9 @@ from amicus_mcp.council.report_model import (
 from amicus_mcp.council.evidence import EVIDENCE_FIELDS
 from amicus_mcp.vocabulary import (AGENT_PREFIX, ANSWERING_INTENTS, ESTIMATED_COST_SOURCES, EVIDENCE_CHECKS, QUESTION,
                                    SUBSCRIPTION, TASK, TIER_DISPLAY_ORDER, VERIFICATIONS, VOTES)
+
+if TYPE_CHECKING:  # the declarations only: this module builds plain dicts, and loads no pydantic
+    from amicus_mcp.documents.council import TallyRecord, Verdict
 
 
 # --------------------------------------------------------------------------- public API

@@ -20,14 +20,16 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from typing_extensions import NotRequired, TypedDict
 
-from ..documents.council import Verdict
 from ..schemas import JsonObject
 from ..vocabulary import SARIF_MIN_SEVERITY, SARIF_MIN_TIER, SEVERITIES, TIERS
 from .locations import physical_location
+
+if TYPE_CHECKING:  # the declarations only: this module builds plain dicts, and loads no pydantic
+    from ..documents.council import Verdict
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_NAME = "amicus"

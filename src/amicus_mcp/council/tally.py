@@ -11,7 +11,7 @@ separate step (`ledger.append_ledger`), so the tally itself never touches a file
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final, cast
 
@@ -135,7 +135,7 @@ def normalize_run_stat(row: Mapping[str, Any]) -> RunStatRow:
     return cast("RunStatRow", out)
 
 
-def total_cost(run_stats: list[Mapping[str, Any]]) -> tuple[float | None, int]:
+def total_cost(run_stats: Sequence[Mapping[str, Any]]) -> tuple[float | None, int]:
     """(sum of known leg costs or None when none is known, number of unpriced rows)."""
     known: list[float] = []
     unpriced = 0
@@ -150,7 +150,7 @@ def total_cost(run_stats: list[Mapping[str, Any]]) -> tuple[float | None, int]:
     return (sum(known) if known else None), unpriced
 
 
-def render_tally_summary(record: Mapping[str, Any]) -> str:
+def render_tally_summary(record: TallyRecord) -> str:
     """The human summary `amicus council tally` prints."""
     counts = record["tierCounts"]
     width = max(len(t) for t in TIERS)

@@ -29,7 +29,7 @@ from ..vocabulary import ANSWERING_INTENTS, ANSWER_SCALE, EVIDENCE_CHECKS, QUEST
 from .ranking import aggregate_ranking
 
 if TYPE_CHECKING:
-    from ..documents.council import Verdict, VerdictFinding, VerdictStreetCred
+    from ..documents.council import TallyRecord, Verdict, VerdictFinding, VerdictStreetCred
 
 VERDICT_SCHEMA_VERSION: Final = 2
 
@@ -101,7 +101,7 @@ def build_verdict(
 
 
 def merge_verdict(
-    record: Mapping[str, Any],
+    record: TallyRecord,
     decisions: Any = (),
     *,
     overall_verdict: str | None = None,
@@ -302,7 +302,7 @@ def _check_record(record: Any) -> None:
                           hint=f"an override names the tier it moves to: one of {', '.join(TIERS)}")
 
 
-def render_verdict_summary(verdict: Mapping[str, Any], out_path: str) -> str:
+def render_verdict_summary(verdict: Verdict, out_path: str) -> str:
     """The human summary `amicus council verdict` prints."""
     counts: dict[str, int] = {}
     for finding in verdict["findings"]:
