@@ -52,6 +52,7 @@ FAMILIES: dict[str, tuple[tuple[str, ...], ...]] = {
     "cost source": (v.COST_SOURCES, v.PRICED_COST_SOURCES, v.PREFLIGHT_COST_SOURCES, v.ROLLED_COST_SOURCES, v.ESTIMATED_COST_SOURCES),
     "cost mode": (v.COST_MODES, v.CATALOG_PRICED_MODES),
     "error code": (v.ERROR_CODES, v.CEILING_ERROR_CODES),
+    "validate error code": (v.FINDINGS_ERROR_CODES, v.ANSWER_ERROR_CODES),
     "doctor check": (v.DOCTOR_CHECKS, v.AGENT_SEATS),
     "doctor status": (v.DOCTOR_STATUSES,),
     "key source": (v.KEY_SOURCES,),
@@ -63,7 +64,8 @@ FAMILIES: dict[str, tuple[tuple[str, ...], ...]] = {
 # eval placement): an enum is one of these families only when every word of it is that family's.
 # ("chair" is also a role, "auto" and "none" everyday words, "reported" a cost mode as well as a source.)
 GENERIC = frozenset({"status", "conformance", "intent", "answer confidence", "stage", "gateway mode", "cost source",
-                     "cost mode", "key source", "template source", "pack source", "doctor status"})
+                     "cost mode", "key source", "template source", "pack source", "doctor status",
+                     "validate error code"})  # NO_FENCED_BLOCK, NOT_PARSEABLE: every block reader's too (a judge's)
 # Sets no shipped schema spells (a configured server's `cost` is config, which has no schema).
 UNSCHEMED = frozenset({"cost mode"})
 

@@ -13,6 +13,7 @@ The files it keeps:
     schemas/wave                wave.json (documents/wave.py, a document model)
     schemas/council-tally-input what the tally reads (documents/tally.py, the TypedDicts that check it)
     schemas/error               the error envelope (documents/envelope.py, TypedDicts)
+    schemas/council-validate    `council validate --json` (documents/validate.py, TypedDicts)
     schemas/cost-estimate, doctor, keys, council-presets, council-packs, council-templates
                                 the CLI commands' own documents (documents/commands.py, TypedDicts)
     mcp/published.json          the tools' schemas as the built tools publish them (mcp/published.py)
@@ -459,6 +460,13 @@ TYPED_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
     "council-debate": (_declared("documents.council", "DebateRecord"), "amicus council-debate record",
                        "`<runDir>/debate.json`: the Stage-2.5 rebuttal round of a `council run --debate`, finding by "
                        "finding. Written only when a defense or re-vote ran. Family v2."),
+    "council-validate": (_declared("documents.validate", "ValidateDocument"), "amicus council-validate document",
+                         "Stage-1 findings-block check (`council validate --json`). Council family v2. `ok` is true "
+                         "exactly when `errors` is empty; `findings` echoes the parsed findings only when ok (and is "
+                         "[] otherwise). An ok document with `findings: []` is a clean review, which is valid. Exit 0 "
+                         "when ok, 2 when invalid. With `--intent question` the file is a question council's answer: "
+                         "`intent` is `question`, `findings` holds its key claims and `answer` the rest of a valid "
+                         "block."),
     "cost-estimate": (_declared("documents.commands", "CostEstimateDocument"), "amicus cost estimate",
                       "`amicus fanout --estimate --json`: what a wave would cost, computed before any spend. Family v2."),
     "doctor": (_declared("documents.commands", "DoctorReport"), "amicus doctor report", "`amicus doctor --json`. Family v2."),

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from .config import config_dir, config_path
 from .errors import AmicusError
-from .vocabulary import AGENT_SEATS
+from .vocabulary import AGENT_SEATS, word_in
 
 if TYPE_CHECKING:  # the report's declaration (schemas/doctor.schema.json is generated from it)
     from .documents.commands import AgentRow, DoctorReport
@@ -101,8 +101,9 @@ def agent_report() -> list[AgentRow]:
     report: list[AgentRow] = []
     for status in statuses:
         problem = status.problem()
-        # AGENT_SEATS names every agent CLI (tests/test_vocabulary.py holds it to AGENT_CLIS).
-        name = next(seat for seat in AGENT_SEATS if seat == AGENT_PREFIX + status.cli.name)
+        name = word_in(AGENT_PREFIX + status.cli.name, AGENT_SEATS)
+        if name is None:  # tests/test_vocabulary.py holds AGENT_SEATS to AGENT_CLIS
+            raise ValueError(f"agent CLI '{status.cli.name}' has no word in vocabulary.AGENT_SEATS")
         report.append({"name": name, "title": status.cli.title,
                        "binary": status.cli.binary, "package": status.cli.package, "found": status.path is not None,
                        "path": status.path, "version": status.version, "supported": status.supported,

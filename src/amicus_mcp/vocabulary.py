@@ -14,7 +14,14 @@ This module imports nothing from the package, so any module at any layer may imp
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, TypeVar, get_args
+
+W = TypeVar("W", bound=str)
+
+
+def word_in(value: object, words: tuple[W, ...]) -> W | None:
+    """`value` as a word of the set `words`, typed as the set's own `Literal`; None when it is none."""
+    return next((word for word in words if word == value), None)
 
 # --- what a council is asked --------------------------------------------------------------
 # A review council judges an artifact; a question council answers a question (each seat answers,
@@ -265,6 +272,17 @@ TERMINAL_WAVE_STATUSES: tuple[WaveStatus, ...] = WAVE_STATUSES[1:]
 # One case of an eval run: not started yet, a council run's status, or never started (a signal).
 CaseStatus = Literal["pending", RunStatus, "skipped"]
 CASE_STATUSES: tuple[CaseStatus, ...] = get_args(CaseStatus)
+
+
+# --- `council validate`: what is wrong with a Stage-1 block ------------------------------
+# A review's findings block, and a question council's answer block (council/findings.py,
+# council/answers.py; the council-validate document's `errors[].code`).
+FindingsErrorCode = Literal["NO_FENCED_BLOCK", "NOT_PARSEABLE", "EMPTY_FINDINGS", "NON_SEQUENTIAL_ID", "DUPLICATE_ID",
+                            "BAD_SEVERITY", "MISSING_FIELD"]
+FINDINGS_ERROR_CODES: tuple[FindingsErrorCode, ...] = get_args(FindingsErrorCode)
+AnswerErrorCode = Literal["NO_FENCED_BLOCK", "NOT_PARSEABLE", "MISSING_ANSWER", "BAD_CLAIMS", "NON_SEQUENTIAL_ID",
+                          "DUPLICATE_ID", "MISSING_FIELD", "BAD_ASSUMPTIONS", "BAD_CONFIDENCE"]
+ANSWER_ERROR_CODES: tuple[AnswerErrorCode, ...] = get_args(AnswerErrorCode)
 
 
 # --- what the CLI's own commands report (documents/commands.py) ----------------------------

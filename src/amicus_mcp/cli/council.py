@@ -18,6 +18,7 @@ from .output import say
 if TYPE_CHECKING:
     from ..documents.council import TallyRecord, Verdict
     from ..documents.run import RunManifest
+    from ..documents.validate import ValidateDocument
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -169,13 +170,13 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 def _finish_run(args: argparse.Namespace, run: RunManifest, code: int, *, command: str) -> int:
     from ..errors import AmicusError
-    from ..vocabulary import ERROR_CODES
+    from ..vocabulary import ERROR_CODES, word_in
 
     out_dir = run.options.out_dir if run.options is not None else None
     if code == 1 and run.error is not None:
         err = AmicusError(run.error.message, hint=f"the run directory is {out_dir}", command=command)
         # A run records the code of the AmicusError that ended it; the envelope holds only those.
-        err.code = next((c for c in ERROR_CODES if c == run.error.code), "INTERNAL")
+        err.code = word_in(run.error.code, ERROR_CODES) or "INTERNAL"
         raise err
     if args.json:
         _print_json(run.to_doc())
@@ -248,6 +249,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from ..council import answers
     from ..council.findings import validate_document, validate_findings
 
+    doc: ValidateDocument
     if args.intent == QUESTION:  # a question council's answer block
         answer = answers.validate_answer(read_text(args.file, what="answer file"))
         ok, errors = answer["ok"], answer["errors"]

@@ -32,23 +32,13 @@ parsed only when ``ok``. Pure: no I/O; nothing here raises on any input string.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from ..vocabulary import ANSWER_CONFIDENCES, QUESTION
+from ..vocabulary import ANSWER_CONFIDENCES, ANSWER_ERROR_CODES, QUESTION, word_in
 from .findings import ErrorEntry, id_error, json_type, make_error, read_object, show
 
-ANSWER_ERROR_CODES: tuple[str, ...] = (
-    "NO_FENCED_BLOCK",
-    "NOT_PARSEABLE",
-    "MISSING_ANSWER",
-    "BAD_CLAIMS",
-    "NON_SEQUENTIAL_ID",
-    "DUPLICATE_ID",
-    "MISSING_FIELD",
-    "BAD_ASSUMPTIONS",
-    "BAD_CONFIDENCE",
-)
-
+if TYPE_CHECKING:  # the document's declaration (schemas/council-validate.schema.json is generated from it)
+    from ..documents.validate import AnswerProblem, AnswerValidation
 
 class Claim(TypedDict):
     """A key claim as validated (the model's other keys, if any, ride along unread)."""
@@ -163,17 +153,25 @@ def answer_details(parsed: AnswerResult) -> AnswerDetails:
     return {"answer": parsed["answer"], "assumptions": list(parsed["assumptions"]), "confidence": parsed["confidence"]}
 
 
-def validate_document(result: AnswerResult) -> dict[str, Any]:
+def validate_document(result: AnswerResult) -> AnswerValidation:
     """The `council validate --intent question --json` document (the council-validate family:
     `findings` holds the answer's claims, `answer` the rest when it is valid)."""
-    doc: dict[str, Any] = {
+    doc: AnswerValidation = {
         "schemaVersion": 2,
         "type": "council-validate",
         "ok": bool(result["ok"]),
         "findings": list(result["claims"]),
-        "errors": [make_error(e["code"], e["detail"]) for e in result["errors"]],
-        "intent": QUESTION,
+        "errors": [_answer_problem(e) for e in result["errors"]],
+        "intent": "question",
     }
-    if result["ok"]:
-        doc["answer"] = answer_details(result)
+    answer, confidence = result["answer"], word_in(result["confidence"], ANSWER_CONFIDENCES)
+    if result["ok"] and answer is not None and confidence is not None:  # a valid answer has both
+        doc["answer"] = {"answer": answer, "assumptions": list(result["assumptions"]), "confidence": confidence}
     return doc
+
+
+def _answer_problem(entry: ErrorEntry) -> AnswerProblem:
+    code = word_in(entry["code"], ANSWER_ERROR_CODES)
+    if code is None:  # every code above is one: a new one must join vocabulary.AnswerErrorCode
+        raise ValueError(f"'{entry['code']}' is not an answer error code")
+    return {"code": code, "detail": entry["detail"]}

@@ -42,24 +42,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypedDict
 
 from ..errors import BadArgs
 from ..fsio import loads_json
 from ..schemas import JsonObject
-from ..vocabulary import SEVERITIES
+from ..vocabulary import FINDINGS_ERROR_CODES, SEVERITIES, word_in
+
+if TYPE_CHECKING:  # the document's declaration (schemas/council-validate.schema.json is generated from it)
+    from ..documents.validate import ReviewProblem, ReviewValidation
 
 TEXT_FIELDS: tuple[str, ...] = ("claim", "location", "rationale")
-FINDINGS_ERROR_CODES: tuple[str, ...] = (
-    "NO_FENCED_BLOCK",
-    "NOT_PARSEABLE",
-    "EMPTY_FINDINGS",
-    "NON_SEQUENTIAL_ID",
-    "DUPLICATE_ID",
-    "BAD_SEVERITY",
-    "MISSING_FIELD",
-)
-VALIDATE_SCHEMA_VERSION = 2
+VALIDATE_SCHEMA_VERSION: Final = 2
 NO_BLOCK_DETAIL = "no ```json block found"
 BLOCK = "the last ```json block"  # what a NOT_PARSEABLE detail says could not be read
 
@@ -334,12 +328,19 @@ def count_attempted_findings(text: str) -> int | None:
     return len(findings) if isinstance(findings, list) else None
 
 
-def validate_document(result: Mapping[str, Any]) -> dict[str, Any]:
+def validate_document(result: FindingsResult) -> ReviewValidation:
     """The `council validate --json` document for a `validate_findings` result."""
     return {
         "schemaVersion": VALIDATE_SCHEMA_VERSION,
         "type": "council-validate",
         "ok": bool(result["ok"]),
         "findings": list(result["findings"]),
-        "errors": [make_error(e["code"], e["detail"]) for e in result["errors"]],
+        "errors": [_review_problem(e) for e in result["errors"]],
     }
+
+
+def _review_problem(entry: ErrorEntry) -> ReviewProblem:
+    code = word_in(entry["code"], FINDINGS_ERROR_CODES)
+    if code is None:  # every code above is one: a new one must join vocabulary.FindingsErrorCode
+        raise ValueError(f"'{entry['code']}' is not a findings error code")
+    return {"code": code, "detail": entry["detail"]}

@@ -13,6 +13,7 @@
     pr_loop   rereview.json, dismissed.json, the decisions memory, the PR review
     sessions  `amicus list --json` (its schema is generated from it: python -m amicus_mcp.contracts)
     envelope  the error envelope every front gives a failed call (TypedDicts)
+    validate  `council validate --json`: a review's or an answer's block checked (TypedDicts)
     commands  the CLI commands' own documents: doctor, keys, cost estimate, presets, packs,
               templates (TypedDicts, imported by their writers for type checking only)
 
