@@ -397,7 +397,8 @@ def sarif_text(path: str, *, min_severity: str, min_tier: str) -> str:
 
     run = read_run_findings(path)
     return dumps_json(build_sarif(run.verdict, run.findings, tool_version=__version__,
-                                  min_severity=min_severity, min_tier=min_tier, rereview=run.rereview)) + "\n"
+                                  min_severity=min_severity, min_tier=min_tier,
+                                  rereview=run.rereview.to_doc() if run.rereview is not None else None)) + "\n"
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

@@ -251,7 +251,7 @@ def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, ReReview] | None:
     if doc is None:
         raise BadArgs(f"--gate-on new needs a re-review, and {run_dir} holds no {REREVIEW}",
                       hint="run the council with --baseline RUN (the run it re-reviews), then gate that run")
-    return {str(d["id"]): d["status"] for d in doc.get("decisions") or []}  # checked by its model when read
+    return {d.id: d.status for d in doc.decisions}
 
 
 def gate_dismissed(run_dir: Path) -> dict[str, JsonObject] | None:
@@ -265,7 +265,7 @@ def gate_dismissed(run_dir: Path) -> dict[str, JsonObject] | None:
     findings = rd.read_tally()["findings"] if rd.tally_path.is_file() else []
     checks = {f["id"]: f.get("evidenceCheck") for f in findings}
     # dismissed.json's matches (checked by its model when read), each with its finding's evidence check
-    return {str(m["id"]): {**m, "evidenceCheck": checks.get(str(m["id"]))} for m in doc["findings"]}
+    return {m.id: {**m.to_doc(), "evidenceCheck": checks.get(m.id)} for m in doc.findings}
 
 
 def cmd_gate(args: argparse.Namespace) -> int:

@@ -284,10 +284,10 @@ class CouncilRun:
             rereview = await write_rereview(ctx)
             ctx.notice(rereview_line(rereview))
         from ..documents.run import reported_lines
-        from .run_findings import read_dismissed
+        from .run_findings import as_json, read_dismissed
 
         ctx.write(REPORT, build_report(verdict, fmt="html", record=record, rereview=rereview,
-                                       dismissed=read_dismissed(ctx.prep.run_dir),
+                                       dismissed=as_json(read_dismissed(ctx.prep.run_dir)),
                                        run_lines=reported_lines(ctx.state.manifest)))
         ctx.stage("verdict", "complete")
         return self.finish(record, verdict)

@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal, TypedDict, cast
 
-from ..documents.pr_loop import PR_LOOP_VERSION
+from ..documents.pr_loop import PR_LOOP_VERSION, DismissedDocument, DismissedMatch
 from ..errors import BadArgs, BadSession
 from ..fsio import atomic_write_json, locked, read_json
 from ..vocabulary import KEPT_DECISIONS, KeptDecision
@@ -143,7 +143,7 @@ def denied_for(project: Path) -> list[DecisionEntry]:
 
 
 def mark_dismissed(run_dir: Path, verdict: Mapping[str, Any], findings: Sequence[Mapping[str, Any]],
-                   project: Path) -> dict[str, Any] | None:
+                   project: Path) -> DismissedDocument | None:
     """Match the run's findings to the project's denied ones; write dismissed.json when any matches."""
     from ..council.rereview import match_baseline
 
@@ -159,13 +159,11 @@ def mark_dismissed(run_dir: Path, verdict: Mapping[str, Any], findings: Sequence
            "findings": [{"id": d["id"], "decisionId": d["baselineId"], "dismissedIn": by_id[d["baselineId"]].get("runId"),
                          "reason": by_id[d["baselineId"]].get("reason"), "by": d["by"], "score": d["score"]}
                         for d in matched]}
-    from ..documents.pr_loop import DismissedDocument
-
-    doc = DismissedDocument.parse(doc, what="dismissed findings").to_doc()
-    atomic_write_json(run_dir / DISMISSED, doc)
-    return doc
+    dismissed = DismissedDocument.parse(doc, what="dismissed findings")
+    atomic_write_json(run_dir / DISMISSED, dismissed.to_doc())
+    return dismissed
 
 
-def dismissed_note(match: Mapping[str, Any]) -> str:
-    reason = match.get("reason") or "no reason given"
-    return f"in run {match.get('dismissedIn')}, reason: {reason}"
+def dismissed_note(match: DismissedMatch) -> str:
+    reason = match.reason or "no reason given"
+    return f"in run {match.dismissed_in}, reason: {reason}"

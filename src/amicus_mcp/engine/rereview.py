@@ -18,7 +18,10 @@ from .run_dir import REREVIEW, RunDir
 from .run_findings import read_run_findings
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .context import RunContext
+    from .run_findings import RunFinding
 
 
 async def write_rereview(ctx: RunContext) -> dict[str, Any]:
@@ -47,8 +50,8 @@ async def write_rereview(ctx: RunContext) -> dict[str, Any]:
     return doc
 
 
-async def _with_matcher(ctx: RunContext, matched: dict[str, Any], findings: list[dict[str, Any]],
-                        baseline: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+async def _with_matcher(ctx: RunContext, matched: dict[str, Any], findings: Sequence[RunFinding],
+                        baseline: Sequence[RunFinding]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The matcher's answers over the deterministic decisions, and rereview.json's `matcher`."""
     from ..council import rereview
     from .limits import MATCHER_FLOOR

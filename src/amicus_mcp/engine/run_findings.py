@@ -6,23 +6,52 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
+
+from typing_extensions import NotRequired, TypedDict
 
 from ..council.findings import validate_findings
 from ..council.seats import seat_file_stem
 from ..errors import BadArgs, BadSession
 from ..fsio import read_json
+from ..vocabulary import EvidenceCheck
 from .run_dir import DISMISSED, REREVIEW, VERDICT, RunDir, read_tally_beside, read_verdict_file
 
 if TYPE_CHECKING:
-    from ..documents.council import Verdict
+    from ..documents.base import Family
+    from ..documents.council import ReReview, Verdict, VerdictFinding
+    from ..documents.pr_loop import DismissedDocument, RereviewDocument
+    from ..schemas import JsonObject
+
+    F = TypeVar("F", bound=Family)
+
+
+class FindingDismissal(TypedDict):
+    """The decision a finding matches, from dismissed.json."""
+
+    decisionId: str
+    dismissedIn: str | None
+    reason: str | None
+
+
+if TYPE_CHECKING:  # a declaration for the checker: the rows are the dicts built below (no pydantic at import)
+    class RunFinding(VerdictFinding):
+        """A verdict's finding joined with what the run knows of it besides (each where known)."""
+
+        location: NotRequired[str]  # the tally's
+        raiserSeat: NotRequired[str]
+        evidence: NotRequired[str]
+        evidenceCheck: NotRequired[EvidenceCheck]
+        rationale: NotRequired[str]  # its raiser's review's
+        reReview: NotRequired[ReReview]  # rereview.json's
+        dismissed: NotRequired[FindingDismissal]  # dismissed.json's
 
 
 class RunFindings(NamedTuple):
     verdict: Verdict
-    findings: list[dict[str, Any]]  # the verdict's findings, each with claim/location/rationale where known
+    findings: list[RunFinding]  # the verdict's findings, each with claim/location/rationale where known
     source: Path  # the verdict file read
-    rereview: dict[str, Any] | None = None  # rereview.json beside it (a run with --baseline)
+    rereview: RereviewDocument | None = None  # rereview.json beside it (a run with --baseline)
 
 
 def read_run_findings(path: str | Path) -> RunFindings:
@@ -38,7 +67,7 @@ def read_run_findings(path: str | Path) -> RunFindings:
     except BadSession as err:
         raise BadArgs(err.message, hint="pass a finished council run's directory or its verdict.json") from None
     by_id = {str(f.get("id")): f for f in (tally.get("findings") or []) if isinstance(f, Mapping)}
-    merged = []
+    merged: list[dict[str, object]] = []
     for finding in verdict.get("findings") or []:
         if not isinstance(finding, Mapping):
             continue
@@ -52,18 +81,19 @@ def read_run_findings(path: str | Path) -> RunFindings:
         if rationales.get(str(row.get("id"))):
             row["rationale"] = rationales[str(row.get("id"))]
     rereview = read_rereview(target.parent) if target.name == VERDICT else None
-    statuses = {d["id"]: d["status"] for d in (rereview or {}).get("decisions") or []}
+    statuses = {d.id: d.status for d in rereview.decisions} if rereview is not None else {}
     for row in merged:
         if str(row.get("id")) in statuses:
             row["reReview"] = statuses[str(row.get("id"))]
     dismissed = read_dismissed(target.parent) if target.name == VERDICT else None
-    matches = {str(m["id"]): m for m in (dismissed or {}).get("findings") or []}
+    matches = {m.id: m for m in dismissed.findings} if dismissed is not None else {}
     for row in merged:
         match = matches.get(str(row.get("id")))
         if match is not None:
-            row["dismissed"] = {"decisionId": match.get("decisionId"), "dismissedIn": match.get("dismissedIn"),
-                                "reason": match.get("reason")}
-    return RunFindings(verdict, merged, target, rereview)
+            row["dismissed"] = FindingDismissal(decisionId=match.decision_id, dismissedIn=match.dismissed_in,
+                                                reason=match.reason)
+    # Each row is the verdict's finding with only the keys above added, each as its source declares it.
+    return RunFindings(verdict, cast("list[RunFinding]", merged), target, rereview)
 
 
 def review_rationales(run_dir: Path, findings: Sequence[Mapping[str, Any]]) -> dict[str, str]:
@@ -96,28 +126,35 @@ def run_findings_of(target: str, project: str | None) -> RunFindings:
     return read_run_findings(run_dir.path)
 
 
-def read_rereview(run_dir: Path) -> dict[str, Any] | None:
+def read_rereview(run_dir: Path) -> RereviewDocument | None:
     """rereview.json in `run_dir` (a run with --baseline), or None."""
-    return _read_beside(run_dir / REREVIEW, "council-rereview", what="re-review file",
+    from ..documents.pr_loop import RereviewDocument
+
+    return _read_beside(run_dir / REREVIEW, RereviewDocument, "council-rereview", what="re-review file",
                         hint="re-run the council with --baseline")
 
 
-def read_dismissed(run_dir: Path) -> dict[str, Any] | None:
+def read_dismissed(run_dir: Path) -> DismissedDocument | None:
     """dismissed.json in `run_dir` (findings matching one denied before), or None."""
-    return _read_beside(run_dir / DISMISSED, "council-dismissed", what="dismissed file", hint="re-run the council")
+    from ..documents.pr_loop import DismissedDocument
+
+    return _read_beside(run_dir / DISMISSED, DismissedDocument, "council-dismissed", what="dismissed file",
+                        hint="re-run the council")
 
 
-def _read_beside(path: Path, kind: str, *, what: str, hint: str) -> dict[str, Any] | None:
+def as_json(doc: Family | None) -> JsonObject | None:
+    """A document read beside a verdict, as the file holds it (what the renderings take)."""
+    return doc.to_doc() if doc is not None else None
+
+
+def _read_beside(path: Path, model: type[F], kind: str, *, what: str, hint: str) -> F | None:
+    """The document at `path` as its model (its `to_doc()` is the file as written), or None when absent."""
     if not path.is_file():
         return None
     doc = read_json(path, what=what)
     if not isinstance(doc, dict) or doc.get("type") != kind:
         raise BadArgs(f"'{path}' is not a {kind} document", hint=hint)
-    from ..documents.pr_loop import DismissedDocument, RereviewDocument
-
-    model = RereviewDocument if kind == "council-rereview" else DismissedDocument
     try:
-        model.parse(doc, what=what, where=path)  # checked against its model; read as written
+        return model.parse(doc, what=what, where=path)
     except BadSession as err:
         raise BadArgs(err.message, hint=hint) from None
-    return doc

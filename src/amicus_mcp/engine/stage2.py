@@ -50,9 +50,9 @@ def dismissed_notes(ctx: RunContext, anon: Anonymized) -> dict[str, str] | None:
         return None
     if doc is None:
         return None
-    ctx.notice(f"{len(doc['findings'])} finding(s) match one dismissed before: "
-               + ", ".join(f"{m['id']} (run {m['dismissedIn']})" for m in doc["findings"]))
-    return {m["id"]: dismissed_note(m) for m in doc["findings"]}
+    ctx.notice(f"{len(doc.findings)} finding(s) match one dismissed before: "
+               + ", ".join(f"{m.id} (run {m.dismissed_in})" for m in doc.findings))
+    return {m.id: dismissed_note(m) for m in doc.findings}
 
 
 async def run_stage2(ctx: RunContext, anon: Anonymized, usable: list[SeatOutcome]) -> CrossReview:
