@@ -190,7 +190,7 @@ def _finish_run(args: argparse.Namespace, run: RunManifest, code: int, *, comman
 
 
 def render_run(run: RunManifest) -> str:
-    from ..engine import REPORT
+    from ..engine import RUN_FILES
 
     question = run.intent in ANSWERING_INTENTS  # the chair closes on an ANSWER line
     lines = [f"Council run {run.run_id}{f' ({run.intent})' if question else ''}: {run.status} (exit {run.exit_code})"]
@@ -206,7 +206,7 @@ def render_run(run: RunManifest) -> str:
         lines.append("  tiers: " + " · ".join(f"{t} {counts.get(t, 0)}" for t in TIER_DISPLAY_ORDER))
     lines.append(f"  cost: {cost_text(run)}")
     lines += [f"  notice: {n}" for n in run.notices]
-    report = Path(run.options.out_dir if run.options is not None else ".") / REPORT
+    report = Path(run.options.out_dir if run.options is not None else ".") / RUN_FILES.report
     if report.is_file():  # an aborted or failed run may never have written one
         lines.append(f"  report: {report}")
     return "\n".join(lines)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..engine import ENGINE_LOG, MANIFEST, RunDir
+from ..engine import RUN_FILES, RunDir
 from ..errors import EXIT_OK, AmicusError, BadArgs
 from ..fsio import dumps_json, read_json
 from ..places import PROJECT_DEFAULT
@@ -212,8 +212,8 @@ def _where_to_look(run_dir: Path) -> str:
     from ..engine import find_resumable, resume_command
 
     if not RunDir(run_dir).holds_run():
-        return f"pass a council run id, a council run directory (one holding {MANIFEST}) or its verdict.json"
-    log = f"; {run_dir / ENGINE_LOG} is the engine's own log" if (run_dir / ENGINE_LOG).is_file() else ""
+        return f"pass a council run id, a council run directory (one holding {RUN_FILES.manifest}) or its verdict.json"
+    log = f"; {run_dir / RUN_FILES.engine_log} is the engine's own log" if (run_dir / RUN_FILES.engine_log).is_file() else ""
     try:
         manifest = RunDir(run_dir).read()
     except AmicusError:  # unreadable, or not a manifest this amicus reads: status says what it can
@@ -229,11 +229,11 @@ def _where_to_look(run_dir: Path) -> str:
 
 def _why_no_verdict(run_dir: Path) -> str:
     if not RunDir(run_dir).holds_run():
-        return f"it is not a council run directory (no {MANIFEST})"
+        return f"it is not a council run directory (no {RUN_FILES.manifest})"
     try:  # read as it is, whatever it is: this explains a directory, it does not run one
         run = RunDir(run_dir).read_raw()
     except BadArgs:
-        return f"its {MANIFEST} is unreadable"
+        return f"its {RUN_FILES.manifest} is unreadable"
     error = run.get("error") if isinstance(run, dict) else None
     status = run.get("status") if isinstance(run, dict) else None
     detail = f" ({error.get('code')}: {error.get('message')})" if isinstance(error, dict) else ""
@@ -244,12 +244,11 @@ def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, ReReview] | None:
     """--gate-on new: each finding's re-review status (rereview.json beside the verdict)."""
     if gate_on != "new":
         return None
-    from ..engine import REREVIEW
     from ..engine import read_rereview
 
     doc = read_rereview(run_dir)
     if doc is None:
-        raise BadArgs(f"--gate-on new needs a re-review, and {run_dir} holds no {REREVIEW}",
+        raise BadArgs(f"--gate-on new needs a re-review, and {run_dir} holds no {RUN_FILES.rereview}",
                       hint="run the council with --baseline RUN (the run it re-reviews), then gate that run")
     return {d.id: d.status for d in doc.decisions}
 

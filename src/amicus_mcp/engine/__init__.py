@@ -28,8 +28,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .run_dir import (ENGINE_LOG, MANIFEST, REPORT, REREVIEW, TALLY, TALLY_PROVISIONAL, VERDICT, RunDir, find_run,
-                      read_pointer, resume_command, run_dir_near)
+from .run_dir import RUN_FILES, RunDir, find_run, read_pointer, resume_command, run_dir_near
 from .store import ID_SHAPE, SessionStore, new_id, now_iso, parse_iso, resolve_project
 
 if TYPE_CHECKING:
@@ -76,8 +75,7 @@ __all__ = [
     "list_decisions",
     # stores and the run directory
     "SessionStore", "ID_SHAPE", "new_id", "now_iso", "parse_iso", "resolve_project", "RunDir", "find_run",
-    "read_pointer", "resume_command", "run_dir_near", "ENGINE_LOG", "MANIFEST", "REPORT", "REREVIEW", "TALLY",
-    "TALLY_PROVISIONAL", "VERDICT",
+    "read_pointer", "resume_command", "run_dir_near", "RUN_FILES",
     # packs and templates
     "list_packs", "load_pack", "save_pack", "show_pack", "list_templates", "show_template", "pack_settings",
     # what the eval shares with a council run

@@ -64,6 +64,20 @@ MATCHER_OUTPUT = "matcher-output{suffix}.md"
 DISMISSED = "dismissed.json"  # the findings that match one the user denied before
 
 
+class RunFiles(NamedTuple):
+    """The run directory's file names a front names (in a message, beside a path it shows): one
+    door name for them all (`RUN_FILES.report`), the layout itself staying here."""
+
+    manifest: str = MANIFEST
+    verdict: str = VERDICT
+    report: str = REPORT
+    rereview: str = REREVIEW
+    engine_log: str = ENGINE_LOG
+
+
+RUN_FILES = RunFiles()
+
+
 class RunDir(NamedTuple):
     path: Path
 

@@ -594,13 +594,13 @@ def start_eval(plan: EvalPlan) -> EvalManifest:
     import os
     import sys
 
-    from ..engine import ENGINE_LOG, spawn_detached
+    from ..engine import RUN_FILES, spawn_detached
     from ..errors import InternalError
 
     manifest = write_inputs(plan, pid=os.getpid())  # this (live) process stands for the worker until it runs
     argv = [sys.executable, "-m", "amicus_mcp.eval.worker", str(plan.directory.path)]
     try:
-        pid = spawn_detached(argv, cwd=plan.first().store.project, log_path=plan.directory.path / ENGINE_LOG)
+        pid = spawn_detached(argv, cwd=plan.first().store.project, log_path=plan.directory.path / RUN_FILES.engine_log)
     except OSError as exc:
         manifest.status, manifest.exitCode, manifest.completedAt = "error", 1, _now()
         manifest.error = {"code": "INTERNAL", "message": f"could not start the eval: {exc.strerror or exc}"}

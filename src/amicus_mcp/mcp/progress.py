@@ -66,10 +66,10 @@ def progress_message(snap: Progress) -> str:
 
 
 def _run(target: str, run: RunStatusView, terminal: bool) -> Progress:
-    from ..engine import REPORT
+    from ..engine import RUN_FILES
 
     run_dir = run.options.out_dir if run.options is not None else None
-    report = Path(run_dir) / REPORT if run_dir else None
+    report = Path(run_dir) / RUN_FILES.report if run_dir else None
     done, total = run.progress()
     return Progress(
         id=target, kind="council-run", status=run.status, terminal=terminal,

@@ -106,9 +106,9 @@ def _run_source(run_dir: Path, run_id: str, file: str | None) -> Source:
         if file not in files:
             raise BadArgs(f"run {run_id} has no file '{file}'", hint=f"name one of: {', '.join(files)}")
         return Source("council-run", file, read_text(run_dir / file, what="run file"), files, run_dir / file)
-    from ..engine import REPORT, VERDICT, RunDir
+    from ..engine import RUN_FILES, RunDir
 
-    if VERDICT not in files:
+    if RUN_FILES.verdict not in files:
         raise BadArgs(f"run {run_id} has no verdict.json yet, so there is no report to read",
                       hint=f"wait for the run to finish, or name one of its files with `file`: {', '.join(files)}")
     from ..engine import render_verdict
@@ -116,9 +116,9 @@ def _run_source(run_dir: Path, run_id: str, file: str | None) -> Source:
     try:
         verdict = RunDir(run_dir).read_verdict()
     except AmicusError as err:
-        raise BadArgs(f"run {run_id}'s {VERDICT} cannot be read: {err.message}",
+        raise BadArgs(f"run {run_id}'s {RUN_FILES.verdict} cannot be read: {err.message}",
                       hint=f"name one of its files with `file`: {', '.join(files)}") from None
-    html = run_dir / REPORT if REPORT in files else None
+    html = run_dir / RUN_FILES.report if RUN_FILES.report in files else None
     return Source("council-run", "report", render_verdict(RunDir(run_dir).verdict_path, verdict), files, html)
 
 

@@ -132,7 +132,7 @@ class CouncilTools:
     ) -> CallToolResult:
         from ..council.report import build_report
         from ..council.verdict import redecide
-        from ..engine import REPORT, decided_report_html, previous_verdict, record_run_id
+        from ..engine import RUN_FILES, decided_report_html, previous_verdict, record_run_id
         from ..engine import run_dir_near
         from ..fsio import atomic_write_text
 
@@ -156,7 +156,7 @@ class CouncilTools:
         if render:
             result.markdown = build_report(verdict, fmt="md", record=checked)
         if folder is not None:
-            target = folder / REPORT
+            target = folder / RUN_FILES.report
             atomic_write_text(target, decided_report_html(verdict, checked, target, run_dir))
             result.report_html = str(target)
         return ok(result)
