@@ -30,6 +30,10 @@ def test_it_covers_every_generated_file() -> None:
             "src/amicus_mcp/schemas/eval.schema.json", "src/amicus_mcp/schemas/eval-ledger-row.schema.json",
             "src/amicus_mcp/schemas/council-run-options.schema.json", "src/amicus_mcp/schemas/wave-options.schema.json",
             "src/amicus_mcp/schemas/council-pack.schema.json", "docs/mcp.md"} <= paths
+    # The CLI commands' documents, the error envelope, the tally's input and validate's check.
+    assert {f"src/amicus_mcp/schemas/{name}.schema.json" for name in (
+        "council-tally-input", "council-validate", "council-presets", "council-packs", "council-templates",
+        "cost-estimate", "doctor", "error", "keys")} <= paths
 
 
 def test_check_names_each_stale_file_and_the_command_and_write_fixes_them(

@@ -401,3 +401,41 @@ def test_bad_input_is_a_structured_error(worked_input, mutate, fragment):
 def test_non_object_input_is_rejected(doc):
     with pytest.raises(BadArgs, match="must be a JSON object"):
         tally(doc)
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: None,
+        lambda d: d.pop("runStats"),  # the seed asks for five keys; the tally has always read four
+        lambda d: d["meta"].update(intent="question"),
+        lambda d: d["meta"].update(intent="bogus"),  # the schema's enum: the tally's check holds it too now
+        lambda d: d["meta"].update(seats=[{"id": "gpt#1"}, 3]),  # deliberately unconstrained
+        lambda d: d["findings"][0].update(verificationToolCalls=-1),
+        lambda d: d["findings"][0].update(evidenceCheck="probably"),
+        lambda d: d["rankings"][0].update(orderSeats=[["gpt#1", None], None]),
+        lambda d: d["rankings"][0].update(orderSeats=[3]),
+        lambda d: d["meta"].update(models=[]),
+        lambda d: d["adjudications"][0].update(verdict="maybe"),  # ignored by the tally, not refused
+    ],
+)
+def test_the_tally_input_schema_and_the_tallys_check_are_one_declaration(worked_input, mutate):
+    """schemas/council-tally-input.schema.json is generated from documents/tally.py's TallyInput,
+    which is what the tally checks its input with: a document one accepts, the other does."""
+    mutate(worked_input)
+    try:
+        tally(worked_input)
+        accepted = True
+    except BadArgs:
+        accepted = False
+    assert accepted == (schema_errors(worked_input, "council-tally-input") == [])
+
+
+def test_the_tally_input_schema_holds_the_seeds_keys():
+    from amicus_mcp.schemas import load_schema
+
+    schema = load_schema("council-tally-input")
+    assert list(schema["properties"]) == ["meta", "findings", "adjudications", "rankings", "runStats"]
+    assert schema["required"] == ["meta", "findings", "adjudications", "rankings"]
+    meta = schema["properties"]["meta"]
+    assert meta["required"] == ["runId", "models"] and meta["properties"]["models"]["minItems"] == 1
