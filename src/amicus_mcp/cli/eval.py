@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import EXIT_OK
 from ..fsio import dumps_json
@@ -17,6 +17,9 @@ from .option_flags import BENCH
 from .output import say
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from datetime import datetime
+
     from ..eval.documents import EvalManifest
     from ..schemas import JsonObject
 
@@ -151,7 +154,7 @@ def _cases(count: int) -> str:
     return counted(count, "case")
 
 
-def eval_line(manifest_path: Any) -> Any:
+def eval_line(manifest_path: Path) -> Callable[[datetime], str | None]:
     """The live progress line, rendered from eval-run.json (what `amicus status` reads too)."""
     from datetime import datetime
 
