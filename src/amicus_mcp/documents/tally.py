@@ -96,7 +96,7 @@ class RunStat(TypedDict):
     conformance: NotRequired[str | None]
     status: NotRequired[str | None]
     durationMs: NotRequired[int | float | None]
-    usage: NotRequired[dict[str, Any] | None]
+    usage: NotRequired[dict[str, object] | None]  # the leg's usage block (documents/usage.py), passed through as JSON
     waveId: NotRequired[str | None]
     resolvedModel: NotRequired[str | None]
     seat: NotRequired[str | None]
