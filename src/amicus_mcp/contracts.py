@@ -107,7 +107,10 @@ def _declared_text(name: str, declaration: Callable[[], Any], title: str, descri
 # A schema written the way the hand-written ones are: a nullable X is `"type": [X, "null"]`, a
 # word set an `enum` (one word a `const`), bounds beside the type, then items, then the key's
 # description. pydantic's own `model_json_schema()` spells the same contract with anyOf, titles
-# and defaults, which would change every shipped file's look for nothing.
+# and defaults, which would change every shipped file's look for nothing. A union of shapes is
+# `anyOf` (a whole document that is one of several, `oneOf`); what a type cannot say rides on the
+# declaration as pydantic's `json_schema_extra`: a key's (a `$ref` to another shipped schema) or a
+# TypedDict's config (its rules across keys: if/then, not).
 
 SCHEMA_ID = "amicus-mcp/schemas/{name}.schema.json"
 # The schemas the original amicus published under its own ids (its docs/schemas.md): kept, so a
