@@ -120,6 +120,27 @@ def test_a_hand_assembled_verdict_still_renders_as_the_seed_shows(tmp_path):
     assert " ".join(shown.stdout.split()) == SEED["report_md"]
 
 
+def test_a_runs_report_takes_its_record_only_through_the_checking_reader(tmp_path):
+    """The claims come from tally.json as RunDir.read_tally() reads it: a record that is not a
+    valid tally record (hand-damaged) is not used raw; the report says the claims are unavailable."""
+    from amicus_mcp.engine import render_verdict
+
+    run = tmp_path / "run"
+    run.mkdir()
+    verdict = {**json.loads((FIXTURES / "worked-example" / "verdict.json").read_text(encoding="utf-8")),
+               "runType": "headless"}  # a council run's verdict: its record is looked for beside it
+    record = json.loads((FIXTURES / "worked-example" / "tally.json").read_text(encoding="utf-8"))
+    claim = md_escape(record["findings"][0]["claim"])
+    (run / "verdict.json").write_text(json.dumps(verdict), encoding="utf-8")
+    (run / "tally.json").write_text(json.dumps(record), encoding="utf-8")
+    shown = render_verdict(run / "verdict.json", verdict)
+    assert claim in shown and CLAIMS_UNAVAILABLE not in shown
+
+    (run / "tally.json").write_text(json.dumps({**record, "judged": "yes"}), encoding="utf-8")
+    damaged = render_verdict(run / "verdict.json", verdict)
+    assert claim not in damaged and CLAIMS_UNAVAILABLE in damaged
+
+
 # --------------------------------------------------------------------------- 6. re-deciding
 
 
