@@ -34,6 +34,11 @@ def test_it_covers_every_generated_file() -> None:
     assert {f"src/amicus_mcp/schemas/{name}.schema.json" for name in (
         "council-tally-input", "council-validate", "council-presets", "council-packs", "council-templates",
         "cost-estimate", "doctor", "error", "keys")} <= paths
+    council = ["council-verdict", "council-ledger-row", "council-stats", "council-gate", "council-debate",
+               "council-rereview", "council-dismissed", "council-decisions", "council-pr-review", "council-run", "run",
+               "council-leg"]
+    assert {f"src/amicus_mcp/schemas/{name}.schema.json" for name in council} <= paths
+    assert "src/amicus_mcp/schemas/council-tally.schema.json" not in paths  # the seed's file: held by a test, not made
 
 
 def test_check_names_each_stale_file_and_the_command_and_write_fixes_them(

@@ -115,6 +115,21 @@ def test_the_shipped_tally_schema_is_the_seeds() -> None:
     assert load_schema("council-tally") == json.loads(SEED_TALLY.read_text(encoding="utf-8"))
 
 
+def test_the_gate_records_rule_is_its_declarations() -> None:
+    """council-gate.schema.json's if/then/else (exit code 0 when passed, 4 when not) is generated
+    from GateRecord's config, and a record against it fails the schema."""
+    from amicus_mcp.council.gate import evaluate_gate
+    from amicus_mcp.schemas import schema_errors
+
+    schema = load_schema("council-gate")
+    assert {k: schema[k] for k in ("if", "then", "else")} == docs.GateRecord.__pydantic_config__["json_schema_extra"]
+    verdict = json.loads((WORKED / "verdict.json").read_text(encoding="utf-8"))
+    record = dict(evaluate_gate(verdict, "never"))
+    assert record["passed"] is True and schema_errors(record, "council-gate") == []
+    assert schema_errors({**record, "exitCode": 4}, "council-gate")
+    assert schema_errors({**record, "passed": False}, "council-gate")
+
+
 def test_the_checker_sees_a_wrong_key() -> None:
     """The walk itself can fail: a declaration missing a required key of its schema differs."""
     declared = TypeAdapter(docs.GateBlocker).json_schema()

@@ -215,3 +215,26 @@ def test_a_wrong_type_is_a_clear_error_naming_the_key() -> None:
         RunManifest.parse(doc, what="run manifest")
     with pytest.raises(BadSession, match="exitCode"):
         RunManifest.parse({**doc, "legsPlanned": 7, "exitCode": None}, what="run manifest")
+
+
+def test_a_models_rule_across_keys_is_its_generated_schemas() -> None:
+    """run.schema.json's if/then (an unknown cost's amount is null) is the model's rule, generated
+    from it: the model refuses what each schema holding a leg's usage refuses."""
+    from jsonschema import Draft202012Validator
+    from pydantic import ValidationError
+
+    from amicus_mcp.documents.usage import LegCost, LegUsage
+
+    unknown = {"tokens": {}, "cost": {"amount": None, "currency": "USD", "source": "unknown"}}
+    priced = {"tokens": {}, "cost": {"amount": 0.25, "currency": "USD", "source": "unknown"}}
+    LegUsage.model_validate(unknown)
+    with pytest.raises(ValidationError, match="an unknown cost has no amount"):
+        LegUsage.model_validate(priced)
+    rule = LegCost.model_config["json_schema_extra"]
+    for name, path in (("run", ["usage"]), ("council-leg", ["usage"]), ("council-run", ["legs", "items", "usage"])):
+        node: Any = load_schema(name)
+        for key in path:
+            node = node[key] if key == "items" else node["properties"][key]
+        assert {k: node["properties"]["cost"][k] for k in ("if", "then")} == rule, name
+        assert Draft202012Validator(node).is_valid(unknown), name
+        assert not Draft202012Validator(node).is_valid(priced), name

@@ -11,6 +11,13 @@ The files it keeps:
     schemas/council-pack        a policy pack (engine/packs.py: its own keys; the options' pack keys)
     schemas/session-list        `amicus list --json` (documents/sessions.py, TypedDicts)
     schemas/wave                wave.json (documents/wave.py, a document model)
+    schemas/council-run, run, council-leg
+                                run.json, a leg's run.json, legs/<key>.json (documents/run.py,
+                                documents/legs.py; a rule across keys from the model's json_schema_extra)
+    schemas/council-rereview, council-dismissed, council-decisions, council-pr-review
+                                the pull-request loop's documents (documents/pr_loop.py, models)
+    schemas/council-verdict, council-ledger-row, council-stats, council-gate, council-debate
+                                the council's own outputs (documents/council.py, TypedDicts)
     schemas/council-tally-input what the tally reads (documents/tally.py, the TypedDicts that check it)
     schemas/error               the error envelope (documents/envelope.py, TypedDicts)
     schemas/council-validate    `council validate --json` (documents/validate.py, TypedDicts)
@@ -23,8 +30,11 @@ The files it keeps:
                                 their generated spans (the run options' table, from engine/options.py;
                                 the verdict scale, from vocabulary.py) and the skill's prompt copies
 
-The other shipped schemas are still written by hand; tests/test_document_models.py and
-tests/engine/test_option_declarations.py hold those with a model to it. This module sits above
+A key's description, bounds and words are its declaration's (`Annotated[..., Field(...)]`); what
+the house style has no word for (uniqueItems, an if/then across keys) is the declaration's
+`json_schema_extra`, on the key or in its config. council-tally.schema.json is the seed's own file,
+the authority: tests/test_council_documents.py holds documents/council.py's TallyRecord to it. Any
+other shipped schema not listed here is still written by hand. This module sits above
 every layer (it imports the declarations of each) and nothing imports it: the CLI and the MCP
 server never load it.
 """
@@ -285,7 +295,7 @@ def document_schema(model: Any, *, top: bool = False) -> JsonSchema:
             required.append(key)
     return {"type": "object", **({"required": required} if required else {}),
             **({"additionalProperties": False} if model.model_config.get("extra") == "forbid" else {}),
-            "properties": properties}
+            "properties": properties, **_rules(model.model_config)}
 
 
 def typeddict_schema(declaration: Any) -> JsonSchema:
@@ -309,10 +319,15 @@ def typeddict_schema(declaration: Any) -> JsonSchema:
                             if isinstance(m, FieldInfo) and m.description), None)
         properties[key] = {**type_schema(annotation), **({"description": description} if description else {})}
     config = getattr(declaration, "__pydantic_config__", None) or {}
-    extra = config.get("json_schema_extra")  # the document's rules across keys (if/then, not)
     return {"type": "object", **({"required": required} if required else {}),
             **({"additionalProperties": False} if config.get("extra") == "forbid" else {}), "properties": properties,
-            **(extra if isinstance(extra, dict) else {})}
+            **_rules(config)}
+
+
+def _rules(config: Any) -> JsonSchema:
+    """A declaration's rules across its keys (an if/then, a not), as its config's `json_schema_extra` states them."""
+    extra = config.get("json_schema_extra")
+    return dict(extra) if isinstance(extra, dict) else {}
 
 
 def options_schema(name: str, model: Any, title: str, description: str) -> JsonSchema:
@@ -411,6 +426,16 @@ DOCUMENT_SCHEMAS: dict[str, tuple[Callable[[], Any], str, str]] = {
                           "which adds path and project): every accept / deny Stage-4 decision taken through `council "
                           "verdict` or `amicus_verdict`, with the user's reason, per project. A later run of the project "
                           "marks a finding that matches a denied one as previously dismissed (dismissed.json)."),
+    "council-run": (_declared("documents.run", "RunManifest"), "amicus council-run manifest",
+                    "`<runDir>/run.json`, checkpointed atomically after every leg, stage and chair attempt by `amicus "
+                    "council run`. Family v2."),
+    "run": (_declared("documents.legs", "LegRun"), "amicus leg run document",
+            "One model call of a fanout wave (`<sessions>/<legId>/run.json`, and each entry of wave.json `legs`); "
+            "`amicus status` of a council run's leg has the same shape, with where in its run it is. Family v2."),
+    "council-leg": (_declared("documents.legs", "FinishedLeg"), "a finished council leg (legs/<key>.json)",
+                    "One leg the provider answered, kept in the run directory under its content key "
+                    "(engine/legcache.py) so a resumed run reuses it instead of sending it again. Written before "
+                    "run.json records the leg."),
     "council-pr-review": (_declared("documents.pr_loop", "PrReviewDocument"), "amicus council pr-review result",
                           "`amicus council pr-review RUN --repo OWNER/NAME --pr N [--post]`: a run's findings as one "
                           "pull-request review — the review as it is (or would be) POSTed to GitHub's /pulls/N/reviews, "

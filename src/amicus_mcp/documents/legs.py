@@ -41,8 +41,8 @@ class ToolCallDoc(Frozen):
 
     model_config = ConfigDict(extra="forbid")
 
-    tool: str
-    arguments: str
+    tool: Annotated[str, Field(description="the tool name the model sent (model text, cut)")]
+    arguments: Annotated[str, Field(description="the arguments the model sent (model text, cut)")]
     result: ToolCallResult
 
 
@@ -51,22 +51,26 @@ class LegRun(Family):
     type: Literal["run"] = "run"
     leg_id: str = Field(alias="taskId")  # the key sessions on disk already have
     wave_id: str | None
-    run_id: WhenSet[str] = None  # a council run's leg: the run it belongs to
-    run_status: WhenSet[RunStatus] = None
-    stage: WhenSet[LegStage] = None
-    role: WhenSet[str] = None
-    model: str | None  # the executable id that served the leg (null until known)
-    model_input: str  # what the user typed: an alias or a raw id
+    run_id: Annotated[WhenSet[str], Field(description=(
+        "a council run's leg (`amicus status <runId>-s1-1`): the run it belongs to"))] = None
+    run_status: Annotated[WhenSet[RunStatus], Field(description="a council run's leg: its run's status")] = None
+    stage: Annotated[WhenSet[LegStage], Field(description="a council run's leg: its stage")] = None
+    role: Annotated[WhenSet[str], Field(description=(
+        "a council run's leg: its role (seat, judge, repair, chair…)"))] = None
+    model: Annotated[str | None, Field(description="the executable id that served the leg (null until known)")]
+    model_input: Annotated[str, Field(description="what the user typed: an alias or a raw id")]
     status: LegStatus
-    summary: str | None  # the leg's output text
+    summary: Annotated[str | None, Field(description="the leg's output text")]
     error: ErrorRecord | None
     created_at: str
     completed_at: str | None
     duration_ms: Annotated[int, Field(ge=0)] | None
     usage: LegUsage | None
     finish: WhenSet[str] = None
-    seat: WhenSet[str] = None
-    truncated: WhenSet[Literal[True]] = None
+    seat: Annotated[WhenSet[str], Field(description="a council run's leg: the bench seat it is for")] = None
+    truncated: Annotated[WhenSet[Literal[True]], Field(description=(
+        "The reply was cut at the output cap (finish reason `length`): the call completed, the answer did not. "
+        "Present only when true."))] = None
 
 
 class FinishedLeg(Family):
@@ -74,8 +78,11 @@ class FinishedLeg(Family):
 
     schema_version: Literal[2] = 2
     type: Literal["council-leg"] = "council-leg"
-    key: Sha256Hex
-    leg_id: str
+    key: Annotated[Sha256Hex, Field(description=(
+        "sha256 of provider, model, seat, prompt, schema sent, the stage's nominal output cap and the content's "
+        "ordinal in the run"))]
+    leg_id: Annotated[str, Field(description=(
+        "The leg's id in the attempt that made it (ids are not stable across attempts)"))]
     stage: LegStage
     role: str
     model: str
@@ -86,11 +93,19 @@ class FinishedLeg(Family):
     duration_ms: int | None
     error: ErrorRecord | None
     truncated: bool
-    max_tokens: WhenSet[Annotated[int, Field(ge=1)]] = None
-    schema_mismatch: WhenSet[str] = None  # why its structured reply failed the schema (`text` is that reply)
-    tool_calls: WhenSet[list[ToolCallDoc]] = None  # the tool calls it made (a verifier with tools)
-    started_at: str
-    completed_at: str
+    max_tokens: Annotated[WhenSet[Annotated[int, Field(ge=1)]], Field(description=(
+        "The output cap the leg was sent with (the stage's cap, or less under a tight ceiling or a small context "
+        "window). Absent when no cap was sent."))] = None
+    schema_mismatch: Annotated[WhenSet[str], Field(description=(
+        "Why the structured reply did not match the JSON Schema it was sent with (the provider's check, e.g. "
+        "`ranking/0: 'Response C' is not one of …`); `text` is that reply. Absent when it matched or no schema was "
+        "sent."))] = None
+    tool_calls: Annotated[WhenSet[list[ToolCallDoc]], Field(description=(
+        "The read-only tool calls a verifier leg (--verify) made where its model supports tool calling, in order: "
+        "the tool, its arguments and how it ended (ok; refused: outside the project, hidden or not a text file; "
+        "unknown-tool; bad-arguments; over-budget: past --verify-tool-calls). Absent when it made none."))] = None
+    started_at: Annotated[str, Field(description="When the leg was launched (the attempt that ran it)")]
+    completed_at: Annotated[str, Field(description="When its answer arrived")]
 
 
 class InterruptedLeg(Document):

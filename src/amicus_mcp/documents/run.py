@@ -32,9 +32,10 @@ class Stage(Document):
     started_at: WhenSet[str] = None
     completed_at: WhenSet[str] = None
     wave_id: WhenSet[str] = None
-    judges: WhenSet[Count] = None  # stage2: the judges whose judgements were usable
-    model: WhenSet[str] = None  # chair: the chair that delivered
-    reason: WhenSet[str] = None  # a skipped stage: why (max-cost)
+    judges: Annotated[WhenSet[Count], Field(description="stage2: the judges whose judgements were usable")] = None
+    model: Annotated[WhenSet[str], Field(description=(
+        "chair: the chair that delivered (a promoted one, when the requested chair failed)"))] = None
+    reason: Annotated[WhenSet[str], Field(description="a skipped stage: why (max-cost)")] = None
 
 
 class SeatRecord(Document):
@@ -66,19 +67,36 @@ class LegEntry(Document):
     role: str
     model: str
     seat: WhenSet[str] = None
-    status: LegStatus
+    status: Annotated[LegStatus, Field(description=(
+        "queued: launched, waiting for its agent CLI's slot (agents.<name>.concurrency). crashed: in flight (queued "
+        "or running) when the engine process died (error code CRASHED); written by the first reader that found the "
+        "engine gone."))]
     started_at: str
-    reserved: WhenSet[Annotated[Number, Field(ge=0)]] = None  # USD claimed against --max-cost at launch
-    max_tokens: WhenSet[Annotated[int, Field(ge=1)]] = None  # the output cap it was sent with
+    reserved: Annotated[WhenSet[Annotated[Number, Field(ge=0)]], Field(description=(
+        "What the leg claimed against the --max-cost ceiling when it launched, USD (its prompt plus maxTokens of "
+        "output; 0 when unpriced). A resume keeps holding it for a leg that was in flight when the process died."))] = None
+    max_tokens: Annotated[WhenSet[Annotated[int, Field(ge=1)]], Field(description=(
+        "The output cap the leg was sent with: the stage's cap, or less when the ceiling's share or the model's "
+        "context window left less room."))] = None
     completed_at: str | None = None
     duration_ms: int | None = None
     usage: LegUsage | None = None
-    reused: WhenSet[Literal[True]] = None
+    reused: Annotated[WhenSet[Literal[True]], Field(description=(
+        "Finished by an earlier attempt of this run and reused from legs/<key>.json by `council resume`: no request "
+        "was sent. Present only when true."))] = None
     resolved_model: WhenSet[str] = None
     error: WhenSet[ErrorRecord] = None
-    truncated: WhenSet[Literal[True]] = None
-    schema_mismatch: WhenSet[str] = None  # its structured reply did not match the schema sent: the reason
-    tool_calls: WhenSet[list[ToolCallDoc]] = None  # the tool calls a verifier leg made (`--verify`; set once, whole)
+    truncated: Annotated[WhenSet[Literal[True]], Field(description=(
+        "The reply was cut at this leg's output cap (finish reason `length`): the call completed, the answer did "
+        "not. Present only when true."))] = None
+    schema_mismatch: Annotated[WhenSet[str], Field(description=(
+        "The leg was sent a JSON Schema and its structured reply did not match it: the provider's reason (e.g. "
+        "`ranking/0: 'Response C' is not one of …`). The reply is kept and read like any other; the stage's notice "
+        "repeats the reason. Absent when it matched or no schema was sent."))] = None
+    tool_calls: Annotated[WhenSet[list[ToolCallDoc]], Field(description=(
+        "The read-only tool calls a verifier leg (--verify) made where its model supports tool calling, in order: "
+        "the tool, its arguments and how it ended (ok; refused: outside the project, hidden or not a text file; "
+        "unknown-tool; bad-arguments; over-budget: past --verify-tool-calls). Absent when it made none."))] = None
 
     @property
     def finished(self) -> bool:
@@ -137,8 +155,11 @@ class TemplateRecord(Document):
     source: TemplateSource
     hash: Sha256Tagged
     path: str
-    vars: WhenSet[dict[str, str]] = None
-    intent: WhenSet[Literal["question"]] = None  # a question template's record (a review's carries none)
+    vars: Annotated[WhenSet[dict[str, str]], Field(description=(
+        "every variable's value as composed (typed, from the pack, or the default); present when the template has "
+        "variables"))] = None
+    intent: Annotated[WhenSet[Literal["question"]], Field(description=(
+        "present when the template frames a question (a review template's record carries no intent)"))] = None
 
 
 class ArtifactRecord(Document):
@@ -161,10 +182,14 @@ class Resume(Document):
     model_config = ConfigDict(extra="forbid")
 
     at: str
-    from_status: ResumedFromStatus
-    stage: str | None
-    legs_reused: Count
-    max_cost: WhenSet[Annotated[Number, Field(gt=0)]] = None  # the --max-cost this resume raised the ceiling to
+    from_status: Annotated[ResumedFromStatus, Field(description=(
+        "The status on disk when resumed (running: its process had died)."))]
+    stage: Annotated[str | None, Field(description=(
+        "The stage the earlier attempt stopped in (null: before Stage 1 started)."))]
+    legs_reused: Annotated[Count, Field(description="Finished legs reused instead of re-sent.")]
+    max_cost: Annotated[WhenSet[Annotated[Number, Field(gt=0)]], Field(description=(
+        "The --max-cost this resume raised the run's ceiling to (`council resume --max-cost`); options.json and "
+        "options.maxCost say the same from then on. Absent when the ceiling was kept."))] = None
 
 
 class Reported(NamedTuple):
@@ -193,14 +218,20 @@ class RunManifest(Family):
     schema_version: Literal[2] = 2
     type: Literal["council-run"] = "council-run"
     run_id: str
-    tag: WhenSet[Annotated[str, Field(pattern=TAG_PATTERN)]] = None
+    tag: Annotated[WhenSet[Annotated[str, Field(pattern=TAG_PATTERN)]], Field(description=(
+        "Emit-when-set: the run's tag (council run --tag / tag); also on its ledger rows, and a filter for council "
+        "stats and amicus list."))] = None
     status: RunStatus
     exit_code: WhenSet[ExitCode] = None
     error: ErrorRecord | None = None
     stages: list[Stage]
     bench: Annotated[list[str], Field(min_length=2)]
     chair: str
-    intent: WhenSet[AnsweringIntent] = None  # a review's manifest carries no intent
+    intent: Annotated[WhenSet[AnsweringIntent], Field(description=(
+        "A question council (`--intent question`): its seats answered a question, its judges ranked the answers and "
+        "voted on their key claims, its chair gave an ANSWER line. A task council (`--intent task`): reviewed like "
+        "a review, its chair gave an ANSWER line, no ledger rows. Emitted only for these; a review's manifest "
+        "carries no intent."))] = None
     critic: str | None = None
     lenses: list[str] | None = None
     label_map: dict[str, str] | None = None
@@ -208,30 +239,50 @@ class RunManifest(Family):
     options: WhenSet[OptionsRecord] = None
     usage: RunUsage | None = None
     legs: list[LegEntry] = Field(default_factory=list)
-    legs_planned: WhenSet[Count] = None
+    legs_planned: Annotated[WhenSet[Count], Field(description=(
+        "The run's planned total of legs: written at run start for every seat, judge and the chair pre-flight "
+        "planned, and set anew as each stage is planned (fewer usable reviews plan fewer judges; a debate's defense "
+        "and re-vote legs are added when planned; a chair skipped at the ceiling plans none). A repair or retry "
+        "raises it as it launches; readers show max(legsPlanned, len(legs))."))] = None
     chair_attempts: list[ChairAttempt] = Field(default_factory=list)
     chair_conformance: WhenSet[Conformance] = None
     budget_refusals: list[BudgetRefusal] = Field(default_factory=list)
     dropped_members: Annotated[list[DroppedMember], Field(min_length=1)] = Field(default_factory=list)
     degrades: list[Degrade] = Field(default_factory=list)
     debate: WhenSet[DebateSummary] = None
-    template: WhenSet[TemplateRecord] = None
-    artifact: WhenSet[ArtifactRecord] = None
-    pack: WhenSet[PackRecord] = None
+    template: Annotated[WhenSet[TemplateRecord], Field(description=(
+        "the briefing template the briefing was composed from (--template); present only on a template run"))] = None
+    artifact: Annotated[WhenSet[ArtifactRecord], Field(description=(
+        "the file the template run reviewed (--artifact), as read at pre-flight"))] = None
+    pack: Annotated[WhenSet[PackRecord], Field(description=(
+        "the policy pack (--pack) whose settings were this run's defaults"))] = None
     judged: WhenSet[bool] = None
-    overall_verdict: ChairLine | None = None  # a question council's: its ANSWER standing
-    answer: WhenSet[str] = None  # a question council: the sentence on the chair's ANSWER line
+    overall_verdict: Annotated[ChairLine | None, Field(description=(
+        "The chair's VERDICT line; a question council's: the standing on its ANSWER line (Converged | Split | "
+        "Insufficient)."))] = None
+    answer: Annotated[WhenSet[str], Field(description=(
+        "A question council: the sentence after the standing on the chair's ANSWER line. Emitted when set."))] = None
     tier_counts: WhenSet[dict[str, int]] = None
     notices: list[str] = Field(default_factory=list)
-    briefing_sha256: WhenSet[Sha256Hex] = None
-    options_sha256: WhenSet[Sha256Hex] = None
-    claude_review_sha256: WhenSet[Sha256Hex] = None
-    resumes: list[Resume] = Field(default_factory=list)
-    interrupted_legs: list[InterruptedLeg] = Field(default_factory=list)
+    briefing_sha256: Annotated[WhenSet[Sha256Hex], Field(description=(
+        "sha256 of briefing.md as the run read it; a resume refuses a briefing that no longer matches."))] = None
+    options_sha256: Annotated[WhenSet[Sha256Hex], Field(description=(
+        "sha256 of the run's options document (options.json); a resume refuses options that no longer match."))] = None
+    claude_review_sha256: Annotated[WhenSet[Sha256Hex], Field(description=(
+        "sha256 of Claude's review as the run read it (--claude-review); a resume refuses a review that changed."))] = None
+    resumes: Annotated[list[Resume], Field(description=(
+        "Each time `council resume` continued this run, oldest first."))] = Field(default_factory=list)
+    interrupted_legs: Annotated[list[InterruptedLeg], Field(description=(
+        "Legs an earlier attempt had in flight when its process stopped (SIGKILL, a crash, an abort) and never saw "
+        "answered (a legs/<key>.<attempt>.launch record with no answer of its own): the provider probably finished "
+        "and billed them, so each counts as a leg of unknown cost (usage.costExact false) and the --max-cost "
+        "ceiling keeps counting what it reserved. Present only on a resumed run that lost some."))] = Field(default_factory=list)
     pid: WhenSet[int] = None
     created_at: WhenSet[str] = None
     completed_at: WhenSet[str] = None
-    abort_requested_at: WhenSet[str] = None
+    abort_requested_at: Annotated[WhenSet[str], Field(description=(
+        "When an abort was asked for (`amicus abort`, amicus_abort, the workspace); the abort wins over any later "
+        "write."))] = None
 
     # -- what readers ask of a run ----------------------------------------------------------
 

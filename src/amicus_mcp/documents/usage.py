@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, TypedDict
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, model_validator
 
 from ..vocabulary import CostSource, RolledCostSource
 from .base import Document, Frozen, WhenSet
@@ -27,9 +27,19 @@ class TokenCounts(Frozen):
 
 
 class LegCost(Frozen):
+    # An unknown cost is null, never a figure (the schema states the rule, the model keeps it).
+    model_config = ConfigDict(json_schema_extra={"if": {"properties": {"source": {"const": "unknown"}}},
+                                                 "then": {"properties": {"amount": {"const": None}}}})
+
     amount: Number | None
     currency: Literal["USD"]
     source: CostSource
+
+    @model_validator(mode="after")
+    def _unknown_is_null(self) -> LegCost:
+        if self.source == "unknown" and self.amount is not None:
+            raise ValueError("an unknown cost has no amount (null)")
+        return self
 
 
 class LegUsage(Frozen):
