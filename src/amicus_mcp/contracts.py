@@ -32,10 +32,9 @@ The files it keeps:
 
 A key's description, bounds and words are its declaration's (`Annotated[..., Field(...)]`); what
 the house style has no word for (uniqueItems, an if/then across keys) is the declaration's
-`json_schema_extra`, on the key or in its config. council-tally.schema.json is the seed's own file,
-the authority: tests/test_council_documents.py holds documents/council.py's TallyRecord to it. Any
-other shipped schema not listed here is still written by hand. This module sits above
-every layer (it imports the declarations of each) and nothing imports it: the CLI and the MCP
+`json_schema_extra`, on the key or in its config. The one shipped schema not generated is
+council-tally.schema.json, the seed's own file and the authority: tests/test_council_documents.py
+holds documents/council.py's TallyRecord to it. This module sits above every layer (it imports the declarations of each) and nothing imports it: the CLI and the MCP
 server never load it.
 """
 
