@@ -286,9 +286,8 @@ def cmd_tally(args: argparse.Namespace) -> int:
 
 
 def cmd_verdict(args: argparse.Namespace) -> int:
-    from ..council.verdict import redecide, render_verdict_summary
-    from ..engine import previous_verdict, record_run_id, report_target
-    from ..engine import run_dir_near
+    from ..council.verdict import render_verdict_summary
+    from ..engine import redecide_run, report_target
 
     record = read_json(args.file, what="tally record")
     decisions = read_json(args.decisions, what="decisions file") if args.decisions else []
@@ -296,10 +295,9 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     if out.is_dir():
         raise BadArgs(f"--out '{out}' is a directory", hint="name the verdict file, e.g. -o run/verdict.json")
     # Re-deciding a run keeps what it decided: its chair's verdict and what it lost.
-    run_id = record_run_id(record)
-    run_dir = run_dir_near(run_id, out.parent, Path(args.file).parent)
-    verdict = redecide(record, decisions, previous_verdict(run_id, out, run_dir),
-                       overall_verdict=args.overall_verdict, keep_verdict=not args.no_overall_verdict, answer=args.answer)
+    verdict, run_dir = redecide_run(record, decisions, near=(out.parent, Path(args.file).parent), out=out,
+                                    overall_verdict=args.overall_verdict, keep_verdict=not args.no_overall_verdict,
+                                    answer=args.answer)
     atomic_write_json(out, verdict)
     remember_decisions(verdict, record, decisions, args.project)
     target = report_target(out, run_dir) if args.render else None

@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .run_dir import RUN_FILES, RunDir, find_run, read_pointer, resume_command, run_dir_near
+from .run_dir import RUN_FILES, RunDir, find_run, read_pointer, resume_command
 from .store import ID_SHAPE, SessionStore, new_id, now_iso, parse_iso, resolve_project
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from .pr_loop import pr_review
     from .preflight import Prepared, dropped_notice, max_legs, prepare, prepare_model, preview_council
     from .resume import check_resumable, find_resumable, prepare_resume, resume_council
-    from .run_report import decided_report_html, previous_verdict, record_run_id, render_verdict, report_target
+    from .run_report import decided_report_html, redecide_run, render_verdict, report_target
     from .run_findings import read_dismissed, read_rereview, read_run_findings, review_rationales
     from .run_state import observed
     from .signals import run_until_signal, signal_received
@@ -69,13 +69,12 @@ __all__ = [
     "dropped_notice", "pr_review", "artifact_limit",
     # reading, waiting, aborting
     "Observation", "read_status", "document", "is_terminal", "list_all", "locate", "run_dir_of", "council_leg_status",
-    "wave_or_leg_status", "observed", "wait", "wait_exit_code", "abort", "render_verdict", "decided_report_html",
-    "previous_verdict",
-    "record_run_id", "report_target", "read_run_findings", "read_dismissed", "read_rereview", "remember", "forget",
+    "wave_or_leg_status", "observed", "wait", "wait_exit_code", "abort", "render_verdict", "redecide_run",
+    "decided_report_html", "report_target", "read_run_findings", "read_dismissed", "read_rereview", "remember", "forget",
     "list_decisions",
     # stores and the run directory
     "SessionStore", "ID_SHAPE", "new_id", "now_iso", "parse_iso", "resolve_project", "RunDir", "find_run",
-    "read_pointer", "resume_command", "run_dir_near", "RUN_FILES",
+    "read_pointer", "resume_command", "RUN_FILES",
     # packs and templates
     "list_packs", "load_pack", "save_pack", "show_pack", "list_templates", "show_template", "pack_settings",
     # what the eval shares with a council run
@@ -123,9 +122,8 @@ if not TYPE_CHECKING:
     read_dismissed, read_rereview, read_run_findings, review_rationales = (
         _lazy(".run_findings", n) for n in ("read_dismissed", "read_rereview", "read_run_findings",
                                             "review_rationales"))
-    decided_report_html, previous_verdict, record_run_id, render_verdict, report_target = (
-        _lazy(".run_report", n) for n in ("decided_report_html", "previous_verdict", "record_run_id", "render_verdict",
-                                          "report_target"))
+    decided_report_html, redecide_run, render_verdict, report_target = (
+        _lazy(".run_report", n) for n in ("decided_report_html", "redecide_run", "render_verdict", "report_target"))
     observed = _lazy(".run_state", "observed")
     run_until_signal, signal_received = (_lazy(".signals", n) for n in ("run_until_signal", "signal_received"))
     cli_argv, spawn_detached, start_council_run, start_resumed_run, start_wave = (

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..errors import AmicusError
 from .run_dir import REPORT, TALLY, VERDICT, RunDir, read_verdict_file, run_dir_near
@@ -24,7 +24,8 @@ from .run_dir import REPORT, TALLY, VERDICT, RunDir, read_verdict_file, run_dir_
 if TYPE_CHECKING:
     from ..documents.council import TallyRecord, Verdict
 
-__all__ = ["decided_report_html", "previous_verdict", "record_run_id", "render_verdict", "report_target", "run_record"]
+__all__ = ["Redecided", "decided_report_html", "previous_verdict", "record_run_id", "redecide_run", "render_verdict",
+           "report_target", "run_record"]
 
 
 def run_record(verdict_path: Path, verdict: Mapping[str, object]) -> TallyRecord | None:
@@ -83,6 +84,26 @@ def _run_lines(run_dir: Path) -> tuple[str, ...]:
         return reported_lines(RunDir(run_dir).read())
     except AmicusError:
         return ()
+
+
+class Redecided(NamedTuple):
+    verdict: Verdict
+    run_dir: Path | None  # the directory of the run the record is the tally of (None: not a run's, or not near)
+
+
+def redecide_run(record: Any, decisions: Any, *, near: tuple[Path, ...], out: Path | None = None,
+                 overall_verdict: str | None = None, keep_verdict: bool = True,
+                 answer: str | None = None) -> Redecided:
+    """Stage-4 decisions over a tally record (`council verdict`, `amicus_verdict`), keeping what its
+    run decided: the run is the one whose directory is among `near`, and the verdict it decided
+    is `out`'s (the file being rewritten), else the run's own verdict.json (`previous_verdict`)."""
+    from ..council.verdict import redecide
+
+    run_id = record_run_id(record)
+    run_dir = run_dir_near(run_id, *near)
+    verdict = redecide(record, decisions, previous_verdict(run_id, out, run_dir), overall_verdict=overall_verdict,
+                       keep_verdict=keep_verdict, answer=answer)
+    return Redecided(verdict, run_dir)
 
 
 def previous_verdict(run_id: Any, out: Path | None, run_dir: Path | None) -> Verdict | None:

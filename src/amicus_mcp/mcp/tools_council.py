@@ -131,9 +131,7 @@ class CouncilTools:
         project: Project = None,
     ) -> CallToolResult:
         from ..council.report import build_report
-        from ..council.verdict import redecide
-        from ..engine import RUN_FILES, decided_report_html, previous_verdict, record_run_id
-        from ..engine import run_dir_near
+        from ..engine import RUN_FILES, decided_report_html, redecide_run
         from ..fsio import atomic_write_text
 
         if outDir is not None and not render:
@@ -143,10 +141,8 @@ class CouncilTools:
             caller = await self.state.caller(ctx)
             folder = caller.inside(caller.project(project), outDir, what="outDir")
         # Into a council run's directory, re-deciding keeps what the run decided (as the CLI does).
-        run_id = record_run_id(record)
-        run_dir = run_dir_near(run_id, folder) if folder is not None else None
-        verdict = redecide(record, decisions or [], previous_verdict(run_id, None, run_dir), overall_verdict=overallVerdict,
-                           answer=answer)
+        verdict, run_dir = redecide_run(record, decisions or [], near=(folder,) if folder is not None else (),
+                                        overall_verdict=overallVerdict, answer=answer)
         checked = cast("TallyRecord", record)  # redecide checked it against the council-tally schema
         from ..engine import remember
 
