@@ -281,7 +281,7 @@ class CouncilRun:
         if p.options.baseline:
             from .rereview import write_rereview
 
-            rereview = await write_rereview(ctx)
+            rereview = (await write_rereview(ctx)).to_doc()
             ctx.notice(rereview_line(rereview))
         from ..documents.run import reported_lines
         from .run_findings import as_json, read_dismissed

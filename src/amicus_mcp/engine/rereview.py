@@ -11,7 +11,7 @@ and the report's re-review section."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..documents.pr_loop import PR_LOOP_VERSION
 from .run_dir import REREVIEW, RunDir
@@ -20,11 +20,13 @@ from .run_findings import read_run_findings
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from ..documents.pr_loop import RereviewDocument
+    from ..schemas import JsonObject
     from .context import RunContext
     from .run_findings import RunFinding
 
 
-async def write_rereview(ctx: RunContext) -> dict[str, Any]:
+async def write_rereview(ctx: RunContext) -> RereviewDocument:
     """Match the finished run to its baseline (the matcher too, where one is given) and write rereview.json."""
     from ..council import rereview
     from ..fsio import atomic_write_json
@@ -33,26 +35,28 @@ async def write_rereview(ctx: RunContext) -> dict[str, Any]:
     baseline = str(prep.options.baseline)
     new, old = read_run_findings(RunDir(prep.run_dir).verdict_path), read_run_findings(baseline)
     matched = rereview.match_baseline(new.findings, old.findings)
-    doc: dict[str, Any] = {"schemaVersion": PR_LOOP_VERSION, "type": "council-rereview",
-                           "runId": new.verdict.get("runId"), "baselineRunId": old.verdict.get("runId"),
-                           "baseline": baseline}
+    # Built open in the key order rereview.json has, then checked against its model before it is written.
+    doc: JsonObject = {"schemaVersion": PR_LOOP_VERSION, "type": "council-rereview",
+                       "runId": new.verdict.get("runId"), "baselineRunId": old.verdict.get("runId"),
+                       "baseline": baseline}
     if prep.options.matcher:
         result, part = await _with_matcher(ctx, matched, new.findings, old.findings)
         doc.update(result, matcher=part)
-        for loss in part["losses"]:
-            ctx.notice(f"re-review matcher: {loss}")
     else:
         doc.update(matched)
     from ..documents.pr_loop import RereviewDocument
 
-    doc = RereviewDocument.parse(doc, what="re-review").to_doc()  # checked against its model before it is written
-    atomic_write_json(prep.run_dir / REREVIEW, doc)
-    return doc
+    checked = RereviewDocument.parse(doc, what="re-review")
+    for loss in checked.matcher.losses if checked.matcher is not None else []:
+        ctx.notice(f"re-review matcher: {loss}")
+    atomic_write_json(prep.run_dir / REREVIEW, checked.to_doc())
+    return checked
 
 
-async def _with_matcher(ctx: RunContext, matched: dict[str, Any], findings: Sequence[RunFinding],
-                        baseline: Sequence[RunFinding]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The matcher's answers over the deterministic decisions, and rereview.json's `matcher`."""
+async def _with_matcher(ctx: RunContext, matched: JsonObject, findings: Sequence[RunFinding],
+                        baseline: Sequence[RunFinding]) -> tuple[JsonObject, JsonObject]:
+    """The matcher's answers over the deterministic decisions (council/rereview.py's match, as
+    JSON), and rereview.json's `matcher` (RereviewMatcher, checked with the whole document)."""
     from ..council import rereview
     from .limits import MATCHER_FLOOR
     from .matcher import MatcherLeg, MatcherOutcome, run_matcher
@@ -78,7 +82,7 @@ async def _with_matcher(ctx: RunContext, matched: dict[str, Any], findings: Sequ
     if undecided and asked_count:
         losses.append(f"{len(undecided)} finding(s) kept the location and claim decision ({', '.join(undecided)})")
     cost = outcome.cost()
-    part = {"model": model, "asked": asked_count, "decided": len(outcome.answers), "legs": outcome.legs,
+    part: JsonObject = {"model": model, "asked": asked_count, "decided": len(outcome.answers), "legs": outcome.legs,
             # no call made costs nothing; a call of unknown cost leaves the amount unknown (null)
             "cost": {"amount": 0.0 if not outcome.usages else cost["amount"], "unpricedLegs": cost["unpricedLegs"]},
             "losses": losses}
