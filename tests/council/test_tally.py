@@ -343,6 +343,16 @@ def test_a_legs_ttft_is_kept_only_as_a_non_negative_integer(ttft: Any, kept: boo
     assert (row.get("ttftMs"), "ttftMs" in row) == ((ttft, True) if kept else (None, False))
 
 
+@pytest.mark.parametrize("flag", ["findingsUnverified", "repairRefused"])
+@pytest.mark.parametrize("value, kept", [(True, True), (False, True), ("yes", False), (1, False), ({}, False)])
+def test_a_legs_flag_is_kept_only_as_a_boolean(flag: str, value: Any, kept: bool):
+    """The verdict's schema declares the flags boolean (a `{}` schema fails the inspector's --strict)."""
+    doc = base_input(["a", "b"], [], [])
+    doc["runStats"] = [{"model": "a", flag: value}]
+    row = tally(doc)["runStats"][0]
+    assert (flag in row, row.get(flag)) == ((True, value) if kept else (False, None))
+
+
 def test_run_stats_are_normalized_with_defaults_and_emit_when_set():
     doc = base_input(["a", "b"], [], [])
     doc["runStats"] = [

@@ -36,7 +36,8 @@ _RUNSTAT_DEFAULTS: dict[str, object] = {
     "role": "council", "wasChair": False, "conformance": "clean",
     "status": "unknown", "durationMs": None, "usage": None,
 }
-_RUNSTAT_EMIT_WHEN_SET = ("findingsUnverified", "repairRefused", "waveId", "resolvedModel", "seat", "ttftMs")
+_RUNSTAT_FLAGS = ("findingsUnverified", "repairRefused")
+_RUNSTAT_EMIT_WHEN_SET = ("waveId", "resolvedModel", "seat", "ttftMs")
 
 
 def tally(tally_input: Any) -> TallyRecord:
@@ -125,6 +126,9 @@ def normalize_run_stat(row: Mapping[str, Any]) -> RunStatRow:
             value = row.get(key)
             if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
                 out[key] = value
+        elif key in _RUNSTAT_FLAGS:  # a leg's flag, kept only as a boolean (as ttftMs only as a count)
+            if isinstance(row.get(key), bool):
+                out[key] = row[key]
         elif key in _RUNSTAT_EMIT_WHEN_SET:
             if row.get(key) is not None:
                 out[key] = row[key]

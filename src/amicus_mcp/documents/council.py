@@ -25,10 +25,11 @@ from typing_extensions import NotRequired, TypedDict
 
 from ..vocabulary import (AnswerConfidence, AnsweringIntent, ChairLine, Confidence, Conformance, DebateAction,
                           DebatedTier, EvidenceCheck, GateLevel, Tier, Verification, VoteVerdict)
+from ..schemas import JsonObject
 from .tally import TierOverride
 
 __all__ = ["Basis", "DebateFinding", "DebateMark", "DebateRecord", "DebateRevote", "GateBlocker", "GateRecord",
-           "LedgerRow", "Measured", "ModelStats", "ReReview", "RecordMeta", "RunStatRow", "ScoredFinding", "Stats",
+           "LedgerRow", "Measured", "ModelStats", "ReReview", "RecordMeta", "RunFacts", "RunStatRow", "ScoredFinding", "Stats",
            "StreetCredRow", "TallyRecord", "TierCounts", "Verdict", "VerdictAnswer", "VerdictDegrade",
            "VerdictFinding", "VerdictRanking", "VerdictStreetCred", "VoteEntry", "check_document"]
 
@@ -125,8 +126,8 @@ class RunStatRow(TypedDict, total=False):
     role: str
     wasChair: bool
     conformance: str
-    findingsUnverified: JsonValue
-    repairRefused: JsonValue
+    findingsUnverified: bool
+    repairRefused: bool
     waveId: str
     resolvedModel: str
     seat: str
@@ -235,6 +236,21 @@ class VerdictDegrade(TypedDict):
     channel: NotRequired[str]
     what: str
     why: NotRequired[str]
+
+
+class RunFacts(TypedDict, total=False):
+    """What verdict.json carries beyond the tally (council/verdict.py RUN_FACT_KEYS, which
+    keeps the well-formed, non-empty ones); the engine's headless run sets them key by key."""
+
+    question: str | None
+    answer: str | None
+    synthesis: str | None
+    dissent: list[str]
+    hardQuestions: list[str]
+    answers: list[VerdictAnswer]
+    debate: JsonObject | None  # run.json `debate` (DebateSummary), as JSON
+    degrades: list[JsonObject]  # run.json `degrades` (Degrade), as JSON
+    notices: list[str]
 
 
 @with_config(_OPEN)

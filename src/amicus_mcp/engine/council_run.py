@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
@@ -68,24 +68,9 @@ from .store import parse_iso
 
 if TYPE_CHECKING:
     from ..documents.base import Document
-    from ..documents.council import TallyRecord, VerdictAnswer
+    from ..documents.council import RunFacts, TallyRecord, VerdictAnswer
     from ..documents.tally import TallyInput, TallyMeta
-    from ..schemas import JsonObject
 
-
-class RunFacts(TypedDict, total=False):
-    """What verdict.json carries beyond the tally (council/verdict.py RUN_FACT_KEYS, which
-    keeps the well-formed, non-empty ones)."""
-
-    question: str | None
-    answer: str | None
-    synthesis: str | None
-    dissent: list[str]
-    hardQuestions: list[str]
-    answers: list[VerdictAnswer]
-    debate: JsonObject | None  # run.json `debate` (DebateSummary), as JSON
-    degrades: list[JsonObject]  # run.json `degrades` (Degrade), as JSON
-    notices: list[str]
 
 __all__ = ["CouncilRun", "run_council", "run_prepared"]
 
