@@ -115,6 +115,42 @@ def test_the_shipped_tally_schema_is_the_seeds() -> None:
     assert load_schema("council-tally") == json.loads(SEED_TALLY.read_text(encoding="utf-8"))
 
 
+_STATED = ("type", "const", "enum", "required", "additionalProperties", "minimum", "maximum", "minItems", "minLength",
+           "pattern", "uniqueItems")
+
+
+def _unstated(declared: dict[str, Any], schema: dict[str, Any], path: str = "") -> list[str]:
+    """Every word the schema says of a key (its type, values, bounds, required keys, closedness)
+    that the declaration, rendered as contracts renders a declaration, does not say the same."""
+    def same(value: Any) -> Any:
+        return sorted(map(repr, value)) if isinstance(value, list) else value
+
+    out = [f"{path}.{word}: declared {declared.get(word)!r}, schema {schema[word]!r}" for word in _STATED
+           if word in schema and not isinstance(schema[word], dict) and same(declared.get(word)) != same(schema[word])]
+    for key, sub in schema.get("properties", {}).items():
+        if key in declared.get("properties", {}):
+            out += _unstated(declared["properties"][key], sub, f"{path}.{key}")
+    for part, mark in (("items", "[]"), ("additionalProperties", "{}")):
+        if isinstance(schema.get(part), dict):
+            out += _unstated(declared.get(part, {}), schema[part], path + mark)
+    return out
+
+
+def test_the_tally_declaration_says_what_the_seeds_schema_says_key_by_key() -> None:
+    """The seed's council-tally schema stays the authority (shipped as it is, above): TallyRecord,
+    rendered as contracts renders a declaration, states each key's type, values and bounds as it
+    does, not only its keys. The check can fail: a seed that said otherwise of one key differs."""
+    from amicus_mcp.contracts import type_schema
+
+    declared, seed = type_schema(docs.TallyRecord), load_schema("council-tally")
+    assert _unstated(declared, seed) == []
+    edited = json.loads(json.dumps(seed))
+    edited["properties"]["findings"]["items"]["properties"]["unattributedPeerDrops"]["minimum"] = 0
+    edited["properties"]["judged"]["type"] = "integer"
+    assert [line.split(":")[0] for line in _unstated(declared, edited)] == [
+        ".judged.type", ".findings[].unattributedPeerDrops.minimum"]
+
+
 def test_the_gate_records_rule_is_its_declarations() -> None:
     """council-gate.schema.json's if/then/else (exit code 0 when passed, 4 when not) is generated
     from GateRecord's config, and a record against it fails the schema."""
