@@ -186,16 +186,21 @@ def test_a_matcher_without_a_baseline_is_bad_args_naming_the_flags(fake, brief, 
     assert fake.chat_requests() == []
 
 
-def test_the_actions_matcher_input_without_a_baseline_names_the_inputs(fake, project, tmp_path):
+def test_the_actions_matcher_input_without_a_baseline_is_not_used_and_said(fake, project, tmp_path):
+    """A workflow names its matcher once; its first run has no previous run (no baseline): the
+    council runs without the matcher, and the log and the step summary say so."""
     from test_ci_action import run_action
 
     (project / "design.md").write_text("# Widget cache\n\nThe cache evicts every entry on every write.\n", encoding="utf-8")
     bench(fake)
-    code, _, _, log = run_action(tmp_path, project, MODELS="fake/a,fake/b", CHAIR="fake/chair", TEMPLATE="design-doc",
-                                 ARTIFACT="design.md", VARS="audience=the platform team\nconstraints=p99 under 5 ms\n",
-                                 MATCHER="fake/m")
-    assert code == 1, log
-    assert "matcher applies to a re-review only: it needs baseline" in log and "--matcher" not in log
+    code, summary, outputs, log = run_action(
+        tmp_path, project, MODELS="fake/a,fake/b", CHAIR="fake/chair", TEMPLATE="design-doc", ARTIFACT="design.md",
+        VARS="audience=the platform team\nconstraints=p99 under 5 ms\n", MATCHER="fake/m", FAIL_ON="never", OUT_DIR="first")
+    assert code == 0, log
+    notice = "the 'matcher' input is not used: there is no 'baseline' (no previous run) to re-review against"
+    assert f"Notice: {notice}" in log and f"> Notice: {notice}" in summary.read_text(encoding="utf-8")
+    assert "rereview-matcher" not in {kind(prompt_of(body)) for body in fake.chat_requests()}
+    assert not (project / "first" / "rereview.json").exists() and outputs["gate"] == "pass"
 
 
 GATEWAY_BENCH = ["openrouter/vendor/a", "openrouter/vendor/b"]

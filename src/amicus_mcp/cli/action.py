@@ -23,7 +23,8 @@ and `GITHUB_OUTPUT` at files — to see exactly what CI will do:
     INPUT_BASELINE, INPUT_GATE_ON             a re-review: the previous run's directory (its artifact),
                                               and gate-on new to gate only what is new since it
     INPUT_MATCHER                             with a baseline: the matcher model for what location and
-                                              claim leave unmatched (council run --matcher)
+                                              claim leave unmatched (council run --matcher); without
+                                              one (a workflow's first run) not used, said in a notice
     INPUT_SARIF_FILE                          write the findings as SARIF 2.1.0 here (output sarif-file)
     INPUT_POST_REVIEW, INPUT_MIN_SEVERITY,    on a pull request: the review's preview in the summary,
     INPUT_MIN_TIER                            posted (as one COMMENT review) only when post-review is
@@ -104,7 +105,7 @@ def run_options(env: Mapping[str, str], *, artifact: str, out_dir: str, template
     values: dict[str, object] = {}
     for name, field in OPTION_INPUTS.items():
         text = _input(env, name)
-        if not text:
+        if not text or (name == "MATCHER" and unused_matcher(env)):
             continue
         flag = option("run", field).option.flag
         raw: str | list[str] = text
@@ -115,6 +116,14 @@ def run_options(env: Mapping[str, str], *, artifact: str, out_dir: str, template
     if template is not None:
         values["template"] = template
     return given_run_options(**values)
+
+
+def unused_matcher(env: Mapping[str, str]) -> str | None:
+    """The notice for a `matcher` input with no `baseline`: a workflow names its matcher once, and
+    its first run has no previous run to re-review against, so the council runs without one."""
+    if not _input(env, "MATCHER") or _input(env, "BASELINE"):
+        return None
+    return "the 'matcher' input is not used: there is no 'baseline' (no previous run) to re-review against"
 
 
 def _pack_has_template(pack: str) -> bool:
@@ -205,6 +214,9 @@ def _run(env: Mapping[str, str]) -> int:
     check_bench(env)
     template = default_template(env)
     print(f"amicus council run: {artifact} → {out_dir}", flush=True)
+    unused = unused_matcher(env)
+    if unused:
+        print(f"Notice: {unused}", flush=True)
     code, error = _council(env, artifact=artifact, out_dir=out_dir, template=template)
     summary, outputs = env.get("GITHUB_STEP_SUMMARY"), env.get("GITHUB_OUTPUT")
     verdict_path = RunDir(out_dir).verdict_path
@@ -226,7 +238,9 @@ def _run(env: Mapping[str, str]) -> int:
                          rereview=gate_rereview(out_dir, gate_on), dismissed=gate_dismissed(out_dir))
     print(gate["reason"], flush=True)
     degraded = f"\n\n> Degraded run (exit 2): {'; '.join(run.notices) or 'see run.json degrades'}" if code == 2 else ""
-    append_summary(summary, f"## Council review: {'passed' if gate['passed'] else 'FAILED'}\n\n{gate['reason']}{degraded}")
+    unused_note = f"\n\n> Notice: {unused}" if unused else ""
+    append_summary(summary, f"## Council review: {'passed' if gate['passed'] else 'FAILED'}\n\n{gate['reason']}"
+                            f"{degraded}{unused_note}")
     append_summary(summary, render_verdict(verdict_path, verdict))
     extra: dict[str, str] = {}
     sarif = _input(env, "SARIF_FILE")
