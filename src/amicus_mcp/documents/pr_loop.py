@@ -39,7 +39,7 @@ class RereviewDecision(_Closed):
 
 
 class MatcherCost(_Closed):
-    amount: Annotated[float, Field(ge=0)] | None  # null: no call had a known cost (or none was made)
+    amount: Annotated[float, Field(ge=0)] | None  # 0.0: no call made; null: a call of unknown cost
     unpriced_legs: Count
 
 
