@@ -257,6 +257,24 @@ def test_pre_flight_holds_the_matchers_worst_case_and_the_run_counts_what_it_cos
     assert run["usage"]["cost"]["amount"] == pytest.approx(5 * 0.001 + 0.002)
 
 
+def test_the_reports_run_total_counts_the_matchers_call_as_run_json_does(gateway, brief, project, tmp_path, capsys):
+    code, run, again = gateway_runs(gateway, brief, project, tmp_path, capsys)
+    assert code == 0, run
+    assert run["usage"]["cost"]["amount"] == pytest.approx(0.007)
+    # the matcher's call is a cost row of its own, in the verdict the report is rendered from
+    verdict = json.loads((again / "verdict.json").read_text(encoding="utf-8"))
+    (row,) = [r for r in verdict["runStats"] if r["role"] == "matcher"]
+    assert (row["model"], row["status"], row["usage"]["cost"]["amount"]) == ("openrouter/vendor/m", "complete", 0.002)
+    page = (again / "report.html").read_text(encoding="utf-8")
+    assert '<td>Run total</td><td></td><td></td><td class="num">$0.0070</td>' in page
+    assert cli_main(["council", "report", str(again / "verdict.json")]) == 0
+    assert "| **Run total** | | | $0.0070 |" in capsys.readouterr().out
+    # the ledger counts the bench and the chair, never the matcher
+    from amicus_mcp.council.ledger import read_ledger
+
+    assert not any(r.get("model") == "openrouter/vendor/m" for r in read_ledger())
+
+
 def test_the_action_passes_its_matcher_input_and_the_summary_shows_its_decisions(fake, project, tmp_path):
     from test_ci_action import run_action
 

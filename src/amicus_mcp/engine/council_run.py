@@ -238,12 +238,16 @@ class CouncilRun:
         self.chair_answer = chair.answer
         self.answers = self.answers_fact(anon) if p.options.question else []
 
-        final_input = self.tally_input(anon, cross, chair_alias or p.chair)
-        if round_ is not None:
-            final_input = round_.reassemble(final_input)
-        record = tally(final_input)
-        ctx.write_json(TALLY_INPUT, final_input)
-        ctx.write_json(TALLY, record)
+        def final_tally() -> TallyRecord:  # the settled tiers, with every cost row so far
+            final_input = self.tally_input(anon, cross, chair_alias or p.chair)
+            if round_ is not None:
+                final_input = round_.reassemble(final_input)
+            done = tally(final_input)
+            ctx.write_json(TALLY_INPUT, final_input)
+            ctx.write_json(TALLY, done)
+            return done
+
+        record = final_tally()
         if p.lens_run:
             ctx.notice("lens run: not recorded in the reliability ledger (lens reviews are not comparable)")
         elif p.options.task:
@@ -259,15 +263,19 @@ class CouncilRun:
 
         ctx.stage("verdict", "running")
         decisions = round_.decisions() if round_ is not None else []
-        self.check_cost_floor()  # before the verdict, so its degrades say so too
-        verdict = merge_verdict(record, decisions, overall_verdict=verdict_line, run=self.run_facts(chair.text))
-        ctx.write_json(VERDICT, verdict)
         rereview = None
-        if p.options.baseline:
+        if p.options.baseline:  # matched against the run's findings as its verdict states them
             from .rereview import write_rereview
 
+            ctx.write_json(VERDICT, merge_verdict(record, decisions, overall_verdict=verdict_line,
+                                                  run=self.run_facts(chair.text)))
             rereview = (await write_rereview(ctx)).to_doc()
             ctx.notice(rereview_line(rereview))
+            record = final_tally()  # again: the matcher's calls are cost rows of the run too
+        # After every paid call and before the verdict, so its degrades and the report's total say so too.
+        self.check_cost_floor()
+        verdict = merge_verdict(record, decisions, overall_verdict=verdict_line, run=self.run_facts(chair.text))
+        ctx.write_json(VERDICT, verdict)
         from ..documents.run import reported_lines
         from .run_findings import as_json, read_dismissed
 

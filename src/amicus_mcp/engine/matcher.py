@@ -17,6 +17,7 @@ deterministic decision and names the loss.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,12 +62,21 @@ class MatcherLeg:
     wave: str | None = None  # the budget's wave whose floor was held for it (a run's)
 
 
+class MatcherCall(NamedTuple):
+    """One call made, as a run's cost table shows it (a runStats row of its own)."""
+
+    status: Literal["complete", "error"]
+    duration_ms: int
+    usage: LegUsageDoc | None  # None: the provider reported none
+
+
 @dataclass
 class MatcherOutcome:
     answers: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # finding → (target, reason)
     legs: int = 0  # calls made (a refused one is not made)
     usages: list[Usage | None] = field(default_factory=list)
     losses: list[Loss] = field(default_factory=list)
+    calls: list[MatcherCall] = field(default_factory=list)  # each call made, in order
 
     def cost(self) -> RolledCostDoc:
         """What the calls cost: amount null when no call had a known cost."""
@@ -128,6 +138,7 @@ async def _call(leg: MatcherLeg, outcome: MatcherOutcome, frame: Frame, target_i
         return None
     outcome.legs += 1
     taken = ({t: f for f, (t, _) in outcome.answers.items() if t is not None} if frame.unique else None)
+    started = time.monotonic()
     try:
         completion = await call_route(leg.registry, leg.route, (Message("user", text),), timeout_s=leg.timeout_s,
                                       json_schema=matching.reply_schema(frame, pending, target_ids),
@@ -137,6 +148,7 @@ async def _call(leg: MatcherLeg, outcome: MatcherOutcome, frame: Frame, target_i
         usage_doc: LegUsageDoc | None = usage.to_doc() if usage is not None else None
         leg.budget.settle(claim, usage_doc)
         outcome.usages.append(usage_from_doc(usage_doc) if usage_doc else None)
+        outcome.calls.append(MatcherCall("error", _since(started), usage_doc))
         raw = getattr(exc, "text", None)
         message = getattr(exc, "message", None) or type(exc).__name__
         atomic_write_text(leg.directory / MATCHER_OUTPUT.format(suffix=suffix), raw or f"(no reply: {message})\n")
@@ -146,9 +158,14 @@ async def _call(leg: MatcherLeg, outcome: MatcherOutcome, frame: Frame, target_i
         return None
     leg.budget.settle(claim, completion.usage.to_doc())
     outcome.usages.append(completion.usage)
+    outcome.calls.append(MatcherCall("complete", _since(started), completion.usage.to_doc()))
     atomic_write_text(leg.directory / MATCHER_OUTPUT.format(suffix=suffix), completion.text)
     reading = matching.read_reply(frame, completion.text, completion.structured, pending, taken)
     if completion.finish_reason == "length" and reading.problems:  # say why, so the repair answers shorter
         reading.problems.insert(0, f"TRUNCATED: the reply was cut at its {MATCHER_OUTPUT_CAP:,}-token cap; keep "
                                    "each reason to one short line")
     return reading
+
+
+def _since(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)

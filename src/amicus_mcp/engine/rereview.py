@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from .run_findings import RunFinding
 
 
+MATCHER_ROW_STAGE = 5  # the matcher's runStats rows come after the chair's (council_run.STAGE_ROWS)
+
+
 async def write_rereview(ctx: RunContext) -> RereviewDocument:
     """Match the finished run to its baseline (the matcher too, where one is given) and write rereview.json."""
     from ..council import rereview
@@ -73,6 +76,10 @@ async def _with_matcher(ctx: RunContext, matched: JsonObject, findings: Sequence
         leg = MatcherLeg(model=model, route=prep.matcher_route, catalog=prep.catalog, registry=ctx.registry,
                          budget=ctx.budget, timeout_s=prep.timeout_s, directory=prep.run_dir, wave=MATCHER_FLOOR)
         outcome = await run_matcher(leg, rereview.FRAME, rereview.targets(baseline), asked)
+        for index, call in enumerate(outcome.calls):  # the run's cost table shows (and totals) each call
+            ctx.rows.add_doc({"model": model, "role": "matcher", "wasChair": False, "conformance": None,
+                              "status": call.status, "durationMs": call.duration_ms, "usage": call.usage},
+                             stage=MATCHER_ROW_STAGE, position=0, secondary=index > 0)
         losses = [loss.detail for loss in outcome.losses]
         asked_count = len(asked)
     if beyond:
