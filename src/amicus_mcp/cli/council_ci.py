@@ -209,7 +209,7 @@ def _where_to_look(run_dir: Path) -> str:
     ran in the foreground has no engine.log; only a spawned worker writes one)."""
     import shlex
 
-    from ..engine import find_resumable, resume_command
+    from ..engine import resume_hint
 
     if not RunDir(run_dir).holds_run():
         return f"pass a council run id, a council run directory (one holding {RUN_FILES.manifest}) or its verdict.json"
@@ -218,8 +218,9 @@ def _where_to_look(run_dir: Path) -> str:
         manifest = RunDir(run_dir).read()
     except AmicusError:  # unreadable, or not a manifest this amicus reads: status says what it can
         return f"'amicus status {shlex.quote(str(run_dir))}' says what it can of the run{log}"
-    if find_resumable(RunDir(run_dir), manifest).resumable:
-        return f"'{resume_command(RunDir(run_dir))}' finishes it (nothing it finished is sent again){log}"
+    resume = resume_hint(RunDir(run_dir), manifest)
+    if resume is not None:
+        return f"'{resume}' finishes it (nothing it finished is sent again){log}"
     if manifest.status == "running":
         return f"it is still running: 'amicus wait {manifest.run_id}', then gate it{log}"
     if manifest.error is not None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .run_dir import RUN_FILES, RunDir, find_run, read_pointer, resume_command
+from .run_dir import RUN_FILES, RunDir, find_run, read_pointer
 from .store import ID_SHAPE, SessionStore, new_id, now_iso, parse_iso, resolve_project
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from .packs import list_packs, load_pack, save_pack, show_pack
     from .pr_loop import pr_review
     from .preflight import Prepared, dropped_notice, max_legs, prepare, prepare_model, preview_council
-    from .resume import check_resumable, find_resumable, prepare_resume, resume_council
+    from .resume import resume_council, resume_hint
     from .run_report import decided_report_html, redecide_run, render_verdict, report_target
     from .run_findings import read_dismissed, read_rereview, read_run_findings, review_rationales
     from .run_state import observed
@@ -64,8 +64,8 @@ __all__ = [
     "briefing_fields", "check_tag", "declared", "flag_of",
     "names_a_file", "option", "apply_pack", "apply_env_defaults",
     # runs
-    "Prepared", "prepare", "run_council", "run_prepared", "start_council_run", "check_resumable", "find_resumable",
-    "prepare_resume", "resume_council", "start_resumed_run", "estimate_wave", "run_wave", "start_wave", "preview_council",
+    "Prepared", "prepare", "run_council", "run_prepared", "start_council_run", "resume_council", "start_resumed_run",
+    "resume_hint", "estimate_wave", "run_wave", "start_wave", "preview_council",
     "dropped_notice", "pr_review", "artifact_limit",
     # reading, waiting, aborting
     "Observation", "read_status", "document", "is_terminal", "list_all", "locate", "run_dir_of", "council_leg_status",
@@ -74,7 +74,7 @@ __all__ = [
     "list_decisions",
     # stores and the run directory
     "SessionStore", "ID_SHAPE", "new_id", "now_iso", "parse_iso", "resolve_project", "RunDir", "find_run",
-    "read_pointer", "resume_command", "RUN_FILES",
+    "read_pointer", "RUN_FILES",
     # packs and templates
     "list_packs", "load_pack", "save_pack", "show_pack", "list_templates", "show_template", "pack_settings",
     # what the eval shares with a council run
@@ -117,8 +117,7 @@ if not TYPE_CHECKING:
     pr_review = _lazy(".pr_loop", "pr_review")
     dropped_notice, max_legs, prepare, prepare_model, preview_council = (
         _lazy(".preflight", n) for n in ("dropped_notice", "max_legs", "prepare", "prepare_model", "preview_council"))
-    check_resumable, find_resumable, prepare_resume, resume_council = (
-        _lazy(".resume", n) for n in ("check_resumable", "find_resumable", "prepare_resume", "resume_council"))
+    resume_council, resume_hint = _lazy(".resume", "resume_council"), _lazy(".resume", "resume_hint")
     read_dismissed, read_rereview, read_run_findings, review_rationales = (
         _lazy(".run_findings", n) for n in ("read_dismissed", "read_rereview", "read_run_findings",
                                             "review_rationales"))

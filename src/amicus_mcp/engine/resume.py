@@ -9,7 +9,9 @@ readers that say whether a run can be resumed.
                      briefing and the options must hash as they did when the run started
     reopen           run.json back to `running`, with this attempt's `resumes` entry
     prepare_resume   pre-flight of the run's own recorded inputs, its seats as they were
-    resume_council   the whole resumed run, in this process
+    resume_council   the whole resumed run, in this process (spawn.start_resumed_run: the same,
+                     continued by a detached worker)
+    resume_hint      the command a reader shows for a run that can be resumed
 
 The run keeps its id, directory and `createdAt` (the prompts embed that date, so they are
 byte-identical and every finished leg is found in `legs/` by its content key: see
@@ -37,7 +39,7 @@ from .run_dir import BRIEFING, RunDir, resume_command
 from .run_state import RunState, engine_alive
 
 __all__ = ["FINAL_ERRORS", "Resumable", "Verdict", "check_resumable", "find_resumable", "prepare_resume", "reopen",
-           "resume_command", "resume_council", "stopped_stage"]
+           "resume_command", "resume_council", "resume_hint", "stopped_stage"]
 
 if TYPE_CHECKING:
     from ..providers.routing import ProviderRegistry
@@ -88,6 +90,12 @@ def find_resumable(run_dir: RunDir, manifest: RunManifest, *, max_cost: float | 
     if not manifest.briefing_sha256 or not manifest.options_sha256:
         return Verdict(False, "it predates resumable runs (its run.json records no input hashes)", status)
     return Verdict(True, "it crashed" if status == "error" else "it was aborted", status)
+
+
+def resume_hint(run_dir: RunDir, manifest: RunManifest) -> str | None:
+    """The command that finishes a stopped run without sending again what it finished (what
+    `council gate` and the workspace show); None when the run cannot be resumed."""
+    return resume_command(run_dir) if find_resumable(run_dir, manifest).resumable else None
 
 
 def ceiling_of(manifest: RunManifest) -> float | None:
@@ -215,3 +223,4 @@ async def resume_council(run_dir: RunDir, *, reopened: bool = False, registry: P
     prep = await prepare_resume(target)
     manifest = target.manifest if reopened else reopen(target, pid=os.getpid())
     return await run_prepared(prep, registry=registry, resumed=manifest)
+

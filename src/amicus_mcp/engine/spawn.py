@@ -119,9 +119,22 @@ def start_council_run(prep: Prepared) -> StartedRun:
     return StartedRun(prep.run_id, run_dir.path, pid, tuple(prep.dropped))
 
 
-def start_resumed_run(target: Resumable, prep: Prepared) -> StartedRun:
-    """Reopen a checked, pre-flighted resumable run (engine/resume.py) and continue it in a
-    detached worker (`… worker RUN_DIR --resume`)."""
+async def start_resumed_run(run_dir: RunDir, *, max_cost: float | None = None) -> StartedRun:
+    """Check and pre-flight a resumable run (engine/resume.py; its ceiling raised to `max_cost`,
+    when given), then continue it in a detached worker (`amicus_council_resume`; resume_council
+    is the foreground's)."""
+    import anyio
+
+    from .resume import check_resumable, prepare_resume
+
+    target = check_resumable(run_dir, max_cost=max_cost)
+    prep = await prepare_resume(target)
+    return await anyio.to_thread.run_sync(_spawn_resumed, target, prep)  # it spawns: off the event loop
+
+
+def _spawn_resumed(target: Resumable, prep: Prepared) -> StartedRun:
+    """Reopen a checked, pre-flighted resumable run and continue it in a detached worker
+    (`… worker RUN_DIR --resume`)."""
     from .resume import reopen
 
     run_dir = target.run_dir

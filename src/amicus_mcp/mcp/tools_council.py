@@ -74,10 +74,7 @@ class CouncilTools:
             "(COST_EXCEEDED) resumes with a higher one; the spend already made counts against it", gt=0)] = None,
         project: Project = None,
     ) -> CallToolResult:
-        from ..engine import check_resumable, prepare_resume
-        from ..engine import find_run
-        from ..engine import start_resumed_run
-        from ..engine import SessionStore
+        from ..engine import SessionStore, find_run, start_resumed_run
 
         caller = await self.state.caller(ctx)
         root = caller.project(project)
@@ -85,9 +82,7 @@ class CouncilTools:
         if run_dir is None:
             raise BadArgs(f"no council run '{id}' in the project {root}",
                           hint="pass the runId amicus_council_run returned (amicus_list shows them), and its project")
-        target = check_resumable(run_dir, max_cost=maxCost)
-        prep = await prepare_resume(target)
-        started = await anyio.to_thread.run_sync(start_resumed_run, target, prep)
+        started = await start_resumed_run(run_dir, max_cost=maxCost)
         result = RunStarted(run_id=started.run_id, run_dir=str(started.run_dir), workspace_opened=False,
                             workspace_open_reason="a resumed run opens no workspace; its run directory is the same",
                             next=RESUME_NOTE)

@@ -119,11 +119,9 @@ def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall
 
 def _resume_hint(run_dir: Path, doc: RunManifest, live: bool) -> str | None:
     """The command that resumes a stopped run (shown, never run: the workspace stays read-only)."""
-    from ..engine import find_resumable, resume_command
+    from ..engine import resume_hint
 
-    if live or not find_resumable(RunDir(run_dir), doc).resumable:
-        return None
-    return resume_command(RunDir(run_dir))
+    return None if live else resume_hint(RunDir(run_dir), doc)
 
 
 def _header(doc: RunManifest, crashed: bool) -> RunHeader:
