@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from council_helpers import finding, member, review
+from council_helpers import finding, member, member_responder, review
 from council_prompts import kind, matcher_questions
 from fakeprovider import FakeProvider, chat, prompt_of, usage
 from test_pr_loop import bench, council_run
@@ -46,13 +47,17 @@ def oracle(body: Any) -> Any:
 
 
 def runs(fake: FakeProvider, brief: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-         *extra: str) -> tuple[dict[str, Any], dict[str, Any], Path]:
+         *extra: str, expect: int = 0) -> tuple[dict[str, Any], dict[str, Any], Path]:
     bench(fake, **BEFORE)
     baseline = tmp_path / "baseline"
     council_run(brief, project, baseline, capsys)
     bench(fake, **AFTER)
     again = tmp_path / "again"
-    run = council_run(brief, project, again, capsys, "--baseline", str(baseline), *extra)
+    code = cli_main(["council", "run", "--prompt-file", str(brief), "--models", "fake/a,fake/b", "--chair", "fake/chair",
+                     "--out-dir", str(again), "--project", str(project), "--json", "--quiet",
+                     "--baseline", str(baseline), *extra])
+    run = json.loads(capsys.readouterr().out)
+    assert code == expect, run
     doc = json.loads((again / "rereview.json").read_text(encoding="utf-8"))
     assert schema_errors(doc, "council-rereview") == []
     return run, doc, again
@@ -144,7 +149,7 @@ def test_a_naive_matcher_is_asked_once_more_then_the_deterministic_decision_stan
                                                                                     brief, project, tmp_path, capsys):
     fake.respond("m", lambda body: chat(naive(prompt_of(body)), finish="length" if naive is naive_truncated else "stop",
                                         usage=usage(cost=0.001)))
-    run, doc, again = runs(fake, brief, project, tmp_path, capsys, "--matcher", "fake/m")
+    run, doc, again = runs(fake, brief, project, tmp_path, capsys, "--matcher", "fake/m", expect=2)
     prompts = fake.prompts("m")
     assert len(prompts) == 2 and "Your previous answer could not be used:" in prompts[1]
     assert problem in prompts[1]
@@ -161,6 +166,13 @@ def test_a_naive_matcher_is_asked_once_more_then_the_deterministic_decision_stan
         assert by == [None, None] and doc["counts"] == {"new": 2, "still-open": 0, "resolved": 2}
     notices = " ".join(run["notices"])
     assert "re-review matcher: " in notices and "left unanswered after a repair" in notices
+    # a lost matcher decision degrades the run: exit 2, run.json `degrades`, the verdict and the report
+    (lost,) = run["degrades"]
+    assert (lost["channel"], lost["what"]) == (
+        "rereview", f"re-review matcher: {2 - decided} finding(s) left to the location and claim match only")
+    assert "left unanswered after a repair" in lost["why"]
+    assert json.loads((again / "verdict.json").read_text(encoding="utf-8"))["degrades"] == run["degrades"]
+    assert f"<li>Notice: {lost['what']} — " in (again / "report.html").read_text(encoding="utf-8")
     assert cli_main(["council", "report", str(again / "verdict.json")]) == 0
     assert "  - lost: " in capsys.readouterr().out
 
@@ -169,11 +181,34 @@ def test_a_failing_matcher_leaves_the_deterministic_decision_and_says_so(fake, b
     from fakeprovider import error
 
     fake.respond("m", lambda body: error(500, "matcher is down"))
-    run, doc, _ = runs(fake, brief, project, tmp_path, capsys, "--matcher", "fake/m")
+    run, doc, again = runs(fake, brief, project, tmp_path, capsys, "--matcher", "fake/m", expect=2)
     assert doc["counts"] == {"new": 2, "still-open": 0, "resolved": 2}
     assert [d["by"] for d in doc["decisions"]] == [None, None]
     assert any(re.match(r"the matcher call failed \(.*matcher is down", loss) for loss in doc["matcher"]["losses"])
-    assert any("re-review matcher: the matcher call failed" in n for n in run["notices"])
+    (lost,) = run["degrades"]
+    assert lost["what"] == "re-review matcher: 2 finding(s) left to the location and claim match only"
+    assert "the matcher call failed" in lost["why"] and "matcher is down" in lost["why"]
+    assert f"{lost['what']}: {lost['why']}" in run["notices"]
+    assert json.loads((again / "verdict.json").read_text(encoding="utf-8"))["degrades"] == run["degrades"]
+    assert f"<li>Notice: {lost['what']} — " in (again / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_matcher_call_of_unknown_cost_under_a_ceiling_makes_the_cost_total_a_floor(fake, brief, project, tmp_path,
+                                                                                     capsys):
+    def unpriced(body: Any) -> Any:  # the right answers, with no usage block: its cost is unknown
+        reply = oracle(body)
+        reply.body.pop("usage", None)
+        return reply
+
+    fake.respond("m", unpriced)
+    run, doc, again = runs(fake, brief, project, tmp_path, capsys, "--matcher", "fake/m", "--max-cost", "5",
+                           expect=2)
+    assert doc["counts"] == {"new": 1, "still-open": 1, "resolved": 1}
+    assert doc["matcher"]["cost"] == {"amount": None, "unpricedLegs": 1}
+    assert (run["usage"]["costExact"], run["usage"]["unknownLegs"]) == (False, 1)
+    assert [(d["what"], d["why"]) for d in run["degrades"]] == [
+        ("cost total is a floor", "1 leg(s) had no known cost under a --max-cost ceiling")]
+    assert json.loads((again / "verdict.json").read_text(encoding="utf-8"))["degrades"] == run["degrades"]
 
 
 def test_a_matcher_without_a_baseline_is_bad_args_naming_the_flags(fake, brief, project, tmp_path, capsys):
@@ -207,7 +242,10 @@ GATEWAY_BENCH = ["openrouter/vendor/a", "openrouter/vendor/b"]
 
 
 def gateway_runs(gateway: FakeProvider, brief: Path, project: Path, tmp_path: Path,
-                 capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict[str, Any], Path]:
+                 capsys: pytest.CaptureFixture[str], *extra: str,
+                 at_chair: Callable[[], None] | None = None) -> tuple[int, dict[str, Any], Path]:
+    """The baseline run and its re-review on the gateway; `at_chair` is called as the re-review's
+    chair is asked (the run is in flight then)."""
     gateway.catalog = [*gateway.catalog, {"id": "vendor/m", "name": "m", "context_length": 100000,
                                           "pricing": {"prompt": "0.000001", "completion": "0.00001"}}]
     for side, name in (("north", "vendor/a"), ("south", "vendor/b")):
@@ -222,6 +260,14 @@ def gateway_runs(gateway: FakeProvider, brief: Path, project: Path, tmp_path: Pa
         member(gateway, name, tag=side, cost=0.001,
                stage1=chat(review(side, block={"overall": "o", "findings": AFTER[side]}), usage=usage(cost=0.001)))
     gateway.respond("vendor/m", oracle)
+    if at_chair is not None:
+        chair = member_responder("vendor/chair", cost=0.001)
+
+        def watched(body: Any) -> Any:
+            at_chair()
+            return chair(body)
+
+        gateway.respond("vendor/chair", watched)
     code = cli_main([*common, "--out-dir", str(tmp_path / "again"), "--baseline", str(tmp_path / "baseline"),
                      "--matcher", "openrouter/vendor/m", *extra])
     return code, json.loads(capsys.readouterr().out), tmp_path / "again"
@@ -229,9 +275,12 @@ def gateway_runs(gateway: FakeProvider, brief: Path, project: Path, tmp_path: Pa
 
 def test_a_ceiling_that_holds_the_council_but_not_the_matcher_runs_without_it_and_says_so(gateway, brief, project,
                                                                                           tmp_path, capsys):
-    code, run, again = gateway_runs(gateway, brief, project, tmp_path, capsys, "--max-cost", "0.12")
-    assert code == 0, run
-    assert run["status"] == "complete" and gateway.prompts("vendor/m") == []
+    in_flight: list[dict[str, Any]] = []
+    code, run, again = gateway_runs(gateway, brief, project, tmp_path, capsys, "--max-cost", "0.12",
+                                    at_chair=lambda: in_flight.append(json.loads(
+                                        (tmp_path / "again" / "run.json").read_text(encoding="utf-8"))))
+    assert code == 2, run  # a matcher dropped at pre-flight is a loss: the run is degraded
+    assert run["status"] == "partial" and gateway.prompts("vendor/m") == []
     doc = json.loads((again / "rereview.json").read_text(encoding="utf-8"))
     assert schema_errors(doc, "council-rereview") == []
     assert doc["counts"] == {"new": 2, "still-open": 0, "resolved": 2}
@@ -239,7 +288,16 @@ def test_a_ceiling_that_holds_the_council_but_not_the_matcher_runs_without_it_an
     assert loss.startswith("not called: the --max-cost $0.12 ceiling holds the council but not also the matcher's "
                            "worst case ($0.")
     assert (doc["matcher"]["legs"], doc["matcher"]["cost"]) == (0, {"amount": 0.0, "unpricedLegs": 0})
-    assert f"re-review matcher: {loss}" in run["notices"]
+    # announced up front, as a dropped seat is (the first notice), and in run.json from the start:
+    # already there while the chair is asked, long before the re-review runs
+    dropped = {"kind": "degrade", "channel": "rereview", "what": "re-review matcher", "why": loss}
+    assert run["notices"][0] == f"re-review matcher: {loss}"
+    (seen,) = in_flight
+    assert seen["status"] == "running" and seen["degrades"] == [dropped]
+    assert run["degrades"] == [dropped, {"kind": "degrade", "channel": "rereview",
+                                         "what": "re-review matcher: 2 finding(s) left to the location and claim "
+                                                 "match only",
+                                         "why": "the matcher was not called (dropped at pre-flight)"}]
     assert cli_main(["council", "report", str(again / "verdict.json")]) == 0
     assert f"  - lost: {loss}" in capsys.readouterr().out
 
@@ -293,3 +351,22 @@ def test_the_action_passes_its_matcher_input_and_the_summary_shows_its_decisions
     assert "1 new, 1 still open, 1 resolved" in text and "still-open blocker(s) not counted" in text
     assert "  - **A1** still open as **A1** — the matcher: the same eviction, moved" in text
     assert len(fake.prompts("m")) == 1
+
+
+def test_a_matcher_that_fails_its_pre_flight_checks_stops_the_run_before_anything_is_spent(gateway, brief, project,
+                                                                                          tmp_path, capsys):
+    # Held to the chair's checks: a matcher the catalog does not list is the caller's to fix (exit 1, nothing sent),
+    # never a run that quietly goes on without the matcher it was asked for.
+    for side, name in (("north", "vendor/a"), ("south", "vendor/b")):
+        member(gateway, name, tag=side, cost=0.001)
+    member(gateway, "vendor/chair", cost=0.001)
+    common = ["council", "run", "--prompt-file", str(brief), "--models", ",".join(GATEWAY_BENCH),
+              "--chair", "openrouter/vendor/chair", "--project", str(project), "--json", "--quiet"]
+    assert cli_main([*common, "--out-dir", str(tmp_path / "baseline")]) == 0
+    capsys.readouterr()
+    sent = len(gateway.chat_requests())
+    code = cli_main([*common, "--out-dir", str(tmp_path / "again"), "--baseline", str(tmp_path / "baseline"),
+                     "--matcher", "openrouter/vendor/no-such-model"])
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert (code, error["code"]) == (1, "BAD_MODEL") and error["message"].startswith("--matcher: "), error
+    assert len(gateway.chat_requests()) == sent and not (tmp_path / "again" / "run.json").exists()

@@ -15,11 +15,14 @@ One command, no Claude in the loop. Stage 4 (accept/deny) stays human: the engin
     chair        requested chair → one retry → the best peers-only street-cred model from the
                  ledger that is not on the bench → give up (`overallVerdict: null`); one repair
                  for a missing VERDICT line
+    re-review    with --baseline: rereview.json (engine/rereview.py), before the verdict, so the
+                 matcher's cost rows and losses are in the verdict and the report
     outputs      tally-input.json, tally.json, verdict.json, report.html, run.json
 
 `run.json` is checkpointed after every leg, stage and chair attempt. Exit codes: 0 clean;
 1 error; 2 degraded (a dead seat, a seat whose findings were lost to an unstructured review, a
-dropped judge, no chair verdict, a refused launch, an inexact cost under a ceiling); 130/143
+dropped judge, no chair verdict, a refused launch, an inexact cost under a ceiling, a re-review
+matcher's lost decisions); 130/143
 aborted by SIGINT/SIGTERM.
 
 Pre-flight is `preflight.prepare`; the first manifest and the input hashes are manifest.py's.
@@ -99,6 +102,8 @@ class CouncilRun:
             self.hold_interrupted(lost)
         if prep.dropped:
             self.ctx.notice(dropped_notice(prep.dropped))
+        if prep.matcher_loss is not None:  # dropped at pre-flight: a loss, in run.json from the start
+            self.ctx.degrade("rereview", "re-review matcher", prep.matcher_loss)
         for said in prep.plan.notices() if prep.plan is not None else []:  # a lowered cap, an unchecked window
             self.ctx.notice(said)
         if prep.chair_notice:

@@ -6,8 +6,10 @@ With `--matcher`, the findings the location and claim pass leaves new are put to
 model (engine/matcher.py, the eval's matcher leg), under the run's `--max-cost`: pre-flight holds
 back its worst case (engine/baseline.py), or — when the ceiling holds the council but not also the
 matcher — runs without it and says so. Whatever the matcher could not decide keeps the
-deterministic decision, and the loss is named: a run notice, `matcher.losses` in rereview.json,
-and the report's re-review section."""
+deterministic decision, and the loss is named: a degrade (exit 2; run.json `degrades`, the
+verdict's and the report's losses, with how many findings it left), `matcher.losses` in
+rereview.json and the report's re-review section. Its calls are cost rows of the run (runStats
+role `matcher`): the re-review runs before the verdict and the report are written."""
 
 from __future__ import annotations
 
@@ -42,24 +44,28 @@ async def write_rereview(ctx: RunContext) -> RereviewDocument:
     doc: JsonObject = {"schemaVersion": PR_LOOP_VERSION, "type": "council-rereview",
                        "runId": new.verdict.get("runId"), "baselineRunId": old.verdict.get("runId"),
                        "baseline": baseline}
+    left = 0
     if prep.options.matcher:
-        result, part = await _with_matcher(ctx, matched, new.findings, old.findings)
+        result, part, left = await _with_matcher(ctx, matched, new.findings, old.findings)
         doc.update(result, matcher=part)
     else:
         doc.update(matched)
     from ..documents.pr_loop import RereviewDocument
 
     checked = RereviewDocument.parse(doc, what="re-review")
-    for loss in checked.matcher.losses if checked.matcher is not None else []:
-        ctx.notice(f"re-review matcher: {loss}")
+    if left and checked.matcher is not None:  # a decision the matcher was asked for and did not give is lost
+        why = ("the matcher was not called (dropped at pre-flight)" if prep.matcher_loss is not None
+               else "; ".join(checked.matcher.losses))
+        ctx.degrade("rereview", f"re-review matcher: {left} finding(s) left to the location and claim match only", why)
     atomic_write_json(prep.run_dir / REREVIEW, checked.to_doc())
     return checked
 
 
 async def _with_matcher(ctx: RunContext, matched: JsonObject, findings: Sequence[RunFinding],
-                        baseline: Sequence[RunFinding]) -> tuple[JsonObject, JsonObject]:
+                        baseline: Sequence[RunFinding]) -> tuple[JsonObject, JsonObject, int]:
     """The matcher's answers over the deterministic decisions (council/rereview.py's match, as
-    JSON), and rereview.json's `matcher` (RereviewMatcher, checked with the whole document)."""
+    JSON), rereview.json's `matcher` (RereviewMatcher, checked with the whole document), and how
+    many findings the matcher should have decided and did not (they keep the deterministic match)."""
     from ..council import rereview
     from .limits import MATCHER_FLOOR
     from .matcher import MatcherLeg, MatcherOutcome, run_matcher
@@ -88,9 +94,10 @@ async def _with_matcher(ctx: RunContext, matched: JsonObject, findings: Sequence
     undecided = [q.finding for q in asked if q.finding not in outcome.answers]
     if undecided and asked_count:
         losses.append(f"{len(undecided)} finding(s) kept the location and claim decision ({', '.join(undecided)})")
+    left = len(undecided) + len(beyond)
     cost = outcome.cost()
     part: JsonObject = {"model": model, "asked": asked_count, "decided": len(outcome.answers), "legs": outcome.legs,
             # no call made costs nothing; a call of unknown cost leaves the amount unknown (null)
             "cost": {"amount": 0.0 if not outcome.usages else cost["amount"], "unpricedLegs": cost["unpricedLegs"]},
             "losses": losses}
-    return rereview.with_matcher(matched, outcome.answers), part
+    return rereview.with_matcher(matched, outcome.answers), part, left
