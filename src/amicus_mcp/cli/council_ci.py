@@ -245,9 +245,7 @@ def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, ReReview] | None:
     """--gate-on new: each finding's re-review status (rereview.json beside the verdict)."""
     if gate_on != "new":
         return None
-    from ..engine import read_rereview
-
-    doc = read_rereview(run_dir)
+    doc = RunDir(run_dir).read_rereview()
     if doc is None:
         raise BadArgs(f"--gate-on new needs a re-review, and {run_dir} holds no {RUN_FILES.rereview}",
                       hint="run the council with --baseline RUN (the run it re-reviews), then gate that run")
@@ -256,9 +254,7 @@ def gate_rereview(run_dir: Path, gate_on: str) -> dict[str, ReReview] | None:
 
 def gate_dismissed(run_dir: Path) -> dict[str, JsonObject] | None:
     """The run's findings that match one the user dismissed before (dismissed.json beside the verdict)."""
-    from ..engine import read_dismissed
-
-    doc = read_dismissed(run_dir)
+    doc = RunDir(run_dir).read_dismissed()
     if doc is None:
         return None
     rd = RunDir(run_dir)

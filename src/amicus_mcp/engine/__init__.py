@@ -7,7 +7,8 @@ layer to this door); what a front needs is named here, in `__all__`, grouped by 
     runs        prepare, run, start (detached), resume a council run; start or run a wave
     reading     find a run or a job, its status, its verdict and findings; wait; abort
     stores      the project's session store, the run directory (`RunDir`, whose read_tally() /
-                read_verdict() read a run's council outputs) and its file names
+                read_verdict() / read_rereview() / read_dismissed() / review_rationales() read
+                a run's council outputs) and its file names
     packs       packs and templates (the CLI's `council pack` / `council template`)
     the eval    what an eval's councils and matcher share with a council run
 
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from .preflight import Prepared, dropped_notice, max_legs, prepare, prepare_model, preview_council
     from .resume import resume_council, resume_hint
     from .run_report import decided_report_html, redecide_run, render_verdict, report_target
-    from .run_findings import read_dismissed, read_rereview, read_run_findings, review_rationales
+    from .run_findings import read_run_findings
     from .run_state import observed
     from .signals import run_until_signal, signal_received
     from .spawn import cli_argv, spawn_detached, start_council_run, start_resumed_run, start_wave
@@ -70,7 +71,7 @@ __all__ = [
     # reading, waiting, aborting
     "Observation", "read_status", "document", "is_terminal", "list_all", "locate", "run_dir_of", "council_leg_status",
     "wave_or_leg_status", "observed", "wait", "wait_exit_code", "abort", "render_verdict", "redecide_run",
-    "decided_report_html", "report_target", "read_run_findings", "read_dismissed", "read_rereview", "remember", "forget",
+    "decided_report_html", "report_target", "read_run_findings", "remember", "forget",
     "list_decisions",
     # stores and the run directory
     "SessionStore", "ID_SHAPE", "new_id", "now_iso", "parse_iso", "resolve_project", "RunDir", "find_run",
@@ -79,7 +80,7 @@ __all__ = [
     "list_packs", "load_pack", "save_pack", "show_pack", "list_templates", "show_template", "pack_settings",
     # what the eval shares with a council run
     "Budget", "MatcherLeg", "run_matcher", "check_material", "max_legs", "prepare_model",
-    "review_rationales", "run_until_signal", "signal_received", "spawn_detached", "cli_argv", "write_job_pointer",
+    "run_until_signal", "signal_received", "spawn_detached", "cli_argv", "write_job_pointer",
     "exit_status",
 ]
 
@@ -118,9 +119,7 @@ if not TYPE_CHECKING:
     dropped_notice, max_legs, prepare, prepare_model, preview_council = (
         _lazy(".preflight", n) for n in ("dropped_notice", "max_legs", "prepare", "prepare_model", "preview_council"))
     resume_council, resume_hint = _lazy(".resume", "resume_council"), _lazy(".resume", "resume_hint")
-    read_dismissed, read_rereview, read_run_findings, review_rationales = (
-        _lazy(".run_findings", n) for n in ("read_dismissed", "read_rereview", "read_run_findings",
-                                            "review_rationales"))
+    read_run_findings = _lazy(".run_findings", "read_run_findings")
     decided_report_html, redecide_run, render_verdict, report_target = (
         _lazy(".run_report", n) for n in ("decided_report_html", "redecide_run", "render_verdict", "report_target"))
     observed = _lazy(".run_state", "observed")

@@ -282,10 +282,10 @@ class CouncilRun:
         verdict = merge_verdict(record, decisions, overall_verdict=verdict_line, run=self.run_facts(chair.text))
         ctx.write_json(VERDICT, verdict)
         from ..documents.run import reported_lines
-        from .run_findings import as_json, read_dismissed
+        from .run_findings import as_json
 
         ctx.write(REPORT, build_report(verdict, fmt="html", record=record, rereview=rereview,
-                                       dismissed=as_json(read_dismissed(ctx.prep.run_dir)),
+                                       dismissed=as_json(ctx.prep.dir.read_dismissed()),
                                        run_lines=reported_lines(ctx.state.manifest)))
         ctx.stage("verdict", "complete")
         return self.finish(record, verdict)

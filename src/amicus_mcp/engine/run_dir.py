@@ -17,9 +17,9 @@ A fanout wave's directory shares the input names (options.json, briefing.md, eng
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from ..errors import AmicusError, BadArgs, BadSession
 from ..fsio import atomic_write_json, atomic_write_text, checked_name, read_json
@@ -27,7 +27,11 @@ from ..fsio import atomic_write_json, atomic_write_text, checked_name, read_json
 if TYPE_CHECKING:  # the models are imported by what reads or writes one, not by every front
     from ..schemas import JsonObject
     from ..documents.council import TallyRecord, Verdict
+    from ..documents.base import Family
+    from ..documents.pr_loop import DismissedDocument, RereviewDocument
     from ..documents.run import RunManifest
+
+    F = TypeVar("F", bound=Family)
 
 
 class Sessions(Protocol):
@@ -158,6 +162,37 @@ class RunDir(NamedTuple):
         is missing or not a council verdict."""
         return read_verdict_file(self.verdict_path)
 
+    def read_rereview(self) -> RereviewDocument | None:
+        """rereview.json (a run with --baseline) as its model, or None when the run has none."""
+        from ..documents.pr_loop import RereviewDocument
+
+        return _read_beside(self / REREVIEW, RereviewDocument, "council-rereview", what="re-review file",
+                            hint="re-run the council with --baseline")
+
+    def read_dismissed(self) -> DismissedDocument | None:
+        """dismissed.json (findings matching one denied before) as its model, or None."""
+        from ..documents.pr_loop import DismissedDocument
+
+        return _read_beside(self / DISMISSED, DismissedDocument, "council-dismissed", what="dismissed file",
+                            hint="re-run the council")
+
+    def review_rationales(self, findings: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+        """Each finding's rationale, read back from its raiser's review (the tally keeps none)."""
+        from ..council.findings import validate_findings
+        from ..council.seats import seat_file_stem
+
+        out: dict[str, str] = {}
+        by_seat: dict[str, dict[str, str]] = {}
+        for f in findings:
+            seat = str(f.get("raiserSeat") or f.get("raiser") or "")
+            if seat not in by_seat:
+                path = self / f"review-{seat_file_stem(seat)}.md"
+                raised = validate_findings(path.read_text(encoding="utf-8"))["findings"] if path.is_file() else []
+                by_seat[seat] = {str(g.get("id")): str(g.get("rationale") or "") for g in raised}
+            fid = str(f.get("id"))
+            out[fid] = by_seat[seat].get(fid[1:], "")
+        return out
+
     @staticmethod
     def _read_checked(path: Path, declaration: Any, kind: str, what: str) -> Any:
         from ..documents.council import check_document
@@ -194,6 +229,19 @@ class RunDir(NamedTuple):
 
     def write_json(self, name: str, doc: Any) -> Path:
         return atomic_write_json(self.path / name, doc)
+
+
+def _read_beside(path: Path, model: type[F], kind: str, *, what: str, hint: str) -> F | None:
+    """The document at `path` as its model (its `to_doc()` is the file as written), or None when absent."""
+    if not path.is_file():
+        return None
+    doc = read_json(path, what=what)
+    if not isinstance(doc, dict) or doc.get("type") != kind:
+        raise BadArgs(f"'{path}' is not a {kind} document", hint=hint)
+    try:
+        return model.parse(doc, what=what, where=path)
+    except BadSession as err:
+        raise BadArgs(err.message, hint=hint) from None
 
 
 def read_verdict_file(path: Path) -> Verdict:

@@ -4,26 +4,22 @@ makes of them — SARIF and review comments. Reads only; a missing piece is abse
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from typing_extensions import NotRequired, TypedDict
 
-from ..council.findings import validate_findings
-from ..council.seats import seat_file_stem
 from ..errors import BadArgs, BadSession
-from ..fsio import read_json
 from ..vocabulary import EvidenceCheck
-from .run_dir import DISMISSED, REREVIEW, VERDICT, RunDir, read_tally_beside, read_verdict_file
+from .run_dir import VERDICT, RunDir, read_tally_beside, read_verdict_file
 
 if TYPE_CHECKING:
     from ..documents.base import Family
     from ..documents.council import ReReview, Verdict, VerdictFinding
-    from ..documents.pr_loop import DismissedDocument, RereviewDocument
+    from ..documents.pr_loop import RereviewDocument
     from ..schemas import JsonObject
 
-    F = TypeVar("F", bound=Family)
 
 
 class FindingDismissal(TypedDict):
@@ -76,16 +72,16 @@ def read_run_findings(path: str | Path) -> RunFindings:
             if key not in row and key in by_id.get(str(finding.get("id")), {}):
                 row[key] = by_id[str(finding.get("id"))][key]
         merged.append(row)
-    rationales = review_rationales(target.parent, merged)
+    rationales = RunDir(target.parent).review_rationales(merged)
     for row in merged:
         if rationales.get(str(row.get("id"))):
             row["rationale"] = rationales[str(row.get("id"))]
-    rereview = read_rereview(target.parent) if target.name == VERDICT else None
+    rereview = RunDir(target.parent).read_rereview() if target.name == VERDICT else None
     statuses = {d.id: d.status for d in rereview.decisions} if rereview is not None else {}
     for row in merged:
         if str(row.get("id")) in statuses:
             row["reReview"] = statuses[str(row.get("id"))]
-    dismissed = read_dismissed(target.parent) if target.name == VERDICT else None
+    dismissed = RunDir(target.parent).read_dismissed() if target.name == VERDICT else None
     matches = {m.id: m for m in dismissed.findings} if dismissed is not None else {}
     for row in merged:
         match = matches.get(str(row.get("id")))
@@ -94,21 +90,6 @@ def read_run_findings(path: str | Path) -> RunFindings:
                                                 reason=match.reason)
     # Each row is the verdict's finding with only the keys above added, each as its source declares it.
     return RunFindings(verdict, cast("list[RunFinding]", merged), target, rereview)
-
-
-def review_rationales(run_dir: Path, findings: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-    """Each finding's rationale, read back from its raiser's review (the tally keeps none)."""
-    out: dict[str, str] = {}
-    by_seat: dict[str, dict[str, str]] = {}
-    for f in findings:
-        seat = str(f.get("raiserSeat") or f.get("raiser") or "")
-        if seat not in by_seat:
-            path = run_dir / f"review-{seat_file_stem(seat)}.md"
-            raised = validate_findings(path.read_text(encoding="utf-8"))["findings"] if path.is_file() else []
-            by_seat[seat] = {str(g.get("id")): str(g.get("rationale") or "") for g in raised}
-        fid = str(f.get("id"))
-        out[fid] = by_seat[seat].get(fid[1:], "")
-    return out
 
 
 def run_findings_of(target: str, project: str | None) -> RunFindings:
@@ -126,35 +107,7 @@ def run_findings_of(target: str, project: str | None) -> RunFindings:
     return read_run_findings(run_dir.path)
 
 
-def read_rereview(run_dir: Path) -> RereviewDocument | None:
-    """rereview.json in `run_dir` (a run with --baseline), or None."""
-    from ..documents.pr_loop import RereviewDocument
-
-    return _read_beside(run_dir / REREVIEW, RereviewDocument, "council-rereview", what="re-review file",
-                        hint="re-run the council with --baseline")
-
-
-def read_dismissed(run_dir: Path) -> DismissedDocument | None:
-    """dismissed.json in `run_dir` (findings matching one denied before), or None."""
-    from ..documents.pr_loop import DismissedDocument
-
-    return _read_beside(run_dir / DISMISSED, DismissedDocument, "council-dismissed", what="dismissed file",
-                        hint="re-run the council")
-
-
 def as_json(doc: Family | None) -> JsonObject | None:
     """A document read beside a verdict, as the file holds it (what the renderings take)."""
     return doc.to_doc() if doc is not None else None
 
-
-def _read_beside(path: Path, model: type[F], kind: str, *, what: str, hint: str) -> F | None:
-    """The document at `path` as its model (its `to_doc()` is the file as written), or None when absent."""
-    if not path.is_file():
-        return None
-    doc = read_json(path, what=what)
-    if not isinstance(doc, dict) or doc.get("type") != kind:
-        raise BadArgs(f"'{path}' is not a {kind} document", hint=hint)
-    try:
-        return model.parse(doc, what=what, where=path)
-    except BadSession as err:
-        raise BadArgs(err.message, hint=hint) from None

@@ -50,13 +50,13 @@ def render_verdict(verdict_path: Path, verdict: Verdict, *, fmt: Literal["md", "
                    wave: Mapping[str, object] | None = None) -> str:
     """The report of a verdict file, with its run's claims and locations when it is a run's."""
     from ..council.report import build_report
-    from .run_findings import as_json, read_dismissed, read_rereview
+    from .run_findings import as_json
 
     own = verdict_path.name == VERDICT  # a run's own verdict: its re-review and dismissed findings too
     record = run_record(verdict_path, verdict)
     return build_report(verdict, fmt=fmt, wave=wave, record=record,
-                        rereview=as_json(read_rereview(verdict_path.parent)) if own else None,
-                        dismissed=as_json(read_dismissed(verdict_path.parent)) if own else None,
+                        rereview=as_json(RunDir(verdict_path.parent).read_rereview()) if own else None,
+                        dismissed=as_json(RunDir(verdict_path.parent).read_dismissed()) if own else None,
                         run_lines=_run_lines(verdict_path.parent) if own and record is not None else ())
 
 
@@ -66,12 +66,12 @@ def decided_report_html(verdict: Verdict, record: TallyRecord, target: Path,
     amicus_verdict with outDir): written into the run's own directory, it keeps the run's
     re-review and previously dismissed sections, as the page the run wrote did."""
     from ..council.report import build_report
-    from .run_findings import as_json, read_dismissed, read_rereview
+    from .run_findings import as_json
 
     own = run_dir is not None and target.parent.resolve() == run_dir.resolve()
     return build_report(verdict, fmt="html", record=record,
-                        rereview=as_json(read_rereview(target.parent)) if own else None,
-                        dismissed=as_json(read_dismissed(target.parent)) if own else None,
+                        rereview=as_json(RunDir(target.parent).read_rereview()) if own else None,
+                        dismissed=as_json(RunDir(target.parent).read_dismissed()) if own else None,
                         run_lines=_run_lines(target.parent) if own else ())
 
 

@@ -515,9 +515,7 @@ class Matcher:
 
     def rationales(self, council: Path, findings: Sequence[ScoredFinding]) -> dict[str, str]:
         """Each finding's rationale, read back from its raiser's review (the tally keeps none)."""
-        from ..engine import review_rationales
-
-        return review_rationales(council, findings)
+        return RunDir(council).review_rationales(findings)
 
     async def ask(self, questions: list[Question]) -> dict[str, tuple[str | None, str]]:
         """The engine's matcher leg (engine/matcher.py) over this case's planted flaws; what it
