@@ -242,6 +242,15 @@ DeterministicMatch = Literal["location", "claim"]
 RunStatus = Literal["running", "complete", "partial", "error", "aborted"]
 RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 TERMINAL_RUN_STATUSES: tuple[RunStatus, ...] = RUN_STATUSES[1:]
+# The status a run's exit code stands for (run.json's and eval-run.json's `status` at the end).
+EXIT_RUN_STATUS: dict[int, RunStatus] = {0: "complete", 1: "error", 2: "partial", 130: "aborted", 143: "aborted"}
+
+
+def exit_status(code: int) -> RunStatus:
+    """EXIT_RUN_STATUS's word for `code`; `partial` for another code (a run that ended degraded)."""
+    return EXIT_RUN_STATUS.get(code, "partial")
+
+
 ResumableRunStatus = Literal["error", "aborted"]
 RESUMABLE_RUN_STATUSES: tuple[ResumableRunStatus, ...] = get_args(ResumableRunStatus)
 # `resumes[].fromStatus`: a resumable status, or `running` when the run's process was gone.

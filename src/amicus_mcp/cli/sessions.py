@@ -103,7 +103,7 @@ def cmd_abort(args: argparse.Namespace) -> int:
 
 
 def cmd_wait(args: argparse.Namespace) -> int:
-    from ..engine import wait, wait_exit_code
+    from ..engine import wait
 
     if not args.timeout > 0:
         raise BadArgs(f"--timeout must be a positive number of seconds, got {args.timeout}", hint="e.g. --timeout 50")
@@ -111,7 +111,7 @@ def cmd_wait(args: argparse.Namespace) -> int:
     say(dumps_json(waited.to_doc()) if args.json else render(waited.observation, as_json=False))
     if waited.timed_out and not args.json:
         say(f"  still running after {waited.waited_ms / 1000:.0f}s — run 'amicus wait {shlex.quote(args.id)}' again")
-    return wait_exit_code(waited)
+    return waited.exit_code
 
 
 def render(observation: Observation, *, as_json: bool) -> str:

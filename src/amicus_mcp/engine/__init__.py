@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from .briefing_inputs import apply_pack, list_templates, pack_settings, show_template
     from .budget import Budget
     from .control import (Observation, abort, council_leg_status, document, is_terminal, list_all, locate, run_dir_of,
-                          wait, wait_exit_code)
+                          wait)
     from .control import status as read_status
     from .council_run import run_council, run_prepared
     from .decisions import forget, list_decisions, remember
@@ -70,7 +70,7 @@ __all__ = [
     "dropped_notice", "pr_review", "artifact_limit",
     # reading, waiting, aborting
     "Observation", "read_status", "document", "is_terminal", "list_all", "locate", "run_dir_of", "council_leg_status",
-    "wave_or_leg_status", "observed", "wait", "wait_exit_code", "abort", "render_verdict", "redecide_run",
+    "wave_or_leg_status", "observed", "wait", "abort", "render_verdict", "redecide_run",
     "decided_report_html", "report_target", "read_run_findings", "remember", "forget",
     "list_decisions",
     # stores and the run directory
@@ -81,7 +81,6 @@ __all__ = [
     # what the eval shares with a council run
     "Budget", "MatcherLeg", "run_matcher", "check_material", "max_legs", "prepare_model",
     "run_until_signal", "signal_received", "spawn_detached", "cli_argv", "write_job_pointer",
-    "exit_status",
 ]
 
 
@@ -100,9 +99,9 @@ if not TYPE_CHECKING:
     apply_pack, list_templates, pack_settings, show_template = (
         _lazy(".briefing_inputs", n) for n in ("apply_pack", "list_templates", "pack_settings", "show_template"))
     Budget = _lazy(".budget", "Budget")
-    (abort, council_leg_status, document, is_terminal, list_all, locate, run_dir_of, wait, wait_exit_code) = (
+    (abort, council_leg_status, document, is_terminal, list_all, locate, run_dir_of, wait) = (
         _lazy(".control", n) for n in ("abort", "council_leg_status", "document", "is_terminal", "list_all", "locate",
-                                       "run_dir_of", "wait", "wait_exit_code"))
+                                       "run_dir_of", "wait"))
     read_status = _lazy(".control", "status")
     run_council, run_prepared = (_lazy(".council_run", n) for n in ("run_council", "run_prepared"))
     forget, list_decisions, remember = (_lazy(".decisions", n) for n in ("forget", "list_decisions", "remember"))
@@ -135,13 +134,6 @@ def artifact_limit() -> int:
     from .briefing_inputs import MAX_ARTIFACT_BYTES
 
     return MAX_ARTIFACT_BYTES
-
-
-def exit_status(code: int) -> str:
-    """The run status an exit code stands for (run_state.EXIT_STATUS), `partial` for another."""
-    from .run_state import EXIT_STATUS
-
-    return str(EXIT_STATUS.get(code, "partial"))
 
 
 def option_models() -> dict[str, type[RunOptions] | type[WaveOptions]]:

@@ -42,7 +42,7 @@ from .status import status_of as wave_or_leg_status
 from .store import ID_SHAPE, SessionStore, now_iso, pid_alive
 
 __all__ = ["ENGINE_DIED", "Located", "Observation", "Waited", "abort", "council_leg_status", "document", "is_terminal",
-           "list_all", "locate", "observe_run", "run_dir_of", "run_status", "status", "wait", "wait_exit_code"]
+           "list_all", "locate", "observe_run", "run_dir_of", "run_status", "status", "wait"]
 
 # What status names: a council run, a leg (a wave's, or a council run's), a wave, or a job of a
 # layer above (an eval's manifest, a document of its own).
@@ -320,6 +320,14 @@ class Waited(NamedTuple):
     def to_doc(self) -> JsonObject:
         return {**document(self.observation), "timedOut": self.timed_out, "waitedMs": self.waited_ms}
 
+    @property
+    def exit_code(self) -> int:
+        """What `amicus wait` exits with (README "Exit codes"): 0 complete, 2 partial (degraded),
+        1 failed / crashed / aborted, 3 still running at the timeout."""
+        if self.timed_out:
+            return EXIT_WAIT_TIMEOUT
+        return WAIT_EXIT.get(str(document(self.observation).get("status")), EXIT_ERROR)
+
 
 async def wait(store: SessionStore, target: str, *, timeout_s: float, poll_s: float = 0.5) -> Waited:
     """Block until the run/wave/leg is terminal or `timeout_s` passes; the observation + timing."""
@@ -338,9 +346,3 @@ async def wait(store: SessionStore, target: str, *, timeout_s: float, poll_s: fl
 # What `amicus wait` exits with: the outcome of what it waited on (README "Exit codes").
 WAIT_EXIT = {"complete": EXIT_OK, "partial": EXIT_DEGRADED}
 
-
-def wait_exit_code(waited: Waited) -> int:
-    """0 complete, 2 partial (degraded), 1 failed / crashed / aborted, 3 still running at the timeout."""
-    if waited.timed_out:
-        return EXIT_WAIT_TIMEOUT
-    return WAIT_EXIT.get(str(document(waited.observation).get("status")), EXIT_ERROR)

@@ -27,14 +27,13 @@ from ..documents.run import (BudgetRefusal, ChairAttempt, DebateSummary, Degrade
                              crash_in_flight)
 from ..documents.usage import LegUsage, RunUsage
 from ..fsio import sweep_temp_files
-from ..vocabulary import IN_FLIGHT_LEG_STATUSES, Conformance
+from ..vocabulary import IN_FLIGHT_LEG_STATUSES, Conformance, exit_status
 from .run_dir import RunDir
 from .store import now_iso, pid_alive
 
 if TYPE_CHECKING:
     from ..documents.usage import RunUsageDoc
 
-EXIT_STATUS = {0: "complete", 1: "error", 2: "partial", 130: "aborted", 143: "aborted"}
 ENGINE_DIED = "Council engine process exited unexpectedly"
 LEG_DIED = ("the council engine died while this leg was in flight (the provider may still have answered "
             "and billed it)")
@@ -288,7 +287,7 @@ class RunState:
     def finalize(self, exit_code: int, *, error: dict[str, str] | None = None) -> None:
         manifest = self.manifest
         manifest.exit_code = exit_code  # type: ignore[assignment]
-        manifest.status = EXIT_STATUS.get(exit_code, "partial")  # type: ignore[assignment]
+        manifest.status = exit_status(exit_code)
         manifest.completed_at = now_iso()
         if error is not None:
             manifest.error = ErrorRecord.model_validate(error)

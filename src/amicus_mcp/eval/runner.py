@@ -39,7 +39,7 @@ from ..fsio import atomic_write_json, atomic_write_text
 from ..providers.cost import ASSUMED_OUTPUT_TOKENS, CHARS_PER_TOKEN, leg_estimate, route_pricing
 from ..providers.routing import ProviderRegistry, Route
 from ..textcodec import decode_text
-from ..vocabulary import CEILING_ERROR_CODES, TERMINAL_RUN_STATUSES
+from ..vocabulary import CEILING_ERROR_CODES, TERMINAL_RUN_STATUSES, exit_status
 from .documents import (CaseProgress, Decision, DecisionBy, EstimateCase, EvalDocument, EvalEstimate, EvalManifest,
                         EvalRunOptions, MatchesDocument, Money, SuiteRef)
 from .evaldir import BRIEFING_FILE, EvalDir, read_manifest, sha256_file, write_manifest, write_reports
@@ -462,9 +462,7 @@ class EvalRun:
         return code
 
     def finish(self, code: int, *, error: dict[str, str] | None = None) -> int:
-        from ..engine import exit_status
-
-        self.manifest.status = exit_status(code)  # type: ignore[assignment]
+        self.manifest.status = exit_status(code)
         self.manifest.exitCode = code
         self.manifest.completedAt = _now()
         if error is not None:
