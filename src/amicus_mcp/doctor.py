@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from .config import config_dir, config_path
 from .errors import AmicusError
-from .vocabulary import AGENT_SEATS, word_in
+from .vocabulary import AGENT_PREFIX, AGENT_SEATS, word_in
 
 if TYPE_CHECKING:  # the report's declaration (schemas/doctor.schema.json is generated from it)
     from .documents.commands import AgentRow, DoctorReport
@@ -94,7 +94,7 @@ def agent_report() -> list[AgentRow]:
     each probe starts the CLI, ~1 s)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from .providers.agents import AGENT_CLIS, AGENT_PREFIX, agent_status
+    from .providers.agents import AGENT_CLIS, agent_status
 
     with ThreadPoolExecutor(max_workers=len(AGENT_CLIS)) as pool:
         statuses = list(pool.map(agent_status, AGENT_CLIS.values()))

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..errors import AmicusError
-from .run_dir import REPORT, TALLY, VERDICT, RunDir, read_verdict_file, run_dir_near
+from .run_dir import REPORT, VERDICT, RunDir, read_verdict_file, run_dir_near
 
 if TYPE_CHECKING:
     from ..documents.council import TallyRecord, Verdict

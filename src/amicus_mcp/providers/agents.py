@@ -51,8 +51,8 @@ from typing import Any, Literal, NamedTuple
 import anyio
 
 from ..errors import AgentNotReady, BadModel
+from ..vocabulary import AGENT_PREFIX
 from .base import Completion, CompletionRequest, Message, Tokens, Usage
-from .route import AGENT_PREFIX
 from .errors import AuthError, MalformedReply, ProviderError, ProviderRejected, ProviderTimeout
 
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024  # a reply (with the CLI's JSON envelope) larger than this is refused

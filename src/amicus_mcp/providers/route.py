@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-from ..vocabulary import AGENT_PREFIX  # noqa: F401 - an agent seat: `cli:<agent>[/<model>]` (providers/agents.py)
-
 RouteKind = Literal["gateway", "direct", "server", "embedded", "agent"]
 
 

@@ -48,7 +48,7 @@ import httpx
 from ..config import effective_aliases, load_config
 from ..errors import BadModel, MissingKey
 from ..schemas import JsonObject
-from ..vocabulary import COST_MODES, GATEWAY_MODES, CostMode, GatewayMode
+from ..vocabulary import AGENT_PREFIX, COST_MODES, GATEWAY_MODES, CostMode, GatewayMode
 from .base import Completion, CompletionRequest, Provider
 from .catalog import Catalog, Pricing, read_cached_catalog
 from .endpoints import (
@@ -65,7 +65,7 @@ from .openai_compat import OpenAICompatibleProvider, make_client
 from .errors import ContextTooLong, ModelNotFound, ProviderError, ProviderRejected
 from .openrouter import OpenRouterProvider
 from .profiles import Profile, ProfileBook
-from .route import AGENT_PREFIX, Route
+from .route import Route
 from .retry import RetryPolicy
 
 EMBEDDED = "embedded"
