@@ -243,10 +243,11 @@ GATEWAY_BENCH = ["openrouter/vendor/a", "openrouter/vendor/b"]
 
 def gateway_runs(gateway: FakeProvider, brief: Path, project: Path, tmp_path: Path,
                  capsys: pytest.CaptureFixture[str], *extra: str,
-                 at_chair: Callable[[], None] | None = None) -> tuple[int, dict[str, Any], Path]:
+                 at_chair: Callable[[], None] | None = None,
+                 window: int = 100000) -> tuple[int, dict[str, Any], Path]:
     """The baseline run and its re-review on the gateway; `at_chair` is called as the re-review's
-    chair is asked (the run is in flight then)."""
-    gateway.catalog = [*gateway.catalog, {"id": "vendor/m", "name": "m", "context_length": 100000,
+    chair is asked (the run is in flight then); `window` is the matcher's context window."""
+    gateway.catalog = [*gateway.catalog, {"id": "vendor/m", "name": "m", "context_length": window,
                                           "pricing": {"prompt": "0.000001", "completion": "0.00001"}}]
     for side, name in (("north", "vendor/a"), ("south", "vendor/b")):
         member(gateway, name, tag=side, cost=0.001,
@@ -370,3 +371,76 @@ def test_a_matcher_that_fails_its_pre_flight_checks_stops_the_run_before_anythin
     error = json.loads(capsys.readouterr().out)["error"]
     assert (code, error["code"]) == (1, "BAD_MODEL") and error["message"].startswith("--matcher: "), error
     assert len(gateway.chat_requests()) == sent and not (tmp_path / "again" / "run.json").exists()
+
+
+def matcher_window(questions: int) -> int:
+    """The smallest matcher window that holds a call about `questions` findings (and its repair)
+    against BEFORE's two findings, each at its clipped length, and its 8,000-token answer."""
+    from amicus_mcp.council import matching, rereview
+    from amicus_mcp.providers.cost import prompt_tokens
+
+    targets = rereview.targets([f | {"id": f"{side[0].upper()}1"} for side, fs in BEFORE.items() for f in fs])
+    return prompt_tokens(matching.prompt_bound(rereview.FRAME, targets, questions)) + 8000
+
+
+def test_a_matcher_window_that_holds_fewer_findings_asks_about_those_and_names_the_rest(gateway, brief, project,
+                                                                                        tmp_path, capsys):
+    code, run, again = gateway_runs(gateway, brief, project, tmp_path, capsys, window=matcher_window(1))
+    assert code == 2, run
+    (prompt,) = gateway.prompts("vendor/m")
+    assert len(matcher_questions(prompt)) == 1  # one finding: what the window holds, never an over-long prompt
+    doc = json.loads((again / "rereview.json").read_text(encoding="utf-8"))
+    assert (doc["matcher"]["asked"], doc["matcher"]["decided"]) == (1, 1)
+    assert doc["matcher"]["losses"] == [f"1 finding(s) beyond the 1 the matcher's {matcher_window(1):,}-token context "
+                                        "window holds in one call were matched by location and claim only (B1)"]
+    assert [d["what"] for d in run["degrades"]] == [
+        "re-review matcher: 1 finding(s) left to the location and claim match only"]
+
+
+def test_a_matcher_window_that_holds_no_finding_is_not_called_and_says_so_up_front(gateway, brief, project, tmp_path,
+                                                                                   capsys):
+    window = matcher_window(1) - 1
+    code, run, again = gateway_runs(gateway, brief, project, tmp_path, capsys, window=window)
+    assert code == 2, run
+    assert gateway.prompts("vendor/m") == []
+    loss = (f"not called: the matcher's {window:,}-token context window cannot hold the baseline's 2 finding(s) "
+            "and one finding to match, plus its 8,000-token answer")
+    assert run["notices"][0] == f"re-review matcher: {loss}"
+    assert run["degrades"][0] == {"kind": "degrade", "channel": "rereview", "what": "re-review matcher", "why": loss}
+    doc = json.loads((again / "rereview.json").read_text(encoding="utf-8"))
+    assert doc["matcher"]["losses"] == [loss] and doc["counts"] == {"new": 2, "still-open": 0, "resolved": 2}
+
+
+def test_the_matcher_never_sends_a_prompt_its_context_window_cannot_hold(gateway, tmp_path):
+    # The leg's own check, whoever calls it (the eval too): a prompt too long for the window is not sent.
+    import anyio
+
+    from amicus_mcp.config import load_config
+    from amicus_mcp.council import rereview
+    from amicus_mcp.council.matching import Question
+    from amicus_mcp.engine.budget import Budget
+    from amicus_mcp.engine.matcher import MatcherLeg, run_matcher
+    from amicus_mcp.engine.preflight import read_catalog
+    from amicus_mcp.providers.routing import ProviderRegistry, resolve_model
+
+    gateway.catalog = [*gateway.catalog, {"id": "vendor/m", "name": "m", "context_length": 8_100,
+                                          "pricing": {"prompt": "0.000001", "completion": "0.00001"}}]
+    targets = rereview.targets([{"id": "A1", "severity": "major", "location": "src/a.py:1", "claim": "x " * 400}])
+    asked = [Question("B1", "major", "src/b.py:2", "y " * 400, "z " * 400, ("A1",))]
+
+    async def go() -> Any:
+        route = resolve_model("openrouter/vendor/m", gateway=None, cfg=load_config())
+        registry = ProviderRegistry(project=tmp_path)
+        try:
+            leg = MatcherLeg(model="openrouter/vendor/m", route=route, catalog=await read_catalog([route]),
+                             registry=registry, budget=Budget(None), timeout_s=30, directory=tmp_path / "m")
+            return await run_matcher(leg, rereview.FRAME, targets, asked)
+        finally:
+            await registry.aclose()
+
+    outcome = anyio.run(go)
+    assert gateway.chat_requests("vendor/m") == [] and (outcome.legs, outcome.answers) == (0, {})
+    (loss,) = outcome.losses
+    assert loss.kind == "failed" and re.fullmatch(
+        r"the matcher's call was not sent: its prompt \(about [\d,]+ tokens\) and its 8,000-token answer do not fit "
+        r"its 8,100-token context window", loss.detail), loss.detail

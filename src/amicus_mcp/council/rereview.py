@@ -128,16 +128,16 @@ def targets(baseline: Sequence[Mapping[str, Any]]) -> list[Target]:
 
 
 def questions(findings: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, Any]],
-              matched: Mapping[str, Any]) -> tuple[list[Question], list[str]]:
+              matched: Mapping[str, Any], most: int = MATCHER_QUESTIONS) -> tuple[list[Question], list[str]]:
     """The matcher's questions: each finding `matched` (match_baseline's result) left new, with the
-    baseline findings it left unclaimed as candidates; and the ids beyond MATCHER_QUESTIONS."""
+    baseline findings it left unclaimed as candidates; and the ids beyond the `most` a call holds."""
     claimed = {d["baselineId"] for d in matched["decisions"] if d["baselineId"] is not None}
     free = tuple(str(old.get("id")) for old in baseline if str(old.get("id")) not in claimed)
     new_ids = {d["id"] for d in matched["decisions"] if d["status"] == "new"}
     asked = [Question(str(f.get("id")), str(f.get("severity") or "unrated"), str(f.get("location") or ""),
                       str(f.get("claim") or ""), str(f.get("rationale") or ""), free)
              for f in findings if str(f.get("id")) in new_ids] if free else []
-    return asked[:MATCHER_QUESTIONS], [q.finding for q in asked[MATCHER_QUESTIONS:]]
+    return asked[:most], [q.finding for q in asked[most:]]
 
 
 def with_matcher(matched: Mapping[str, Any], answers: Mapping[str, tuple[str | None, str]]) -> dict[str, Any]:

@@ -21,12 +21,22 @@ def resolve_baseline(target: str, project: str | None) -> str:
 
 
 def matcher_bound(baseline: str, route: Route, catalog: Catalog) -> MatcherBound:
-    """The matcher's calls at their most, against this baseline (its findings are the targets)."""
+    """The matcher's calls at their most, against this baseline (its findings are the targets):
+    as many findings a call as the matcher's context window holds with its answer (a known
+    window; 0 when it holds not even one), at most MATCHER_QUESTIONS."""
     from ..council import matching, rereview
     from ..providers.cost import prompt_tokens, route_pricing
-    from .limits import MatcherBound
+    from .limits import MatcherBound, context_window
     from .matcher import ATTEMPTS, MATCHER_OUTPUT_CAP
 
     targets = rereview.targets(read_run_findings(baseline).findings)
-    chars = matching.prompt_bound(rereview.FRAME, targets, rereview.MATCHER_QUESTIONS)
-    return MatcherBound(ATTEMPTS, prompt_tokens(chars), route_pricing(route, catalog), MATCHER_OUTPUT_CAP)
+    window = context_window(route, catalog)
+
+    def tokens(questions: int) -> int:
+        return prompt_tokens(matching.prompt_bound(rereview.FRAME, targets, questions))
+
+    most = rereview.MATCHER_QUESTIONS
+    while window is not None and most > 0 and tokens(most) + MATCHER_OUTPUT_CAP > window:
+        most -= 1
+    return MatcherBound(ATTEMPTS, tokens(max(most, 1)), route_pricing(route, catalog), MATCHER_OUTPUT_CAP,
+                        questions=most, window=window, targets=len(targets))

@@ -48,7 +48,7 @@ ROLES = {"stage1": "seat", "stage2": "judge", "chair": "chair"}
 # A prompt above this goes unchecked to a model of unknown window only with a notice: smaller
 # prompts fit every window in common use (32K tokens and up), so saying so would be noise.
 UNCHECKED_NOTICE_TOKENS = 32_000
-MATCHER_FLOOR = "matcher"  # the re-review matcher's floor in the budget (engine/matcher.py MATCHER_WAVE)
+MATCHER_FLOOR = "matcher"  # the budget wave whose floor is held for a re-review's matcher (engine/rereview.py)
 
 
 def context_window(route: Route, catalog: Catalog) -> int | None:
@@ -101,6 +101,9 @@ class MatcherBound(NamedTuple):
     prompt_tokens: int
     pricing: Pricing | None
     cap: int  # its output cap, which is its floor (a matcher's answer is never shortened)
+    questions: int  # the findings one call asks about: what its context window holds, at most MATCHER_QUESTIONS
+    window: int | None  # the matcher's context window (None: not known, not checked)
+    targets: int  # the baseline's findings, every one in each prompt
 
     def floor_reservation(self) -> float:
         return self.calls * reservation(self.prompt_tokens, self.pricing, self.cap)

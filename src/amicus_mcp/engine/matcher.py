@@ -30,6 +30,7 @@ from ..providers.base import Message, Usage
 from ..providers.cost import prompt_tokens, route_pricing, rollup, usage_from_doc
 from ..providers.routing import Route
 from .budget import Budget
+from .limits import context_window
 from .run_dir import MATCHER_OUTPUT, MATCHER_PROMPT
 
 if TYPE_CHECKING:
@@ -129,7 +130,13 @@ async def _call(leg: MatcherLeg, outcome: MatcherOutcome, frame: Frame, target_i
     suffix = "" if attempt == 1 else f"-{attempt}"
     leg.directory.mkdir(parents=True, exist_ok=True)
     atomic_write_text(leg.directory / MATCHER_PROMPT.format(suffix=suffix), text)
-    claim = leg.budget.claim(wave=leg.wave, first=attempt == 1, prompt_tokens=prompt_tokens(len(text)),
+    tokens, window = prompt_tokens(len(text)), context_window(leg.route, leg.catalog)
+    if window is not None and tokens + MATCHER_OUTPUT_CAP > window:  # never an over-long prompt
+        outcome.losses.append(Loss("failed", f"the matcher's {'call' if attempt == 1 else 'repair'} was not sent: its "
+                                             f"prompt (about {tokens:,} tokens) and its {MATCHER_OUTPUT_CAP:,}-token "
+                                             f"answer do not fit its {window:,}-token context window"))
+        return None
+    claim = leg.budget.claim(wave=leg.wave, first=attempt == 1, prompt_tokens=tokens,
                              pricing=route_pricing(leg.route, leg.catalog), cap=MATCHER_OUTPUT_CAP,
                              floor=MATCHER_OUTPUT_CAP)
     if claim is None:

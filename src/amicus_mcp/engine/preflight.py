@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..config import load_config
+from ..council.rereview import MATCHER_QUESTIONS
 from ..errors import AmicusError, BadArgs, ClaudeReviewInvalid, MissingPrompt
 from ..fsio import read_text
 from ..presets import show_council
@@ -340,7 +341,9 @@ class Prepared:
     plan: RunPlan | None = None  # the waves' windows and floors (limits.py); None: nothing planned
     chair_notice: str | None = None  # the default chair sat on the bench: which chair was taken instead
     matcher_route: Route | None = None  # a re-review's --matcher, checked as the chair is
-    matcher_loss: str | None = None  # why the re-review runs without its matcher (the ceiling has no room)
+    matcher_loss: str | None = None  # why the re-review runs without its matcher (no room: the ceiling's, its window's)
+    matcher_questions: int = MATCHER_QUESTIONS  # the findings one matcher call asks about (what its window holds)
+    matcher_window: int | None = None  # the matcher's context window, where known
 
     @property
     def dir(self) -> RunDir:
@@ -462,13 +465,18 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
                          threshold=gate_threshold(options.cost_gate, cfg))
     with blame_pack(options, "max_cost", "bench", "chair"):
         check_ceiling(plan, options.max_cost)
-    matcher_loss = None
+    matcher_loss, matcher_questions, matcher_window = None, MATCHER_QUESTIONS, None
     if matcher_route is not None and options.baseline:
         from .baseline import matcher_bound
 
         bound = matcher_bound(options.baseline, matcher_route, bench.catalog)
+        matcher_questions, matcher_window = bound.questions, bound.window
         with_matcher = plan._replace(matcher=bound)
-        if options.max_cost is not None and sum(with_matcher.floors().values()) > options.max_cost:
+        if bound.questions == 0:  # never an over-long prompt: the run goes on, matched by location and claim only
+            matcher_loss = (f"not called: the matcher's {bound.window or 0:,}-token context window cannot hold the "
+                            f"baseline's {bound.targets} finding(s) and one finding to match, plus its "
+                            f"{bound.cap:,}-token answer")
+        elif options.max_cost is not None and sum(with_matcher.floors().values()) > options.max_cost:
             # The council fits and the matcher does not: the run goes on, matched by location and claim only.
             matcher_loss = (f"not called: the --max-cost ${options.max_cost:g} ceiling holds the council but not "
                             f"also the matcher's worst case (${bound.floor_reservation():.4f}; "
@@ -486,7 +494,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
         seats=seats, routes=bench.routes, chair=chair, chair_route=chair_route,
         dropped=bench.dropped, catalog=bench.catalog, timeout_s=timeout_s, claude_review=claude_review,
         records=dict(records or {}), plan=plan, chair_notice=chair_notice, matcher_route=matcher_route,
-        matcher_loss=matcher_loss,
+        matcher_loss=matcher_loss, matcher_questions=matcher_questions, matcher_window=matcher_window,
     )
 
 

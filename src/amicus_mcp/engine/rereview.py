@@ -72,7 +72,10 @@ async def _with_matcher(ctx: RunContext, matched: JsonObject, findings: Sequence
 
     prep = ctx.prep
     model = str(prep.options.matcher)
-    asked, beyond = rereview.questions(findings, baseline, matched)
+    # What one call holds (its window's share); a matcher left out at pre-flight is asked nothing,
+    # and every finding it would have been asked about is counted as left.
+    most = prep.matcher_questions if prep.matcher_loss is None else rereview.MATCHER_QUESTIONS
+    asked, beyond = rereview.questions(findings, baseline, matched, most)
     losses: list[str] = []
     if prep.matcher_loss is not None:  # pre-flight found no room for it under the ceiling
         outcome, losses = MatcherOutcome(), [prep.matcher_loss] if asked else []
@@ -89,8 +92,11 @@ async def _with_matcher(ctx: RunContext, matched: JsonObject, findings: Sequence
         losses = [loss.detail for loss in outcome.losses]
         asked_count = len(asked)
     if beyond:
-        losses.append(f"{len(beyond)} finding(s) beyond the {rereview.MATCHER_QUESTIONS} a matcher call holds were "
-                      f"matched by location and claim only ({', '.join(beyond)})")
+        held = (f"the {most} the matcher's {prep.matcher_window:,}-token context window holds in one call"
+                if most < rereview.MATCHER_QUESTIONS and prep.matcher_window is not None
+                else f"the {most} a matcher call holds")
+        losses.append(f"{len(beyond)} finding(s) beyond {held} were matched by location and claim only "
+                      f"({', '.join(beyond)})")
     undecided = [q.finding for q in asked if q.finding not in outcome.answers]
     if undecided and asked_count:
         losses.append(f"{len(undecided)} finding(s) kept the location and claim decision ({', '.join(undecided)})")
