@@ -297,3 +297,24 @@ def test_a_tag_applies_to_the_eval_its_cases_and_its_ledger_rows(bench: Any, con
     assert {m["measured"]["evals"] for m in load_text(out)["models"]} == {2}
     code, out = run_cli(["council", "stats", "--tag", "other", "--json"])
     assert load_text(out)["models"] == []
+
+
+def test_a_pack_s_template_is_said_to_go_unused(bench: Any, tmp_path: Path, project: Path) -> None:
+    """Each case brings its own briefing: a pack that sets a template is applied for its other
+    settings, and the eval says its template is not used (engine.pack_sets_template, as the CI
+    action asks it)."""
+    from amicus_mcp.engine import pack_sets_template
+
+    templated, plain = tmp_path / "templated.json", tmp_path / "plain.json"
+    for path, extra in ((templated, {"template": "design-doc"}), (plain, {})):
+        path.write_text(json.dumps({"schemaVersion": 2, "type": "council-pack", "name": path.stem, "version": 1,
+                                    "debate": False, **extra}), encoding="utf-8")
+    assert pack_sets_template(str(templated)) and not pack_sets_template(str(plain))
+    for path in (templated, plain):
+        code, _ = run_cli(eval_argv(tmp_path / f"ev-{path.stem}", project, "--pack", str(path),
+                                    *cases(TWO[1]), "--json"))
+        assert code == 0
+        notices = load(tmp_path / f"ev-{path.stem}" / "eval-run.json")["notices"]
+        said = [n for n in notices if "sets a template" in n]
+        assert said == ([f"pack '{path.stem}' sets a template; an eval's cases bring their own briefing, so it is not "
+                         "used"] if path is templated else [])

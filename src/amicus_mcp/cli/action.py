@@ -129,9 +129,9 @@ def unused_matcher(env: Mapping[str, str]) -> str | None:
 def _pack_has_template(pack: str) -> bool:
     if not pack:
         return False
-    from ..engine import load_pack
+    from ..engine import pack_sets_template
 
-    return "template" in load_pack(pack).pack.settings()
+    return pack_sets_template(pack)
 
 
 def pr_diff(env: Mapping[str, str], target: Path) -> Path:

@@ -125,10 +125,9 @@ def cmd_template_show(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- packs
 
 def cmd_pack_save(args: argparse.Namespace) -> int:
-    from ..engine import pack_settings
-    from ..engine import save_pack
+    from ..engine import save_options_pack
 
-    doc = save_pack(args.name, pack_settings(SETTINGS.options(args)), description=args.description)
+    doc = save_options_pack(args.name, SETTINGS.options(args), description=args.description)
     if not printed_json(args, doc):
         verb = "Overwrote" if doc["overwritten"] else "Saved"
         keys = [k for k in doc["pack"] if k not in ("schemaVersion", "type", "name", "version", "description")]

@@ -33,7 +33,7 @@ from .run_dir import RUN_FILES, RunDir, find_run, read_pointer
 from .store import ID_SHAPE, SessionStore, new_id, now_iso, parse_iso, resolve_project
 
 if TYPE_CHECKING:
-    from .briefing_inputs import apply_pack, list_templates, pack_settings, show_template
+    from .briefing_inputs import apply_pack, list_templates, save_options_pack, show_template
     from .budget import Budget
     from .control import (Observation, abort, council_leg_status, document, is_terminal, list_all, locate, run_dir_of,
                           wait)
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from .material import check_material
     from .options import (Arg, Declared, Flag, RunOptions, WaveOptions, briefing_fields, check_tag, declared,
                           flag_of, names_a_file, option)
-    from .packs import list_packs, load_pack, save_pack, show_pack
+    from .packs import list_packs, pack_sets_template, show_pack
     from .pr_loop import pr_review
     from .preflight import Prepared, dropped_notice, max_legs, prepare, prepare_model, preview_council
     from .resume import resume_council, resume_hint
@@ -77,7 +77,7 @@ __all__ = [
     "SessionStore", "ID_SHAPE", "new_id", "now_iso", "parse_iso", "resolve_project", "RunDir", "find_run",
     "read_pointer", "RUN_FILES",
     # packs and templates
-    "list_packs", "load_pack", "save_pack", "show_pack", "list_templates", "show_template", "pack_settings",
+    "list_packs", "show_pack", "save_options_pack", "pack_sets_template", "list_templates", "show_template",
     # what the eval shares with a council run
     "Budget", "MatcherLeg", "run_matcher", "check_material", "max_legs", "prepare_model",
     "run_until_signal", "signal_received", "spawn_detached", "cli_argv", "write_job_pointer",
@@ -96,8 +96,8 @@ def _lazy(module: str, name: str) -> Any:
 
 
 if not TYPE_CHECKING:
-    apply_pack, list_templates, pack_settings, show_template = (
-        _lazy(".briefing_inputs", n) for n in ("apply_pack", "list_templates", "pack_settings", "show_template"))
+    apply_pack, list_templates, save_options_pack, show_template = (
+        _lazy(".briefing_inputs", n) for n in ("apply_pack", "list_templates", "save_options_pack", "show_template"))
     Budget = _lazy(".budget", "Budget")
     (abort, council_leg_status, document, is_terminal, list_all, locate, run_dir_of, wait) = (
         _lazy(".control", n) for n in ("abort", "council_leg_status", "document", "is_terminal", "list_all", "locate",
@@ -112,8 +112,8 @@ if not TYPE_CHECKING:
     check_material = _lazy(".material", "check_material")
     briefing_fields, check_tag, declared, flag_of, names_a_file, option = (
         _lazy(".options", n) for n in ("briefing_fields", "check_tag", "declared", "flag_of", "names_a_file", "option"))
-    list_packs, load_pack, save_pack, show_pack = (
-        _lazy(".packs", n) for n in ("list_packs", "load_pack", "save_pack", "show_pack"))
+    list_packs, pack_sets_template, show_pack = (
+        _lazy(".packs", n) for n in ("list_packs", "pack_sets_template", "show_pack"))
     pr_review = _lazy(".pr_loop", "pr_review")
     dropped_notice, max_legs, prepare, prepare_model, preview_council = (
         _lazy(".preflight", n) for n in ("dropped_notice", "max_legs", "prepare", "prepare_model", "preview_council"))

@@ -34,7 +34,7 @@ from ..vocabulary import QUESTION, REVIEW, TASK, TemplateSource
 from .packs import LoadedPack, load_pack, sha256_of
 
 if TYPE_CHECKING:  # the documents' declarations (schemas/council-templates.schema.json is generated from them)
-    from ..documents.commands import BrokenTemplate, TemplateList, TemplateRow, TemplateShow
+    from ..documents.commands import BrokenTemplate, PackSave, TemplateList, TemplateRow, TemplateShow
     from .options import RunOptions
 
 TEMPLATES_DIR = "templates"
@@ -360,6 +360,13 @@ def blame_pack(options: RunOptions, subject: str, *related: str) -> Iterator[Non
                 err.message += suffix
                 err.args = (err.message,)
         raise
+
+def save_options_pack(name: str, options: RunOptions, *, description: str | None = None) -> PackSave:
+    """`council pack save`: the settings `options` typed (pack_settings), saved as pack NAME."""
+    from .packs import save_pack
+
+    return save_pack(name, pack_settings(options), description=description)
+
 
 def pack_settings(options: RunOptions) -> JsonObject:
     """The pack settings (JSON keys) an options object typed — what `pack save` stores.

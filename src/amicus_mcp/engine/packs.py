@@ -189,6 +189,12 @@ def check_pack_name(name: str) -> None:
                       hint="1-64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit")
 
 
+def pack_sets_template(name: str) -> bool:
+    """Whether pack NAME sets a briefing template (what a caller that brings its own briefing,
+    the CI action or an eval, says it does not use)."""
+    return "template" in load_pack(name).pack.settings()
+
+
 def save_pack(name: str, settings: Mapping[str, object], *, description: str | None = None) -> PackSave:
     """Write (or overwrite, bumping its version) the saved pack NAME. Returns the save document."""
     check_pack_name(name)

@@ -88,7 +88,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     """Every check before anything is sent. `bench` is the RunOptions the front built from the
     same flags `council run` takes (its briefing fields must be unset: each case has its own).
     A worker continuing an eval a front prepared passes that eval's id and run ids."""
-    from ..engine import apply_pack
+    from ..engine import apply_pack, pack_sets_template
     from ..engine import prepare
     from ..engine import apply_env_defaults
     from ..engine import briefing_fields, flag_of, run_options
@@ -121,7 +121,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     ceiling: float | None = options.max_cost
     if ceiling is not None and not ceiling > 0:
         raise BadArgs(f"--max-cost must be a positive number of dollars, got {ceiling}", hint="e.g. --max-cost 2.00")
-    if options.pack_record and getattr(_pack(options), "template", None):
+    if options.pack_record and options.pack and pack_sets_template(options.pack):
         notices.append(f"pack '{options.pack_record['name']}' sets a template; an eval's cases bring their own "
                        "briefing, so it is not used")
     for case in chosen:
@@ -196,12 +196,6 @@ def check_suite_ceiling(preps: Mapping[str, Prepared], ceiling: float) -> float:
         "(the matcher is paid from what the councils leave)",
         hint=f"raise --max-cost to at least {smallest:.4f}, run fewer cases (--case), or pick cheaper models "
              "or fewer seats")
-
-
-def _pack(options: Any) -> Any:
-    from ..engine import load_pack
-
-    return load_pack(options.pack).pack if options.pack else None
 
 
 def _bench_document(options: RunOptions, ceiling: float | None) -> JsonObject:
