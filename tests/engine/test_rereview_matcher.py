@@ -444,3 +444,33 @@ def test_the_matcher_never_sends_a_prompt_its_context_window_cannot_hold(gateway
     assert loss.kind == "failed" and re.fullmatch(
         r"the matcher's call was not sent: its prompt \(about [\d,]+ tokens\) and its 8,000-token answer do not fit "
         r"its 8,100-token context window", loss.detail), loss.detail
+
+
+def test_an_abort_during_the_matchers_call_keeps_its_spend_in_run_json(fake, brief, project, tmp_path, capsys):
+    import signal
+
+    from fakeprovider import hang
+    from polling import wait_for
+    from test_council_run import finish, start_run
+
+    bench(fake, **BEFORE)
+    council_run(brief, project, tmp_path / "baseline", capsys)
+    bench(fake, **AFTER)
+    fake.respond("m", hang(60))
+    again = tmp_path / "again"
+    proc = start_run(brief, again, project, "fake/a,fake/b", "--baseline", str(tmp_path / "baseline"),
+                     "--matcher", "fake/m", "--max-cost", "5")
+    try:
+        wait_for(lambda: fake.prompts("m"), what="the matcher's request")
+        proc.send_signal(signal.SIGTERM)
+        code, out, err = finish(proc)
+    finally:
+        proc.kill()
+    assert code == 143, err
+    run = json.loads(out)
+    assert run["status"] == "aborted"
+    # the council's five legs are known; the matcher's call was in flight, so it may have been billed:
+    # counted as a leg of unknown cost, never left out of the run's total
+    assert (run["usage"]["cost"]["reportedLegs"], run["usage"]["cost"]["unpricedLegs"]) == (5, 1)
+    assert (run["usage"]["unknownLegs"], run["usage"]["costExact"]) == (1, False)
+    assert json.loads((again / "run.json").read_text(encoding="utf-8"))["usage"] == run["usage"]

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
+import anyio
+
 from ..council import matching
 from ..council.matching import Frame, Question, Reading, Target
 from ..fsio import atomic_write_text
@@ -150,6 +152,10 @@ async def _call(leg: MatcherLeg, outcome: MatcherOutcome, frame: Frame, target_i
         completion = await call_route(leg.registry, leg.route, (Message("user", text),), timeout_s=leg.timeout_s,
                                       json_schema=matching.reply_schema(frame, pending, target_ids),
                                       max_tokens=MATCHER_OUTPUT_CAP)
+    except anyio.get_cancelled_exc_class():  # an abort: the call may have been billed, its cost is unknown
+        leg.budget.settle(claim, None)
+        outcome.usages.append(None)
+        raise
     except Exception as exc:  # noqa: BLE001 - a failed matcher call is the caller's loss to name
         usage = getattr(exc, "usage", None)
         usage_doc: LegUsageDoc | None = usage.to_doc() if usage is not None else None
