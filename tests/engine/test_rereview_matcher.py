@@ -79,7 +79,7 @@ def test_the_matcher_finds_a_reworded_moved_finding_the_deterministic_pass_canno
                            "reason": "a different problem"}
     assert [r["claim"] for r in doc["resolved"]] == ["The store never closes its file."]
     assert doc["matcher"] == {"model": "fake/m", "asked": 2, "decided": 2, "legs": 1,
-                              "cost": {"amount": 0, "unpricedLegs": 0}, "losses": []}  # the fake bills $0
+                              "cost": {"amount": 0, "unpricedLegs": 0, "source": "reported"}, "losses": []}  # the fake bills $0
     # One call; its prompt is anonymous (no seat, model or alias) and quotes the findings as data.
     (prompt,) = fake.prompts("m")
     for name in ("fake/a", "fake/b", "fake/chair", "seat", "raiser"):
@@ -204,7 +204,7 @@ def test_a_matcher_call_of_unknown_cost_under_a_ceiling_makes_the_cost_total_a_f
     run, doc, again = runs(fake, brief, project, tmp_path, capsys, "--matcher", "fake/m", "--max-cost", "5",
                            expect=2)
     assert doc["counts"] == {"new": 1, "still-open": 1, "resolved": 1}
-    assert doc["matcher"]["cost"] == {"amount": None, "unpricedLegs": 1}
+    assert doc["matcher"]["cost"] == {"amount": None, "unpricedLegs": 1, "source": "unknown"}
     assert (run["usage"]["costExact"], run["usage"]["unknownLegs"]) == (False, 1)
     assert [(d["what"], d["why"]) for d in run["degrades"]] == [
         ("cost total is a floor", "1 leg(s) had no known cost under a --max-cost ceiling")]
@@ -244,7 +244,7 @@ GATEWAY_BENCH = ["openrouter/vendor/a", "openrouter/vendor/b"]
 def gateway_runs(gateway: FakeProvider, brief: Path, project: Path, tmp_path: Path,
                  capsys: pytest.CaptureFixture[str], *extra: str,
                  at_chair: Callable[[], None] | None = None,
-                 window: int = 100000) -> tuple[int, dict[str, Any], Path]:
+                 window: int = 100000, matcher: Callable[[Any], Any] = oracle) -> tuple[int, dict[str, Any], Path]:
     """The baseline run and its re-review on the gateway; `at_chair` is called as the re-review's
     chair is asked (the run is in flight then); `window` is the matcher's context window."""
     gateway.catalog = [*gateway.catalog, {"id": "vendor/m", "name": "m", "context_length": window,
@@ -260,7 +260,7 @@ def gateway_runs(gateway: FakeProvider, brief: Path, project: Path, tmp_path: Pa
     for side, name in (("north", "vendor/a"), ("south", "vendor/b")):
         member(gateway, name, tag=side, cost=0.001,
                stage1=chat(review(side, block={"overall": "o", "findings": AFTER[side]}), usage=usage(cost=0.001)))
-    gateway.respond("vendor/m", oracle)
+    gateway.respond("vendor/m", matcher)
     if at_chair is not None:
         chair = member_responder("vendor/chair", cost=0.001)
 
@@ -309,7 +309,7 @@ def test_pre_flight_holds_the_matchers_worst_case_and_the_run_counts_what_it_cos
     assert code == 0, run
     doc = json.loads((again / "rereview.json").read_text(encoding="utf-8"))
     assert doc["counts"] == {"new": 1, "still-open": 1, "resolved": 1}
-    assert doc["matcher"]["legs"] == 1 and doc["matcher"]["cost"] == {"amount": 0.002, "unpricedLegs": 0}
+    assert doc["matcher"]["legs"] == 1 and doc["matcher"]["cost"] == {"amount": 0.002, "unpricedLegs": 0, "source": "reported"}
     (request,) = gateway.chat_requests("vendor/m")
     assert request.body["max_tokens"] == 8000  # its cap is its floor: never shortened
     # the run's own cost counts the matcher's call beside the council's five legs
@@ -474,3 +474,20 @@ def test_an_abort_during_the_matchers_call_keeps_its_spend_in_run_json(fake, bri
     assert (run["usage"]["cost"]["reportedLegs"], run["usage"]["cost"]["unpricedLegs"]) == (5, 1)
     assert (run["usage"]["unknownLegs"], run["usage"]["costExact"]) == (1, False)
     assert json.loads((again / "run.json").read_text(encoding="utf-8"))["usage"] == run["usage"]
+
+
+def test_an_estimated_matcher_cost_keeps_its_source_and_shows_as_an_estimate(gateway, brief, project, tmp_path,
+                                                                            capsys):
+    def tokens_only(body: Any) -> Any:  # no cost reported: priced from the catalog, an estimate
+        reply = oracle(body)
+        reply.body["usage"] = usage(1000, 500)
+        return reply
+
+    code, run, again = gateway_runs(gateway, brief, project, tmp_path, capsys, matcher=tokens_only)
+    assert code == 0, run
+    doc = json.loads((again / "rereview.json").read_text(encoding="utf-8"))
+    assert doc["matcher"]["cost"] == {"amount": pytest.approx(1000 * 1e-6 + 500 * 1e-5), "unpricedLegs": 0,
+                                      "source": "estimated"}
+    assert cli_main(["council", "report", str(again / "verdict.json")]) == 0
+    assert "decided 2; 1 call, \\~$0.0060\n" in capsys.readouterr().out  # Markdown's ~, escaped
+    assert "decided 2; 1 call, ~$0.0060" in (again / "report.html").read_text(encoding="utf-8")

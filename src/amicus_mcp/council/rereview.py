@@ -32,6 +32,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..vocabulary import ESTIMATED_COST_SOURCES
 from .locations import physical_location
 from .matching import Frame, Question, Target, one_line
 
@@ -171,7 +172,8 @@ def matcher_line(doc: Mapping[str, Any]) -> str | None:
         return None
     cost = part.get("cost") or {}
     amount = cost.get("amount")
-    spent = "cost unknown" if amount is None else f"${amount:.4f}"
+    approx = "~" if cost.get("source") in ESTIMATED_COST_SOURCES else ""  # an estimate says so, as a run's total does
+    spent = "cost unknown" if amount is None else f"{approx}${amount:.4f}"
     if amount is not None and cost.get("unpricedLegs"):
         spent += f" (and {cost['unpricedLegs']} call(s) of unknown cost)"
     legs = part.get("legs", 0)

@@ -13,7 +13,7 @@ from typing import Annotated, Final, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..vocabulary import DeterministicMatch, KeptDecision, MatchedBy, ReviewEvent, Severity, Tier
+from ..vocabulary import DeterministicMatch, KeptDecision, MatchedBy, ReviewEvent, RolledCostSource, Severity, Tier
 from .base import Family, Frozen, WhenSet
 
 PR_LOOP_VERSION: Final = 2
@@ -41,6 +41,9 @@ class RereviewDecision(_Closed):
 class MatcherCost(_Closed):
     amount: Annotated[float, Field(ge=0)] | None  # 0.0: no call made; null: a call of unknown cost
     unpriced_legs: Count
+    source: Annotated[WhenSet[RolledCostSource], Field(description=(
+        "where the amount comes from, as a run's usage says it (an estimate renders with ~); absent when no "
+        "call was made, or in a file written before it was kept"))] = None
 
 
 class RereviewMatcher(_Closed):

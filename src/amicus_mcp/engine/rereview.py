@@ -104,6 +104,7 @@ async def _with_matcher(ctx: RunContext, matched: JsonObject, findings: Sequence
     cost = outcome.cost()
     part: JsonObject = {"model": model, "asked": asked_count, "decided": len(outcome.answers), "legs": outcome.legs,
             # no call made costs nothing; a call of unknown cost leaves the amount unknown (null)
-            "cost": {"amount": 0.0 if not outcome.usages else cost["amount"], "unpricedLegs": cost["unpricedLegs"]},
+            "cost": {"amount": 0.0 if not outcome.usages else cost["amount"], "unpricedLegs": cost["unpricedLegs"],
+                     **({"source": cost["source"]} if outcome.usages else {})},
             "losses": losses}
     return rereview.with_matcher(matched, outcome.answers), part, left
