@@ -106,3 +106,19 @@ def test_a_case_lost_to_its_ceiling_speaks_of_the_suite_s() -> None:
     assert reason.endswith("(its ceiling was its even share, $0.0063, of the suite's --max-cost $0.1)"), reason
     other = SimpleNamespace(status="error", error=SimpleNamespace(code="COUNCIL_QUORUM", message="only 1 review"))
     assert "share" not in _lost_reason(other, share_note(0.10, 16))  # type: ignore[arg-type]
+
+
+def test_eval_json_read_back_is_the_file_as_written_and_checked(shipped_eval: ShippedEval, eval_copy: Path) -> None:
+    """eval.json has one reader (`read_scores`: checked against EvalDocument, then emitted as the
+    writer emits it, so a grounding figure the runs did not record stays absent): `eval run
+    --json` prints it and `eval compare` reads it. A damaged file is refused, naming the key."""
+    from amicus_mcp.errors import BadSession
+    from amicus_mcp.eval.evaldir import read_scores
+
+    written = json.loads((shipped_eval.directory / "eval.json").read_text(encoding="utf-8"))
+    assert read_scores(shipped_eval.directory) == written == shipped_eval.printed
+    assert "recallUnrefuted" not in written["council"]  # the shipped eval ran without --verify
+    written["cases"][0]["findings"][0]["tier"] = "Confirmd"
+    (eval_copy / "eval.json").write_text(json.dumps(written), encoding="utf-8")
+    with pytest.raises(BadSession, match=r"not a valid eval document: cases\.0\.findings\.0\.tier"):
+        read_scores(eval_copy)

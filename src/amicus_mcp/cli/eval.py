@@ -76,9 +76,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _finish(args: argparse.Namespace, manifest: EvalManifest, code: int) -> int:
     from ..errors import AmicusError
-    from ..eval.evaldir import EVAL_JSON, EvalDir
+    from ..eval.evaldir import EVAL_JSON, EvalDir, read_scores
     from ..vocabulary import ERROR_CODES
-    from ..fsio import read_json
 
     d = EvalDir(Path(manifest.evalDir))
     if code == 1 and manifest.error is not None:
@@ -88,9 +87,7 @@ def _finish(args: argparse.Namespace, manifest: EvalManifest, code: int) -> int:
             err.code = code_word
         raise err
     scored = d.report(EVAL_JSON)
-    doc = read_json(scored, what="eval scores") if scored.is_file() and manifest.stage == "done" else None
-    if not isinstance(doc, dict):
-        doc = None
+    doc = read_scores(d.path) if scored.is_file() and manifest.stage == "done" else None
     if args.json:
         say(dumps_json(doc if doc is not None else manifest.model_dump(mode="json")))
     else:
@@ -159,11 +156,10 @@ def eval_line(manifest_path: Path) -> Callable[[datetime], str | None]:
     from datetime import datetime
 
     from ..engine import parse_iso
-    from ..eval.documents import EvalManifest
-    from ..fsio import read_json
+    from ..eval.evaldir import EvalDir, read_manifest
 
     def render(now: datetime) -> str | None:
-        doc = EvalManifest.model_validate(read_json(manifest_path, what="eval manifest"))
+        doc = read_manifest(EvalDir(manifest_path.parent))  # the eval's one checking reader of eval-run.json
         running = sum(1 for c in doc.cases if c.status == "running")
         elapsed = int((now - parse_iso(doc.createdAt)).total_seconds())
         cost = "cost unknown so far" if doc.cost is None else f"${doc.cost:.4f} so far"

@@ -230,11 +230,11 @@ def write_reports(d: EvalDir, scores: EvalDocument) -> dict[str, Path]:
 
 
 def read_scores(ref: str | Path) -> JsonObject:
-    """An eval directory's eval.json, checked to be an `eval` document (EvalDocument), as JSON: what
-    `compare` reads, key by key."""
+    """An eval directory's eval.json, checked to be an `eval` document (EvalDocument), as JSON as
+    it was written (`eval_json`): what `compare` reads key by key and `eval run --json` prints."""
     d = locate(ref)
     path = d.report(EVAL_JSON)
     if not path.is_file():
         raise BadSession(f"{d.path} has no {EVAL_JSON} yet", hint=f"score it first: amicus eval score {ref}")
     doc: EvalDocument = _model(EvalDocument, path, "eval document")
-    return doc.model_dump(mode="json", by_alias=True)
+    return eval_json(doc)
