@@ -305,7 +305,19 @@ def test_a_ceiling_that_holds_the_council_but_not_the_matcher_runs_without_it_an
 
 def test_pre_flight_holds_the_matchers_worst_case_and_the_run_counts_what_it_cost(gateway, brief, project, tmp_path,
                                                                                  capsys):
-    code, run, again = gateway_runs(gateway, brief, project, tmp_path, capsys, "--max-cost", "1")
+    # The matcher's worst case: two calls, each its prompt bound (BEFORE's two findings, 40 findings at their
+    # clipped length) and its 8,000-token answer, at the catalog's $1/Mtok in and $10/Mtok out.
+    worst = 2 * ((matcher_window(40) - 8000) * 1e-6 + 8000 * 1e-5)
+    code, run, _ = gateway_runs(gateway, brief, project, tmp_path / "short", capsys, "--max-cost", "0.12")
+    found = re.search(r"worst case \(\$(\d+\.\d+); --max-cost (\d+\.\d+) holds both\)", run["degrades"][0]["why"])
+    assert found and float(found[1]) == pytest.approx(worst, abs=1e-4), run["degrades"]
+    both = float(found[2])
+    # A hair under what holds both: pre-flight counts the matcher and leaves it out ...
+    code, run, _ = gateway_runs(gateway, brief, project, tmp_path / "under", capsys, "--max-cost", f"{both - 0.0001:.4f}")
+    assert code == 2 and run["degrades"][0]["what"] == "re-review matcher", run
+    assert gateway.chat_requests("vendor/m") == []
+    # ... and at it, the council and the matcher both run.
+    code, run, again = gateway_runs(gateway, brief, project, tmp_path / "exact", capsys, "--max-cost", f"{both:.4f}")
     assert code == 0, run
     doc = json.loads((again / "rereview.json").read_text(encoding="utf-8"))
     assert doc["counts"] == {"new": 1, "still-open": 1, "resolved": 1}

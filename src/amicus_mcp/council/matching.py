@@ -29,6 +29,9 @@ from ..schemas import JsonSchema
 from .findings import read_last_json_block
 
 REASON_MAX = 300
+# An id (a baseline's comes from a file on disk: text like any other) is shown on one line, at most this
+# long; an id that is not already so cannot be answered with, so it keeps the caller's own decision.
+ID_MAX = 40
 # What the prompt shows of each piece of untrusted text, at most (characters).
 LOCATION_MAX = 300
 CLAIM_MAX = 800
@@ -87,15 +90,17 @@ def one_line(text: object, most: int | None = None) -> str:
 
 def prompt(frame: Frame, targets: Sequence[Target], questions: Sequence[Question]) -> str:
     """The matcher's prompt: every target, and every finding it should answer about."""
-    shown = "\n".join(f"- **{t.id}** ({one_line(t.label, 200)}): {one_line(t.text, TARGET_MAX)}" for t in targets)
+    shown = "\n".join(f"- **{one_line(t.id, ID_MAX)}** ({one_line(t.label, 200)}): {one_line(t.text, TARGET_MAX)}"
+                      for t in targets)
     items = "\n\n".join(
-        f"### {q.finding} ({one_line(q.severity, 20)})\n"
+        f"### {one_line(q.finding, ID_MAX)} ({one_line(q.severity, 20)})\n"
         f"- location: {one_line(q.location, LOCATION_MAX)}\n"
         f"- claim: {one_line(q.claim, CLAIM_MAX)}\n"
         f"- rationale: {one_line(q.rationale, RATIONALE_MAX)}\n"
-        f"- may be matched to: {', '.join(q.candidates)}"
+        f"- may be matched to: {', '.join(one_line(c, ID_MAX) for c in q.candidates)}"
         for q in questions)
-    example = json.dumps({"matches": [{"finding": questions[0].finding, frame.key: questions[0].candidates[0],
+    example = json.dumps({"matches": [{"finding": one_line(questions[0].finding, ID_MAX),
+                                       frame.key: one_line(questions[0].candidates[0], ID_MAX),
                                        "reason": "names the same defect at the same place"}]}
                          if questions and questions[0].candidates else {"matches": []}, indent=2)
     return f"""# {frame.title}

@@ -32,7 +32,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..vocabulary import ESTIMATED_COST_SOURCES
+from ..vocabulary import ESTIMATED_COST_SOURCES, DeterministicMatch, MatchedBy
 from .locations import physical_location
 from .matching import Frame, Question, Target, one_line
 
@@ -80,7 +80,7 @@ def _located(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
 
 def match_baseline(findings: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """{decisions: [{id, status, baselineId, by, score}], resolved: [{baselineId, claim, location}], counts}."""
-    pairs: list[tuple[float, int, int, str]] = []
+    pairs: list[tuple[float, int, int, DeterministicMatch]] = []
     for i, new in enumerate(findings):
         for j, old in enumerate(baseline):
             score = similarity(new.get("claim"), old.get("claim"))
@@ -89,7 +89,7 @@ def match_baseline(findings: Sequence[Mapping[str, Any]], baseline: Sequence[Map
             elif score >= CLAIM_SIMILARITY:
                 pairs.append((score, i, j, "claim"))
     pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
-    taken_new: dict[int, tuple[int, str, float]] = {}
+    taken_new: dict[int, tuple[int, DeterministicMatch, float]] = {}
     taken_old: set[int] = set()
     for score, i, j, by in pairs:
         if i in taken_new or j in taken_old:
@@ -157,8 +157,9 @@ def with_matcher(matched: Mapping[str, Any], answers: Mapping[str, tuple[str | N
             continue
         if target is not None:
             claimed.add(target)
+        by: MatchedBy = "matcher"
         decisions.append({"id": d["id"], "status": "still-open" if target is not None else "new",
-                          "baselineId": target, "by": "matcher", "score": None, "reason": one_line(reason, 300)})
+                          "baselineId": target, "by": by, "score": None, "reason": one_line(reason, 300)})
     resolved = [r for r in matched["resolved"] if r["baselineId"] not in claimed]
     counts = {"new": sum(d["status"] == "new" for d in decisions),
               "still-open": sum(d["status"] == "still-open" for d in decisions), "resolved": len(resolved)}
