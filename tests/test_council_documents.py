@@ -217,14 +217,14 @@ def test_pr_loop_documents_are_version_2_and_a_version_1_file_still_reads(tmp_pa
     assert RereviewDocument.parse({**old, "schemaVersion": 2}, what="re-review").schema_version == 2
 
 
-# Building tally.json / verdict.json paths: by the file name, or by the run_dir constant.
+# Building tally.json / verdict.json / debate.json paths: by the file name, or by the run_dir constant.
 _PATH_BUILDING = __import__("re").compile(
-    r"""["'](tally|tally-provisional|verdict)\.json["']\s*(?!\s*(not\s+)?in\b)|/\s*(TALLY|TALLY_PROVISIONAL|VERDICT)\b""")
+    r"""["'](tally|tally-provisional|verdict|debate)\.json["']\s*(?!\s*(not\s+)?in\b)|/\s*(TALLY|TALLY_PROVISIONAL|VERDICT|DEBATE)\b""")
 
 
 def test_only_run_dir_builds_the_tally_and_verdict_paths() -> None:
-    """RunDir (engine/run_dir.py) is the one home of tally.json and verdict.json: every other
-    module reads them through `read_tally` / `read_verdict` or takes `tally_path` / `verdict_path`."""
+    """RunDir (engine/run_dir.py) is the one home of tally.json, verdict.json and debate.json: every
+    other module reads them through `read_tally` / `read_verdict` / `read_debate` or takes their `*_path`."""
     src = ROOT / "src" / "amicus_mcp"
     found = []
     for path in sorted(src.rglob("*.py")):
@@ -241,6 +241,7 @@ def test_the_path_check_sees_a_path_built() -> None:
     assert _PATH_BUILDING.search('read_json(run_dir / "tally.json", what="tally record")')
     assert _PATH_BUILDING.search("record = _read(verdict_path.parent / TALLY)")
     assert not _PATH_BUILDING.search("if VERDICT not in files:")
+    assert _PATH_BUILDING.search('read_optional_json(run_dir / "debate.json", "debate record")')
 
 
 def test_run_dir_reads_a_runs_tally_and_verdict(tmp_path: Path) -> None:

@@ -354,3 +354,17 @@ def test_a_debated_runs_first_tally_shows_while_the_round_runs(fake, project: Pa
     assert [r["id"] for r in live["matrix"]["rows"]] == ["A1", "B1"] and live["banners"]["integrity"] == []
     done = run_snapshot(store, "debating1")
     assert done["matrix"]["provisional"] is False and done["matrix"]["rows"][0]["debate"]["action"] == "defended"
+
+
+def test_a_damaged_debate_record_is_said_and_not_used(debated: Run) -> None:
+    """debate.json is read through its checking reader (RunDir.read_debate): a re-vote word the
+    vocabulary does not have makes the record unusable — said among the integrity problems, and no
+    cell shows a re-vote from it — rather than drawn as it is."""
+    path = debated.run_dir / "debate.json"
+    record = json.loads(path.read_text(encoding="utf-8"))
+    record["findings"][0]["revotes"][0]["verdict"] = "maybe"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    snap = snap_of(debated)
+    assert any(n.startswith("debate.json could not be read (") and "not a valid debate record" in n
+               for n in snap["banners"]["integrity"]), snap["banners"]["integrity"]
+    assert all(v["revote"] is None for v in rows_by_id(snap)["A1"]["votes"])

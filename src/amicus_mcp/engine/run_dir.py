@@ -26,7 +26,7 @@ from ..fsio import atomic_write_json, atomic_write_text, checked_name, read_json
 
 if TYPE_CHECKING:  # the models are imported by what reads or writes one, not by every front
     from ..schemas import JsonObject
-    from ..documents.council import TallyRecord, Verdict
+    from ..documents.council import DebateRecord, TallyRecord, Verdict
     from ..documents.base import Family
     from ..documents.pr_loop import DismissedDocument, RereviewDocument
     from ..documents.run import RunManifest
@@ -149,6 +149,10 @@ class RunDir(NamedTuple):
     def provisional_tally_path(self) -> Path:
         return self.path / TALLY_PROVISIONAL
 
+    @property
+    def debate_path(self) -> Path:
+        return self.path / DEBATE
+
     def read_tally(self, *, provisional: bool = False) -> TallyRecord:
         """tally.json (`provisional`: the tally a debate round started from), checked against its
         declaration and kept as written; BadSession when it is missing or not a tally record."""
@@ -161,6 +165,13 @@ class RunDir(NamedTuple):
         """verdict.json, checked against its declaration and kept as written; BadSession when it
         is missing or not a council verdict."""
         return read_verdict_file(self.verdict_path)
+
+    def read_debate(self) -> DebateRecord:
+        """debate.json (a --debate run's round), checked against its declaration and kept as
+        written; BadSession when it is missing or not a debate record."""
+        from ..documents.council import DebateRecord
+
+        return self._read_checked(self.debate_path, DebateRecord, "council-debate", "debate record")
 
     def read_rereview(self) -> RereviewDocument | None:
         """rereview.json (a run with --baseline) as its model, or None when the run has none."""

@@ -114,8 +114,8 @@ def _voting_columns(matrix: Matrix) -> int:
 
 
 def revote_index(debate: object) -> dict[tuple[str, str], Revote]:
-    """(finding id, judge seat) → {verdict, previousVerdict, reason, seat} from `debate.json`, read
-    as JSON (a row it cannot use is skipped). Only disputers are asked to re-vote, so a disputer's
+    """(finding id, judge seat) → {verdict, previousVerdict, reason, seat} from `debate.json` (as
+    `RunDir.read_debate` checked it; any other JSON is read defensively, a row it cannot use skipped). Only disputers are asked to re-vote, so a disputer's
     previous verdict is `dispute`."""
     rows = debate.get("findings") if isinstance(debate, dict) else None
     index: dict[tuple[str, str], Revote] = {}

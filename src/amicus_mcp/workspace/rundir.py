@@ -21,7 +21,6 @@ from ..engine import RunDir, read_pointer
 from ..engine import observed as observed_run
 from ..engine import ID_SHAPE, SessionStore
 from ..errors import AmicusError, BadArgs, BadSession
-from ..fsio import read_json
 from ..vocabulary import TERMINAL_RUN_STATUSES
 from .views import Prose
 
@@ -132,16 +131,6 @@ def read_prose(path: Path) -> Prose:
         return {"file": path.name, "text": None, "error": exc.strerror or str(exc), "truncated": False}
     truncated = len(text) > TEXT_LIMIT
     return {"file": path.name, "text": text[:TEXT_LIMIT], "error": None, "truncated": truncated}
-
-
-def read_optional_json(path: Path, what: str) -> tuple[object, str | None]:
-    """(document, None), (None, None) when absent, or (None, the error) when unreadable."""
-    if not path.is_file():
-        return None, None
-    try:
-        return read_json(path, what=what), None
-    except AmicusError as err:
-        return None, err.message
 
 
 def read_optional(read: Callable[[], T], path: Path) -> tuple[T | None, str | None]:

@@ -27,7 +27,7 @@ from .matrix import (decisions, dissent_panel, matrix_panel, ranking_panel, revo
                      voters)
 from .panels import chair_panel, cost_panel, last_activity, run_total, seat_rows, stage_rail, stage_status
 from .rundir import (SUPPORTED_RUN_SCHEMA, is_live, locate_run, observed, read_manifest,
-                     read_optional, read_optional_json, read_prose, run_ids, seat_files, seat_list)
+                     read_optional, read_prose, run_ids, seat_files, seat_list)
 from .views import (DegradeRow, ListRow, ListSnapshot, Prose, RunDetail, RunHeader, RunProse, RunSnapshot,
                     SeatProse, SnapshotBase, Stall)
 
@@ -80,7 +80,7 @@ def _detail(run_dir: Path, doc: RunManifest, crashed: bool, now: datetime, stall
         tally, provisional = (early, True) if early is not None else (None, False)
     verdict_doc, verdict_error = read_optional(rd.read_verdict, rd.verdict_path)
     verdict, verdict_notes = verdict_source(verdict_doc, verdict_error, tally, live=live)
-    debate, debate_error = read_optional_json(run_dir / "debate.json", "debate record")
+    debate, debate_error = read_optional(rd.read_debate, rd.debate_path)
     rows = seat_rows(run_dir, doc, seats, labels, now=now, stall_after_s=stall_after_s, live=live,
                      voters=voters(verdict) if verdict else None)
     prose, collisions = _prose(run_dir, seats, labels, texts, stage1_prefix(doc))
