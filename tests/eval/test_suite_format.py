@@ -256,3 +256,21 @@ def test_eval_run_help_offers_only_what_an_eval_takes(capsys) -> None:
                                                        "councils share it evenly")
     assert not {"intent", "template", "vars"} & set(schema)
 
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[" * 50_000 + "]" * 50_000, "nested"),  # deeper than Python's parser recurses: a crash, unless refused
+    ('{"schemaVersion": NaN}', "NaN"),
+    ('{"schemaVersion": ' + "9" * 5000 + "}", "out of range"),
+], ids=["too-deep", "nan", "huge-number"])
+def test_a_suite_or_case_file_that_is_not_strict_json_is_refused(tmp_path: Path, fake, capsys, text: str,
+                                                                   words: str) -> None:
+    """Suite and case files are read as every input document is (fsio.loads_json): a nest too deep,
+    NaN or a number out of range is a BAD_ARGS naming the file, never a crash."""
+    suite, path, _ = suite_copy(tmp_path)
+    for target in (path, suite / "suite.json"):
+        original = target.read_text(encoding="utf-8")
+        target.write_text(text, encoding="utf-8")
+        error = refused(tmp_path, suite, fake, capsys)
+        assert error["code"] == "BAD_ARGS" and str(target) in error["message"] and words in error["message"], error
+        target.write_text(original, encoding="utf-8")

@@ -25,7 +25,6 @@ with an error naming it, and is never walked.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from importlib.resources import files
 from pathlib import Path
@@ -35,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
 from ..errors import BadArgs
-from ..fsio import read_bytes_bounded
+from ..fsio import loads_json, read_bytes_bounded
 from ..textcodec import NotText, decode_text
 from ..vocabulary import SHIP_IT, OverallVerdict, Severity
 
@@ -273,12 +272,12 @@ MAX_FIELD_PROBLEMS = 20  # a document that is wrong everywhere: the first twenty
 def _parse(model: type[Any], raw: bytes, *, where: str, hint: str, problems: Problems) -> Any:
     """The document, or None with its problems added (every field pydantic refused)."""
     try:
-        doc = json.loads(decode_text(raw))
+        doc = loads_json(decode_text(raw), what="the document")  # strict and bounded, as every input document
     except NotText as exc:
         problems.add(f"{where}: the file {exc}", hint)
         return None
-    except ValueError as exc:
-        problems.add(f"{where}: not a JSON document ({exc})", hint)
+    except BadArgs as err:
+        problems.add(f"{where}: not a JSON document ({err.message})", hint)
         return None
     try:
         return model.model_validate(doc)
@@ -382,8 +381,8 @@ def _load_case(folder: Path, root: Path) -> Case:
     if raw is None:
         raise BadArgs(f"{where}: the file is missing", hint="every folder under cases/ is one case with a case.json")
     try:
-        name = json.loads(decode_text(raw)).get("artifact")
-    except (ValueError, AttributeError):  # NotText, not JSON, not an object: parse_case says which
+        name = loads_json(decode_text(raw), what="the document").get("artifact")
+    except (NotText, BadArgs, AttributeError):  # not text, not JSON, not an object: parse_case says which
         name = None
     artifact = None
     if isinstance(name, str) and re.fullmatch(ARTIFACT_NAME, name):
