@@ -196,3 +196,18 @@ async def test_each_tool_calling_turn_claims_room_and_the_launch_record_holds_ev
                     if json.loads(p.read_text())["id"] == leg["id"]]
         # Three turns, each prompt larger than the last: more than three times the first turn's claim.
         assert launch["reserved"] > 3 * leg["reserved"] > 0, (launch, leg["reserved"])
+
+
+@pytest.mark.parametrize("arguments", ["[" * 50_000 + "]" * 50_000, '{"path": NaN}', '{"path": "a", "n": 1e999}'],
+                         ids=["too-deep", "nan", "infinite"])
+def test_a_tool_calls_arguments_are_read_as_strict_bounded_json(tmp_path: Path, arguments: str) -> None:
+    """A model's tool-call arguments are untrusted output, read as every input document is
+    (fsio.loads_json): a nest too deep for Python's parser, NaN or an infinite number is a
+    bad-arguments answer the model can read, never a crash of the leg."""
+    from amicus_mcp.engine.source_tools import Toolbox
+    from amicus_mcp.engine.sources import SourceReader
+    from amicus_mcp.providers.base import ToolCall
+
+    tools = Toolbox(SourceReader([tmp_path]), budget=3)
+    assert tools.run(ToolCall("c1", "read_file", arguments)) == "error: the arguments are not a JSON object"
+    assert tools.records[-1].result == "bad-arguments"

@@ -22,6 +22,8 @@ from pathlib import PurePath
 from typing import NamedTuple
 
 from ..documents.legs import ToolCallDoc
+from ..errors import BadArgs
+from ..fsio import loads_json
 from ..providers.base import ToolCall
 from ..secrets import redact_text
 from ..vocabulary import VERIFIER_TOOLS, ToolCallResult
@@ -111,8 +113,8 @@ class Toolbox:
             return "unknown-tool", (f"error: there is no tool named {json.dumps(_cut(call.name, 64))}; "
                                     f"the tools are {', '.join(VERIFIER_TOOLS)}")
         try:
-            args = json.loads(call.arguments or "{}")
-        except ValueError:
+            args = loads_json(call.arguments or "{}", what="the arguments")  # model output: strict and bounded
+        except BadArgs:
             return "bad-arguments", "error: the arguments are not a JSON object"
         if not isinstance(args, dict):
             return "bad-arguments", "error: the arguments are not a JSON object"
