@@ -393,7 +393,11 @@ def test_the_sets_agree_with_each_other() -> None:
     assert set(v.RESUMABLE_RUN_STATUSES) < set(v.TERMINAL_RUN_STATUSES)
     assert set(v.TERMINAL_WAVE_STATUSES) == set(v.TERMINAL_RUN_STATUSES) | {"crashed"}
     assert set(v.LEG_OUTCOMES) < set(v.TERMINAL_LEG_STATUSES) and "running" not in v.TERMINAL_LEG_STATUSES
-    assert (v.SHIP_IT, v.FIX_THESE_FIRST, v.FUNDAMENTAL_RETHINK) == v.VERDICT_SCALE
+    # The phrases code names by constant: the best first, the worst last (the gate's levels and the
+    # eval's clean case read them so), in scale order; a phrase between them is no edit here.
+    named = (v.SHIP_IT, v.FIX_THESE_FIRST, v.FUNDAMENTAL_RETHINK)
+    assert (v.VERDICT_SCALE[0], v.VERDICT_SCALE[-1]) == (v.SHIP_IT, v.FUNDAMENTAL_RETHINK)
+    assert sorted(named, key=v.VERDICT_SCALE.index) == list(named)
     assert {name: phrases for name, (_, phrases) in v.VERDICT_SCALES.items()} == {
         "review": v.VERDICT_SCALE, "question": v.ANSWER_SCALE, "task": v.ANSWER_SCALE}
     assert set(v.ANSWERING_INTENTS) == set(v.INTENTS) - {v.REVIEW} and set(v.FRAMED_INTENTS) < set(v.INTENTS)

@@ -26,9 +26,10 @@ The files it keeps:
     mcp/published.json          the tools' schemas as the built tools publish them (mcp/published.py)
     manifest.json               the Claude Desktop bundle's manifest (mcp/bundle.py)
     server.json                 the MCP Registry's entry (mcp/registry.py)
-    docs/mcp.md, README.md, skills/second-opinion/*.md
+    docs/mcp.md, README.md, skills/second-opinion/*.md, eval/suites/planted/README.md
                                 their generated spans (the run options' table, from engine/options.py;
                                 the verdict scale, from vocabulary.py) and the skill's prompt copies
+    workspace/static/app.css    its verdict chips' colours, by each phrase's tone (vocabulary.py)
 
 A key's description, bounds and words are its declaration's (`Annotated[..., Field(...)]`); what
 the house style has no word for (uniqueItems, an if/then across keys) is the declaration's
@@ -84,6 +85,8 @@ def contracts() -> Iterator[Contract]:
     yield Contract(published.target(), published.text)
     yield Contract(bundle.MANIFEST, bundle.render)
     yield Contract(registry.SERVER_JSON, registry.render)
+    for name in PACKAGE_PROSE:  # the package's own files with generated spans
+        yield Contract(PACKAGE / name, partial(prose_text, PACKAGE / name))
     if (REPO / "pyproject.toml").is_file():  # a checkout: its prose (an installed package has none)
         for path in PROSE_FILES:
             yield Contract(REPO / path, partial(prose_text, REPO / path))
@@ -519,21 +522,24 @@ OPTIONS_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
 
 
 # --------------------------------------------------------------------------- generated prose
-# A span of a prose file between `<!-- generated: KEY -->` and `<!-- /generated -->` is the text
-# SPANS[KEY] renders from a declaration (the run options' table from engine/options.py, the
-# verdict scale from vocabulary.py), and a skill's copy of a prompt file is that file as the
-# engine reads it: a new option or verdict reaches the prose by `--write`, and `--check` calls a
-# hand edit inside a span stale.
+# A span of a prose file between `<!-- generated: KEY -->` and `<!-- /generated -->` (in a
+# stylesheet `/* generated: KEY */` and `/* /generated */`) is the text SPANS[KEY] renders from a
+# declaration (the run options' table from engine/options.py, the verdict scale and the
+# workspace's verdict chips from vocabulary.py), and a skill's copy of a prompt file is that file
+# as the engine reads it: a new option or verdict reaches the prose by `--write`, and `--check`
+# calls a hand edit inside a span stale.
 
 PROSE_FILES = ("docs/mcp.md", "README.md", "skills/second-opinion/SKILL.md", "skills/second-opinion/COUNCIL-DESIGN.md",
                "skills/second-opinion/SEAT-BRIEFS.md")
-_SPAN = re.compile(r"(?P<open><!-- generated: (?P<key>[a-z-]+) -->)(?P<body>.*?)(?P<close><!-- /generated -->)", re.S)
+PACKAGE_PROSE = ("workspace/static/app.css", "eval/suites/planted/README.md")  # shipped: kept in an installed package too
+_SPAN = re.compile(r"(?P<open><!-- generated: (?P<key>[a-z-]+) -->|/\* generated: (?P<css>[a-z-]+) \*/)(?P<body>.*?)"
+                   r"(?P<close><!-- /generated -->|/\* /generated \*/)", re.S)
 
 
 def prose_text(path: Path) -> str:
     """The file as it is, with every generated span rendered anew."""
     def span(match: re.Match[str]) -> str:
-        key = match["key"]
+        key = match["key"] or match["css"]
         if key not in SPANS:
             raise KeyError(f"{where(path)}: no generated span named {key!r} (known: {', '.join(SPANS)})")
         return f"{match['open']}{SPANS[key]()}{match['close']}"
@@ -593,10 +599,27 @@ def _verdicts() -> str:
     return _either([f"`{phrase}`" for phrase in VERDICT_SCALE])
 
 
+def slug(text: str) -> str:
+    """app.js's `slug` of a word (the class it gives the word's chip): lower case, every run of
+    other characters one '-'."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower())
+
+
+def _verdict_chips() -> str:
+    """app.css's rule per tone for the chips of the chair's phrases: a phrase takes its tone's
+    colour (vocabulary.CHAIR_LINE_TONES), which the stylesheet names `--verdict-<tone>`."""
+    from .vocabulary import CHAIR_LINE_TONES, VERDICT_TONES
+
+    rules = [", ".join(f".chip.verdict-{slug(phrase)}" for phrase, its in CHAIR_LINE_TONES.items() if its == tone)
+             + f" {{ background: var(--verdict-{tone}); }}" for tone in VERDICT_TONES]
+    return "\n" + "\n".join(rules) + "\n"
+
+
 SPANS: dict[str, Callable[[], str]] = {
     "run-options": run_options_table,
     "verdict-forms": _verdict_forms,  # `VERDICT: Ship it`, … or `VERDICT: Fundamental rethink`
     "verdicts": _verdicts,  # `Ship it`, … or `Fundamental rethink`
+    "verdict-chips": _verdict_chips,  # .chip.verdict-ship-it, .chip.verdict-converged { background: … }
 }
 
 

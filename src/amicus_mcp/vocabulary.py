@@ -49,7 +49,11 @@ FRAMED_INTENTS: tuple[FramedIntent, ...] = get_args(FramedIntent)
 
 OverallVerdict = Literal["Ship it", "Fix these first", "Fundamental rethink"]
 VERDICT_SCALE: tuple[OverallVerdict, ...] = get_args(OverallVerdict)
-SHIP_IT, FIX_THESE_FIRST, FUNDAMENTAL_RETHINK = VERDICT_SCALE
+# The phrases code names: the best, the one the fix-these-first gate starts at, the worst (named
+# each on its own, so a phrase added to the scale is no edit here).
+SHIP_IT: OverallVerdict = "Ship it"
+FIX_THESE_FIRST: OverallVerdict = "Fix these first"
+FUNDAMENTAL_RETHINK: OverallVerdict = "Fundamental rethink"
 
 # How a question council's answers relate: they agree; they disagree and the chair took a side;
 # the material does not let the council answer.

@@ -6,8 +6,8 @@ each family:
 
     never                the gate always passes (report only)
     fundamental-rethink  fails when the chair's verdict is "Fundamental rethink"
-    fix-these-first      fails when the chair's verdict is "Fix these first" or
-                         "Fundamental rethink" (anything but "Ship it")
+    fix-these-first      fails when the chair's verdict is "Fix these first" or any
+                         harsher phrase of the scale (vocabulary.VERDICT_SCALE)
     confirmed-blocker    fails when a blocker-severity finding sits in the Confirmed tier
                          (the bench agreed it is real)
     disputed-blocker     fails when a blocker-severity finding sits in the Disputed tier *or
