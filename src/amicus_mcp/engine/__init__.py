@@ -33,14 +33,13 @@ from .run_dir import RUN_FILES, RunDir, find_run, read_pointer
 from .store import ID_SHAPE, SessionStore, new_id, now_iso, parse_iso, resolve_project
 
 if TYPE_CHECKING:
-    from .briefing_inputs import apply_pack, list_templates, save_options_pack, show_template
+    from .briefing_inputs import list_templates, save_options_pack, show_template
     from .budget import Budget
     from .control import (Observation, abort, council_leg_status, document, is_terminal, list_all, locate, run_dir_of,
                           wait)
     from .control import status as read_status
     from .council_run import run_council, run_prepared
     from .decisions import forget, list_decisions, remember
-    from .defaults import apply_env_defaults
     from .fanout import estimate as estimate_wave
     from .fanout import fanout as run_wave
     from .jobs import write_pointer as write_job_pointer
@@ -50,7 +49,7 @@ if TYPE_CHECKING:
                           flag_of, names_a_file, option)
     from .packs import list_packs, pack_sets_template, show_pack
     from .pr_loop import pr_review
-    from .preflight import Prepared, dropped_notice, max_legs, prepare, prepare_model, preview_council
+    from .preflight import Prepared, dropped_notice, max_legs, prepare, prepare_model, preview_council, with_defaults
     from .resume import resume_council, resume_hint
     from .run_report import decided_report_html, redecide_run, render_verdict, report_target
     from .run_findings import read_run_findings
@@ -63,7 +62,7 @@ __all__ = [
     # options
     "option_models", "run_options", "given_run_options", "Arg", "Declared", "Flag", "RunOptions", "WaveOptions",
     "briefing_fields", "check_tag", "declared", "flag_of",
-    "names_a_file", "option", "apply_pack", "apply_env_defaults",
+    "names_a_file", "option", "with_defaults",
     # runs
     "Prepared", "prepare", "run_council", "run_prepared", "start_council_run", "resume_council", "start_resumed_run",
     "resume_hint", "estimate_wave", "run_wave", "start_wave", "preview_council",
@@ -96,8 +95,8 @@ def _lazy(module: str, name: str) -> Any:
 
 
 if not TYPE_CHECKING:
-    apply_pack, list_templates, save_options_pack, show_template = (
-        _lazy(".briefing_inputs", n) for n in ("apply_pack", "list_templates", "save_options_pack", "show_template"))
+    list_templates, save_options_pack, show_template = (
+        _lazy(".briefing_inputs", n) for n in ("list_templates", "save_options_pack", "show_template"))
     Budget = _lazy(".budget", "Budget")
     (abort, council_leg_status, document, is_terminal, list_all, locate, run_dir_of, wait) = (
         _lazy(".control", n) for n in ("abort", "council_leg_status", "document", "is_terminal", "list_all", "locate",
@@ -105,7 +104,6 @@ if not TYPE_CHECKING:
     read_status = _lazy(".control", "status")
     run_council, run_prepared = (_lazy(".council_run", n) for n in ("run_council", "run_prepared"))
     forget, list_decisions, remember = (_lazy(".decisions", n) for n in ("forget", "list_decisions", "remember"))
-    apply_env_defaults = _lazy(".defaults", "apply_env_defaults")
     estimate_wave, run_wave = _lazy(".fanout", "estimate"), _lazy(".fanout", "fanout")
     write_job_pointer = _lazy(".jobs", "write_pointer")
     MatcherLeg, run_matcher = _lazy(".matcher", "MatcherLeg"), _lazy(".matcher", "run_matcher")
@@ -115,8 +113,9 @@ if not TYPE_CHECKING:
     list_packs, pack_sets_template, show_pack = (
         _lazy(".packs", n) for n in ("list_packs", "pack_sets_template", "show_pack"))
     pr_review = _lazy(".pr_loop", "pr_review")
-    dropped_notice, max_legs, prepare, prepare_model, preview_council = (
-        _lazy(".preflight", n) for n in ("dropped_notice", "max_legs", "prepare", "prepare_model", "preview_council"))
+    dropped_notice, max_legs, prepare, prepare_model, preview_council, with_defaults = (
+        _lazy(".preflight", n) for n in ("dropped_notice", "max_legs", "prepare", "prepare_model", "preview_council",
+                                         "with_defaults"))
     resume_council, resume_hint = _lazy(".resume", "resume_council"), _lazy(".resume", "resume_hint")
     read_run_findings = _lazy(".run_findings", "read_run_findings")
     decided_report_html, redecide_run, render_verdict, report_target = (

@@ -370,19 +370,28 @@ class Prepared:
         raise KeyError(f"no bench seat '{seat_id}'")
 
 
+def with_defaults(options: RunOptions) -> RunOptions:
+    """The options with their pack and then the environment's defaults applied: what `prepare`
+    starts from, and what an eval applies once for all its cases (their --max-cost is the suite's)."""
+    from .briefing_inputs import apply_pack
+    from .defaults import apply_env_defaults
+
+    return apply_env_defaults(apply_pack(options))
+
+
 async def prepare(options: RunOptions, *, briefing: str | None = None,
                   records: dict[str, Document] | None = None) -> Prepared:
     """Every check before any spend. A worker continuing a run another front prepared passes
     the run directory's own `briefing` copy and the `records` (template, artifact, pack) the
     front made of it: the caller's files may have changed since, and are not read again."""
     from ..documents.run import TemplateRecord
-    from .briefing_inputs import apply_pack, blame_pack, is_template_file, resolve_intent
-    from .defaults import apply_env_defaults, default_chair
+    from .briefing_inputs import blame_pack, is_template_file, resolve_intent
+    from .defaults import default_chair
     from .limits import check_ceiling, plan_run
     from .options import DEFAULT_TIMEOUT_MIN
     from .store import SessionStore, new_id, resolve_project
 
-    options = apply_env_defaults(apply_pack(options))
+    options = with_defaults(options)
     timeout_min = DEFAULT_TIMEOUT_MIN if options.timeout_min is None else options.timeout_min
     options = options.model_copy(update={"timeout_min": timeout_min, "debate": bool(options.debate)})
     if options.baseline:  # resolved before any spend; the worker reads the verdict file it names

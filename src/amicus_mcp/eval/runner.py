@@ -88,9 +88,7 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     """Every check before anything is sent. `bench` is the RunOptions the front built from the
     same flags `council run` takes (its briefing fields must be unset: each case has its own).
     A worker continuing an eval a front prepared passes that eval's id and run ids."""
-    from ..engine import apply_pack, pack_sets_template
-    from ..engine import prepare
-    from ..engine import apply_env_defaults
+    from ..engine import pack_sets_template, prepare, with_defaults
     from ..engine import briefing_fields, flag_of, run_options
     from ..engine import max_legs, prepare_model
     from ..engine import new_id
@@ -116,8 +114,8 @@ async def prepare_eval(bench: Any, *, suite: str | None, matcher: str | None, ca
     # The pack and the environment's defaults are applied once, up front: their --max-cost is the
     # suite's. Each case's council is prepared with no ceiling of its own (infinite, so no default
     # replaces it) until the suite's has been checked against all of them (check_suite_ceiling).
-    options = apply_env_defaults(apply_pack(options.model_copy(
-        update={"prompt_file": str(directory.case_dir(chosen[0].id) / BRIEFING_FILE)})))
+    options = with_defaults(options.model_copy(
+        update={"prompt_file": str(directory.case_dir(chosen[0].id) / BRIEFING_FILE)}))
     ceiling: float | None = options.max_cost
     if ceiling is not None and not ceiling > 0:
         raise BadArgs(f"--max-cost must be a positive number of dollars, got {ceiling}", hint="e.g. --max-cost 2.00")
