@@ -503,3 +503,38 @@ def test_an_estimated_matcher_cost_keeps_its_source_and_shows_as_an_estimate(gat
     assert cli_main(["council", "report", str(again / "verdict.json")]) == 0
     assert "decided 2; 1 call, \\~$0.0060\n" in capsys.readouterr().out  # Markdown's ~, escaped
     assert "decided 2; 1 call, ~$0.0060" in (again / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_resume_after_an_abort_in_the_matchers_call_counts_that_call_once(fake, brief, project, tmp_path, capsys):
+    import signal
+
+    from fakeprovider import hang
+    from polling import wait_for
+    from test_council_run import cli, finish, start_run
+
+    bench(fake, **BEFORE)
+    council_run(brief, project, tmp_path / "baseline", capsys)
+    bench(fake, **AFTER)
+    fake.respond("m", hang(60))
+    again = tmp_path / "again"
+    proc = start_run(brief, again, project, "fake/a,fake/b", "--baseline", str(tmp_path / "baseline"),
+                     "--matcher", "fake/m")
+    try:
+        wait_for(lambda: fake.prompts("m"), what="the matcher's request")
+        proc.send_signal(signal.SIGTERM)
+        assert finish(proc)[0] == 143
+    finally:
+        proc.kill()
+    fake.respond("m", oracle)
+    code, out, err = finish(cli("council", "resume", str(again), "--project", str(project), "--json"))
+    assert code == 0, err + out
+    run = json.loads(out)
+    assert len(fake.prompts("m")) == 2  # asked again: the earlier call's answer never arrived
+    # the earlier attempt's call may have been billed: a leg of unknown cost, with a row the report shows
+    assert (run["usage"]["unknownLegs"], run["usage"]["costExact"]) == (1, False)
+    assert any("re-review matcher call(s) of an earlier attempt" in n for n in run["notices"]), run["notices"]
+    verdict = json.loads((again / "verdict.json").read_text(encoding="utf-8"))
+    rows = [(r["model"], r["role"], r["status"]) for r in verdict["runStats"] if r["model"] == "fake/m"]
+    assert rows == [("fake/m", "interrupted", "interrupted"), ("fake/m", "matcher", "complete")]
+    assert "<td>Run total</td><td></td><td></td><td class=\"num\">at least $0.0000</td>" in (
+        again / "report.html").read_text(encoding="utf-8")

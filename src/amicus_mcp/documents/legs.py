@@ -121,6 +121,18 @@ class InterruptedLeg(Document):
     reserved: WhenSet[Annotated[Number, Field(ge=0)]] = None  # USD claimed against --max-cost
 
 
+class MatcherCallRecord(Document):
+    """A re-review matcher call in the run's legs/ (engine/matcher.py): written `running` with what
+    it reserved before it is sent, and again once settled, with its usage. A resumed run counts an
+    earlier attempt's: one still `running` was probably billed (its cost unknown, its reservation
+    held), a settled one's usage is spend already made."""
+
+    started_at: str
+    reserved: Annotated[Number, Field(ge=0)]  # USD claimed against --max-cost
+    status: Literal["running", "complete", "error"]
+    usage: WhenSet[LegUsage] = None
+
+
 class LaunchRecord(InterruptedLeg):
     """The same leg as it was launched, under its cache key (`key` is written first: a
     document keeps the order it was built in)."""

@@ -73,6 +73,8 @@ if TYPE_CHECKING:
     from ..documents.base import Document
     from ..documents.council import RunFacts, TallyRecord, VerdictAnswer
     from ..documents.tally import TallyInput, TallyMeta
+    from ..documents.usage import LegUsageDoc
+    from .legs import StatRow
 
 
 __all__ = ["CouncilRun", "run_council", "run_prepared"]
@@ -100,6 +102,8 @@ class CouncilRun:
         self.ctx.open(pid=os.getpid())
         if lost:
             self.hold_interrupted(lost)
+        if resumed is not None and prep.options.matcher:
+            self.count_earlier_matcher_calls()
         if prep.dropped:
             self.ctx.notice(dropped_notice(prep.dropped))
         if prep.matcher_loss is not None:  # dropped at pre-flight: a loss, in run.json from the start
@@ -132,6 +136,39 @@ class CouncilRun:
                    f"so the cost is at least the total shown"
                    + (f", and the --max-cost ceiling keeps counting the ${held:.4f} they reserved"
                       if self.prep.options.max_cost is not None else ""))
+
+    def count_earlier_matcher_calls(self) -> None:
+        """An earlier attempt's re-review matcher calls (legs/, engine/matcher.py): each was paid for
+        and is not reused, so it counts once here — a settled one by its usage, one still in flight
+        when that attempt stopped as a leg of unknown cost whose reservation the ceiling keeps —
+        each with its cost row, so the report's total says what run.json's does."""
+        from ..documents.legs import MatcherCallRecord
+        from ..errors import AmicusError
+        from ..fsio import read_json
+        from .rereview import MATCHER_ROW_STAGE
+        from .run_dir import MATCHER_CALLS_GLOB
+
+        ctx, model = self.ctx, str(self.prep.options.matcher)
+        counted = 0
+        for path in sorted(self.prep.dir.legs_path.glob(MATCHER_CALLS_GLOB)):
+            try:
+                call = MatcherCallRecord.model_validate(read_json(path, what="matcher call record"))
+            except (AmicusError, ValueError):
+                continue  # a torn record of a call that may never have been sent: nothing to count
+            counted += 1
+            if call.status == "running":
+                ctx.budget.hold(float(call.reserved))
+                row: StatRow = {"model": model, "role": "interrupted", "wasChair": False, "conformance": None,
+                                "status": "interrupted", "durationMs": None, "usage": None}
+            else:
+                usage = cast("LegUsageDoc", call.usage.to_doc()) if call.usage is not None else None
+                ctx.budget.settle(None, usage)
+                row = {"model": model, "role": "matcher", "wasChair": False, "conformance": None,
+                       "status": call.status, "durationMs": None, "usage": usage}
+            ctx.rows.add_doc(row, stage=MATCHER_ROW_STAGE, position=0)  # before this attempt's (added later)
+        if counted:
+            ctx.notice(f"{counted} re-review matcher call(s) of an earlier attempt of this run are counted in its cost "
+                       "(the matcher is asked again; a call in flight when that attempt stopped may have been billed)")
 
     def shortfall(self, refused_reviews: int) -> str:
         """By how much the ceiling falls short of finishing the run — `refused_reviews` Stage-1

@@ -27,13 +27,14 @@ import anyio
 
 from ..council import matching
 from ..council.matching import Frame, Question, Reading, Target
-from ..fsio import atomic_write_text
+from ..fsio import atomic_write_json, atomic_write_text
 from ..providers.base import Message, Usage
 from ..providers.cost import prompt_tokens, route_pricing, rollup, usage_from_doc
 from ..providers.routing import Route
 from .budget import Budget
 from .limits import context_window
-from .run_dir import MATCHER_OUTPUT, MATCHER_PROMPT
+from .run_dir import MATCHER_CALL, MATCHER_OUTPUT, MATCHER_PROMPT
+from .store import now_iso
 
 if TYPE_CHECKING:
     from ..documents.usage import LegUsageDoc, RolledCostDoc
@@ -63,6 +64,8 @@ class MatcherLeg:
     timeout_s: float
     directory: Path  # where its prompts and replies are written
     wave: str | None = None  # the budget's wave whose floor was held for it (a run's)
+    calls_at: Path | None = None  # a run's legs/: each call is recorded there (MATCHER_CALL) for a resume
+    attempt: int = 0  # the run's attempt (0, then one more per resume)
 
 
 class MatcherCall(NamedTuple):
@@ -146,6 +149,9 @@ async def _call(leg: MatcherLeg, outcome: MatcherOutcome, frame: Frame, target_i
                                               + ("call" if attempt == 1 else "repair")))
         return None
     outcome.legs += 1
+    record = (leg.calls_at / MATCHER_CALL.format(attempt=leg.attempt, call=attempt)) if leg.calls_at else None
+    started_at = now_iso()
+    _record(record, started_at, claim.amount, "running", None)  # on disk before the request goes
     taken = ({t: f for f, (t, _) in outcome.answers.items() if t is not None} if frame.unique else None)
     started = time.monotonic()
     try:
@@ -162,6 +168,7 @@ async def _call(leg: MatcherLeg, outcome: MatcherOutcome, frame: Frame, target_i
         leg.budget.settle(claim, usage_doc)
         outcome.usages.append(usage_from_doc(usage_doc) if usage_doc else None)
         outcome.calls.append(MatcherCall("error", _since(started), usage_doc))
+        _record(record, started_at, claim.amount, "error", usage_doc)
         raw = getattr(exc, "text", None)
         message = getattr(exc, "message", None) or type(exc).__name__
         atomic_write_text(leg.directory / MATCHER_OUTPUT.format(suffix=suffix), raw or f"(no reply: {message})\n")
@@ -172,6 +179,7 @@ async def _call(leg: MatcherLeg, outcome: MatcherOutcome, frame: Frame, target_i
     leg.budget.settle(claim, completion.usage.to_doc())
     outcome.usages.append(completion.usage)
     outcome.calls.append(MatcherCall("complete", _since(started), completion.usage.to_doc()))
+    _record(record, started_at, claim.amount, "complete", completion.usage.to_doc())
     atomic_write_text(leg.directory / MATCHER_OUTPUT.format(suffix=suffix), completion.text)
     reading = matching.read_reply(frame, completion.text, completion.structured, pending, taken)
     if completion.finish_reason == "length" and reading.problems:  # say why, so the repair answers shorter
@@ -182,3 +190,16 @@ async def _call(leg: MatcherLeg, outcome: MatcherOutcome, frame: Frame, target_i
 
 def _since(started: float) -> int:
     return round((time.monotonic() - started) * 1000)
+
+
+def _record(path: Path | None, started_at: str, reserved: float, status: Literal["running", "complete", "error"],
+            usage: LegUsageDoc | None) -> None:
+    """A run's record of one matcher call (documents/legs.py MatcherCallRecord), written whole."""
+    if path is None:
+        return
+    from ..documents.legs import MatcherCallRecord
+
+    doc = MatcherCallRecord.model_validate({"startedAt": started_at, "reserved": round(reserved, 10), "status": status,
+                                            **({"usage": usage} if usage is not None else {})})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(path, doc.to_doc())

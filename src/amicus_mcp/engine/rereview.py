@@ -83,7 +83,8 @@ async def _with_matcher(ctx: RunContext, matched: JsonObject, findings: Sequence
     else:
         assert prep.matcher_route is not None
         leg = MatcherLeg(model=model, route=prep.matcher_route, catalog=prep.catalog, registry=ctx.registry,
-                         budget=ctx.budget, timeout_s=prep.timeout_s, directory=prep.run_dir, wave=MATCHER_FLOOR)
+                         budget=ctx.budget, timeout_s=prep.timeout_s, directory=prep.run_dir, wave=MATCHER_FLOOR,
+                         calls_at=prep.dir.legs_path, attempt=ctx.state.attempt)
         outcome = await run_matcher(leg, rereview.FRAME, rereview.targets(baseline), asked)
         for index, call in enumerate(outcome.calls):  # the run's cost table shows (and totals) each call
             ctx.rows.add_doc({"model": model, "role": "matcher", "wasChair": False, "conformance": None,

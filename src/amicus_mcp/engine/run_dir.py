@@ -2,7 +2,8 @@
 
     <runDir>/run.json            the manifest (documents/run.py), checkpointed by run_state.py
              options.json        the run's options (engine/options.py), briefing.md beside it
-             legs/               every answered leg and every launch (engine/legcache.py)
+             legs/               every answered leg and every launch (engine/legcache.py), and
+                                 each re-review matcher call (matcher.<attempt>.<call>.call)
              engine.log          a spawned worker's output; spawn.pid its pid, until run.json
                                  carries the engine's own
              tally-input.json · tally.json · verdict.json · report.html · debate.json …
@@ -65,6 +66,10 @@ REREVIEW = "rereview.json"  # a re-review's matches to its baseline (council run
 # reply, `-2` for the repair (engine/matcher.py).
 MATCHER_PROMPT = "matcher-prompt{suffix}.md"
 MATCHER_OUTPUT = "matcher-output{suffix}.md"
+# Each call of a run's matcher, in legs/ (documents/legs.py MatcherCallRecord): what a resumed run
+# counts of an earlier attempt's matcher spend. `attempt` is the run's attempt, `call` 1 or 2.
+MATCHER_CALL = "matcher.{attempt}.{call}.call"
+MATCHER_CALLS_GLOB = "matcher.*.call"
 DISMISSED = "dismissed.json"  # the findings that match one the user denied before
 
 
