@@ -235,3 +235,26 @@ def test_a_new_verdict_is_its_words_in_the_vocabulary_by_hand(tmp_path: Path) ->
 
     assert [p.name for p in sorted((package / "schemas").glob("*.schema.json"))
             if old_scale(json.loads(p.read_text(encoding="utf-8")))] == []
+
+
+def test_a_new_reported_run_field_is_its_declaration_by_hand(tmp_path: Path) -> None:
+    """A run.json field the report shows: its field in documents/run.py, marked `Reported` (plus
+    the code that sets it; tests/engine/test_reported_fields.py shows both renderers take it with
+    no code of their own). council-run.schema.json is regenerated, carrying its description
+    (before the schema was generated it was a second file by hand; issue 29's count: 5 before)."""
+    import json
+
+    copy = checkout_copy(tmp_path)
+    run = copy / "src" / "amicus_mcp" / "documents" / "run.py"
+    text = run.read_text(encoding="utf-8")
+    anchor = "    pid: WhenSet[int] = None\n"
+    assert text.count(anchor) == 1
+    run.write_text(text.replace(anchor, (
+        '    reviewed_by: Annotated[WhenSet[str], Reported("Reviewed by"), Field(description=(\n'
+        '        "Who the run was for (emitted when set)."))] = None\n') + anchor), encoding="utf-8")
+
+    assert "src/amicus_mcp/schemas/council-run.schema.json" in stale_in(copy)
+    assert contracts_in(copy, "--write").returncode == 0 and stale_in(copy) == set()
+    schema = json.loads((copy / "src" / "amicus_mcp" / "schemas" / "council-run.schema.json").read_text(encoding="utf-8"))
+    assert schema["properties"]["reviewedBy"]["description"] == "Who the run was for (emitted when set)."
+    assert "reviewedBy" not in schema.get("required", [])  # a run.json from before it stays valid
