@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 from collections.abc import Mapping
-from typing import Any
 
 from .errors import BadArgs
 from .fsio import atomic_write_json, read_json

@@ -11,7 +11,7 @@ environment before anything reads it (`envvars.scrub_placeholders`).
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
+from typing import Literal, NamedTuple, NotRequired, TypedDict
 
 INSTALL_ENV = "AMICUS_INSTALL"  # set to DESKTOP_BUNDLE by the bundle: hints then point at its form
 DESKTOP_BUNDLE = "claude-desktop-bundle"

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from ..vocabulary import ANSWER_CONFIDENCES, ANSWER_ERROR_CODES, QUESTION, word_in
+from ..vocabulary import ANSWER_CONFIDENCES, ANSWER_ERROR_CODES, word_in
 from .findings import ErrorEntry, id_error, json_type, make_error, read_object, show
 
 if TYPE_CHECKING:  # the document's declaration (schemas/council-validate.schema.json is generated from it)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from string import Template
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 

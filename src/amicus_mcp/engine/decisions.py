@@ -22,7 +22,7 @@ from typing import Any, Literal, TypedDict, cast
 from ..documents.pr_loop import PR_LOOP_VERSION, DismissedDocument, DismissedMatch
 from ..errors import BadArgs, BadSession
 from ..fsio import atomic_write_json, locked, read_json
-from ..vocabulary import KEPT_DECISIONS, KeptDecision
+from ..vocabulary import KEPT_DECISIONS
 from .run_dir import DISMISSED
 
 DECISIONS_FILE = "council-decisions.json"

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..documents.legs import FinishedLeg, InterruptedLeg, LaunchRecord
 from ..documents.run import LegEntry

@@ -20,7 +20,6 @@ undecided by omission is an error naming the file — it is never re-matched qui
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 

@@ -27,7 +27,7 @@ import functools
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from importlib.resources import files
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.tools import Tool

@@ -6,7 +6,7 @@ function the CLI calls. Engine modules are imported inside the handlers, never a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import anyio
 from mcp.server.mcpserver import Context
