@@ -244,12 +244,34 @@ def test_the_door_names_what_it_exports() -> None:
     """Every name in the door's `__all__` is there at run time, or (a type) to a type checker."""
     import amicus_mcp.engine as door
 
-    types_only = {"Observation", "Prepared", "Arg", "Declared", "Flag", "RunOptions", "WaveOptions"}  # for annotations only
+    types_only = {"Observation", "Prepared", "Arg", "Declared", "Flag", "RunOptions"}  # for annotations only
     missing = [name for name in door.__all__ if name not in types_only and not hasattr(door, name)]
     assert not missing
     # A door name that is also a module's would be replaced by the module once it is imported.
     assert not {name for name in door.__all__ if f"{PACKAGE}.engine.{name}" in MODULES}
     assert len(door.__all__) == len(set(door.__all__))
+
+
+def test_every_door_name_is_one_a_front_uses() -> None:
+    """The door stays small: a name no front (cli/, mcp/, eval/, workspace/) imports from it is
+    not in `__all__` (what only the engine uses stays behind the door)."""
+    import amicus_mcp.engine as door
+
+    used: set[str] = set()
+    for module, path in MODULES.items():
+        if top_name(module) not in ("cli", "mcp", "eval", "workspace"):
+            continue
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join(anchor + ([node.module] if node.module else []))
+                if base == f"{PACKAGE}.engine":
+                    used |= {alias.name for alias in node.names}
+    assert sorted(set(door.__all__) - used) == []
+    assert sorted(used - set(door.__all__)) == []
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if top_name(m) == "council"))

@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     # options
-    "option_models", "run_options", "given_run_options", "Arg", "Declared", "Flag", "RunOptions", "WaveOptions",
+    "option_models", "run_options", "given_run_options", "Arg", "Declared", "Flag", "RunOptions",
     "briefing_fields", "check_tag", "declared", "flag_of",
     "names_a_file", "option", "with_defaults",
     # runs
