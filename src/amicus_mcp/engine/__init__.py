@@ -35,7 +35,7 @@ from .store import ID_SHAPE, SessionStore, new_id, now_iso, parse_iso, resolve_p
 if TYPE_CHECKING:
     from .briefing_inputs import list_templates, save_options_pack, show_template
     from .budget import Budget
-    from .control import (Observation, abort, council_leg_status, document, is_terminal, list_all, locate, run_dir_of,
+    from .control import (Observation, abort, council_leg_status, document, is_terminal, list_all, locate, run_or_wave,
                           wait)
     from .control import status as read_status
     from .council_run import run_council, run_prepared
@@ -56,7 +56,6 @@ if TYPE_CHECKING:
     from .run_state import observed
     from .signals import run_until_signal, signal_received
     from .spawn import cli_argv, spawn_detached, start_council_run, start_resumed_run, start_wave
-    from .status import status_of as wave_or_leg_status
 
 __all__ = [
     # options
@@ -68,10 +67,9 @@ __all__ = [
     "resume_hint", "estimate_wave", "run_wave", "start_wave", "preview_council",
     "dropped_notice", "pr_review", "artifact_limit",
     # reading, waiting, aborting
-    "Observation", "read_status", "document", "is_terminal", "list_all", "locate", "run_dir_of", "council_leg_status",
-    "wave_or_leg_status", "observed", "wait", "abort", "render_verdict", "redecide_run",
-    "decided_report_html", "report_target", "read_run_findings", "remember", "forget",
-    "list_decisions",
+    "Observation", "read_status", "document", "is_terminal", "list_all", "locate", "run_or_wave", "council_leg_status",
+    "observed", "wait", "abort", "render_verdict", "redecide_run", "decided_report_html", "report_target",
+    "read_run_findings", "remember", "forget", "list_decisions",
     # stores and the run directory
     "SessionStore", "ID_SHAPE", "new_id", "now_iso", "parse_iso", "resolve_project", "RunDir", "find_run",
     "read_pointer", "RUN_FILES",
@@ -98,9 +96,9 @@ if not TYPE_CHECKING:
     list_templates, save_options_pack, show_template = (
         _lazy(".briefing_inputs", n) for n in ("list_templates", "save_options_pack", "show_template"))
     Budget = _lazy(".budget", "Budget")
-    (abort, council_leg_status, document, is_terminal, list_all, locate, run_dir_of, wait) = (
+    (abort, council_leg_status, document, is_terminal, list_all, locate, run_or_wave, wait) = (
         _lazy(".control", n) for n in ("abort", "council_leg_status", "document", "is_terminal", "list_all", "locate",
-                                       "run_dir_of", "wait"))
+                                       "run_or_wave", "wait"))
     read_status = _lazy(".control", "status")
     run_council, run_prepared = (_lazy(".council_run", n) for n in ("run_council", "run_prepared"))
     forget, list_decisions, remember = (_lazy(".decisions", n) for n in ("forget", "list_decisions", "remember"))
@@ -125,7 +123,6 @@ if not TYPE_CHECKING:
     cli_argv, spawn_detached, start_council_run, start_resumed_run, start_wave = (
         _lazy(".spawn", n) for n in ("cli_argv", "spawn_detached", "start_council_run", "start_resumed_run",
                                      "start_wave"))
-    wave_or_leg_status = _lazy(".status", "status_of")
 
 
 def artifact_limit() -> int:

@@ -42,7 +42,7 @@ from .status import status_of as wave_or_leg_status
 from .store import ID_SHAPE, SessionStore, now_iso, pid_alive
 
 __all__ = ["ENGINE_DIED", "Located", "Observation", "Waited", "abort", "council_leg_status", "document", "is_terminal",
-           "list_all", "locate", "observe_run", "run_dir_of", "run_status", "status", "wait"]
+           "list_all", "locate", "observe_run", "run_dir_of", "run_or_wave", "run_status", "status", "wait"]
 
 # What status names: a council run, a leg (a wave's, or a council run's), a wave, or a job of a
 # layer above (an eval's manifest, a document of its own).
@@ -108,6 +108,14 @@ def run_dir_of(store: SessionStore, target: str) -> RunDir | None:
     if run_dir is None and not ID_SHAPE.match(target):
         raise _not_found(target)
     return run_dir
+
+
+def run_or_wave(store: SessionStore, target: str) -> RunDir | Wave | LegRun:
+    """The council run `target` names (its id or its directory), else its wave or wave leg as
+    status reads it (a crash recorded): what the inline view shows. Refused as `run_dir_of`
+    refuses, BadSession when it names no wave or leg either."""
+    run_dir = run_dir_of(store, target)
+    return run_dir if run_dir is not None else wave_or_leg_status(store, target)
 
 
 def council_leg_status(run_dir: RunDir, run: RunManifest, leg_id: str) -> LegRun:

@@ -108,18 +108,17 @@ class ViewTools:
 
     async def view_snapshot(self, ctx: Context, id: RunRef, project: Project = None) -> CallToolResult:
         """What the id names is read exactly as amicus_status reads it (`SessionTools._target`)."""
-        from ..engine import is_terminal, run_dir_of, wave_or_leg_status
+        from ..engine import RunDir, is_terminal, run_or_wave
         from .results import dump
         from .progress import progress
         from .tools_sessions import SessionTools
 
         _, store, target = await SessionTools(self.state)._target(ctx, id, project)  # noqa: SLF001 - one reading of an id
-        run_dir = run_dir_of(store, target)
-        if run_dir is not None:
+        doc = run_or_wave(store, target)
+        if isinstance(doc, RunDir):
             from ..workspace.snapshot import snapshot_of
 
-            return _view_result(id, snapshot_of(run_dir.path, id, texts=False))
-        doc = wave_or_leg_status(store, target)
+            return _view_result(id, snapshot_of(doc.path, id, texts=False))
         terminal = is_terminal(doc)
         wave = dump(progress(id, doc, terminal=terminal))
         return _view_result(id, {"type": "workspace-wave", "snapshotVersion": 1, "live": not terminal, **wave})
