@@ -100,22 +100,15 @@ def default_template(env: Mapping[str, str]) -> str | None:
 def run_options(env: Mapping[str, str], *, artifact: str, out_dir: str, template: str | None) -> RunOptions:
     """The RunOptions for the action's inputs, each read as its flag reads it (a comma list, one
     NAME=VALUE per line, a number); a value the options refuse is BAD_ARGS."""
-    from ..engine import given_run_options, option
+    from ..engine import typed_run_options
 
-    values: dict[str, object] = {}
+    texts: dict[str, str] = {}
     for name, field in OPTION_INPUTS.items():
         text = _input(env, name)
-        if not text or (name == "MATCHER" and unused_matcher(env)):
-            continue
-        flag = option("run", field).option.flag
-        raw: str | list[str] = text
-        if flag is not None and flag.repeat:
-            raw = [line.strip() for line in text.splitlines() if line.strip()]
-        values[field] = flag.parse(raw) if flag is not None and flag.parse is not None else raw
-    values.update(artifact=artifact, out_dir=out_dir)
-    if template is not None:
-        values["template"] = template
-    return given_run_options(**values)
+        if text and not (name == "MATCHER" and unused_matcher(env)):
+            texts[field] = text
+    return typed_run_options(texts, artifact=artifact, out_dir=out_dir,
+                             **({"template": template} if template is not None else {}))
 
 
 def unused_matcher(env: Mapping[str, str]) -> str | None:

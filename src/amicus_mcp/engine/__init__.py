@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from .matcher import MatcherLeg, run_matcher
     from .material import check_material
     from .options import (Arg, Declared, Flag, RunOptions, WaveOptions, briefing_fields, check_tag, declared,
-                          flag_of, names_a_file, option)
+                          flag_of, names_a_file, typed_run_options)
     from .packs import list_packs, pack_sets_template, show_pack
     from .pr_loop import pr_review
     from .preflight import Prepared, dropped_notice, max_legs, prepare, prepare_model, preview_council, with_defaults
@@ -59,9 +59,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     # options
-    "option_models", "run_options", "given_run_options", "Arg", "Declared", "Flag", "RunOptions",
+    "option_models", "run_options", "typed_run_options", "Arg", "Declared", "Flag", "RunOptions",
     "briefing_fields", "check_tag", "declared", "flag_of",
-    "names_a_file", "option", "with_defaults",
+    "names_a_file", "with_defaults",
     # runs
     "Prepared", "prepare", "run_council", "run_prepared", "start_council_run", "resume_council", "start_resumed_run",
     "resume_hint", "estimate_wave", "run_wave", "start_wave", "preview_council",
@@ -106,8 +106,9 @@ if not TYPE_CHECKING:
     write_job_pointer = _lazy(".jobs", "write_pointer")
     MatcherLeg, run_matcher = _lazy(".matcher", "MatcherLeg"), _lazy(".matcher", "run_matcher")
     check_material = _lazy(".material", "check_material")
-    briefing_fields, check_tag, declared, flag_of, names_a_file, option = (
-        _lazy(".options", n) for n in ("briefing_fields", "check_tag", "declared", "flag_of", "names_a_file", "option"))
+    briefing_fields, check_tag, declared, flag_of, names_a_file, typed_run_options = (
+        _lazy(".options", n) for n in ("briefing_fields", "check_tag", "declared", "flag_of", "names_a_file",
+                                       "typed_run_options"))
     list_packs, pack_sets_template, show_pack = (
         _lazy(".packs", n) for n in ("list_packs", "pack_sets_template", "show_pack"))
     pr_review = _lazy(".pr_loop", "pr_review")
@@ -138,13 +139,6 @@ def option_models() -> dict[str, type[RunOptions] | type[WaveOptions]]:
     from .options import MODELS
 
     return MODELS
-
-
-def given_run_options(**values: Any) -> RunOptions:
-    """A run's options from what a caller typed (RunOptions.given: unset stays unset)."""
-    from .options import RunOptions
-
-    return RunOptions.given(**values)
 
 
 def run_options(doc: object) -> RunOptions:

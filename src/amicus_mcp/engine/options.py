@@ -26,7 +26,7 @@ amicus_mcp.contracts --write` generates both). Adding an option is adding one fi
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from types import UnionType
@@ -594,6 +594,20 @@ def flag_of(field: str, model: str = "run") -> str:
     flag = option(model, field).option.flag
     assert flag is not None, field
     return flag.name
+
+
+def typed_run_options(texts: Mapping[str, str], **values: object) -> RunOptions:
+    """A run's options from text typed per field (the CI action's inputs), each read as its flag
+    reads it (a repeated flag: one value a line; a flag's parser: its value), then `values` as
+    given; a value the options refuse is BAD_ARGS (RunOptions.given: unset stays unset)."""
+    typed: dict[str, object] = {}
+    for field, text in texts.items():
+        flag = option("run", field).option.flag
+        raw: str | list[str] = text
+        if flag is not None and flag.repeat:
+            raw = [line.strip() for line in text.splitlines() if line.strip()]
+        typed[field] = flag.parse(raw) if flag is not None and flag.parse is not None else raw
+    return RunOptions.given(**{**typed, **values})
 
 
 def refused(model: type[BaseModel], exc: ValidationError) -> BadArgs:
