@@ -249,3 +249,17 @@ def test_broken_config_is_a_clear_error(amicus, config_dir):
     result = amicus("council", "list", "--json")
     assert result.returncode == 1
     assert "config file" in json.loads(result.stdout)["error"]["message"]
+
+
+def test_council_report_reads_a_verdict_through_its_checking_reader(amicus, tmp_path):
+    """`council report FILE` checks the verdict against its declaration (as RunDir.read_verdict and
+    the gate do) instead of drawing whatever it holds: a tier that is not a tier is refused, naming
+    the key, and nothing is rendered. The worked example (assembled by hand) still renders."""
+    doc = json.loads((FIXTURES / "worked-example" / "verdict.json").read_text(encoding="utf-8"))
+    doc["findings"][0]["tier"] = "Confirmd"
+    (tmp_path / "verdict.json").write_text(json.dumps(doc), encoding="utf-8")
+    report = amicus("council", "report", "verdict.json", "--md")
+    assert report.returncode == 1 and report.stdout == ""
+    assert "is not a valid verdict" in report.stderr and "findings[0].tier" in report.stderr, report.stderr
+    shown = amicus("council", "report", str(FIXTURES / "worked-example" / "verdict.json"), "--md")
+    assert shown.returncode == 0 and collapse(shown.stdout) == SEED["report_md"], shown.stderr

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_DEGRADED, EXIT_OK, BadArgs
 from ..fsio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
@@ -339,6 +339,7 @@ def _render_next_to(verdict: Verdict, out: Path, record: TallyRecord, target: Pa
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from ..documents.council import Verdict, check_document
     from ..engine import render_verdict
 
     if args.fmt == "sarif":  # SARIF reads the run beside the verdict too: a run directory will do
@@ -348,8 +349,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         if not isinstance(verdict, dict) or verdict.get("type") != "council-verdict":
             raise BadArgs(f"'{args.file}' is not a council-verdict document", hint="render the verdict.json written by 'amicus council verdict'")
         wave = read_json(args.wave, what="wave file") if args.wave else None
-        # A verdict assembled by hand renders too: the report reads it field by field.
-        text = render_verdict(Path(args.file), cast("Verdict", verdict), fmt=args.fmt, wave=wave)
+        # Checked as RunDir.read_verdict checks a run's (a verdict assembled by hand renders when it is one).
+        checked = check_document(Verdict, verdict, what="verdict", where=args.file)
+        text = render_verdict(Path(args.file), checked, fmt=args.fmt, wave=wave)
     if args.out:
         atomic_write_text(args.out, text)
         say(f"Report written to {args.out}")
