@@ -76,20 +76,25 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, mask_keys: boo
 
     Configured key values are masked unless `mask_keys=False` (the keys file and config.json:
     the user's own files, where a credential is the point).
-    The temp file's name carries the writer's pid, so `sweep_temp_files` can tell an
-    abandoned one (its writer is gone) from one being written right now.
     `durable=False` skips the fsync: for a document rewritten again within moments, whose
     last write is durable (a running run's run.json); the write stays atomic either way, and a
     killed process loses nothing the kernel already holds.
     """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     if mask_keys:
         text = mask_configured(text)
+    return atomic_write_bytes(path, text.encode("utf-8", errors="replace"), durable=durable)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> Path:
+    """Write `data` to `path` atomically, as it is (a pull request's diff, in whatever encoding).
+    The temp file's name carries the writer's pid, so `sweep_temp_files` can tell an
+    abandoned one (its writer is gone) from one being written right now."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.{os.getpid()}.", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="", errors="replace") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from ..engine import artifact_limit
 from ..errors import EXIT_ERROR, AmicusError, BadArgs, InternalError
+from ..fsio import atomic_write_bytes
 
 if TYPE_CHECKING:
     from ..documents.run import RunManifest
@@ -148,9 +149,7 @@ def pr_diff(env: Mapping[str, str], target: Path) -> Path:
     if len(proc.stdout) > artifact_limit():
         raise BadArgs(f"the pull request's diff origin/{base}...HEAD{where} is {_size(len(proc.stdout))}, over the "
                       f"{_size(artifact_limit())} a council reviews at once", hint=NARROW_HINT)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(proc.stdout)
-    return target
+    return atomic_write_bytes(target, proc.stdout)
 
 
 def _size(n: int) -> str:

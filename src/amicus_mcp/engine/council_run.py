@@ -62,7 +62,7 @@ from .context import RunContext
 from .legcache import lost_launches
 from .manifest import initial_manifest, write_inputs
 from .options import RunOptions
-from .preflight import DEFAULT_CHAIR, LOCAL_CHAIR, Prepared, dropped_notice, prepare
+from .preflight import Prepared, dropped_notice, prepare
 from .run_dir import BRIEFING_STAGE1, REPORT, TALLY, TALLY_INPUT, VERDICT, write_pointer
 from .run_state import RunState
 from .stage1 import SeatOutcome, run_stage1
