@@ -18,7 +18,7 @@ VOTE_LEGEND = " · ".join(f"{GLYPHS[vote]} {vote}" for vote in VOTES)  # ✓ agr
 VOTES_IN_WORDS = f"{', '.join(VOTES[:-1])} or {VOTES[-1]}"  # agree, dispute or neutral
 RESERVED_CLAUDE = "claude"
 # Only these roles get a suffixed cost label; rebuttal/revote render unsuffixed (seed).
-SUFFIXED_ROLES = frozenset({"judge", "chair-attempt", "repair", "superseded", "interrupted"})
+SUFFIXED_ROLES = frozenset({"judge", "chair-attempt", "repair", "superseded", "interrupted", "matcher"})
 
 # Wording both renderers share (each adds its own markup).
 THIN_VERDICT = "rests on fewer than two judges (judged: false)"

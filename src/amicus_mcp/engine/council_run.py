@@ -15,8 +15,9 @@ One command, no Claude in the loop. Stage 4 (accept/deny) stays human: the engin
     chair        requested chair → one retry → the best peers-only street-cred model from the
                  ledger that is not on the bench → give up (`overallVerdict: null`); one repair
                  for a missing VERDICT line
-    re-review    with --baseline: rereview.json (engine/rereview.py), before the verdict, so the
-                 matcher's cost rows and losses are in the verdict and the report
+    re-review    with --baseline: rereview.json (engine/rereview.py), matched against the verdict
+                 before it is written, so the matcher's cost rows and losses are in the verdict
+                 and the report, and a run stopped during the matcher leaves no verdict.json
     outputs      tally-input.json, tally.json, verdict.json, report.html, run.json
 
 `run.json` is checkpointed after every leg, stage and chair attempt. Exit codes: 0 clean;
@@ -85,7 +86,7 @@ __all__ = ["CouncilRun", "run_council", "run_prepared"]
 
 class CouncilRun:
     """The stages in order over one RunContext: Stage 1 → quorum → Stage 2 → tally →
-    (debate) → chair → final tally, ledger, verdict and report."""
+    (debate) → chair → final tally, ledger, (re-review), verdict and report."""
 
     def __init__(self, prep: Prepared, registry: ProviderRegistry, *, resumed: RunManifest | None = None):
         """`resumed`: the run.json of a run being resumed (resume.py reopened it): the run keeps
@@ -158,7 +159,7 @@ class CouncilRun:
             counted += 1
             if call.status == "running":
                 ctx.budget.hold(float(call.reserved))
-                row: StatRow = {"model": model, "role": "interrupted", "wasChair": False, "conformance": None,
+                row: StatRow = {"model": model, "role": "matcher", "wasChair": False, "conformance": None,
                                 "status": "interrupted", "durationMs": None, "usage": None}
             else:
                 usage = cast("LegUsageDoc", call.usage.to_doc()) if call.usage is not None else None
@@ -306,18 +307,18 @@ class CouncilRun:
         ctx.stage("verdict", "running")
         decisions = round_.decisions() if round_ is not None else []
         rereview = None
-        if p.options.baseline:  # matched against the run's findings as its verdict states them
+        if p.options.baseline:  # the run's findings as its verdict states them, before it is written
             from .rereview import write_rereview
 
-            ctx.write_json(VERDICT, merge_verdict(record, decisions, overall_verdict=verdict_line,
-                                                  run=self.run_facts(chair.text)))
-            rereview = (await write_rereview(ctx)).to_doc()
-            ctx.notice(rereview_line(rereview))
+            stated = merge_verdict(record, decisions, overall_verdict=verdict_line, run=self.run_facts(chair.text))
+            rereview = (await write_rereview(ctx, stated, record)).to_doc()
             record = final_tally()  # again: the matcher's calls are cost rows of the run too
         # After every paid call and before the verdict, so its degrades and the report's total say so too.
         self.check_cost_floor()
         verdict = merge_verdict(record, decisions, overall_verdict=verdict_line, run=self.run_facts(chair.text))
         ctx.write_json(VERDICT, verdict)
+        if rereview is not None:  # run.json's notices; the report says it in its own re-review section
+            ctx.notice(rereview_line(rereview))
         from ..documents.run import reported_lines
         from .run_findings import as_json
 

@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING
 
 from ..documents.pr_loop import PR_LOOP_VERSION
 from .run_dir import REREVIEW, RunDir
-from .run_findings import read_run_findings
+from .run_findings import read_run_findings, run_findings
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from ..documents.council import TallyRecord, Verdict
     from ..documents.pr_loop import RereviewDocument
     from ..schemas import JsonObject
     from .context import RunContext
@@ -31,14 +32,16 @@ if TYPE_CHECKING:
 MATCHER_ROW_STAGE = 5  # the matcher's runStats rows come after the chair's (council_run.STAGE_ROWS)
 
 
-async def write_rereview(ctx: RunContext) -> RereviewDocument:
-    """Match the finished run to its baseline (the matcher too, where one is given) and write rereview.json."""
+async def write_rereview(ctx: RunContext, verdict: Verdict, record: TallyRecord) -> RereviewDocument:
+    """Match the run's findings, as its verdict (not yet written) states them, to its baseline's
+    (the matcher too, where one is given) and write rereview.json."""
     from ..council import rereview
     from ..fsio import atomic_write_json
 
     prep = ctx.prep
     baseline = str(prep.options.baseline)
-    new, old = read_run_findings(RunDir(prep.run_dir).verdict_path), read_run_findings(baseline)
+    new = run_findings(verdict, record, RunDir(prep.run_dir).verdict_path)
+    old = read_run_findings(baseline)
     matched = rereview.match_baseline(new.findings, old.findings)
     # Built open in the key order rereview.json has, then checked against its model before it is written.
     doc: JsonObject = {"schemaVersion": PR_LOOP_VERSION, "type": "council-rereview",
@@ -54,9 +57,11 @@ async def write_rereview(ctx: RunContext) -> RereviewDocument:
 
     checked = RereviewDocument.parse(doc, what="re-review")
     if left and checked.matcher is not None:  # a decision the matcher was asked for and did not give is lost
-        why = ("the matcher was not called (dropped at pre-flight)" if prep.matcher_loss is not None
-               else "; ".join(checked.matcher.losses))
-        ctx.degrade("rereview", f"re-review matcher: {left} finding(s) left to the location and claim match only", why)
+        lost = f"re-review matcher: {left} finding(s) left to the location and claim match only"
+        if prep.matcher_loss is not None:  # dropped at pre-flight: that degrade, from the start, is this loss
+            ctx.notice(f"{lost} (the matcher was not called: dropped at pre-flight)")
+        else:
+            ctx.degrade("rereview", lost, "; ".join(checked.matcher.losses))
     atomic_write_json(prep.run_dir / REREVIEW, checked.to_doc())
     return checked
 

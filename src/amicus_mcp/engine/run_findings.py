@@ -62,6 +62,13 @@ def read_run_findings(path: str | Path) -> RunFindings:
         tally: Mapping[str, Any] = read_tally_beside(target) if RunDir(target.parent).tally_path.is_file() else {}
     except BadSession as err:
         raise BadArgs(err.message, hint="pass a finished council run's directory or its verdict.json") from None
+    return run_findings(verdict, tally, target)
+
+
+def run_findings(verdict: Verdict, tally: Mapping[str, Any], target: Path) -> RunFindings:
+    """The findings of `verdict` joined with its tally record's and the run directory's (beside
+    `target`, the verdict's path): a verdict read from disk, or a run's own verdict before it is
+    written (a re-review matches the run's findings before its verdict and report are final)."""
     by_id = {str(f.get("id")): f for f in (tally.get("findings") or []) if isinstance(f, Mapping)}
     merged: list[dict[str, object]] = []
     for finding in verdict.get("findings") or []:
