@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import load_config
-from ..council.rereview import MATCHER_QUESTIONS
 from ..errors import AmicusError, BadArgs, ClaudeReviewInvalid, MissingPrompt
 from ..fsio import read_text
 from ..presets import show_council
@@ -342,7 +341,7 @@ class Prepared:
     chair_notice: str | None = None  # the default chair sat on the bench: which chair was taken instead
     matcher_route: Route | None = None  # a re-review's --matcher, checked as the chair is
     matcher_loss: str | None = None  # why the re-review runs without its matcher (no room: the ceiling's, its window's)
-    matcher_questions: int = MATCHER_QUESTIONS  # the findings one matcher call asks about (what its window holds)
+    matcher_questions: int | None = None  # the findings one matcher call asks about (what its window holds)
     matcher_window: int | None = None  # the matcher's context window, where known
 
     @property
@@ -474,7 +473,7 @@ async def prepare(options: RunOptions, *, briefing: str | None = None,
                          threshold=gate_threshold(options.cost_gate, cfg))
     with blame_pack(options, "max_cost", "bench", "chair"):
         check_ceiling(plan, options.max_cost)
-    matcher_loss, matcher_questions, matcher_window = None, MATCHER_QUESTIONS, None
+    matcher_loss, matcher_questions, matcher_window = None, None, None  # no re-review matcher: nothing bounded
     if matcher_route is not None and options.baseline:
         from .baseline import matcher_bound
 

@@ -79,7 +79,8 @@ async def _with_matcher(ctx: RunContext, matched: JsonObject, findings: Sequence
     model = str(prep.options.matcher)
     # What one call holds (its window's share); a matcher left out at pre-flight is asked nothing,
     # and every finding it would have been asked about is counted as left.
-    most = prep.matcher_questions if prep.matcher_loss is None else rereview.MATCHER_QUESTIONS
+    bounded = prep.matcher_questions if prep.matcher_loss is None else None
+    most = bounded if bounded is not None else rereview.MATCHER_QUESTIONS
     asked, beyond = rereview.questions(findings, baseline, matched, most)
     losses: list[str] = []
     if prep.matcher_loss is not None:  # pre-flight found no room for it under the ceiling
