@@ -154,6 +154,15 @@ def contracts_in(copy: Path, flag: str) -> subprocess.CompletedProcess[str]:
                           cwd=copy, env=env, timeout=300)
 
 
+def edit(path: Path, *replacements: tuple[str, str]) -> None:
+    """Each (old, new) once in the file at `path`: a change made by hand, as a developer would."""
+    text = path.read_text(encoding="utf-8")
+    for old, new in replacements:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
+
+
 def stale_in(copy: Path) -> set[str]:
     done = contracts_in(copy, "--check")
     return {line.split(" is stale: ")[0] for line in done.stderr.splitlines() if " is stale: " in line}
@@ -170,13 +179,10 @@ def test_a_new_run_option_is_one_declaration_by_hand(tmp_path: Path) -> None:
 
     copy = checkout_copy(tmp_path)
     assert stale_in(copy) == set()
-    options = copy / "src" / "amicus_mcp" / "engine" / "options.py"
-    text = options.read_text(encoding="utf-8")
     anchor = "    debate: Annotated[bool | None, Option("
-    assert text.count(anchor) == 1
-    options.write_text(text.replace(anchor, (
+    edit(copy / "src" / "amicus_mcp" / "engine" / "options.py", (anchor, (
         '    rounds: Annotated[bool | None, Option(flag=Flag("--rounds", "more rounds"),\n'
-        '        arg=Arg("rounds", "Rounds", "More rounds"), pack="rounds")] = None\n') + anchor), encoding="utf-8")
+        '        arg=Arg("rounds", "Rounds", "More rounds"), pack="rounds")] = None\n') + anchor))
 
     assert {"src/amicus_mcp/schemas/council-run-options.schema.json", "src/amicus_mcp/schemas/council-pack.schema.json",
             "src/amicus_mcp/mcp/published.json", "docs/mcp.md"} <= stale_in(copy)  # each regenerated, none by hand
@@ -200,16 +206,11 @@ def test_a_new_verdict_is_its_words_in_the_vocabulary_by_hand(tmp_path: Path) ->
     import json
 
     copy = checkout_copy(tmp_path)
-    vocabulary = copy / "src" / "amicus_mcp" / "vocabulary.py"
-    text = vocabulary.read_text(encoding="utf-8")
-    for old, new in (
-            ('OverallVerdict = Literal["Ship it", ', 'OverallVerdict = Literal["Ship it", "Ship with notes", '),
-            ('    "Ship it": "solid, nothing blocking.",\n', '    "Ship it": "solid, nothing blocking.",\n'
-                                                        '    "Ship with notes": "nothing blocking; the notes say what to do next.",\n'),
-            ('"Ship it": "good", ', '"Ship it": "good", "Ship with notes": "good", ')):
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    vocabulary.write_text(text, encoding="utf-8")
+    edit(copy / "src" / "amicus_mcp" / "vocabulary.py",
+         ('OverallVerdict = Literal["Ship it", ', 'OverallVerdict = Literal["Ship it", "Ship with notes", '),
+         ('    "Ship it": "solid, nothing blocking.",\n', '    "Ship it": "solid, nothing blocking.",\n'
+                                                     '    "Ship with notes": "nothing blocking; the notes say what to do next.",\n'),
+         ('"Ship it": "good", ', '"Ship it": "good", "Ship with notes": "good", '))
 
     regenerated = stale_in(copy)
     assert {"src/amicus_mcp/mcp/published.json", "src/amicus_mcp/schemas/session-list.schema.json",
@@ -245,13 +246,10 @@ def test_a_new_reported_run_field_is_its_declaration_by_hand(tmp_path: Path) -> 
     import json
 
     copy = checkout_copy(tmp_path)
-    run = copy / "src" / "amicus_mcp" / "documents" / "run.py"
-    text = run.read_text(encoding="utf-8")
     anchor = "    pid: WhenSet[int] = None\n"
-    assert text.count(anchor) == 1
-    run.write_text(text.replace(anchor, (
+    edit(copy / "src" / "amicus_mcp" / "documents" / "run.py", (anchor, (
         '    reviewed_by: Annotated[WhenSet[str], Reported("Reviewed by"), Field(description=(\n'
-        '        "Who the run was for (emitted when set)."))] = None\n') + anchor), encoding="utf-8")
+        '        "Who the run was for (emitted when set)."))] = None\n') + anchor))
 
     assert "src/amicus_mcp/schemas/council-run.schema.json" in stale_in(copy)
     assert contracts_in(copy, "--write").returncode == 0 and stale_in(copy) == set()

@@ -453,7 +453,10 @@ def test_the_matcher_never_sends_a_prompt_its_context_window_cannot_hold(gateway
         r"its 8,100-token context window", loss.detail), loss.detail
 
 
-def test_an_abort_during_the_matchers_call_keeps_its_spend_in_run_json(fake, brief, project, tmp_path, capsys):
+def aborted_in_the_matchers_call(fake: FakeProvider, brief: Path, project: Path, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str, str, Path]:
+    """A re-review run in its own process, stopped (SIGTERM) while its matcher call hangs:
+    (exit code, stdout, stderr, the run directory)."""
     import signal
 
     from fakeprovider import hang
@@ -466,13 +469,18 @@ def test_an_abort_during_the_matchers_call_keeps_its_spend_in_run_json(fake, bri
     fake.respond("m", hang(60))
     again = tmp_path / "again"
     proc = start_run(brief, again, project, "fake/a,fake/b", "--baseline", str(tmp_path / "baseline"),
-                     "--matcher", "fake/m", "--max-cost", "5")
+                     "--matcher", "fake/m", *extra)
     try:
         wait_for(lambda: fake.prompts("m"), what="the matcher's request")
         proc.send_signal(signal.SIGTERM)
         code, out, err = finish(proc)
     finally:
         proc.kill()
+    return code, out, err, again
+
+
+def test_an_abort_during_the_matchers_call_keeps_its_spend_in_run_json(fake, brief, project, tmp_path, capsys):
+    code, out, err, again = aborted_in_the_matchers_call(fake, brief, project, tmp_path, capsys, "--max-cost", "5")
     assert code == 143, err
     run = json.loads(out)
     assert run["status"] == "aborted"
@@ -518,25 +526,10 @@ def test_an_estimated_matcher_cost_keeps_its_source_and_shows_as_an_estimate(gat
 
 
 def test_a_resume_after_an_abort_in_the_matchers_call_counts_that_call_once(fake, brief, project, tmp_path, capsys):
-    import signal
+    from test_council_run import cli, finish
 
-    from fakeprovider import hang
-    from polling import wait_for
-    from test_council_run import cli, finish, start_run
-
-    bench(fake, **BEFORE)
-    council_run(brief, project, tmp_path / "baseline", capsys)
-    bench(fake, **AFTER)
-    fake.respond("m", hang(60))
-    again = tmp_path / "again"
-    proc = start_run(brief, again, project, "fake/a,fake/b", "--baseline", str(tmp_path / "baseline"),
-                     "--matcher", "fake/m")
-    try:
-        wait_for(lambda: fake.prompts("m"), what="the matcher's request")
-        proc.send_signal(signal.SIGTERM)
-        assert finish(proc)[0] == 143
-    finally:
-        proc.kill()
+    code, _, err, again = aborted_in_the_matchers_call(fake, brief, project, tmp_path, capsys)
+    assert code == 143, err
     fake.respond("m", oracle)
     code, out, err = finish(cli("council", "resume", str(again), "--project", str(project), "--json"))
     assert code == 0, err + out
