@@ -390,26 +390,8 @@ def _declared(module: str, name: str) -> Callable[[], Any]:
     return lambda: getattr(import_module(f"amicus_mcp.{module}"), name)
 
 
-def _run_options() -> Any:
-    from .engine.options import RunOptions
-
-    return RunOptions
-
-
-def _wave_options() -> Any:
-    from .engine.options import WaveOptions
-
-    return WaveOptions
-
-
-def _wave() -> Any:
-    from .documents.wave import Wave
-
-    return Wave
-
-
 DOCUMENT_SCHEMAS: dict[str, tuple[Callable[[], Any], str, str]] = {
-    "wave": (_wave, "amicus wave document",
+    "wave": (_declared("documents.wave", "Wave"), "amicus wave document",
              "`amicus fanout`: one prompt to N models. `<sessions>/<waveId>/wave.json`, rewritten atomically as legs "
              "finish. Family v2."),
     "council-rereview": (_declared("documents.pr_loop", "RereviewDocument"), "amicus council re-review",
@@ -446,31 +428,14 @@ DOCUMENT_SCHEMAS: dict[str, tuple[Callable[[], Any], str, str]] = {
 }
 
 
-def _session_list() -> Any:
-    from .documents.sessions import SessionList
-
-    return SessionList
-
-
-def _tally_input() -> Any:
-    from .documents.tally import TallyInput
-
-    return TallyInput
-
-
-def _error() -> Any:
-    from .documents.envelope import ErrorEnvelope
-
-    return ErrorEnvelope
-
-
 TYPED_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
-    "session-list": (_session_list, "amicus session list",
+    "session-list": (_declared("documents.sessions", "SessionList"), "amicus session list",
                      "`amicus list --json`: the project's council runs, waves and evals, newest first. Family v2."),
-    "council-tally-input": (_tally_input, "amicus council tally input",
+    "council-tally-input": (_declared("documents.tally", "TallyInput"), "amicus council tally input",
                             "What `amicus council tally` and amicus_council_tally read: the de-anonymized Stage-2 "
                             "result. Extra keys are allowed (the family grows additively)."),
-    "error": (_error, "amicus error envelope", "What every --json command prints when it fails (exit 1). Family v2."),
+    "error": (_declared("documents.envelope", "ErrorEnvelope"), "amicus error envelope",
+              "What every --json command prints when it fails (exit 1). Family v2."),
     "council-verdict": (_declared("documents.council", "Verdict"), "amicus council-verdict document",
                         "`amicus council verdict` / amicus_verdict: a closed projection of the tally record merged "
                         "with Stage-4 decisions. Council family v2."),
@@ -511,11 +476,11 @@ TYPED_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
 }
 
 OPTIONS_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
-    "council-run-options": (_run_options, "council run options (options.json)",
+    "council-run-options": (_declared("engine.options", "RunOptions"), "council run options (options.json)",
                             "A council run's inputs, written to its run directory by whichever front started it and "
                             "read back by the engine worker: the caller's choices with a pack's defaults filled in "
                             "(packRecord names the pack). The run's id and directory are in run.json. Family v2."),
-    "wave-options": (_wave_options, "fanout wave options (options.json)",
+    "wave-options": (_declared("engine.options", "WaveOptions"), "fanout wave options (options.json)",
                      "A fanout wave's inputs, written to its wave directory and read back by the engine worker. "
                      "Family v2."),
 }
