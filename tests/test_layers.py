@@ -36,7 +36,7 @@ PACKAGE = "amicus_mcp"
 # of its own is a top-level module, named here.
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("base", frozenset({"", "vocabulary", "documents", "schemas", "errors", "config", "secrets", "fsio", "termsafe",
-                        "envvars", "places", "keysfile", "textcodec", "desktop", "front"})),
+                        "envvars", "places", "keysfile", "textcodec", "desktop", "front", "envelope"})),
     ("council", frozenset({"council"})),
     ("providers", frozenset({"providers"})),
     ("engine", frozenset({"engine", "presets", "doctor"})),

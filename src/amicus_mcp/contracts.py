@@ -19,7 +19,7 @@ The files it keeps:
     schemas/council-verdict, council-ledger-row, council-stats, council-gate, council-debate
                                 the council's own outputs (documents/council.py, TypedDicts)
     schemas/council-tally-input what the tally reads (documents/tally.py, the TypedDicts that check it)
-    schemas/error               the error envelope (documents/envelope.py, TypedDicts)
+    schemas/error               the error envelope (envelope.py, TypedDicts)
     schemas/council-validate    `council validate --json` (documents/validate.py, TypedDicts)
     schemas/cost-estimate, doctor, keys, council-presets, council-packs, council-templates
                                 the CLI commands' own documents (documents/commands.py, TypedDicts)
@@ -434,7 +434,7 @@ TYPED_DOCUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
     "council-tally-input": (_declared("documents.tally", "TallyInput"), "amicus council tally input",
                             "What `amicus council tally` and amicus_council_tally read: the de-anonymized Stage-2 "
                             "result. Extra keys are allowed (the family grows additively)."),
-    "error": (_declared("documents.envelope", "ErrorEnvelope"), "amicus error envelope",
+    "error": (_declared("envelope", "ErrorEnvelope"), "amicus error envelope",
               "What every --json command prints when it fails (exit 1). Family v2."),
     "council-verdict": (_declared("documents.council", "Verdict"), "amicus council-verdict document",
                         "`amicus council verdict` / amicus_verdict: a closed projection of the tally record merged "

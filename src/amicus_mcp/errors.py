@@ -33,8 +33,8 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
-if TYPE_CHECKING:  # the envelope's declaration (documents/envelope.py) costs a pydantic import
-    from .documents.envelope import ErrorEnvelope
+if TYPE_CHECKING:  # the envelope's declaration (envelope.py) costs a pydantic import
+    from .envelope import ErrorEnvelope
     from .vocabulary import ErrorCode
 
 ERROR_SCHEMA_VERSION: Final = 2

@@ -1,6 +1,7 @@
 """The error envelope every front gives a failed call (schemas/error.schema.json is generated
 from these declarations). `errors.AmicusError.to_envelope` builds it; the declarations are
-imported for type checking only there, so an error costs no pydantic import."""
+imported for type checking only there, so an error costs no pydantic import. Beside errors.py,
+below it: the error's own document, which imports nothing of the package but its vocabulary."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-from ..vocabulary import ErrorCode
+from .vocabulary import ErrorCode
 
 _CLOSED = ConfigDict(extra="forbid")
 
