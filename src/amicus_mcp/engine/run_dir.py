@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from ..errors import AmicusError, BadArgs, BadSession
-from ..fsio import atomic_write_json, atomic_write_text, checked_name, read_json
+from ..fsio import atomic_write_json, atomic_write_text, checked_name, read_json, read_text
 
 if TYPE_CHECKING:  # the models are imported by what reads or writes one, not by every front
     from ..schemas import JsonObject
@@ -203,7 +203,7 @@ class RunDir(NamedTuple):
             seat = str(f.get("raiserSeat") or f.get("raiser") or "")
             if seat not in by_seat:
                 path = self / f"review-{seat_file_stem(seat)}.md"
-                raised = validate_findings(path.read_text(encoding="utf-8"))["findings"] if path.is_file() else []
+                raised = validate_findings(read_text(path, what="review"))["findings"] if path.is_file() else []
                 by_seat[seat] = {str(g.get("id")): str(g.get("rationale") or "") for g in raised}
             fid = str(f.get("id"))
             out[fid] = by_seat[seat].get(fid[1:], "")
