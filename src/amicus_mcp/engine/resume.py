@@ -223,4 +223,3 @@ async def resume_council(run_dir: RunDir, *, reopened: bool = False, registry: P
     prep = await prepare_resume(target)
     manifest = target.manifest if reopened else reopen(target, pid=os.getpid())
     return await run_prepared(prep, registry=registry, resumed=manifest)
-

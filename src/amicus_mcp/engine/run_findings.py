@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from ..schemas import JsonObject
 
 
-
 class FindingDismissal(TypedDict):
     """The decision a finding matches, from dismissed.json."""
 
@@ -117,4 +116,3 @@ def run_findings_of(target: str, project: str | None) -> RunFindings:
 def as_json(doc: Family | None) -> JsonObject | None:
     """A document read beside a verdict, as the file holds it (what the renderings take)."""
     return doc.to_doc() if doc is not None else None
-
